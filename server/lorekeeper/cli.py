@@ -1,0 +1,476 @@
+"""The ``lore`` command: a thin layer that parses arguments, calls the engine and renders its answers
+for people (colour, one line a thing) or machines (``--json``).
+
+Exit codes: 0 success; 1 the command ran and found problems (error findings, no such entry or
+operation); 2 usage error or no workspace; 3 a write was refused (a file changed underneath, already
+undone, a ref outside the workspace)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections import Counter
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from . import __version__
+from .model import DEFAULT_CATEGORY, Entry, Finding, Ref, Severity
+from .store import Journal, Record, Refused, Store
+from .store.journal import UnknownOperation
+from .workspace import PathOutsideRoot, Workspace, WorkspaceNotFound, resolve_inside, store_dir
+
+OK, PROBLEMS, USAGE, REFUSED = 0, 1, 2, 3
+
+app = typer.Typer(
+    help="Lorekeeper keeps the memory of AI coding agents true and small.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+JsonOption = typer.Option(False, "--json", help="Print JSON for machines instead of text for people.")
+
+
+def _version(value: bool) -> None:
+    if value:
+        out.print(f"lore {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    ctx: typer.Context,
+    root: Optional[Path] = typer.Option(None, "--root", help="Workspace root (default: found from the current folder up, like git)."),
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
+) -> None:
+    ctx.obj = {"root": root}
+
+
+# -- helpers ---------------------------------------------------------------------------------------
+
+
+def _workspace(ctx: typer.Context) -> Workspace:
+    root = ctx.obj.get("root") if ctx.obj else None
+    try:
+        if root is not None:
+            if not root.is_dir():
+                _fail(f"--root {root}: no such folder", USAGE)
+            return Workspace(root)
+        return Workspace.discover()
+    except WorkspaceNotFound as exc:
+        _fail(str(exc), USAGE)
+    raise AssertionError("unreachable")
+
+
+def _fail(message: str, code: int) -> None:
+    err.print(f"[bold red]error:[/] {escape(message)}")
+    raise typer.Exit(code)
+
+
+def _emit(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+
+
+def _journal(ws: Workspace) -> Journal:
+    return Journal(ws, argv=["lore", *sys.argv[1:]])
+
+
+def _date(value: datetime | None) -> str:
+    return value.astimezone().strftime("%Y-%m-%d %H:%M") if value else "unknown"
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def _first_line(text: str, width: int = 88) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+_SEVERITY_STYLE = {Severity.error: "bold red", Severity.warning: "yellow", Severity.info: "cyan"}
+
+
+def _print_finding(finding: Finding) -> None:
+    where = f"{finding.source}:{finding.line}" if finding.line else finding.source
+    style = _SEVERITY_STYLE[finding.severity]
+    err.print(f"{escape(where)}: [{style}]{finding.severity.value}[/]: {escape(finding.message)} [dim]({finding.kind})[/]")
+
+
+def _load(ws: Workspace, quiet_findings: bool = False) -> Store:
+    store = Store.open(ws)
+    if store.findings and not quiet_findings:
+        errors = sum(f.severity == Severity.error for f in store.findings)
+        err.print(f"[yellow]{len(store.findings)} problem(s) reading memory ({errors} error(s)); "
+                  f"run `lore validate` for details[/]")
+    return store
+
+
+def _pick(store: Store, key: str) -> Entry:
+    matches = store.find(key)
+    if not matches:
+        _fail(f"no entry {key!r} (try `lore list` or `lore search`)", PROBLEMS)
+    if len(matches) > 1:
+        listing = ", ".join(f"{e.id} ({e.where()})" for e in matches[:6])
+        _fail(f"{key!r} matches {len(matches)} entries: {listing}; give more of the id or a file:line", PROBLEMS)
+    return matches[0]
+
+
+def _entry_line(entry: Entry, extra: str = "") -> str:
+    state = "" if entry.live else " [dim](merged)[/]" if entry.merged_into else " [dim](superseded)[/]" if entry.superseded_by else " [dim](archived)[/]"
+    return (f"[bold cyan]{escape(entry.id)}[/] [magenta]{escape(entry.category)}[/] "
+            f"[dim]{escape(entry.where())}[/]{extra}{state}\n    {escape(_first_line(entry.content))}")
+
+
+# -- commands --------------------------------------------------------------------------------------
+
+
+@app.command()
+def init(
+    ctx: typer.Context,
+    path: Optional[Path] = typer.Argument(None, help="Folder to initialise (default: --root or the current folder)."),
+    as_json: bool = JsonOption,
+) -> None:
+    """Create the store (.lore/memory/entries/, or .lean-spec/memory/ when LeanSpec is there) and a config file."""
+    root = (path or (ctx.obj or {}).get("root") or Path.cwd()).resolve()
+    if not root.is_dir():
+        _fail(f"{root}: no such folder", USAGE)
+    created: list[str] = []
+    store = store_dir(root)
+    for folder in (store / "entries", store / "log"):
+        if not folder.is_dir():
+            folder.mkdir(parents=True)
+            created.append(folder.relative_to(root).as_posix() + "/")
+    config = root / ".lore" / "config.toml"
+    if not config.exists():
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(_DEFAULT_CONFIG, encoding="utf-8")
+        created.append(".lore/config.toml")
+    if as_json:
+        _emit({"root": str(root), "store": store.relative_to(root).as_posix(), "created": created})
+        return
+    if created:
+        out.print(f"Initialised Lorekeeper in [bold]{escape(str(root))}[/]: created {', '.join(created)}")
+    else:
+        out.print(f"Lorekeeper is already set up in [bold]{escape(str(root))}[/]; nothing to do")
+
+
+_DEFAULT_CONFIG = """\
+# Lorekeeper settings. Every key is optional; the values shown are the defaults.
+
+[store]
+# Memory files larger than this are reported and skipped, not read.
+max_file_bytes = 1048576
+# Agent recorded on entries added with `lore add` (default: $LORE_AGENT, else your user name).
+# default_agent = "alice"
+"""
+
+
+@app.command()
+def add(
+    ctx: typer.Context,
+    fact: str = typer.Argument(..., help="The fact to remember, in one or a few sentences."),
+    category: str = typer.Option(DEFAULT_CATEGORY, "--category", "-c", help="conventions, decisions, patterns, pitfalls, or any other word."),
+    tag: list[str] = typer.Option([], "--tag", "-t", help="A tag; repeat for several."),
+    ref: list[str] = typer.Option([], "--ref", "-r", help="Code it is about: PATH or PATH:SYMBOL; repeat for several."),
+    agent: Optional[str] = typer.Option(None, "--agent", help="Who wrote it (default: store.default_agent, $LORE_AGENT, or your user name)."),
+    confidence: Optional[float] = typer.Option(None, "--confidence", min=0.0, max=1.0, help="How sure, 0 to 1."),
+    fmt: str = typer.Option("entry", "--format", help="entry (one JSON file) or mif (a *.memory.md file)."),
+    as_json: bool = JsonOption,
+) -> None:
+    """Remember a fact. Skipped, and said so, when memory already holds the same text."""
+    if fmt not in ("entry", "mif"):
+        _fail(f"--format must be 'entry' or 'mif', not {fmt!r}", USAGE)
+    ws = _workspace(ctx)
+    store = _load(ws, quiet_findings=as_json)
+    who = agent or ws.config.default_agent or os.environ.get("LORE_AGENT") or os.environ.get("USER") or None
+    try:
+        result = store.add(fact, journal=_journal(ws), category=category, tags=tag,
+                           refs=[Ref.parse(r) for r in ref], agent=who, confidence=confidence, fmt=fmt)
+    except ValueError as exc:
+        _fail(str(exc), REFUSED if "--ref" in str(exc) else USAGE)
+        return
+    except Refused as exc:
+        _fail(str(exc), REFUSED)
+        return
+    if result.duplicate_of is not None:
+        dup = result.duplicate_of
+        if as_json:
+            _emit({"status": "skipped", "reason": "duplicate", "duplicate_of": dup.id, "source": dup.location.path,
+                   "line": dup.location.start_line})
+        else:
+            out.print(f"[yellow]skipped:[/] memory already says this in [bold]{escape(dup.where())}[/] (entry {escape(dup.id)})")
+        return
+    assert result.record is not None
+    if as_json:
+        _emit({"status": "added", "id": result.entry_id, "path": result.path, "operation": result.record.id})
+    else:
+        out.print(f"[green]added[/] {escape(str(result.entry_id))} → {escape(str(result.path))} "
+                  f"[dim](operation {result.record.id}; `lore undo {result.record.id}` reverses it)[/]")
+
+
+@app.command("list")
+def list_entries(
+    ctx: typer.Context,
+    category: Optional[str] = typer.Option(None, "--category", "-c", help="Only this category."),
+    fmt: Optional[str] = typer.Option(None, "--format", help="Only this format: entry, mif or instruction."),
+    show_all: bool = typer.Option(False, "--all", help="Include merged, superseded and archived entries."),
+    as_json: bool = JsonOption,
+) -> None:
+    """List memory entries, in the order of their files."""
+    ws = _workspace(ctx)
+    store = _load(ws, quiet_findings=as_json)
+    entries = [e for e in store.entries
+               if (show_all or e.live) and (category is None or e.category == category) and (fmt is None or e.format == fmt)]
+    if as_json:
+        _emit({"entries": [e.public() for e in entries], "count": len(entries)})
+        return
+    for entry in entries:
+        out.print(_entry_line(entry))
+    out.print(f"[dim]{_count(len(entries), 'entry', 'entries')}[/]")
+
+
+@app.command()
+def show(
+    ctx: typer.Context,
+    key: str = typer.Argument(..., help="An id (or a unique start of one), or a location such as CLAUDE.md:12."),
+    as_json: bool = JsonOption,
+) -> None:
+    """Show one entry: every field, where it comes from, what happened to it, and its references."""
+    ws = _workspace(ctx)
+    store = _load(ws, quiet_findings=True)
+    entry = _pick(store, key)
+    ids = store.by_id()
+    history = _journal(ws).history_of({entry.location.path}, {entry.id})
+    refs = [{**r.model_dump(mode="json", exclude_none=True), "status": _ref_status(ws, r)} for r in entry.refs]
+    merged_from = [e.id for e in store.entries if e.merged_into == entry.id]
+    findings = [f for f in store.findings if f.source == entry.location.path
+                and (entry.format != "instruction" or f.line in range(entry.location.start_line, entry.location.end_line + 1))]
+    if as_json:
+        _emit({"entry": entry.public(), "refs": refs, "merged_from": merged_from,
+               "history": [r.summary() for r in history], "findings": [f.model_dump(mode="json") for f in findings]})
+        return
+    loc = entry.location
+    rows: list[tuple[str, str]] = [
+        ("id", entry.id),
+        ("where", f"{loc.path}:{loc.start_line}" + (f"-{loc.end_line}" if loc.end_line != loc.start_line else "")
+         + f" ({entry.format})"),
+        ("category", entry.category),
+        ("created", _date(entry.created) + ("" if entry.created_from == "field" else f" (from {entry.created_from})")),
+    ]
+    for label, value in (("section", entry.section), ("agent", entry.agent), ("source", entry.source),
+                         ("confidence", entry.confidence), ("tags", ", ".join(entry.tags) or None),
+                         ("verified", entry.verified and _date(entry.verified)), ("pinned", entry.pinned or None),
+                         ("stale", entry.stale_reason), ("archived", entry.archived)):
+        if value is not None:
+            rows.append((label, str(value)))
+
+    def linked(label: str, targets: list[str]) -> None:
+        if targets:
+            rows.append((label, ", ".join(t if t in ids else f"{t} (not in memory)" for t in targets)))
+
+    linked("merged into", [entry.merged_into] if entry.merged_into else [])
+    linked("superseded by", [entry.superseded_by] if entry.superseded_by else [])
+    linked("supersedes", entry.supersedes)
+    linked("merged from", sorted(set(merged_from) | set(entry.source_entries)))
+    width = max(len(label) for label, _ in rows)
+    for label, value in rows:
+        out.print(f"[bold]{label:<{width}}[/]  {escape(value)}")
+    out.print()
+    out.print(escape(entry.content))
+    if entry.summary:
+        out.print(f"\n[bold]summary[/]  {escape(entry.summary)}")
+    if refs:
+        out.print("\n[bold]references[/]")
+        for r, status in zip(entry.refs, refs):
+            style = "green" if status["status"] == "exists" else "red"
+            out.print(f"  {escape(r.label())}  [{style}]{status['status']}[/]")
+    extra = entry.public().get("extra")
+    if extra:
+        out.print("\n[bold]other fields[/]")
+        for k, v in extra.items():
+            out.print(f"  {escape(k)}: {escape(json.dumps(v, ensure_ascii=False, default=str))}")
+    if history:
+        out.print("\n[bold]history[/]")
+        for record in history:
+            out.print(f"  {record.id}  {record.op:<8} {escape(record.reason)}")
+    for finding in findings:
+        _print_finding(finding)
+
+
+def _ref_status(ws: Workspace, ref: Ref) -> str:
+    if ref.rejected:
+        return "refused: outside the workspace"
+    try:
+        path = resolve_inside(ws.root, ref.path)
+    except PathOutsideRoot:
+        return "refused: outside the workspace"
+    return "exists" if path.exists() else "not found"
+
+
+@app.command()
+def search(
+    ctx: typer.Context,
+    query: str = typer.Argument(..., help="Words to look for; misspellings and word starts match too."),
+    limit: int = typer.Option(10, "--limit", "-n", min=1, help="At most this many results."),
+    show_all: bool = typer.Option(False, "--all", help="Include merged, superseded and archived entries."),
+    as_json: bool = JsonOption,
+) -> None:
+    """Find entries by content and tags (BM25 with fuzzy matching), best first."""
+    from .search import SearchIndex
+
+    ws = _workspace(ctx)
+    store = _load(ws, quiet_findings=as_json)
+    index = SearchIndex(store.entries if show_all else store.live())
+    hits = index.search(query, limit=limit)
+    if as_json:
+        _emit({"query": query, "results": [{"score": round(h.score, 4), "matched": h.matched, **h.entry.public()} for h in hits]})
+        return
+    if not hits:
+        out.print(f"[dim]nothing in memory matches {escape(query)!r}[/]")
+        return
+    for hit in hits:
+        out.print(_entry_line(hit.entry, f" [green]{hit.score:.2f}[/]"))
+
+
+@app.command()
+def log(
+    ctx: typer.Context,
+    limit: int = typer.Option(20, "--limit", "-n", min=1, help="Show this many operations, newest first."),
+    as_json: bool = JsonOption,
+) -> None:
+    """Show the journal: the operations commands made to memory, newest first."""
+    ws = _workspace(ctx)
+    journal = _journal(ws)
+    records, problems = journal.records()
+    undone = journal.undone_by(records)
+    shown = list(reversed(records))[:limit]
+    if as_json:
+        _emit({"operations": [{**r.summary(), "undone_by": undone.get(r.id)} for r in shown],
+               "findings": [p.model_dump(mode="json") for p in problems]})
+        return
+    for problem in problems:
+        _print_finding(problem)
+    if not shown:
+        out.print("[dim]the journal is empty: no command has changed memory yet[/]")
+        return
+    for record in shown:
+        mark = f" [dim](undone by {undone[record.id]})[/]" if record.id in undone else ""
+        out.print(f"[bold cyan]{record.id}[/] {_date(record.time)} [magenta]{record.op}[/] {escape(record.reason)}{mark}")
+        out.print(f"    [dim]{escape(record.argv)} · {', '.join(escape(c.path) for c in record.changes)}[/]")
+
+
+@app.command()
+def undo(
+    ctx: typer.Context,
+    op: Optional[str] = typer.Argument(None, help="The operation to reverse (an id from `lore log`)."),
+    last: bool = typer.Option(False, "--last", help="Reverse every operation of the most recent command, newest first."),
+    force: bool = typer.Option(False, "--force", help="Undo even if a file changed since (the current text is journaled)."),
+    as_json: bool = JsonOption,
+) -> None:
+    """Reverse an operation, restoring the files exactly as they were. An undo can itself be undone."""
+    if bool(op) == last:
+        _fail("give an operation id or --last (not both)", USAGE)
+    ws = _workspace(ctx)
+    journal = _journal(ws)
+    try:
+        targets = [r.id for r in journal.last_command()] if last else [op]
+        if not targets:
+            _fail("nothing to undo: every command in the journal is already undone", PROBLEMS)
+        done: list[Record] = [journal.undo(t, force=force) for t in targets if t]
+    except UnknownOperation as exc:
+        _fail(str(exc), PROBLEMS)
+        return
+    except Refused as exc:
+        _fail(str(exc), REFUSED)
+        return
+    if as_json:
+        _emit({"undone": [r.undoes for r in done], "operations": [r.summary() for r in done]})
+        return
+    for record in done:
+        out.print(f"[green]undid[/] {record.undoes} [dim](as operation {record.id}; files restored: "
+                  f"{', '.join(escape(c.path) for c in record.changes)})[/]")
+
+
+@app.command()
+def status(ctx: typer.Context, as_json: bool = JsonOption) -> None:
+    """Summarise memory: where it lives, how much there is, in which formats and categories, its size in tokens."""
+    from .tokens import count_tokens
+
+    ws = _workspace(ctx)
+    store = _load(ws, quiet_findings=True)
+    live = store.live()
+    files = Counter()
+    for fmt in ("entry", "mif", "instruction"):
+        files[fmt] = len({e.location.path for e in store.entries if e.format == fmt})
+    by_format = Counter(e.format for e in live)
+    by_category = Counter(e.category for e in live)
+    tokens = sum(count_tokens(e.content) for e in live)
+    severities = Counter(f.severity.value for f in store.findings)
+    records, _ = Journal(ws).records()
+    data = {
+        "root": str(ws.root),
+        "store": ws.rel(ws.store),
+        "entries": len(store.entries),
+        "live": len(live),
+        "files": dict(files),
+        "by_format": dict(by_format),
+        "by_category": dict(by_category.most_common()),
+        "tokens": tokens,
+        "findings": {"error": severities["error"], "warning": severities["warning"], "info": severities["info"]},
+        "operations": len(records),
+    }
+    if as_json:
+        _emit(data)
+        return
+    out.print(f"[bold]Workspace[/] {escape(str(ws.root))}  [dim](store: {escape(data['store'])}/)[/]")
+    out.print(f"[bold]{len(live)}[/] live entries ({len(store.entries) - len(live)} merged, superseded or archived), "
+              f"[bold]{tokens}[/] tokens (cl100k)")
+    labels = {"entry": "entry files", "mif": "MIF files", "instruction": "instruction files"}
+    for fmt, label in labels.items():
+        if files[fmt]:
+            out.print(f"  {label:<18} {files[fmt]:>4} files  {by_format[fmt]:>5} entries")
+    out.print("[bold]Categories[/]  " + ", ".join(f"{escape(c)} {n}" for c, n in by_category.most_common()))
+    if store.findings:
+        out.print(f"[yellow]Problems[/]    {severities['error']} error(s), {severities['warning']} warning(s): run `lore validate`")
+    else:
+        out.print("[green]Problems[/]    none: every memory file reads cleanly")
+    out.print(f"[bold]Journal[/]     {len(records)} operation(s) (`lore log`)")
+
+
+@app.command()
+def validate(ctx: typer.Context, as_json: bool = JsonOption) -> None:
+    """Report memory files that cannot be read as they should: invalid JSON or YAML, wrong field types,
+    missing fields, oversized or binary files, references outside the workspace. Exit 1 on any error."""
+    ws = _workspace(ctx)
+    store = Store.open(ws)
+    findings = sorted(store.findings, key=lambda f: (f.source, f.line or 0))
+    errors = sum(f.severity == Severity.error for f in findings)
+    if as_json:
+        _emit({"findings": [f.model_dump(mode="json") for f in findings], "entries": len(store.entries)})
+    else:
+        for finding in findings:
+            out.print(f"{escape(finding.source)}:{finding.line or 1}: [{_SEVERITY_STYLE[finding.severity]}]"
+                      f"{finding.severity.value}[/]: {escape(finding.message)} [dim]({finding.kind})[/]")
+        summary = f"{_count(len(store.entries), 'entry', 'entries')} read, {errors} error(s), {len(findings) - errors} warning(s)"
+        out.print(f"[dim]{summary}[/]" if findings else f"[green]{summary}[/]")
+    if errors:
+        raise typer.Exit(PROBLEMS)
+
+
+def main() -> None:
+    """Entry point of the ``lore`` console script."""
+    app()
+
+
+if __name__ == "__main__":
+    main()

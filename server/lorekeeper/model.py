@@ -1,0 +1,138 @@
+"""The shared vocabulary: entries, refs, findings.
+
+Every surface (CLI, LSP, MCP) speaks in these types; none of them knows about terminals or JSON-RPC.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import Enum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+#: LeanSpec's documented default categories. Any other string is accepted as a category too.
+DEFAULT_CATEGORIES = ("conventions", "decisions", "patterns", "pitfalls")
+DEFAULT_CATEGORY = "conventions"
+
+#: Where an entry came from.
+EntryFormat = Literal["entry", "mif", "instruction"]
+
+
+class Severity(str, Enum):
+    error = "error"
+    warning = "warning"
+    info = "info"
+
+
+class Ref(BaseModel):
+    """A reference from a memory to code in the workspace: a file or folder, optionally a symbol in it."""
+
+    model_config = ConfigDict(extra="allow")
+
+    path: str
+    symbol: str | None = None
+    lines: str | list[int] | int | None = None
+    hash: str | None = None
+    #: Set when the path is refused (absolute, escapes the workspace root): nothing reads it.
+    rejected: str | None = Field(default=None, exclude=True)
+
+    def label(self) -> str:
+        return f"{self.path}:{self.symbol}" if self.symbol else self.path
+
+    @classmethod
+    def parse(cls, spec: str) -> "Ref":
+        """Parse the CLI shorthand ``PATH[:SYMBOL]``."""
+        path, sep, symbol = spec.partition(":")
+        return cls(path=path, symbol=symbol or None) if sep else cls(path=spec)
+
+
+class Location(BaseModel):
+    """Where an entry lives: a workspace-relative POSIX path and a 1-based, inclusive line range."""
+
+    path: str
+    start_line: int = 1
+    end_line: int = 1
+
+
+class Entry(BaseModel):
+    """One memory: a fact, whatever file format it was read from.
+
+    ``raw`` keeps the fields exactly as the file holds them (unknown ones included) so that a rewrite
+    loses nothing; the typed attributes are the validated view of it.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    id: str
+    content: str
+    category: str = DEFAULT_CATEGORY
+    created: datetime | None = None
+    #: How ``created`` was obtained: "field", "git" (the commit that added the file) or "mtime".
+    created_from: str = "field"
+    agent: str | None = None
+    tags: list[str] = Field(default_factory=list)
+    supersedes: list[str] = Field(default_factory=list)
+    confidence: float | None = None
+    merged_into: str | None = None
+    superseded_by: str | None = None
+    source: str | None = None
+    source_entries: list[str] = Field(default_factory=list)
+    stale_reason: str | None = None
+    refs: list[Ref] = Field(default_factory=list)
+    verified: datetime | None = None
+    importance: float | None = None
+    pinned: bool = False
+    summary: str | None = None
+    compressed_at: datetime | None = None
+    ttl: str | int | None = None
+    strength: float | None = None
+    last_accessed: datetime | None = None
+    access_count: int | None = None
+    archived: bool | str | None = None
+
+    format: EntryFormat = "entry"
+    location: Location
+    #: For instruction files: the heading path above the entry ("Testing > E2E").
+    section: str | None = None
+    raw: dict[str, Any] = Field(default_factory=dict, exclude=True)
+
+    @property
+    def live(self) -> bool:
+        """False once the entry was merged, superseded or archived (it stays on disk)."""
+        return not (self.merged_into or self.superseded_by or self.archived)
+
+    def where(self) -> str:
+        return f"{self.location.path}:{self.location.start_line}"
+
+    def public(self) -> dict[str, Any]:
+        """The JSON shape used by ``--json`` output: validated fields plus the file's unknown fields."""
+        data = self.model_dump(mode="json", exclude_none=True)
+        data["refs"] = [r.model_dump(mode="json", exclude_none=True) for r in self.refs]
+        known = set(type(self).model_fields)
+        extra = {k: v for k, v in self.raw.items() if k not in known and k not in ("code_refs",)}
+        if extra and self.format == "entry":
+            data["extra"] = extra
+        return data
+
+
+class Finding(BaseModel):
+    """Something a user should know about a memory file: a schema problem, a refused ref, a stale memory.
+
+    ``source`` is the workspace-relative path of the memory file and ``line`` is 1-based.
+    """
+
+    kind: str
+    severity: Severity
+    message: str
+    source: str
+    line: int | None = None
+    column: int | None = None
+    entry: str | None = None
+    field: str | None = None
+    ref: str | None = None
+    fix: dict[str, Any] | None = None
+
+    def render(self) -> str:
+        where = f"{self.source}:{self.line}" if self.line else self.source
+        return f"{where}: {self.severity.value}: {self.message} ({self.kind})"

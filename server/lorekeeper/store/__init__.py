@@ -1,0 +1,207 @@
+"""The memory store: every memory file of a workspace, in every format, read into entries; changes made
+as journaled operations."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from ..model import DEFAULT_CATEGORY, Entry, Finding, Ref, Severity
+from ..text import normalize
+from ..workspace import PathOutsideRoot, Workspace, resolve_inside
+from . import mif, native
+from .instructions import read_instruction_file, replace_lines
+from .journal import FileChange, Journal, Operation, Record, Refused
+
+__all__ = ["AddResult", "FileChange", "Journal", "Operation", "Record", "Refused", "Store"]
+
+
+@dataclass
+class AddResult:
+    entry_id: str | None
+    path: str | None
+    duplicate_of: Entry | None = None
+    record: Record | None = None
+
+
+class Store:
+    """All entries of a workspace and the findings met while reading them."""
+
+    def __init__(self, ws: Workspace):
+        self.ws = ws
+        self.entries: list[Entry] = []
+        self.findings: list[Finding] = []
+
+    @classmethod
+    def open(cls, ws: Workspace) -> "Store":
+        store = cls(ws)
+        store.load()
+        return store
+
+    def load(self) -> None:
+        """Read every memory file. A broken file yields findings; the others load regardless."""
+        entries: list[Entry] = []
+        findings: list[Finding] = [
+            Finding(kind="invalid-config", severity=Severity.warning, message=p, source=".lore/config.toml", line=1)
+            for p in self.ws.config.problems
+        ]
+        files = self.ws.memory_files()
+        readers = (("entry", native.read_entry_file), ("mif", mif.read_mif_file))
+        for fmt, reader in readers:
+            for path in files[fmt]:
+                if not self._inside(path, findings):
+                    continue
+                entry, problems = reader(self.ws, path)
+                findings.extend(problems)
+                if entry is not None:
+                    entries.append(entry)
+        for path in files["instruction"]:
+            if not self._inside(path, findings):
+                continue
+            found, problems = read_instruction_file(self.ws, path)
+            entries.extend(found)
+            findings.extend(problems)
+        counts = Counter(e.id for e in entries)
+        first_seen: dict[str, Entry] = {}
+        for entry in entries:
+            if counts[entry.id] > 1:
+                if entry.id in first_seen:
+                    findings.append(Finding(
+                        kind="duplicate-id", severity=Severity.warning, entry=entry.id, source=entry.location.path,
+                        line=entry.location.start_line, field="id",
+                        message=f"id {entry.id!r} is also used by {first_seen[entry.id].location.path}; "
+                                "commands that take an id will ask which one",
+                    ))
+                else:
+                    first_seen[entry.id] = entry
+        self.entries = entries
+        self.findings = findings
+
+    def _inside(self, path: Path, findings: list[Finding]) -> bool:
+        """Refuse memory files that are symlinks leading out of the workspace: never read them."""
+        relpath = self.ws.rel(path)
+        try:
+            resolve_inside(self.ws.root, relpath)
+        except PathOutsideRoot as exc:
+            findings.append(Finding(kind="file-outside-root", severity=Severity.error, source=relpath, line=1,
+                                    message=f"memory file refused: {exc}; it is never read"))
+            return False
+        return True
+
+    # -- lookup ----------------------------------------------------------------------------------
+
+    def live(self) -> list[Entry]:
+        return [e for e in self.entries if e.live]
+
+    def find(self, key: str) -> list[Entry]:
+        """Entries matching an id exactly, else a unique id prefix (4+ characters), else a location
+        (``CLAUDE.md:12`` matches the entry covering line 12; an entry file's path matches its entry)."""
+        exact = [e for e in self.entries if e.id == key]
+        if exact:
+            return exact
+        path, _, line = key.rpartition(":")
+        if path and line.isdigit():
+            n = int(line)
+            at = [e for e in self.entries if e.location.path == path and e.location.start_line <= n <= e.location.end_line]
+            if at:
+                return at
+        by_path = [e for e in self.entries if e.location.path == key and e.format != "instruction"]
+        if by_path:
+            return by_path
+        if len(key) >= 4:
+            return [e for e in self.entries if e.id.startswith(key)]
+        return []
+
+    def by_id(self) -> dict[str, Entry]:
+        return {e.id: e for e in self.entries}
+
+    # -- changes ---------------------------------------------------------------------------------
+
+    def add(
+        self,
+        content: str,
+        *,
+        journal: Journal,
+        category: str | None = None,
+        tags: list[str] | None = None,
+        refs: list[Ref] | None = None,
+        agent: str | None = None,
+        confidence: float | None = None,
+        fmt: str = "entry",
+    ) -> AddResult:
+        """Add a fact as a new entry, unless its normalised text is already in memory (then nothing is
+        written and the existing entry is returned). Refs are checked against the workspace root."""
+        content = content.strip()
+        if not content:
+            raise ValueError("the fact is empty")
+        key = normalize(content)
+        for entry in self.entries:
+            if normalize(entry.content) == key:
+                return AddResult(entry_id=None, path=None, duplicate_of=entry)
+        for ref in refs or []:
+            try:
+                resolve_inside(self.ws.root, ref.path)
+            except PathOutsideRoot as exc:
+                raise ValueError(f"--ref {ref.path}: {exc}") from None
+        now = datetime.now(timezone.utc)
+        fields: dict[str, Any] = {"category": category or DEFAULT_CATEGORY}
+        if tags:
+            fields["tags"] = tags
+        if agent:
+            fields["agent"] = agent
+        if refs:
+            fields["refs"] = [r.model_dump(exclude_none=True) for r in refs]
+        if fmt == "mif":
+            entry_id, name, data = mif.new_mif(content, fields, now)
+            path = self.ws.store / "mif" / name
+        else:
+            entry_id, name = native.new_entry_name(now)
+            raw: dict[str, Any] = {
+                "id": entry_id,
+                "category": fields["category"],
+                "content": content,
+                "created": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            }
+            for extra in ("agent", "tags", "refs"):
+                if extra in fields:
+                    raw[extra] = fields[extra]
+            if confidence is not None:
+                raw["confidence"] = confidence
+            raw["source"] = "cli"
+            data = native.render_entry(raw)
+            path = self.ws.entries_dir / name
+        relpath = self.ws.rel(path)
+        summary = content if len(content) <= 60 else content[:59] + "…"
+        record = journal.apply(Operation(op="add", reason=f"new {fields['category']} entry: {summary}",
+                                         changes=[FileChange(relpath, None, data)], entries=[entry_id]))
+        return AddResult(entry_id=entry_id, path=relpath, record=record)
+
+    def change_for(self, entry: Entry, changes: dict[str, Any]) -> FileChange:
+        """The file change that sets fields of an entry (``None`` removes a field), in its own format,
+        keeping unknown fields, key order and formatting. For instruction files only ``content`` can
+        change: it replaces the entry's lines."""
+        path = resolve_inside(self.ws.root, entry.location.path)
+        before = path.read_bytes()
+        text = before.decode("utf-8-sig")
+        if entry.format == "entry":
+            raw = json.loads(text)
+            after = native.render_entry(native.apply_changes(raw, changes), text)
+        elif entry.format == "mif":
+            after = mif.update_mif(text, changes)
+        else:
+            unsupported = set(changes) - {"content"}
+            if unsupported:
+                raise ValueError(f"instruction-file entries only change their text, not {sorted(unsupported)}")
+            new = replace_lines(text, entry.location.start_line, entry.location.end_line, changes["content"])
+            after = new.encode("utf-8")
+        if before.startswith(b"\xef\xbb\xbf") and not after.startswith(b"\xef\xbb\xbf"):
+            after = b"\xef\xbb\xbf" + after
+        return FileChange(entry.location.path, before, after)
+
+    def update(self, entry: Entry, changes: dict[str, Any], *, journal: Journal, op: str, reason: str) -> Record:
+        return journal.apply(Operation(op=op, reason=reason, changes=[self.change_for(entry, changes)],
+                                       entries=[entry.id]))

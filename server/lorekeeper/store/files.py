@@ -1,0 +1,112 @@
+"""Reading memory files defensively and writing them atomically."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..model import Finding, Severity
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that readers see the old file or the new one, never a mix:
+    a temporary file in the same folder, fsync, rename over the target, fsync the folder.
+    The target's permission bits are kept."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = None
+    try:
+        mode = path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        pass
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    _fsync_dir(path.parent)
+
+
+def atomic_delete(path: Path) -> None:
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        return
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+@dataclass
+class TextFile:
+    """A memory file's text with its exact bytes (so a rewrite can keep line endings)."""
+
+    data: bytes
+    text: str
+
+    @property
+    def newline(self) -> str:
+        return "\r\n" if b"\r\n" in self.data else "\n"
+
+
+def read_text_file(path: Path, relpath: str, max_bytes: int) -> tuple[TextFile | None, Finding | None]:
+    """Read a memory file as UTF-8 text, or explain why not: too large, binary, not UTF-8, unreadable.
+
+    The caller has already made sure ``path`` lies inside the workspace."""
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        return None, _problem("unreadable-file", f"cannot read: {exc.strerror or exc}", relpath)
+    if size > max_bytes:
+        return None, _problem(
+            "file-too-large",
+            f"file is {_human(size)}, over the {_human(max_bytes)} limit for a memory file; skipped"
+            " (raise store.max_file_bytes in .lore/config.toml to read it)",
+            relpath,
+        )
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return None, _problem("unreadable-file", f"cannot read: {exc.strerror or exc}", relpath)
+    if b"\x00" in data[:8192]:
+        return None, _problem("binary-file", "file holds binary data (NUL bytes), not text; skipped", relpath)
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        return None, _problem("not-utf8", f"byte {exc.start} is not valid UTF-8; skipped", relpath, line)
+    return TextFile(data=data, text=text), None
+
+
+def _problem(kind: str, message: str, relpath: str, line: int = 1) -> Finding:
+    return Finding(kind=kind, severity=Severity.error, message=message, source=relpath, line=line)
+
+
+def _human(size: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size} B"

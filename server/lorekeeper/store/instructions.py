@@ -1,0 +1,128 @@
+"""Instruction files (CLAUDE.md, AGENTS.md, copilot-instructions, .cursor rules, memory-bank, ...): each
+bullet, paragraph, table or code block is an entry whose id is its location (``CLAUDE.md:12``).
+
+Edits to these files are line-range replacements, so everything outside the edited lines stays as the
+author wrote it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from markdown_it import MarkdownIt
+
+from ..model import Entry, Finding, Location
+from ..workspace import Workspace
+from .files import read_text_file
+
+_md = MarkdownIt("commonmark").enable("table")
+_BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
+_FRONT_FENCE = re.compile(r"^---\s*$")
+
+#: Blocks that become entries when they stand on their own (not inside a list item).
+_BLOCKS = {"paragraph_open": "paragraph", "fence": "code", "code_block": "code", "table_open": "table"}
+
+
+def parse_instructions(text: str, relpath: str) -> list[tuple[int, int, str, str, str | None]]:
+    """The entries of an instruction file as ``(start_line, end_line, kind, content, section)`` with
+    1-based inclusive lines. Nested bullets are entries of their own; YAML front matter (``.mdc``) is
+    skipped."""
+    lines = text.splitlines()
+    masked = list(lines)
+    if lines and _FRONT_FENCE.match(lines[0]):
+        for i in range(1, len(lines)):
+            if _FRONT_FENCE.match(lines[i]):
+                for j in range(i + 1):
+                    masked[j] = ""
+                break
+    tokens = _md.parse("\n".join(masked))
+    out: list[tuple[int, int, str, str, str | None]] = []
+    headings: list[tuple[int, str]] = []
+    item_depth = 0
+    # The list items we are inside, each with the line where its own text stops (its first child list).
+    open_items: list[list[int]] = []
+    for index, tok in enumerate(tokens):
+        if tok.type == "heading_open" and tok.map:
+            level = int(tok.tag[1])
+            title = tokens[index + 1].content.strip() if index + 1 < len(tokens) else ""
+            headings = [h for h in headings if h[0] < level] + [(level, title)]
+        elif tok.type == "list_item_open" and tok.map:
+            item_depth += 1
+            open_items.append([tok.map[0], tok.map[1]])
+        elif tok.type in ("bullet_list_open", "ordered_list_open") and tok.map and open_items:
+            parent = open_items[-1]
+            parent[1] = min(parent[1], tok.map[0])
+        elif tok.type == "list_item_close":
+            item_depth -= 1
+            start, stop = open_items.pop()
+            body = _trim(lines, start, stop)
+            if body:
+                first, last, chunk = body
+                content = "\n".join([_BULLET.sub("", chunk[0], count=1), *(c.strip() for c in chunk[1:])]).strip()
+                out.append((first + 1, last + 1, "bullet", content, _section(headings)))
+        elif tok.type in _BLOCKS and tok.map and item_depth == 0:
+            body = _trim(lines, tok.map[0], tok.map[1])
+            if body:
+                first, last, chunk = body
+                kind = _BLOCKS[tok.type]
+                content = tok.content if kind == "code" else "\n".join(c.strip() for c in chunk)
+                if kind == "paragraph":
+                    content = content.strip()
+                out.append((first + 1, last + 1, kind, content.rstrip("\n"), _section(headings)))
+    out.sort(key=lambda e: e[0])
+    return [e for e in out if e[3].strip()]
+
+
+def _trim(lines: list[str], start: int, stop: int) -> tuple[int, int, list[str]] | None:
+    stop = min(stop, len(lines))
+    while stop > start and not lines[stop - 1].strip():
+        stop -= 1
+    if stop <= start:
+        return None
+    return start, stop - 1, lines[start:stop]
+
+
+def _section(headings: list[tuple[int, str]]) -> str | None:
+    return " > ".join(h[1] for h in headings) or None
+
+
+def read_instruction_file(ws: Workspace, path: Path) -> tuple[list[Entry], list[Finding]]:
+    relpath = ws.rel(path)
+    text_file, problem = read_text_file(path, relpath, ws.config.max_file_bytes)
+    if problem:
+        return [], [problem]
+    assert text_file is not None
+    created, created_from = ws.created_time(path)
+    entries = []
+    for start, end, kind, content, section in parse_instructions(text_file.text, relpath):
+        entries.append(
+            Entry(
+                id=f"{relpath}:{start}",
+                content=content,
+                category="instructions",
+                created=created,
+                created_from=created_from,
+                source=kind,
+                format="instruction",
+                location=Location(path=relpath, start_line=start, end_line=end),
+                section=section,
+            )
+        )
+    return entries, []
+
+
+def replace_lines(text: str, start: int, end: int, new_text: str | None) -> str:
+    """Replace 1-based inclusive lines ``start..end`` of ``text`` with ``new_text`` (``None`` removes
+    them), keeping the file's line endings everywhere else."""
+    newline = "\r\n" if "\r\n" in text else "\n"
+    lines = text.splitlines(keepends=True)
+    if not (1 <= start <= end <= len(lines)):
+        raise ValueError(f"lines {start}-{end} are outside the file ({len(lines)} lines)")
+    tail_newline = lines[end - 1][len(lines[end - 1].rstrip("\r\n")) :] or ""
+    replacement = []
+    if new_text is not None:
+        body = new_text.rstrip("\r\n").replace("\r\n", "\n").split("\n")
+        replacement = [line + newline for line in body]
+        if not tail_newline and replacement:
+            replacement[-1] = replacement[-1][: -len(newline)]
+    return "".join(lines[: start - 1] + replacement + lines[end:])

@@ -1,0 +1,258 @@
+"""MIF level 3 memory files (``*.memory.md``, mnemonic's format): YAML front matter and a Markdown body.
+
+Front matter is read and written with ruamel.yaml's round-trip mode, so comments, key order and quoting
+survive a rewrite; the body is kept byte for byte unless the change is to the body itself."""
+
+from __future__ import annotations
+
+import io
+import re
+import uuid
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap
+from ruamel.yaml.error import YAMLError
+
+from ..model import Entry, Finding, Location, Severity
+from ..workspace import Workspace
+from .fields import build_entry
+from .files import read_text_file
+
+_FENCE = re.compile(r"^---[ \t]*\r?$", re.M)
+
+#: Canonical field -> path in the MIF front matter, where they differ.
+FIELD_PATHS: dict[str, tuple[str, ...]] = {
+    "agent": ("provenance", "agent"),
+    "confidence": ("provenance", "confidence"),
+    "ttl": ("temporal", "ttl"),
+    "strength": ("temporal", "decay", "strength"),
+    "access_count": ("temporal", "access_count"),
+    "last_accessed": ("temporal", "last_accessed"),
+}
+
+
+def _yaml() -> YAML:
+    yaml = YAML(typ="rt")
+    yaml.preserve_quotes = True
+    yaml.width = 4096
+    return yaml
+
+
+class MifDocument:
+    """A parsed ``*.memory.md``: front matter (round-trip map), its text, and the body."""
+
+    def __init__(self, front: CommentedMap, front_text: str, body: str, newline: str):
+        self.front = front
+        self.front_text = front_text
+        self.body = body
+        self.newline = newline
+
+    @classmethod
+    def parse(cls, text: str) -> "MifDocument":
+        """Split and parse; raises ``ValueError`` with a 1-based line for malformed input."""
+        newline = "\r\n" if "\r\n" in text else "\n"
+        if not _FENCE.match(text):
+            raise ValueError("1:file does not start with '---' front matter")
+        first = _FENCE.match(text)
+        assert first is not None
+        closing = _FENCE.search(text, first.end())
+        if closing is None:
+            raise ValueError("1:front matter is not closed by a '---' line")
+        # Each fence match ends before its line's "\n", so +1 steps over it.
+        front_text = text[first.end() + 1 : closing.start()]
+        body = text[closing.end() + 1 :]
+        try:
+            front = _yaml().load(front_text) if front_text.strip() else CommentedMap()
+        except YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            line = (mark.line + 2) if mark is not None else 1
+            problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+            raise ValueError(f"{line}:invalid YAML front matter: {problem}") from None
+        if not isinstance(front, CommentedMap):
+            raise ValueError("2:front matter must be a mapping of fields")
+        return cls(front, front_text, body, newline)
+
+    def line_of(self, key: str) -> int:
+        """1-based file line of a top-level front-matter key (the opening fence is line 1)."""
+        try:
+            return self.front.lc.key(key)[0] + 2
+        except (KeyError, AttributeError, TypeError):
+            return 1
+
+    @property
+    def body_line(self) -> int:
+        return self.front_text.count("\n") + 3
+
+    def render(self, front_changed: bool) -> bytes:
+        front_text = self.front_text
+        if front_changed:
+            yaml = _yaml()
+            yaml.indent(**_detect_indent(self.front_text))
+            stream = io.StringIO()
+            yaml.dump(self.front, stream)
+            front_text = stream.getvalue()
+        nl = self.newline
+        text = f"---{nl}{front_text}"
+        if not text.endswith(("\n",)):
+            text += nl
+        text += f"---{nl}{self.body}"
+        if nl == "\r\n":
+            text = re.sub(r"(?<!\r)\n", "\r\n", text)
+        return text.encode("utf-8")
+
+
+def _detect_indent(front_text: str) -> dict[str, int]:
+    """Match the file's list style: ``key:\\n  - item`` (offset 2) or ``key:\\n- item`` (offset 0)."""
+    match = re.search(r"^( *)- ", front_text, re.M)
+    offset = len(match.group(1)) if match else 2
+    return {"mapping": 2, "sequence": offset + 2, "offset": offset}
+
+
+def canonical_fields(front: CommentedMap, body: str) -> dict[str, Any]:
+    """Map MIF front matter to the canonical entry fields."""
+    fields: dict[str, Any] = {k: v for k, v in front.items() if isinstance(k, str)}
+    fields["content"] = body.strip() or (front.get("title") if isinstance(front.get("title"), str) else None)
+    for name, path in FIELD_PATHS.items():
+        value = _get(front, path)
+        if value is not None:
+            fields[name] = value
+    fields["category"] = _category(front)
+    return fields
+
+
+def _category(front: CommentedMap) -> str | None:
+    category = front.get("category")
+    if isinstance(category, str):
+        return category
+    namespace = front.get("namespace")
+    if isinstance(namespace, str) and namespace.strip("/"):
+        parts = [p.strip("_") for p in namespace.strip("/").split("/") if p.strip("_")]
+        if len(parts) >= 2:
+            return parts[1]
+        if parts:
+            return parts[0]
+    kind = front.get("type")
+    return kind if isinstance(kind, str) else None
+
+
+def code_refs(front: CommentedMap) -> list[Any] | None:
+    """MIF ``code_refs`` (``file``/``line``/``symbol``) as canonical refs (``path``/``lines``/``symbol``)."""
+    raw = front.get("code_refs")
+    if raw is None:
+        return None
+    if not isinstance(raw, list):
+        return raw  # reported as a wrong type by the validator
+    refs: list[Any] = []
+    for item in raw:
+        if isinstance(item, dict):
+            mapped = {k: v for k, v in item.items() if k not in ("file", "line")}
+            if "file" in item:
+                mapped["path"] = item["file"]
+            if "line" in item:
+                mapped["lines"] = item["line"]
+            refs.append(mapped)
+        else:
+            refs.append(item)
+    return refs
+
+
+def _get(front: CommentedMap, path: tuple[str, ...]) -> Any:
+    node: Any = front
+    for key in path:
+        if not isinstance(node, dict) or key not in node:
+            return None
+        node = node[key]
+    return node
+
+
+def read_mif_file(ws: Workspace, path: Path) -> tuple[Entry | None, list[Finding]]:
+    relpath = ws.rel(path)
+    text_file, problem = read_text_file(path, relpath, ws.config.max_file_bytes)
+    if problem:
+        return None, [problem]
+    assert text_file is not None
+    try:
+        doc = MifDocument.parse(text_file.text)
+    except ValueError as exc:
+        line, _, message = str(exc).partition(":")
+        return None, [
+            Finding(kind="invalid-mif", severity=Severity.error, message=f"{message}; entry skipped",
+                    source=relpath, line=int(line))
+        ]
+    end_line = text_file.text.rstrip().count("\n") + 1
+    return build_entry(
+        canonical_fields(doc.front, doc.body),
+        fmt="mif",
+        location=Location(path=relpath, start_line=1, end_line=end_line),
+        raw=dict(doc.front),
+        line_of=lambda name: doc.body_line if name == "content" else doc.line_of(_top_key(name)),
+        root=ws.root,
+        refs=code_refs(doc.front),
+        refs_field="code_refs",
+        created_fallback=lambda: ws.created_time(path),
+    )
+
+
+def _top_key(name: str) -> str:
+    return FIELD_PATHS.get(name, (name,))[0]
+
+
+def update_mif(text: str, changes: dict[str, Any]) -> bytes:
+    """Apply canonical-field ``changes`` to a MIF file's text; ``content`` replaces the body, ``None``
+    removes a field. Untouched front matter is kept as written."""
+    doc = MifDocument.parse(text)
+    front_changed = False
+    for name, value in changes.items():
+        if name == "content":
+            doc.body = value if value.endswith("\n") else value + "\n"
+            continue
+        path = FIELD_PATHS.get(name, (name,))
+        if name == "refs":
+            path, value = ("code_refs",), None if value is None else [_to_code_ref(r) for r in value]
+        node = doc.front
+        for key in path[:-1]:
+            if not isinstance(node.get(key), dict):
+                if value is None:
+                    break
+                node[key] = CommentedMap()
+            node = node[key]
+        else:
+            if value is None:
+                node.pop(path[-1], None)
+            else:
+                node[path[-1]] = value
+            front_changed = True
+    return doc.render(front_changed)
+
+
+def _to_code_ref(ref: dict[str, Any]) -> dict[str, Any]:
+    out = {"file": ref["path"]}
+    out.update({k: v for k, v in ref.items() if k not in ("path", "lines")})
+    if ref.get("lines") is not None:
+        out["line"] = ref["lines"]
+    return out
+
+
+def new_mif(content: str, fields: dict[str, Any], now: datetime | None = None) -> tuple[str, str, bytes]:
+    """A new MIF file: (id, file name, bytes)."""
+    now = now or datetime.now(timezone.utc)
+    entry_id = str(uuid.uuid4())
+    front = CommentedMap()
+    front["id"] = entry_id
+    front["type"] = "semantic"
+    front["namespace"] = f"_semantic/{fields.get('category', 'conventions')}"
+    front["created"] = now.strftime("%Y-%m-%dT%H:%M:%SZ")
+    title = content.strip().splitlines()[0][:80]
+    front["title"] = title
+    if fields.get("tags"):
+        front["tags"] = list(fields["tags"])
+    if fields.get("agent"):
+        front["provenance"] = CommentedMap(agent=fields["agent"])
+    if fields.get("refs"):
+        front["code_refs"] = [_to_code_ref(r) for r in fields["refs"]]
+    doc = MifDocument(front, "", content.strip() + "\n", "\n")
+    slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")[:40] or "memory"
+    return entry_id, f"{entry_id}-{slug}.memory.md", doc.render(front_changed=True)

@@ -1,0 +1,151 @@
+"""Native entries: one JSON object a file under ``<store>/entries/`` (LeanSpec spec 359/360 schema)."""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from ..model import Entry, Finding, Location, Severity
+from ..workspace import Workspace
+from .fields import build_entry
+from .files import read_text_file
+
+
+def read_entry_file(ws: Workspace, path: Path) -> tuple[Entry | None, list[Finding]]:
+    """Read one entry file. Problems become findings with the file's line; never an exception."""
+    relpath = ws.rel(path)
+    text_file, problem = read_text_file(path, relpath, ws.config.max_file_bytes)
+    if problem:
+        return None, [problem]
+    assert text_file is not None
+    text = text_file.text
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return None, [
+            Finding(
+                kind="invalid-json",
+                severity=Severity.error,
+                message=f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}; entry skipped",
+                source=relpath,
+                line=exc.lineno,
+                column=exc.colno,
+            )
+        ]
+    if not isinstance(raw, dict):
+        return None, [
+            Finding(
+                kind="invalid-entry",
+                severity=Severity.error,
+                message=f"an entry file must hold one JSON object, found {type(raw).__name__}; entry skipped",
+                source=relpath,
+                line=1,
+            )
+        ]
+    lines = key_lines(text)
+    end_line = text.rstrip().count("\n") + 1
+    return build_entry(
+        raw,
+        fmt="entry",
+        location=Location(path=relpath, start_line=1, end_line=end_line),
+        raw=raw,
+        line_of=lambda name: lines.get(name, (1, 1))[0],
+        root=ws.root,
+        refs=raw.get("refs"),
+        created_fallback=lambda: ws.created_time(path),
+    )
+
+
+def key_lines(text: str) -> dict[str, tuple[int, int]]:
+    """The 1-based (line, column) of each top-level key of a JSON object, found by a small scanner
+    (``json`` does not report positions)."""
+    positions: dict[str, tuple[int, int]] = {}
+    depth = 0
+    line, col = 1, 0
+    i, n = 0, len(text)
+    expecting_key = False
+    while i < n:
+        ch = text[i]
+        if ch == "\n":
+            line, col = line + 1, 0
+            i += 1
+            continue
+        if ch == '"':
+            start_line, start_col = line, col + 1
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            token = text[i + 1 : j]
+            newlines = token.count("\n")
+            if newlines:
+                line += newlines
+                col = len(token) - token.rfind("\n")
+            else:
+                col += j - i + 1
+            i = j + 1
+            if depth == 1 and expecting_key:
+                try:
+                    name = json.loads(f'"{token}"')
+                except json.JSONDecodeError:
+                    name = token
+                positions.setdefault(name, (start_line, start_col))
+                expecting_key = False
+            continue
+        if ch in "{[":
+            depth += 1
+            expecting_key = ch == "{" and depth == 1
+        elif ch in "}]":
+            depth -= 1
+        elif ch == "," and depth == 1:
+            expecting_key = True
+        i += 1
+        col += 1
+    return positions
+
+
+def detect_style(text: str) -> dict[str, Any]:
+    """How an existing file is formatted, so a rewrite looks like it: indentation, ASCII escaping,
+    trailing newline."""
+    indent: int | str | None = 2
+    match = re.search(r"\n([ \t]+)\S", text)
+    if match:
+        ws = match.group(1)
+        indent = "\t" if ws.startswith("\t") else len(ws)
+    elif text.strip() and "\n" not in text.strip():
+        indent = None  # a one-line file stays one line
+    ensure_ascii = bool(re.search(r"\\u[0-9a-fA-F]{4}", text)) and not any(ord(c) > 127 for c in text)
+    return {"indent": indent, "ensure_ascii": ensure_ascii, "newline": text.endswith("\n") or not text}
+
+
+def render_entry(raw: dict[str, Any], original: str | None = None) -> bytes:
+    """Serialise an entry's fields (key order as given), in the original file's style when there is one."""
+    style = detect_style(original) if original is not None else {"indent": 2, "ensure_ascii": False, "newline": True}
+    text = json.dumps(raw, indent=style["indent"], ensure_ascii=style["ensure_ascii"])
+    if style["newline"]:
+        text += "\n"
+    if original is not None and "\r\n" in original:
+        text = text.replace("\n", "\r\n")
+    return text.encode("utf-8")
+
+
+def new_entry_name(now: datetime | None = None) -> tuple[str, str]:
+    """An id and a file name for a new entry, LeanSpec style: ``<timestamp>-<short-uuid>.json``."""
+    now = now or datetime.now(timezone.utc)
+    short = secrets.token_hex(6)
+    return short, f"{now:%Y%m%dT%H%M%SZ}-{short}.json"
+
+
+def apply_changes(raw: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
+    """A copy of ``raw`` with ``changes`` applied: existing keys keep their place, new keys go last,
+    a value of ``None`` removes the key."""
+    updated = dict(raw)
+    for key, value in changes.items():
+        if value is None:
+            updated.pop(key, None)
+        else:
+            updated[key] = value
+    return updated

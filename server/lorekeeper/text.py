@@ -1,0 +1,46 @@
+"""Text normalisation and tokenisation shared by dedup and search."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_MARKDOWN = re.compile(r"[`*_~>#\[\]()|]")
+_PUNCT = re.compile(r"[^\w\s]")
+_SPACE = re.compile(r"\s+")
+_WORD = re.compile(r"[A-Za-z0-9_]+(?:[.\-/][A-Za-z0-9_]+)*")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+STOPWORDS = frozenset(
+    "a an and are as at be by for from has have in is it its of on or that the this to was were will with"
+    " we you our your should must".split()
+)
+
+
+def normalize(text: str) -> str:
+    """The form two statements of the same fact share exactly: case, whitespace, punctuation and
+    Markdown markup removed ("Always use **pnpm**." == "always use pnpm")."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    text = _MARKDOWN.sub(" ", text)
+    text = _PUNCT.sub(" ", text)
+    return _SPACE.sub(" ", text).strip()
+
+
+def terms(text: str) -> list[str]:
+    """Search terms: lower-cased words, with compound identifiers also split into their parts
+    (``StripeClient.create_charge`` gives ``stripeclient.create_charge``, ``stripeclient``, ``stripe``,
+    ``client``, ``create_charge``, ``create``, ``charge``). Stopwords are dropped."""
+    out: list[str] = []
+    for match in _WORD.finditer(text):
+        word = match.group(0)
+        pieces = {word}
+        for part in re.split(r"[.\-/]", word):
+            pieces.add(part)
+            for sub in part.split("_"):
+                pieces.add(sub)
+                pieces.update(_CAMEL.findall(sub))
+        for piece in sorted(pieces, key=lambda p: (-len(p), p)):
+            low = piece.lower().strip("_")
+            if low and low not in STOPWORDS and (len(low) > 1 or low.isdigit()):
+                out.append(low)
+    return out

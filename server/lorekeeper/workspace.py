@@ -1,0 +1,271 @@
+"""The workspace: its root, where the store lives, which files are in it, and the guard that keeps every
+read and write inside the root whatever a ref says."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tomllib
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path, PurePosixPath
+from typing import Any, Iterator
+
+import pathspec
+
+#: Folders never walked: version control internals and dependency trees, ignored or not.
+ALWAYS_SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", ".venv", "__pycache__"})
+
+#: Instruction files recognised at their usual places (workspace-relative globs).
+INSTRUCTION_GLOBS = (
+    "CLAUDE.md",
+    "CLAUDE.local.md",
+    "AGENTS.md",
+    "GEMINI.md",
+    ".cursorrules",
+    ".github/copilot-instructions.md",
+    ".github/instructions/*.instructions.md",
+    ".cursor/rules/*.mdc",
+    ".cursor/rules/*.md",
+    "memory-bank/*.md",
+    ".claude/CLAUDE.md",
+    ".claude/**/MEMORY.md",
+)
+#: Instruction files that apply to their folder, found anywhere in the tree.
+NESTED_INSTRUCTION_NAMES = frozenset({"CLAUDE.md", "AGENTS.md"})
+
+DEFAULT_MAX_FILE_BYTES = 1024 * 1024
+
+
+class WorkspaceNotFound(Exception):
+    """No workspace root above the starting folder."""
+
+
+class PathOutsideRoot(ValueError):
+    """A path that would leave the workspace root (absolute, ``..``, or a symlink pointing out)."""
+
+
+def find_root(start: Path | None = None) -> Path:
+    """Find the workspace root the way git finds a repository: the nearest folder, from ``start`` up,
+    holding ``.lore/`` or ``.lean-spec/``; failing that, the nearest holding ``.git``."""
+    here = (start or Path.cwd()).resolve()
+    chain = [here, *here.parents]
+    for folder in chain:
+        if (folder / ".lore").is_dir() or (folder / ".lean-spec").is_dir():
+            return folder
+    for folder in chain:
+        if (folder / ".git").exists():
+            return folder
+    raise WorkspaceNotFound(f"no Lorekeeper workspace found in {here} or any parent (run `lore init`)")
+
+
+def store_dir(root: Path) -> Path:
+    """The store: ``.lean-spec/memory/`` when that exists (LeanSpec's layout), else ``.lore/memory/``."""
+    lean = root / ".lean-spec" / "memory"
+    return lean if lean.is_dir() else root / ".lore" / "memory"
+
+
+def rel(root: Path, path: Path) -> str:
+    """Workspace-relative POSIX path."""
+    return path.relative_to(root).as_posix()
+
+
+def resolve_inside(root: Path, ref_path: str, base: str = "") -> Path:
+    """Resolve a path named by a memory (relative to ``base``, a workspace-relative folder) and refuse it
+    unless it stays inside ``root``. Symlinks are resolved before the check, so a link pointing outside
+    is refused too. Never reads the target."""
+    if not ref_path or "\x00" in ref_path:
+        raise PathOutsideRoot("empty or invalid path")
+    if ref_path.startswith("~"):
+        raise PathOutsideRoot(f"{ref_path!r} points into a home folder, outside the workspace")
+    pure = PurePosixPath(ref_path.replace("\\", "/"))
+    if pure.is_absolute() or (len(ref_path) > 1 and ref_path[1] == ":"):
+        raise PathOutsideRoot(f"{ref_path!r} is an absolute path; refs must be relative to the workspace")
+    root_real = Path(os.path.realpath(root))
+    candidate = root_real / base / pure
+    lexical = Path(os.path.normpath(candidate))
+    if not _is_within(lexical, root_real):
+        raise PathOutsideRoot(f"{ref_path!r} leaves the workspace root")
+    real = Path(os.path.realpath(lexical))
+    if not _is_within(real, root_real):
+        raise PathOutsideRoot(f"{ref_path!r} is a symlink that points outside the workspace root")
+    return lexical
+
+
+def _is_within(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+@dataclass
+class Config:
+    """Settings from ``.lore/config.toml`` (every key optional)."""
+
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    default_agent: str | None = None
+    problems: list[str] = field(default_factory=list)
+
+    @classmethod
+    def load(cls, root: Path) -> "Config":
+        cfg = cls()
+        path = root / ".lore" / "config.toml"
+        if not path.is_file():
+            return cfg
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            cfg.problems.append(f".lore/config.toml: {exc}; using defaults")
+            return cfg
+        store = data.get("store", {})
+        cfg.max_file_bytes = _int_setting(cfg, store, "max_file_bytes", cfg.max_file_bytes)
+        agent = store.get("default_agent")
+        cfg.default_agent = agent if isinstance(agent, str) else None
+        return cfg
+
+
+def _int_setting(cfg: Config, table: dict[str, Any], key: str, default: int) -> int:
+    value = table.get(key, default)
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    cfg.problems.append(f".lore/config.toml: {key} must be a positive integer, got {value!r}; using {default}")
+    return default
+
+
+class Workspace:
+    """A workspace root with its store folder and configuration."""
+
+    def __init__(self, root: Path):
+        self.root = Path(os.path.realpath(root))
+        self.store = store_dir(self.root)
+        self.config = Config.load(self.root)
+        self._git_times: dict[str, datetime] | None = None
+
+    @classmethod
+    def discover(cls, start: Path | None = None) -> "Workspace":
+        return cls(find_root(start))
+
+    @property
+    def entries_dir(self) -> Path:
+        return self.store / "entries"
+
+    @property
+    def log_dir(self) -> Path:
+        return self.store / "log"
+
+    def rel(self, path: Path) -> str:
+        return rel(self.root, path)
+
+    # -- discovery -------------------------------------------------------------------------------
+
+    def walk(self) -> Iterator[Path]:
+        """Every file of the workspace that git would not ignore (nested ``.gitignore`` files and
+        ``.git/info/exclude`` honoured), without following symlinked folders."""
+        specs: list[tuple[str, pathspec.PathSpec]] = []
+        exclude = self.root / ".git" / "info" / "exclude"
+        if exclude.is_file():
+            specs.append(("", _read_ignore(exclude)))
+        yield from self._walk(self.root, specs)
+
+    def _walk(self, folder: Path, specs: list[tuple[str, pathspec.PathSpec]]) -> Iterator[Path]:
+        ignore_file = folder / ".gitignore"
+        if ignore_file.is_file():
+            specs = [*specs, (rel(self.root, folder) if folder != self.root else "", _read_ignore(ignore_file))]
+        try:
+            children = sorted(os.scandir(folder), key=lambda d: d.name)
+        except OSError:
+            return
+        for child in children:
+            path = Path(child.path)
+            relpath = rel(self.root, path)
+            is_dir = child.is_dir(follow_symlinks=False)
+            if is_dir and child.name in ALWAYS_SKIPPED_DIRS:
+                continue
+            if _ignored(relpath, is_dir, specs):
+                continue
+            if is_dir:
+                yield from self._walk(path, specs)
+            elif child.is_file(follow_symlinks=False) or child.is_symlink():
+                yield path
+
+    def memory_files(self) -> dict[str, list[Path]]:
+        """The memory files of the workspace by format: native entries, MIF files, instruction files.
+
+        The store folder is always read, even when ``.gitignore`` lists it."""
+        entries: list[Path] = []
+        if self.entries_dir.is_dir():
+            entries = sorted(p for p in self.entries_dir.iterdir() if p.suffix == ".json" and not p.is_dir())
+        mif: set[Path] = set()
+        instructions: set[Path] = set()
+        usual = pathspec.GitIgnoreSpec.from_lines(INSTRUCTION_GLOBS)
+        store_prefix = self.rel(self.store) + "/" if _is_within(self.store, self.root) else None
+        for path in self.walk():
+            relpath = self.rel(path)
+            if store_prefix and relpath.startswith(store_prefix) and not relpath.endswith(".memory.md"):
+                continue  # the store's own files: entries are read above; log/, index.md are ours
+            if path.name.endswith(".memory.md"):
+                mif.add(path)
+            elif path.name in NESTED_INSTRUCTION_NAMES or usual.match_file(relpath):
+                instructions.add(path)
+        if self.store.is_dir():
+            mif.update(p for p in self.store.rglob("*.memory.md") if p.is_file())
+        return {"entry": entries, "mif": sorted(mif), "instruction": sorted(instructions)}
+
+    # -- time of files ---------------------------------------------------------------------------
+
+    def created_time(self, path: Path) -> tuple[datetime, str]:
+        """When a file was created: the time of the commit that added it, else its modification time."""
+        if self._git_times is None:
+            self._git_times = _git_add_times(self.root)
+        when = self._git_times.get(self.rel(path))
+        if when is not None:
+            return when, "git"
+        return datetime.fromtimestamp(path.stat().st_mtime, tz=timezone.utc), "mtime"
+
+
+def _read_ignore(path: Path) -> pathspec.PathSpec:
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        lines = []
+    return pathspec.GitIgnoreSpec.from_lines(lines)
+
+
+def _ignored(relpath: str, is_dir: bool, specs: list[tuple[str, pathspec.PathSpec]]) -> bool:
+    ignored = False
+    for base, spec in specs:
+        sub = relpath[len(base) + 1 :] if base else relpath
+        if base and not relpath.startswith(base + "/"):
+            continue
+        candidate = sub + "/" if is_dir else sub
+        result = spec.check_file(candidate)
+        if result.include is not None:
+            ignored = result.include
+    return ignored
+
+
+def _git_add_times(root: Path) -> dict[str, datetime]:
+    """Map each file git knows to the commit time that first added it, in one ``git log`` call."""
+    if not (root / ".git").exists():
+        return {}
+    try:
+        proc = subprocess.run(
+            ["git", "-C", str(root), "-c", "core.quotePath=false", "log", "--diff-filter=A", "--format=%x00%cI", "--name-only", "--no-renames"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    if proc.returncode != 0:
+        return {}
+    times: dict[str, datetime] = {}
+    current: datetime | None = None
+    for line in proc.stdout.splitlines():
+        if line.startswith("\x00"):
+            try:
+                current = datetime.fromisoformat(line[1:].strip())
+            except ValueError:
+                current = None
+        elif line and current is not None:
+            times[line] = current  # git log is newest first; the oldest add wins
+    return times

@@ -1,0 +1,99 @@
+"""Instruction files: discovery at the usual places and nested, .gitignore respected, one entry per
+bullet / paragraph / block with exact line ranges, edits that keep the rest of the file intact."""
+
+from __future__ import annotations
+
+from conftest import Tree
+
+from lorekeeper.store.instructions import parse_instructions, replace_lines
+from lorekeeper.workspace import Workspace
+
+CLAUDE = """\
+# Project
+
+Intro paragraph
+on two lines.
+
+## Testing
+
+- Run `pnpm test:e2e` before pushing.
+  It needs docker running.
+- Use vitest
+  - mocks live in `test/mocks/`
+  - never mock the database
+
+1. First numbered step
+2. Second numbered step
+
+```bash
+pnpm dev
+```
+
+| Command | What |
+|---|---|
+| make db | starts db |
+"""
+
+
+def test_parse_gives_one_entry_per_bullet_paragraph_and_block() -> None:
+    got = [(start, end, kind, content, section) for start, end, kind, content, section in parse_instructions(CLAUDE, "CLAUDE.md")]
+    assert got == [
+        (3, 4, "paragraph", "Intro paragraph\non two lines.", "Project"),
+        (8, 9, "bullet", "Run `pnpm test:e2e` before pushing.\nIt needs docker running.", "Project > Testing"),
+        (10, 10, "bullet", "Use vitest", "Project > Testing"),
+        (11, 11, "bullet", "mocks live in `test/mocks/`", "Project > Testing"),
+        (12, 12, "bullet", "never mock the database", "Project > Testing"),
+        (14, 14, "bullet", "First numbered step", "Project > Testing"),
+        (15, 15, "bullet", "Second numbered step", "Project > Testing"),
+        (17, 19, "code", "pnpm dev", "Project > Testing"),
+        (21, 23, "table", "| Command | What |\n|---|---|\n| make db | starts db |", "Project > Testing"),
+    ]
+
+
+def test_cursor_rule_front_matter_is_not_an_entry() -> None:
+    text = "---\ndescription: testing\nglobs: ['src/**']\n---\n\n- Tests sit next to code.\n"
+    assert [(s, e, c) for s, e, _, c, _ in parse_instructions(text, ".cursor/rules/t.mdc")] == [(6, 6, "Tests sit next to code.")]
+
+
+def test_discovery_covers_usual_places_nested_files_and_respects_gitignore(tree: Tree) -> None:
+    for path in ("CLAUDE.md", "AGENTS.md", ".github/copilot-instructions.md", ".cursor/rules/style.mdc",
+                 "memory-bank/activeContext.md", ".claude/projects/x/memory/MEMORY.md", "packages/api/AGENTS.md",
+                 "packages/web/src/CLAUDE.md", "build/CLAUDE.md", "node_modules/pkg/CLAUDE.md",
+                 "docs/README.md", "vendor/AGENTS.md", "vendor/keep/AGENTS.md", "notes/x.memory.md"):
+        tree.write(path, "- a fact\n" if not path.endswith(".memory.md") else "---\nid: m\n---\nbody\n")
+    tree.write(".gitignore", "build/\n")
+    tree.write("vendor/.gitignore", "AGENTS.md\n!keep/AGENTS.md\n")
+    files = Workspace(tree.root).memory_files()
+    found = sorted(p.relative_to(tree.root).as_posix() for p in files["instruction"])
+    assert found == [".claude/projects/x/memory/MEMORY.md", ".cursor/rules/style.mdc", ".github/copilot-instructions.md",
+                     "AGENTS.md", "CLAUDE.md", "memory-bank/activeContext.md", "packages/api/AGENTS.md",
+                     "packages/web/src/CLAUDE.md", "vendor/keep/AGENTS.md"]
+    assert [p.name for p in files["mif"]] == ["x.memory.md"]
+
+
+def test_instruction_entries_know_their_file_and_lines(tree: Tree) -> None:
+    tree.write("packages/api/AGENTS.md", "# API\n\n- Handlers live in `routes/`.\n- Validate with zod.\n")
+    store = tree.store()
+    assert [(e.id, e.location.start_line, e.location.end_line, e.format) for e in store.entries] == [
+        ("packages/api/AGENTS.md:3", 3, 3, "instruction"),
+        ("packages/api/AGENTS.md:4", 4, 4, "instruction"),
+    ]
+    assert store.find("packages/api/AGENTS.md:4")[0].content == "Validate with zod."
+
+
+def test_replacing_an_entry_keeps_everything_else_byte_for_byte(tree: Tree) -> None:
+    text = CLAUDE.replace("\n", "\r\n")
+    path = tree.write("CLAUDE.md", text.encode())
+    store = tree.store()
+    [entry] = store.find("CLAUDE.md:8")
+    change = store.change_for(entry, {"content": "- Run `pnpm test` before pushing."})
+    after = change.after.decode()
+    assert change.before == path.read_bytes()
+    assert after == text.replace("- Run `pnpm test:e2e` before pushing.\r\n  It needs docker running.\r\n",
+                                 "- Run `pnpm test` before pushing.\r\n")
+
+
+def test_replace_lines_edges() -> None:
+    assert replace_lines("a\nb\nc", 3, 3, "z") == "a\nb\nz"
+    assert replace_lines("a\nb\nc\n", 2, 2, None) == "a\nc\n"
+    assert replace_lines("a\nb\n", 1, 1, "x\ny") == "x\ny\nb\n"
