@@ -467,6 +467,156 @@ def validate(ctx: typer.Context, as_json: bool = JsonOption) -> None:
         raise typer.Exit(PROBLEMS)
 
 
+@app.command("check-stale")
+def check_stale(
+    ctx: typer.Context,
+    paths: list[str] = typer.Argument(None, help="Only the memory files (or folders of them) given."),
+    mark: bool = typer.Option(False, "--mark", help="Record stale_reason on entries with errors (journaled, undoable)."),
+    as_json: bool = JsonOption,
+) -> None:
+    """Report memories whose references the code made false: deleted or moved files, removed symbols,
+    scripts and targets, a contradicted package manager, code changed since verified. Exit 1 on errors."""
+    from .staleness import check_workspace, mark_stale
+
+    ws = _workspace(ctx)
+    findings, checker = check_workspace(ws, [_memory_path(ws, p) for p in paths or []])
+    marked: list[Record] = []
+    unmarked: list[Entry] = []
+    if mark:
+        try:
+            marked, unmarked = mark_stale(checker.store, findings, _journal(ws))
+        except Refused as exc:
+            _fail(str(exc), REFUSED)
+    errors = sum(f.severity == Severity.error for f in findings)
+    if as_json:
+        data: dict[str, Any] = {"findings": [_finding_json(f) for f in findings]}
+        if mark:
+            data["marked"] = [r.entries[0] for r in marked]
+            data["operations"] = [r.id for r in marked]
+        _emit(data)
+    else:
+        for finding in findings:
+            out.print(f"{escape(finding.source)}:{finding.line or 1}: [{_SEVERITY_STYLE[finding.severity]}]"
+                      f"{finding.severity.value}[/]: {escape(finding.message)} [dim]({finding.kind})[/]")
+            if finding.fix and finding.fix.get("new"):
+                out.print(f"    [green]fix:[/] use `{escape(str(finding.fix['new']))}`")
+        checked = len(checker.checked)
+        if findings:
+            out.print(f"[dim]{_count(checked, 'memory', 'memories')} checked: {errors} error(s), "
+                      f"{len(findings) - errors} other finding(s)[/]")
+        else:
+            out.print(f"[green]{_count(checked, 'memory', 'memories')} checked: every reference holds[/]")
+        if mark:
+            out.print(f"marked {_count(len(marked), 'entry', 'entries')} stale"
+                      + (f"; {len(unmarked)} instruction-file entr{'y' if len(unmarked) == 1 else 'ies'} left as written"
+                         if unmarked else "") + " (`lore review` walks through them)")
+    if errors:
+        raise typer.Exit(PROBLEMS)
+
+
+def _memory_path(ws: Workspace, path: str) -> str:
+    """A PATH argument as a workspace-relative path (it may be given relative to the current folder)."""
+    full = (Path.cwd() / path).resolve()
+    try:
+        return full.relative_to(ws.root).as_posix()
+    except ValueError:
+        return path
+
+
+def _finding_json(finding: Finding) -> dict[str, Any]:
+    return {"entry": finding.entry, "source": finding.source, "line": finding.line, "kind": finding.kind,
+            "severity": finding.severity.value, "message": finding.message, "ref": finding.ref, "fix": finding.fix}
+
+
+@app.command()
+def verify(
+    ctx: typer.Context,
+    keys: list[str] = typer.Argument(None, help="Entries to verify (ids, id starts, or FILE:LINE)."),
+    all_entries: bool = typer.Option(False, "--all", help="Verify every live entry."),
+    as_json: bool = JsonOption,
+) -> None:
+    """Record that memories were checked: fingerprints of what each references (a symbol's body, a
+    script's command, a file's content) and the time. Later changes show as "changed since verified"."""
+    from .staleness import StalenessChecker, verify_entries
+
+    if bool(keys) == all_entries:
+        _fail("give entry ids or --all (not both)", USAGE)
+    ws = _workspace(ctx)
+    store = _load(ws, quiet_findings=as_json)
+    entries = store.live() if all_entries else [_pick(store, key) for key in keys]
+    checker = StalenessChecker(ws, store)
+    try:
+        records = verify_entries(checker, entries, _journal(ws))
+    except Refused as exc:
+        _fail(str(exc), REFUSED)
+        return
+    checker.save()
+    if as_json:
+        _emit({"verified": [e.id for e in entries], "operations": [r.id for r in records]})
+        return
+    out.print(f"[green]verified[/] {_count(len(entries), 'entry', 'entries')} "
+              f"[dim]({_count(len(records), 'operation', 'operations')}; `lore undo --last` reverses)[/]")
+
+
+_REVIEW_CHOICES = {"k": "keep (re-verify)", "u": "update the reference", "a": "archive", "s": "skip", "q": "quit"}
+
+
+@app.command()
+def review(ctx: typer.Context) -> None:
+    """Walk through stale memories (marked or found now): keep and re-verify, update the reference to
+    its new place, or archive. Each choice is journaled and undoable."""
+    from .staleness import StalenessChecker, apply_fix, archive_entry, check_workspace, verify_entries
+
+    ws = _workspace(ctx)
+    findings, checker = check_workspace(ws)
+    store = checker.store
+    journal = _journal(ws)
+    by_entry: dict[str, list[Finding]] = {}
+    for finding in findings:
+        if finding.severity != Severity.info and finding.entry:
+            by_entry.setdefault(finding.entry, []).append(finding)
+    for entry in store.live():
+        if entry.stale_reason and entry.id not in by_entry:
+            by_entry[entry.id] = [Finding(kind="marked-stale", severity=Severity.warning, message=entry.stale_reason,
+                                          source=entry.location.path, line=entry.location.start_line, entry=entry.id)]
+    if not by_entry:
+        out.print("[green]nothing to review: no stale or marked memories[/]")
+        return
+    ids = store.by_id()
+    done = 0
+    for number, (entry_id, found) in enumerate(by_entry.items(), 1):
+        entry = ids[entry_id]
+        out.print(f"\n[bold]{number}/{len(by_entry)}[/] {_entry_line(entry)}")
+        for finding in found:
+            out.print(f"  [{_SEVERITY_STYLE[finding.severity]}]{finding.severity.value}[/]: {escape(finding.message)}")
+        fixable = next((f for f in found if f.fix and f.fix.get("action") in ("replace-ref", "replace-text")), None)
+        options = [c for c in _REVIEW_CHOICES if c != "u" or fixable]
+        if entry.format == "instruction":
+            options = [c for c in options if c != "a"]
+        prompt = ", ".join(f"[{c}] {_REVIEW_CHOICES[c]}" for c in options)
+        choice = typer.prompt(prompt, default="s").strip().lower()[:1]
+        while choice not in options:
+            choice = typer.prompt(f"choose one of {'/'.join(options)}", default="s").strip().lower()[:1]
+        try:
+            if choice == "q":
+                break
+            if choice == "k":
+                verify_entries(StalenessChecker(ws, store), [entry], journal)
+                out.print("  [green]kept and verified[/]")
+            elif choice == "u" and fixable is not None:
+                record = apply_fix(store, entry, fixable, journal)
+                out.print(f"  [green]updated[/] ({record.id})" if record else "  [yellow]nothing to change[/]")
+            elif choice == "a":
+                archive_entry(store, entry, journal, reason="; ".join(f.message for f in found))
+                out.print("  [green]archived[/]")
+            else:
+                continue
+            done += 1
+        except (Refused, ValueError) as exc:
+            err.print(f"  [red]refused:[/] {escape(str(exc))}")
+    out.print(f"\n[dim]{_count(done, 'change', 'changes')} made; `lore log` lists them, `lore undo --last` reverses them[/]")
+
+
 def main() -> None:
     """Entry point of the ``lore`` console script."""
     app()

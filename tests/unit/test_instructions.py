@@ -45,7 +45,7 @@ def test_parse_gives_one_entry_per_bullet_paragraph_and_block() -> None:
         (12, 12, "bullet", "never mock the database", "Project > Testing"),
         (14, 14, "bullet", "First numbered step", "Project > Testing"),
         (15, 15, "bullet", "Second numbered step", "Project > Testing"),
-        (17, 19, "code", "pnpm dev", "Project > Testing"),
+        (17, 19, "code", "```bash\npnpm dev\n```", "Project > Testing"),
         (21, 23, "table", "| Command | What |\n|---|---|\n| make db | starts db |", "Project > Testing"),
     ]
 

@@ -65,7 +65,8 @@ def parse_instructions(text: str, relpath: str) -> list[tuple[int, int, str, str
             if body:
                 first, last, chunk = body
                 kind = _BLOCKS[tok.type]
-                content = tok.content if kind == "code" else "\n".join(c.strip() for c in chunk)
+                # Code blocks keep their fences (and so their language) for reference extraction.
+                content = "\n".join(chunk) if kind == "code" else "\n".join(c.strip() for c in chunk)
                 if kind == "paragraph":
                     content = content.strip()
                 out.append((first + 1, last + 1, kind, content.rstrip("\n"), _section(headings)))

@@ -1,0 +1,1 @@
+"""References from memories to code: extraction, the workspace code index, git history."""

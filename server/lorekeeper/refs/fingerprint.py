@@ -1,0 +1,245 @@
+"""Fingerprints: content hashes of exactly what a memory is about — a symbol's body, a script's command,
+a make target's recipe, a config key's value, a file — so that an unrelated edit elsewhere in the same
+file does not flag the memory.
+
+Baselines come from ``lore verify`` (the ``verified`` time and ``fingerprints`` of an entry, or
+``<store>/verified.json`` for instruction-file entries, keyed by their text so they survive moving lines)
+or, for instruction lines never verified, from git: the state of the code when the line was last
+changed (``git blame``)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import tomllib
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Callable
+
+from ..model import Entry
+from ..text import normalize
+from ..workspace import Workspace
+from .extract import Reference
+from .history import Commit, GitHistory
+from .symbols import file_symbols, language_of
+
+if TYPE_CHECKING:
+    from .index import CodeIndex
+
+Reader = Callable[[str], "bytes | None"]
+SPECIFIC_KINDS = frozenset({"symbol", "script", "make", "just", "console"})
+
+
+def _hash(data: bytes | str) -> str:
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    return "sha256:" + hashlib.sha256(raw).hexdigest()[:16]
+
+
+class Fingerprinter:
+    def __init__(self, index: "CodeIndex", history: GitHistory):
+        self.index = index
+        self.history = history
+        self._shown: dict[tuple[str, str], bytes | None] = {}
+        self._blame: dict[str, list[tuple[str, int]] | None] = {}
+
+    # -- current ---------------------------------------------------------------------------------
+
+    def fingerprint(self, ref: Reference, base: str) -> str | None:
+        """The fingerprint of what ``ref`` names, today (``None`` if it does not resolve)."""
+        return self._fingerprint(ref, base, self.index.read, current=True)
+
+    def fingerprint_at(self, ref: Reference, base: str, commit: str) -> str | None:
+        """The same fingerprint at a past commit."""
+        return self._fingerprint(ref, base, lambda path: self._show(commit, path), current=False)
+
+    def _fingerprint(self, ref: Reference, base: str, read: Reader, current: bool) -> str | None:
+        if ref.kind == "path":
+            path = self.index.resolve(ref.target, base)
+            if path is None:
+                return None
+            if path.endswith("/") or path in self.index.dirs:
+                if not current:
+                    return None
+                prefix = path.rstrip("/") + "/"
+                return _hash("\n".join(sorted(p for p in self.index.files if p.startswith(prefix))))
+            data = read(path)
+            return _hash(data) if data is not None else None
+        if ref.kind == "symbol":
+            files = [self.index.resolve(ref.file, base)] if ref.file else self.index.where_defined(ref.target)[:1]
+            if not files or files[0] is None:
+                return None
+            path = files[0]
+            data = read(path)
+            if data is None:
+                return None
+            if path.endswith((".json", ".toml")):
+                value = _config_value(path, data, ref.target)
+                return _hash(json.dumps(value, sort_keys=True, default=str)) if value is not None else None
+            if language_of(path) is None:
+                return None
+            span = file_symbols(path, data).definitions.get(ref.target)
+            return _hash(b"\n".join(data.splitlines()[span[0] - 1 : span[1]])) if span else None
+        if ref.kind in ("script", "console"):
+            manifest = self.index.package_json(base) if ref.kind == "script" else self.index.pyproject(base)
+            if manifest is None:
+                return None
+            data = read(manifest.path)
+            if data is None:
+                return None
+            table = "scripts" if ref.kind == "script" else "project.scripts"
+            value = _config_value(manifest.path, data, f"{table}.{ref.target}")
+            return _hash(str(value)) if value is not None else None
+        if ref.kind in ("make", "just"):
+            manifest = self.index.makefile(base) if ref.kind == "make" else self.index.justfile(base)
+            if manifest is None:
+                return None
+            data = read(manifest.path)
+            if data is None:
+                return None
+            from .index import _JUST_RECIPE, _MAKE_TARGET, _blocks  # noqa: PLC0415
+
+            pattern = _MAKE_TARGET if ref.kind == "make" else _JUST_RECIPE
+            span = _blocks(data.decode("utf-8", "replace"), pattern, ref.kind == "make").get(ref.target)
+            return _hash(b"\n".join(data.splitlines()[span[0] - 1 : span[1]])) if span else None
+        if ref.kind == "package-manager":
+            declared, locks = self.index.package_managers(base)
+            return _hash(f"{declared}|{','.join(sorted(locks))}") if current else None
+        return None
+
+    def config_value(self, path: str, dotted: str) -> Any:
+        data = self.index.read(path)
+        return _config_value(path, data, dotted) if data is not None else None
+
+    # -- git baseline ----------------------------------------------------------------------------
+
+    def _show(self, commit: str, path: str) -> bytes | None:
+        key = (commit, path)
+        if key not in self._shown:
+            try:
+                proc = subprocess.run(["git", "-C", str(self.index.ws.root), "show", f"{commit}:{path}"],
+                                      capture_output=True, timeout=60, check=False)
+                self._shown[key] = proc.stdout if proc.returncode == 0 else None
+            except (OSError, subprocess.SubprocessError):
+                self._shown[key] = None
+        return self._shown[key]
+
+    def last_change(self, path: str, start: int, end: int) -> Commit | None:
+        """The newest commit among lines ``start..end`` of a file (``None`` if any is uncommitted)."""
+        if path not in self._blame:
+            self._blame[path] = self._run_blame(path)
+        lines = self._blame[path]
+        if not lines or end > len(lines):
+            return None
+        chosen = lines[start - 1 : end]
+        if any(sha.strip("0") == "" for sha, _ in chosen):
+            return None
+        sha, _ = max(chosen, key=lambda item: item[1])
+        return self.history.commit(sha)
+
+    def _run_blame(self, path: str) -> list[tuple[str, int]] | None:
+        try:
+            proc = subprocess.run(["git", "-C", str(self.index.ws.root), "blame", "--porcelain", "--", path],
+                                  capture_output=True, text=True, timeout=60, check=False)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        if proc.returncode != 0:
+            return None
+        times: dict[str, int] = {}
+        lines: list[tuple[str, int]] = []
+        current = ""
+        for line in proc.stdout.splitlines():
+            if line.startswith("\t"):
+                lines.append((current, times.get(current, 0)))
+            elif len(line) > 40 and line[40:41] == " " and all(c in "0123456789abcdef" for c in line[:40]):
+                current = line[:40]
+            elif line.startswith("committer-time "):
+                times[current] = int(line.split()[1])
+        return lines
+
+    def blame_baseline(self, entry: Entry, refs: list[Reference], base: str) -> tuple[str, dict[str, str]] | None:
+        """For an instruction line never verified: the fingerprints of its specific references (symbols,
+        scripts, targets) as they were when the line was last changed."""
+        if entry.format != "instruction" or not self.history.available:
+            return None
+        specific = [r for r in refs if r.kind in SPECIFIC_KINDS]
+        if not specific:
+            return None
+        commit = self.last_change(entry.location.path, entry.location.start_line, entry.location.end_line)
+        if commit is None:
+            return None
+        recorded = {}
+        for ref in specific:
+            fingerprint = self.fingerprint_at(ref, base, commit.sha)
+            if fingerprint is not None:
+                recorded[ref.label()] = fingerprint
+        return f"written ({commit.describe()})", recorded
+
+
+def _config_value(path: str, data: bytes, dotted: str) -> Any:
+    """The value at a dotted key path in a JSON or TOML file (``scripts.test``), or ``None``."""
+    try:
+        if path.endswith(".toml"):
+            node: Any = tomllib.loads(data.decode("utf-8"))
+        else:
+            node = json.loads(data.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        return None
+    parts = dotted.split(".")
+    i = 0
+    while i < len(parts):
+        if not isinstance(node, dict):
+            return None
+        # Keys may themselves hold dots or colons ("test:e2e", "project.scripts"): take the longest match.
+        for j in range(len(parts), i, -1):
+            key = ".".join(parts[i:j])
+            if key in node:
+                node, i = node[key], j
+                break
+        else:
+            return None
+    return node
+
+
+class Verifications:
+    """Recorded verifications: entry fields for entry and MIF files; ``<store>/verified.json`` for
+    instruction-file entries, keyed by file and normalised text."""
+
+    FILE = "verified.json"
+
+    def __init__(self, ws: Workspace, sidecar: dict[str, Any]):
+        self.ws = ws
+        self.sidecar = sidecar
+
+    @classmethod
+    def load(cls, ws: Workspace) -> "Verifications":
+        path = ws.store / cls.FILE
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            entries = data.get("entries", {}) if isinstance(data, dict) else {}
+        except (OSError, ValueError):
+            entries = {}
+        return cls(ws, entries if isinstance(entries, dict) else {})
+
+    @staticmethod
+    def key(entry: Entry) -> str:
+        return f"{entry.location.path}::{hashlib.sha1(normalize(entry.content).encode()).hexdigest()[:16]}"
+
+    def baseline(self, entry: Entry) -> tuple[str, dict[str, str]] | None:
+        if entry.format == "instruction":
+            record = self.sidecar.get(self.key(entry))
+            if not isinstance(record, dict):
+                return None
+            when, prints = record.get("verified"), record.get("fingerprints")
+        else:
+            when = entry.verified.isoformat() if entry.verified else None
+            prints = entry.raw.get("fingerprints") if isinstance(entry.raw.get("fingerprints"), dict) else None
+            if prints is None:
+                explicit = {r.label() if not r.symbol else r.path: r.hash for r in entry.refs if r.hash}
+                prints = explicit or None
+        if not when or not isinstance(prints, dict):
+            return None
+        try:
+            day = datetime.fromisoformat(str(when).replace("Z", "+00:00")).strftime("%Y-%m-%d")
+        except ValueError:
+            day = str(when)
+        return f"verified on {day}", {str(k): str(v) for k, v in prints.items()}

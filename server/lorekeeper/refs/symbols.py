@@ -1,0 +1,147 @@
+"""Which symbols a code file defines, and which identifiers it mentions.
+
+Python goes through ``ast``; JavaScript, TypeScript, Go, Rust and Java through tree-sitter grammars.
+A definition is recorded under its own name and qualified by its container (``StripeClient.createCharge``,
+``Server.Start`` for a Go method, ``A.go`` for a method in ``impl A``), with its line range so that a
+fingerprint can cover the symbol's body only."""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Callable
+
+_IDENT = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*")
+
+
+@dataclass
+class FileSymbols:
+    """Definitions (qualified and plain name -> 1-based (start, end) lines) and every identifier used."""
+
+    definitions: dict[str, tuple[int, int]] = field(default_factory=dict)
+    identifiers: set[str] = field(default_factory=set)
+
+    def add(self, names: list[str], start: int, end: int) -> None:
+        for i in range(len(names)):
+            self.definitions.setdefault(".".join(names[i:]), (start, end))
+
+
+LANGUAGES = {
+    ".py": "python", ".pyi": "python",
+    ".js": "javascript", ".jsx": "javascript", ".mjs": "javascript", ".cjs": "javascript",
+    ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
+    ".go": "go", ".rs": "rust", ".java": "java",
+}
+
+
+def language_of(path: str) -> str | None:
+    dot = path.rfind(".")
+    return LANGUAGES.get(path[dot:].lower()) if dot >= 0 else None
+
+
+def file_symbols(path: str, data: bytes) -> FileSymbols:
+    """Parse one file; an unparsable file yields its identifiers only (never an exception)."""
+    symbols = FileSymbols(identifiers={m.decode("ascii") for m in _IDENT.findall(data)})
+    lang = language_of(path)
+    if lang == "python":
+        _python(data, symbols)
+    elif lang is not None:
+        _tree_sitter(lang, data, symbols)
+    return symbols
+
+
+def _python(data: bytes, symbols: FileSymbols) -> None:
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError):
+        return
+
+    def visit(node: ast.AST, scope: list[str]) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names = [*scope, child.name]
+                symbols.add(names, child.lineno, child.end_lineno or child.lineno)
+                visit(child, names if isinstance(child, ast.ClassDef) else scope)
+            elif isinstance(child, (ast.Assign, ast.AnnAssign)) and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                targets = child.targets if isinstance(child, ast.Assign) else [child.target]
+                for target in targets:
+                    if isinstance(target, ast.Name):
+                        symbols.add([*scope, target.id], child.lineno, child.end_lineno or child.lineno)
+            elif isinstance(child, (ast.If, ast.Try, ast.With)):
+                visit(child, scope)
+
+    visit(tree, [])
+
+
+# Node types that define a name (its ``name`` field), and those that open a scope for their children.
+_DEFINES = {
+    "function_declaration", "generator_function_declaration", "class_declaration", "abstract_class_declaration",
+    "method_definition", "interface_declaration", "type_alias_declaration", "enum_declaration",
+    "variable_declarator", "public_field_definition", "method_signature",
+    "type_spec", "method_declaration", "const_spec", "var_spec",
+    "function_item", "struct_item", "enum_item", "trait_item", "const_item", "static_item", "mod_item",
+    "type_item", "macro_definition", "union_item",
+    "record_declaration", "constructor_declaration", "field_declaration",
+}
+_SCOPES = {"class_declaration", "abstract_class_declaration", "interface_declaration", "struct_item", "enum_item",
+           "trait_item", "mod_item", "record_declaration", "enum_declaration"}
+_BODIES = {"statement_block", "function_body", "block"}  # locals inside functions are not definitions
+
+
+@lru_cache(maxsize=None)
+def _parser(lang: str) -> Any:
+    from tree_sitter import Language, Parser
+
+    loaders: dict[str, Callable[[], Any]] = {
+        "javascript": lambda: __import__("tree_sitter_javascript").language(),
+        "typescript": lambda: __import__("tree_sitter_typescript").language_typescript(),
+        "tsx": lambda: __import__("tree_sitter_typescript").language_tsx(),
+        "go": lambda: __import__("tree_sitter_go").language(),
+        "rust": lambda: __import__("tree_sitter_rust").language(),
+        "java": lambda: __import__("tree_sitter_java").language(),
+    }
+    return Parser(Language(loaders[lang]()))
+
+
+def _tree_sitter(lang: str, data: bytes, symbols: FileSymbols) -> None:
+    try:
+        tree = _parser(lang).parse(data)
+    except Exception:  # a grammar that fails to load or parse leaves identifiers only
+        return
+    stack: list[tuple[Any, list[str]]] = [(tree.root_node, [])]
+    while stack:
+        node, scope = stack.pop()
+        child_scope = scope
+        kind = node.type
+        if kind in _DEFINES:
+            name_node = node.child_by_field_name("name")
+            if kind == "field_declaration" and name_node is None:  # Java fields: name sits on the declarator
+                declarator = node.child_by_field_name("declarator")
+                name_node = declarator.child_by_field_name("name") if declarator is not None else None
+            if name_node is not None:
+                name = name_node.text.decode("utf-8", "replace")
+                names = [*scope, name]
+                if kind == "method_declaration" and lang == "go":
+                    receiver = _go_receiver(node)
+                    names = [receiver, name] if receiver else [name]
+                symbols.add(names, node.start_point[0] + 1, node.end_point[0] + 1)
+                if kind in _SCOPES:
+                    child_scope = names
+        elif kind == "impl_item":
+            type_node = node.child_by_field_name("type")
+            if type_node is not None:
+                child_scope = [*scope, type_node.text.decode("utf-8", "replace").split("<")[0]]
+        if kind in _BODIES and node.parent is not None and node.parent.type not in ("class_body",):
+            if node.parent.type not in ("program", "source_file", "declaration_list", "mod_item"):
+                continue
+        stack.extend((child, child_scope) for child in reversed(node.children))
+
+
+def _go_receiver(node: Any) -> str | None:
+    receiver = node.child_by_field_name("receiver")
+    if receiver is None:
+        return None
+    words = re.findall(rb"[A-Za-z_][A-Za-z0-9_]*", receiver.text.split(b"[")[0])
+    return words[-1].decode() if words else None  # "(s *Server)": the last word is the type
