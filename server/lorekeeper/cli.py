@@ -594,9 +594,13 @@ def review(ctx: typer.Context) -> None:
         if entry.format == "instruction":
             options = [c for c in options if c != "a"]
         prompt = ", ".join(f"[{c}] {_REVIEW_CHOICES[c]}" for c in options)
-        choice = typer.prompt(prompt, default="s").strip().lower()[:1]
-        while choice not in options:
-            choice = typer.prompt(f"choose one of {'/'.join(options)}", default="s").strip().lower()[:1]
+        try:
+            choice = typer.prompt(prompt, default="s").strip().lower()[:1]
+            while choice not in options:
+                choice = typer.prompt(f"choose one of {'/'.join(options)}", default="s").strip().lower()[:1]
+        except typer.Abort:  # end of input or Ctrl-C: stop, keeping what was done
+            out.print()
+            break
         try:
             if choice == "q":
                 break

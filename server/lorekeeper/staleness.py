@@ -216,10 +216,12 @@ class StalenessChecker:
                 return None
             if language_of(path) is None and not path.endswith((".json", ".toml")):
                 return None  # a file we cannot parse: do not guess
-            commits = self.history.pickaxe(ref.target.rsplit(".", 1)[-1], (path,))
+            name = ref.target.rsplit(".", 1)[-1]
+            commits = self.history.pickaxe(name, (path,))
             if commits:
+                when = self.history.removed_when(name, (path,), commits)
                 return self._finding(entry, ref, "stale-symbol", Severity.error,
-                                     f"`{ref.target}` is no longer defined in `{path}` (removed in {commits[0].describe()})")
+                                     f"`{ref.target}` is no longer defined in `{path}` ({when})")
             return self._finding(entry, ref, "unresolved-symbol", Severity.warning, f"`{ref.target}` is not defined in `{path}`")
         defined = self.index.where_defined(ref.target)
         if defined:
@@ -247,9 +249,10 @@ class StalenessChecker:
             last = ref.target.rsplit(".", 1)[-1]
             commits = self.history.pickaxe(last, _CODE_PATHSPECS) if self.history.available else []
             if commits:
+                when = self.history.removed_when(last, _CODE_PATHSPECS, commits)
                 result.findings.append(self._finding(
                     entry, ref, "stale-symbol", Severity.error,
-                    f"`{ref.target}` is no longer defined anywhere in the code (removed in {commits[0].describe()})"))
+                    f"`{ref.target}` is no longer defined anywhere in the code ({when})"))
             # A name that never occurred in the code is most likely a word about something external
             # (a config option, another tool's API): no finding, a clean workspace stays clean.
 
@@ -257,8 +260,8 @@ class StalenessChecker:
                           needle: str, never_severity: Severity | None) -> Finding | None:
         commits = self.history.pickaxe(needle, (manifest_path,))
         if commits:
-            return self._finding(entry, ref, kind, Severity.error,
-                                 f"{noun} is not defined in {manifest_path} (removed in {commits[0].describe()})")
+            when = self.history.removed_when(ref.target, (manifest_path,), commits)
+            return self._finding(entry, ref, kind, Severity.error, f"{noun} is not defined in {manifest_path} ({when})")
         if never_severity is None:
             return None
         return self._finding(entry, ref, kind if never_severity != Severity.info else "unresolved-" + kind.split("-", 1)[1],

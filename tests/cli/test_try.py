@@ -19,5 +19,11 @@ def test_scripts_try_shows_the_example_workspace(tmp_path) -> None:
     assert "src/payments/stripe.ts:StripeClient.createCharge  exists" in out
     assert "added " in out and "skipped: memory already says this" in out
     assert "undid " in out
+    assert "34 memories checked: every reference holds" in out  # before the refactor: clean
+    after = out.split("After a refactor")[1]
+    assert 'CLAUDE.md:10: error: script "test:e2e" is not defined in package.json (removed in ' in after
+    assert "`src/lib/logger.ts` was moved to `src/lib/log.ts`" in after and "fix: use `src/lib/log.ts`" in after
+    assert "`StripeClient.refund` is no longer defined" in after
+    assert "13 error(s)" in after
     work = next(tmp_path.glob("lorekeeper-try.*/acme-shop"))
     assert (work / ".git").is_dir() and list((work / ".lore/memory/log").glob("*.json"))

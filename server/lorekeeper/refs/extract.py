@@ -66,7 +66,7 @@ _TREE_LINE = re.compile(r"[├└│┬┼]|^\s*[|`]--|^\s*\+--")
 _NEGATED_BEFORE = re.compile(
     r"(?:\bnever|\bnot|n't|\bno|\bavoid|\binstead of|\brather than|\bno longer|\bformerly|\bold|\blegacy|\bdeprecated|"
     r"\bremoved|\bdeleted|\breplaced|\bwithout|\bif|\bunless|\bwhether|\bused to|\bwas|\bexcept)"
-    r"(?:\s+(?:use|using|import|importing|call|calling|run|running|the|a|an|any|in|from|with|edit|touch|add))?"
+    r"(?:\s+(?:use|using|import|importing|call|calling|run|running|the|a|an|any|in|from|with|edit|edits|touch|add|to|write|modify|commit)){0,2}"
     r"[\s,:(]*$",
     re.I,
 )

@@ -181,3 +181,17 @@ class GitHistory:
             full, date, subject = (out.split("\x00") + ["", ""])[:3]
             self._commits[sha] = Commit(full, date, subject)
         return self._commits[sha]
+
+    def in_head(self, term: str, pathspecs: tuple[str, ...]) -> bool:
+        """Whether the committed HEAD still contains ``term`` (as a whole word) in these paths: then a
+        term missing from the working tree was removed by uncommitted changes."""
+        if not self.available:
+            return False
+        out = self._git("grep", "-l", "-w", "-F", "-e", term, "HEAD", "--", *pathspecs)
+        return bool(out.strip())
+
+    def removed_when(self, term: str, pathspecs: tuple[str, ...], commits: list[Commit]) -> str:
+        """How a finding names the removal of a word: the commit, or the uncommitted changes."""
+        if self.in_head(term, pathspecs):
+            return f"removed in uncommitted changes; last committed in {commits[0].describe()}"
+        return f"removed in {commits[0].describe()}"

@@ -1,0 +1,328 @@
+"""Staleness on small git repositories built in tmp_path: each kind of finding, moved files, a clean
+workspace with no findings, the traps that are not references, fingerprints and incremental re-checks."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import REPO, Tree, git
+
+from lorekeeper.model import Severity
+from lorekeeper.staleness import StalenessChecker, apply_fix, check_workspace, mark_stale, verify_entries
+from lorekeeper.workspace import Workspace
+
+
+def commit(tree: Tree, message: str, date: str = "2026-03-01T12:00:00Z") -> str:
+    if not (tree.root / ".git").exists():
+        git(tree.root, "init", "-q", "-b", "main")
+    git(tree.root, "add", "-A")
+    git(tree.root, "commit", "-q", "-m", message, date=date)
+    return git(tree.root, "rev-parse", "--short=7", "HEAD").strip()
+
+
+def check(tree: Tree):
+    findings, checker = check_workspace(Workspace(tree.root))
+    return findings, checker
+
+
+def kinds(findings) -> list[tuple[str, str, str]]:
+    return [(f.source, f.kind, f.ref) for f in findings]
+
+
+def test_the_example_workspace_is_clean(tmp_path: Path) -> None:
+    work = tmp_path / "acme"
+    shutil.copytree(REPO / "examples" / "acme-shop", work)
+    git(work, "init", "-q")
+    git(work, "add", "-A")
+    git(work, "commit", "-q", "-m", "import")
+    findings, checker = check_workspace(Workspace(work))
+    assert findings == []
+    assert len(checker.checked) == 34
+
+
+def test_deleted_file_names_the_commit_that_removed_it(tree: Tree) -> None:
+    tree.write("server/sse.ts", "export function stream() {}\n")
+    tree.write("CLAUDE.md", "# Server\n\n- Streaming lives in `server/sse.ts`.\n")
+    commit(tree, "initial")
+    (tree.root / "server/sse.ts").unlink()
+    tree.write("server/index.ts", "export {}\n")
+    sha = commit(tree, "Decouple server from express", date="2026-01-16T09:00:00Z")
+    findings, _ = check(tree)
+    [finding] = findings
+    assert (finding.source, finding.line, finding.kind, finding.severity) == ("CLAUDE.md", 3, "stale-path", Severity.error)
+    assert finding.message == f"file `server/sse.ts` was deleted in {sha} on 2026-01-16: Decouple server from express"
+
+
+def test_moved_file_offers_the_new_path_and_the_fix_applies(tree: Tree) -> None:
+    tree.write("src/lib/logger.ts", "export const logger = console;\n")
+    tree.entry("l.json", {"id": "l", "content": "Log through src/lib/logger.ts only.",
+                          "refs": [{"path": "src/lib/logger.ts", "symbol": "logger"}]})
+    tree.write("CLAUDE.md", "- Use `src/lib/logger.ts` for logs.\n")
+    commit(tree, "initial")
+    git(tree.root, "mv", "src/lib/logger.ts", "src/lib/log.ts")
+    commit(tree, "Rename logger")
+    findings, checker = check(tree)
+    moved = [f for f in findings if f.kind == "moved-path"]
+    assert {f.source for f in moved} == {"CLAUDE.md", ".lore/memory/entries/l.json"}
+    assert all(f.fix == {"action": "replace-ref", "old": "src/lib/logger.ts", "new": "src/lib/log.ts"} for f in moved)
+    assert "was moved to `src/lib/log.ts`" in moved[0].message
+    for finding in moved:
+        entry = checker.store.by_id()[finding.entry]
+        assert apply_fix(checker.store, entry, finding, tree.journal()) is not None
+    assert (tree.root / "CLAUDE.md").read_text() == "- Use `src/lib/log.ts` for logs.\n"
+    data = json.loads((tree.root / ".lore/memory/entries/l.json").read_text())
+    assert data["content"] == "Log through src/lib/log.ts only."
+    assert data["refs"] == [{"path": "src/lib/log.ts", "symbol": "logger"}]
+    assert check(tree)[0] == []
+
+
+def test_moved_file_without_git_is_guessed_from_its_name(tree: Tree) -> None:
+    tree.write("src/util/dates.py", "def parse(): pass\n")
+    tree.write("AGENTS.md", "- Date helpers are in `src/helpers/dates.py`.\n")
+    findings, _ = check(tree)
+    [finding] = findings
+    assert finding.kind == "moved-path" and finding.severity == Severity.warning
+    assert finding.fix["new"] == "src/util/dates.py"
+
+
+def test_removed_symbols_in_each_language(tree: Tree) -> None:
+    tree.write("app/billing.py", "class Billing:\n    def charge(self):\n        return 1\n\n    def refund(self):\n        return 2\n")
+    tree.write("web/client.ts", "export class Api {\n  fetchOrders() { return []; }\n  legacyLogin() {}\n}\n")
+    tree.write("svc/main.go", "package svc\n\nfunc StartServer() {}\n\nfunc stopServer() {}\n")
+    tree.write("core/lib.rs", "pub struct Cache;\nimpl Cache {\n    pub fn evict_all(&self) {}\n}\n")
+    tree.entry("py.json", {"id": "py", "content": "Refunds go through Billing.refund.",
+                           "refs": [{"path": "app/billing.py", "symbol": "Billing.refund"}]})
+    tree.write("CLAUDE.md", "- Call `Api.legacyLogin()` for SSO.\n- Boot with `StartServer`.\n"
+                            "- Clear with `Cache.evict_all`.\n- Charge with `Billing.charge`.\n")
+    commit(tree, "initial")
+    tree.write("app/billing.py", "class Billing:\n    def charge(self):\n        return 1\n")
+    tree.write("web/client.ts", "export class Api {\n  fetchOrders() { return []; }\n}\n")
+    tree.write("svc/main.go", "package svc\n\nfunc RunServer() {}\n")
+    tree.write("core/lib.rs", "pub struct Cache;\nimpl Cache {\n    pub fn clear(&self) {}\n}\n")
+    commit(tree, "Rework")
+    findings, _ = check(tree)
+    stale = {(f.source, f.ref) for f in findings if f.kind == "stale-symbol" and f.severity == Severity.error}
+    assert stale == {(".lore/memory/entries/py.json", "app/billing.py:Billing.refund"),
+                     ("CLAUDE.md", "Api.legacyLogin"), ("CLAUDE.md", "StartServer"), ("CLAUDE.md", "Cache.evict_all")}
+    assert not [f for f in findings if f.ref == "Billing.charge"]
+
+
+def test_symbols_that_are_external_or_never_existed_are_not_reported(tree: Tree) -> None:
+    tree.write("src/app.js", "console.log('hi');\nexport function main() {}\n")
+    tree.write("CLAUDE.md", "- Never leave `console.log` calls; use `logger.info` from pino.\n"
+                            "- Configure `webServer` in the Playwright config.\n- Entry point is `main`.\n")
+    commit(tree, "initial")
+    assert check(tree)[0] == []
+
+
+def test_scripts_targets_console_scripts_and_modules(tree: Tree) -> None:
+    tree.write("package.json", json.dumps({"scripts": {"test": "vitest", "test:e2e": "playwright test"},
+                                           "devDependencies": {"vitest": "1"}}, indent=2))
+    tree.write("Makefile", "build:\n\tgo build ./...\n\ndb-up:\n\tdocker compose up -d db\n")
+    tree.write("justfile", "lint:\n    ruff check .\n\nfmt:\n    ruff format .\n")
+    tree.write("pyproject.toml", '[project]\nname = "x"\n\n[project.scripts]\nacme = "x.cli:main"\nacme-admin = "x.admin:main"\n')
+    tree.write("x/__init__.py", "")
+    tree.write("x/cli.py", "def main(): pass\n")
+    tree.write("x/admin.py", "def main(): pass\n")
+    tree.write("CLAUDE.md", "\n".join([
+        "- Run `pnpm test:e2e` before pushing.",
+        "- Start the database with `make db-up`.",
+        "- Format with `just fmt`.",
+        "- Admin tasks: `uv run acme-admin`.",
+        "- Or `python -m x.admin`.",
+        "- Unit tests: `pnpm test` or `pnpm vitest`.",
+        "- Use pnpm and yarn break things, just make sure.",
+    ]) + "\n")
+    commit(tree, "initial")
+    tree.write("package.json", json.dumps({"scripts": {"test": "vitest"}, "devDependencies": {"vitest": "1"}}, indent=2))
+    tree.write("Makefile", "build:\n\tgo build ./...\n")
+    tree.write("justfile", "lint:\n    ruff check .\n")
+    tree.write("pyproject.toml", '[project]\nname = "x"\n\n[project.scripts]\nacme = "x.cli:main"\n')
+    (tree.root / "x/admin.py").unlink()
+    commit(tree, "Slim down tooling")
+    findings, _ = check(tree)
+    got = {(f.line, f.kind, f.ref) for f in findings}
+    assert got == {(1, "stale-script", "test:e2e"), (2, "stale-make-target", "db-up"), (3, "stale-just-recipe", "fmt"),
+                   (4, "stale-console-script", "acme-admin"), (5, "stale-module", "x.admin")}
+    assert all(f.severity == Severity.error for f in findings)
+    script = next(f for f in findings if f.kind == "stale-script")
+    assert script.message.startswith('script "test:e2e" is not defined in package.json (removed in ')
+
+
+def test_script_that_never_existed_is_a_warning_for_npm_run(tree: Tree) -> None:
+    tree.write("package.json", '{"scripts": {"build": "tsc"}}\n')
+    tree.write("CLAUDE.md", "- Deploy with `npm run deploy`.\n")
+    commit(tree, "initial")
+    [finding] = check(tree)[0]
+    assert finding.kind == "stale-script" and finding.severity == Severity.warning
+
+
+def test_package_manager_contradicted_by_lockfile_or_field(tree: Tree) -> None:
+    tree.write("package.json", '{"name": "x"}\n')
+    tree.write("package-lock.json", "{}\n")
+    tree.write("CLAUDE.md", "- Always use pnpm for installs.\n- We use npm here.\n- Never use yarn.\n")
+    commit(tree, "initial")
+    [finding] = check(tree)[0]
+    assert finding.kind == "stale-package-manager" and finding.line == 1
+    assert finding.message == "memory says to use pnpm, but this repository uses npm (the lockfile is package-lock.json)"
+    tree.write("package.json", '{"name": "x", "packageManager": "pnpm@9.1.0"}\n')
+    (tree.root / "package-lock.json").unlink()
+    tree.write("pnpm-lock.yaml", "lockfileVersion: '9.0'\n")
+    commit(tree, "switch to pnpm")
+    [finding] = check(tree)[0]
+    assert finding.line == 2 and 'packageManager is "pnpm"' in finding.message
+
+
+def test_nested_instruction_files_resolve_paths_from_their_folder(tree: Tree) -> None:
+    tree.write("packages/api/src/routes.ts", "export const routes = [];\n")
+    tree.write("packages/api/AGENTS.md", "- Routes live in `src/routes.ts`.\n- Handlers live in `src/handlers.ts`.\n")
+    tree.write("packages/api/src/handlers.ts", "export {}\n")
+    commit(tree, "initial")
+    assert check(tree)[0] == []
+    (tree.root / "packages/api/src/handlers.ts").unlink()
+    commit(tree, "drop handlers")
+    [finding] = check(tree)[0]
+    assert finding.source == "packages/api/AGENTS.md" and finding.kind == "stale-path" and finding.ref == "src/handlers.ts"
+
+
+def test_traps_that_are_not_references(tree: Tree) -> None:
+    tree.write("lib/types/index.ts", "export type A = 1;\n")
+    tree.write("tools/list.md", "old\n")
+    tree.write(".gitignore", "dist/\n.env\nstate.json\n")
+    tree.write("src/index.ts", "export {}\n")
+    commit(tree, "initial")
+    shutil.rmtree(tree.root / "lib")
+    shutil.rmtree(tree.root / "tools")
+    commit(tree, "remove lib/types and tools")
+    tree.write("CLAUDE.md", "\n".join([
+        "- Docs: https://example.com/docs/guide.md and www.example.org/a/b.ts",
+        "- Tests match `src/**/*.test.ts` and `*.spec.ts`.",
+        "- Add a page at `src/pages/<name>.tsx` or `path/to/file.ts` or `src/{id}.ts`.",
+        "- The MCP server answers `tools/list` and `resources/read`.",
+        "- Import schemas from `zod/v4`; scoped packages like `@acme/ui/button` are fine.",
+        "- Upstream is `openai/codex`; branch `feature/login-flow`; call `/api/orders/:id`; run `/compact`.",
+        "- Lint rule `eslint/no-unused-vars` and `@typescript-eslint/no-explicit-any` stay on.",
+        "- Build output goes to `dist/`, secrets to `.env`, runtime data in `state.json`, config in `~/.acme/config`.",
+        "- Put helpers anywhere (e.g. `src/utils/dates.ts`, `src/helpers/money.ts`).",
+        "- The old `lib/types/` was removed; types live next to code now.",
+        "- If `.gitleaks.toml` exists, run gitleaks.",
+        "- Never import from `src/internal/legacy.ts`.",
+        "",
+        "```text",
+        "src/missing/output.ts:12 error",
+        "```",
+        "",
+        "```",
+        "acme/",
+        "├── api/handlers.ts",
+        "└── web/app.tsx",
+        "```",
+    ]) + "\n")
+    commit(tree, "instructions")
+    assert check(tree)[0] == []
+
+
+def test_refs_outside_the_root_are_refused_not_read(tree: Tree, tmp_path: Path) -> None:
+    (tmp_path / "outside.py").write_text("def secret(): pass\n")
+    tree.entry("o.json", {"id": "o", "content": "see ../outside.py",
+                          "refs": [{"path": "../outside.py", "symbol": "secret"}, {"path": "/etc/passwd"}]})
+    commit(tree, "initial")
+    findings, checker = check(tree)
+    assert findings == []  # nothing judged: the refs are never resolved
+    assert {f.kind for f in checker.store.findings} == {"ref-outside-root"}
+
+
+def test_verify_then_changed_since_verified_only_for_what_the_memory_is_about(tree: Tree) -> None:
+    tree.write("app/pay.py", "def charge(amount):\n    return amount\n\n\ndef refund(amount):\n    return -amount\n")
+    tree.write("package.json", json.dumps({"name": "x", "version": "1.0.0", "scripts": {"test": "vitest"}}, indent=2))
+    tree.entry("c.json", {"id": "c", "content": "charge() returns the amount unchanged.",
+                          "refs": [{"path": "app/pay.py", "symbol": "charge"}]})
+    tree.entry("s.json", {"id": "s", "content": "Run `npm test` for unit tests."})
+    commit(tree, "initial")
+    _, checker = check(tree)
+    records = verify_entries(checker, checker.store.live(), tree.journal())
+    assert len(records) == 2
+    data = json.loads((tree.root / ".lore/memory/entries/c.json").read_text())
+    assert data["verified"].endswith("Z") and set(data["fingerprints"]) == {"app/pay.py", "app/pay.py:charge"}
+
+    # Unrelated edits: another function in the same file, another key of package.json.
+    tree.write("app/pay.py", "def charge(amount):\n    return amount\n\n\ndef refund(amount):\n    return 0\n")
+    tree.write("package.json", json.dumps({"name": "x", "version": "2.0.0", "scripts": {"test": "vitest"}}, indent=2))
+    findings, _ = check(tree)
+    assert [(f.entry, f.ref) for f in findings] == [("c", "app/pay.py")]  # the whole-file ref, as a warning
+    assert findings[0].severity == Severity.warning
+
+    tree.write("app/pay.py", "def charge(amount):\n    return amount * 100\n\n\ndef refund(amount):\n    return 0\n")
+    tree.write("package.json", json.dumps({"name": "x", "version": "2.0.0", "scripts": {"test": "jest"}}, indent=2))
+    findings, _ = check(tree)
+    changed = {(f.entry, f.ref) for f in findings if f.kind == "changed-since-verified"}
+    assert changed == {("c", "app/pay.py"), ("c", "app/pay.py:charge"), ("s", "test")}
+    message = next(f.message for f in findings if f.ref == "app/pay.py:charge")
+    assert message.startswith("`app/pay.py:charge` changed since this memory was verified on 20")
+
+
+def test_instruction_lines_use_blame_as_baseline(tree: Tree) -> None:
+    tree.write("app/pay.py", "def create_charge(amount):\n    return amount\n")
+    tree.write("CLAUDE.md", "- Charges go through `create_charge`.\n- Nothing else here.\n")
+    commit(tree, "initial", date="2026-02-01T00:00:00Z")
+    assert check(tree)[0] == []
+    tree.write("app/pay.py", "def create_charge(amount, currency):\n    return amount\n")
+    commit(tree, "add currency", date="2026-03-01T00:00:00Z")
+    [finding] = check(tree)[0]
+    assert finding.kind == "changed-since-verified" and finding.severity == Severity.info and finding.line == 1
+    assert "since this memory was written" in finding.message and "initial" in finding.message
+    _, checker = check(tree)
+    verify_entries(checker, checker.store.find("CLAUDE.md:1"), tree.journal())
+    assert (tree.root / ".lore/memory/verified.json").is_file()
+    assert check(tree)[0] == []
+
+
+def test_incremental_recheck_touches_only_dependants(tree: Tree) -> None:
+    tree.write("a.py", "def alpha(): pass\n")
+    tree.write("b.py", "def beta(): pass\n")
+    for i in range(5):
+        tree.entry(f"a{i}.json", {"id": f"a{i}", "content": f"fact {i} about a", "refs": [{"path": "a.py", "symbol": "alpha"}]})
+    tree.entry("b.json", {"id": "b", "content": "about b", "refs": ["b.py:beta"]})
+    tree.entry("n.json", {"id": "n", "content": "no references at all"})
+    commit(tree, "initial")
+    ws = Workspace(tree.root)
+    from lorekeeper.store import Store
+
+    checker = StalenessChecker(ws, Store.open(ws))
+    assert checker.check() == []
+    assert checker.reverse_index()["b.py"] == {"b"}
+    tree.write("b.py", "def gamma(): pass\n")
+    findings = checker.recheck(["b.py"])
+    assert checker.checked == ["b"]
+    assert [(f.entry, f.kind) for f in findings] == [("b", "stale-symbol")]
+    assert "removed in uncommitted changes" in findings[0].message
+    assert checker.recheck(["README.md"]) == findings and checker.checked == []
+
+
+def test_mark_records_stale_reason_and_undo_restores(tree: Tree) -> None:
+    tree.write("x.py", "def f(): pass\n")
+    tree.entry("m.json", {"id": "m", "content": "See x.py", "refs": ["x.py"]})
+    commit(tree, "initial")
+    before = (tree.root / ".lore/memory/entries/m.json").read_bytes()
+    (tree.root / "x.py").unlink()
+    commit(tree, "drop x")
+    findings, checker = check(tree)
+    records, skipped = mark_stale(checker.store, findings, tree.journal())
+    assert len(records) == 1 and skipped == []
+    data = json.loads((tree.root / ".lore/memory/entries/m.json").read_text())
+    assert data["stale_reason"].startswith("file `x.py` was deleted in ")
+    tree.journal().undo(records[0].id)
+    assert (tree.root / ".lore/memory/entries/m.json").read_bytes() == before
+
+
+@pytest.mark.parametrize("clean", [True, False])
+def test_git_is_optional(tree: Tree, clean: bool) -> None:
+    tree.write("a.ts", "export function main() {}\n")
+    tree.write("CLAUDE.md", "- Entry: `main` in `a.ts`.\n" + ("" if clean else "- Helpers: `lib/gone.ts`.\n"))
+    assert subprocess.run(["git", "-C", str(tree.root), "status"], capture_output=True).returncode != 0
+    findings, _ = check(tree)
+    assert [f.kind for f in findings] == ([] if clean else ["missing-path"])
