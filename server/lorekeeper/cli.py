@@ -476,15 +476,17 @@ def check_stale(
 ) -> None:
     """Report memories whose references the code made false: deleted or moved files, removed symbols,
     scripts and targets, a contradicted package manager, code changed since verified. Exit 1 on errors."""
-    from .staleness import check_workspace, mark_stale
+    from .stale_cache import check_cached
+    from .staleness import mark_stale
 
     ws = _workspace(ctx)
-    findings, checker = check_workspace(ws, [_memory_path(ws, p) for p in paths or []])
+    report = check_cached(ws, [_memory_path(ws, p) for p in paths or []])
+    findings = report.findings
     marked: list[Record] = []
     unmarked: list[Entry] = []
     if mark:
         try:
-            marked, unmarked = mark_stale(checker.store, findings, _journal(ws))
+            marked, unmarked = mark_stale(Store.open(ws), findings, _journal(ws))
         except Refused as exc:
             _fail(str(exc), REFUSED)
     errors = sum(f.severity == Severity.error for f in findings)
@@ -500,7 +502,7 @@ def check_stale(
                       f"{finding.severity.value}[/]: {escape(finding.message)} [dim]({finding.kind})[/]")
             if finding.fix and finding.fix.get("new"):
                 out.print(f"    [green]fix:[/] use `{escape(str(finding.fix['new']))}`")
-        checked = len(checker.checked)
+        checked = report.checked
         if findings:
             out.print(f"[dim]{_count(checked, 'memory', 'memories')} checked: {errors} error(s), "
                       f"{len(findings) - errors} other finding(s)[/]")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from .model import Entry, Finding, Severity
 from .refs.extract import Reference, extract, from_explicit
@@ -21,7 +21,7 @@ from .refs.history import GitHistory
 from .refs.index import CodeIndex, ensure_cache_dir
 from .refs.symbols import language_of
 from .store import FileChange, Journal, Operation, Record, Store
-from .workspace import PathOutsideRoot, Workspace, resolve_inside
+from .workspace import PathOutsideRoot, Workspace
 
 #: Generated, dependency and runtime folders: references into them are not judged.
 GENERATED = frozenset({"dist", "build", "out", "target", "node_modules", "coverage", ".next", ".nuxt", ".venv", "venv",
@@ -51,6 +51,10 @@ class StalenessChecker:
         self.fingerprints = Fingerprinter(self.index, self.history)
         self.verifications = Verifications.load(ws)
         self.results: dict[str, EntryResult] = {}
+        self._refs: dict[tuple[str, str], list[Reference]] = {}
+        # Verdicts that need git's memory wait here, so that one batched query answers them all.
+        self._questions: list[tuple[str, tuple[str, ...]]] = []
+        self._deferred: list[tuple[EntryResult, Callable[[], Finding | None]]] = []
         self.checked: list[str] = []  # entry ids checked by the last call, for callers and tests
 
     # -- public ----------------------------------------------------------------------------------
@@ -68,6 +72,12 @@ class StalenessChecker:
                     result.findings.append(finding)
             self.results[entry.id] = result
         self._resolve_symbols(pending)
+        self.history.prefetch(self._questions)
+        for result, verdict in self._deferred:
+            finding = verdict()
+            if finding is not None:
+                result.findings.append(finding)
+        self._questions, self._deferred = [], []
         for entry in targets:
             self._changed_since_verified(entry, self.results[entry.id])
         self.save()
@@ -132,13 +142,26 @@ class StalenessChecker:
         return str(path.parent) if path.name in ("CLAUDE.md", "AGENTS.md") and str(path.parent) != "." else ""
 
     def references(self, entry: Entry) -> list[Reference]:
+        """The entry's references: its ``refs`` (never those refused as outside the root) and what its
+        text names. Memoised per entry and text."""
+        key = (entry.id, entry.content)
+        cached = self._refs.get(key)
+        if cached is not None:
+            return cached
         refs: list[Reference] = []
         for ref in entry.refs:
             if not ref.rejected:  # refs outside the root are findings of the store, and never read
                 refs.extend(from_explicit(ref))
         explicit = {(r.kind, r.target) for r in refs}
         refs.extend(r for r in extract(entry.content) if (r.kind, r.target) not in explicit)
+        self._refs[key] = refs
         return refs
+
+    def _later(self, result: EntryResult, term: str, specs: tuple[str, ...],
+               verdict: Callable[[], Finding | None]) -> None:
+        """Decide after git has been asked about ``term`` in ``specs`` (batched with the others)."""
+        self._questions.append((term, specs))
+        self._deferred.append((result, verdict))
 
     def _finding(self, entry: Entry, ref: Reference, kind: str, severity: Severity, message: str,
                  fix: dict[str, Any] | None = None) -> Finding:
@@ -163,7 +186,7 @@ class StalenessChecker:
 
     def _path(self, entry: Entry, ref: Reference, base: str, result: EntryResult) -> Finding | None:
         try:
-            resolve_inside(self.ws.root, ref.target, base)
+            self.ws.inside(ref.target, base)
         except PathOutsideRoot:
             return None  # text that climbs out of the root is not a reference we read
         found = self.index.resolve(ref.target, base)
@@ -217,17 +240,19 @@ class StalenessChecker:
             if language_of(path) is None and not path.endswith((".json", ".toml")):
                 return None  # a file we cannot parse: do not guess
             name = ref.target.rsplit(".", 1)[-1]
-            commits = self.history.pickaxe(name, (path,))
-            if commits:
-                when = self.history.removed_when(name, (path,), commits)
-                return self._finding(entry, ref, "stale-symbol", Severity.error,
-                                     f"`{ref.target}` is no longer defined in `{path}` ({when})")
-            return self._finding(entry, ref, "unresolved-symbol", Severity.warning, f"`{ref.target}` is not defined in `{path}`")
-        defined = self.index.where_defined(ref.target)
-        if defined:
-            result.depends_on.update(defined)
+
+            def verdict() -> Finding:
+                commits = self.history.pickaxe(name, (path,))
+                if commits:
+                    when = self.history.removed_when(name, (path,), commits)
+                    return self._finding(entry, ref, "stale-symbol", Severity.error,
+                                         f"`{ref.target}` is no longer defined in `{path}` ({when})")
+                return self._finding(entry, ref, "unresolved-symbol", Severity.warning,
+                                     f"`{ref.target}` is not defined in `{path}`")
+
+            self._later(result, name, (path,), verdict)
             return None
-        pending.append((entry, ref, result))
+        pending.append((entry, ref, result))  # resolved together, in one pass over the code
         return None
 
     def _defined_in(self, symbol: str, path: str) -> bool:
@@ -236,36 +261,53 @@ class StalenessChecker:
         return self.index.defined_in(symbol, path) is not None
 
     def _resolve_symbols(self, pending: list[tuple[Entry, Reference, EntryResult]]) -> None:
-        """Symbols named in text and defined nowhere: if the name still occurs in the code it is an
-        external API (``console.log``) or a use, not a stale reference; if it occurs nowhere, git tells
-        whether it was removed."""
+        """Symbols named in text: found by the files that mention them (one pass over the code; only
+        those files are parsed). Defined nowhere but still mentioned: an external API (``console.log``)
+        or a use, not a stale reference. Mentioned nowhere: git tells whether it was removed."""
         if not pending:
             return
-        mentioned = self.index.mentioned({ref.target for _, ref, _ in pending})
+        mentions = self.index.files_mentioning({ref.target for _, ref, _ in pending})
         for entry, ref, result in pending:
-            result.depends_on.add(ANY_CODE)
-            if ref.target in mentioned:
+            files = mentions[ref.target]
+            defined = [path for path in files if self.index.defined_in(ref.target, path) is not None]
+            if defined:
+                result.depends_on.update(defined)
+                continue
+            result.depends_on.add(ANY_CODE)  # a definition could appear in any file
+            if files:
+                continue  # mentioned but defined nowhere here: an external API, not a stale reference
+            if not self.history.available:
                 continue
             last = ref.target.rsplit(".", 1)[-1]
-            commits = self.history.pickaxe(last, _CODE_PATHSPECS) if self.history.available else []
-            if commits:
+
+            def verdict(entry: Entry = entry, ref: Reference = ref, last: str = last) -> Finding | None:
+                commits = self.history.pickaxe(last, _CODE_PATHSPECS)
+                if not commits:
+                    return None
                 when = self.history.removed_when(last, _CODE_PATHSPECS, commits)
-                result.findings.append(self._finding(
-                    entry, ref, "stale-symbol", Severity.error,
-                    f"`{ref.target}` is no longer defined anywhere in the code ({when})"))
+                return self._finding(entry, ref, "stale-symbol", Severity.error,
+                                     f"`{ref.target}` is no longer defined anywhere in the code ({when})")
+
+            self._later(result, last, _CODE_PATHSPECS, verdict)
             # A name that never occurred in the code is most likely a word about something external
             # (a config option, another tool's API): no finding, a clean workspace stays clean.
 
-    def _manifest_finding(self, entry: Entry, ref: Reference, manifest_path: str, kind: str, noun: str,
-                          needle: str, never_severity: Severity | None) -> Finding | None:
-        commits = self.history.pickaxe(needle, (manifest_path,))
-        if commits:
-            when = self.history.removed_when(ref.target, (manifest_path,), commits)
-            return self._finding(entry, ref, kind, Severity.error, f"{noun} is not defined in {manifest_path} ({when})")
-        if never_severity is None:
-            return None
-        return self._finding(entry, ref, kind if never_severity != Severity.info else "unresolved-" + kind.split("-", 1)[1],
-                             never_severity, f"{noun} is not defined in {manifest_path}")
+    def _manifest_finding(self, entry: Entry, ref: Reference, result: EntryResult, manifest_path: str, kind: str,
+                          noun: str, never_severity: Severity | None) -> None:
+        """A name missing from its manifest: an error if git shows the manifest had it, else
+        ``never_severity`` (or nothing)."""
+
+        def verdict() -> Finding | None:
+            commits = self.history.pickaxe(ref.target, (manifest_path,))
+            if commits:
+                when = self.history.removed_when(ref.target, (manifest_path,), commits)
+                return self._finding(entry, ref, kind, Severity.error, f"{noun} is not defined in {manifest_path} ({when})")
+            if never_severity is None:
+                return None
+            name = kind if never_severity != Severity.info else "unresolved-" + kind.split("-", 1)[1]
+            return self._finding(entry, ref, name, never_severity, f"{noun} is not defined in {manifest_path}")
+
+        self._later(result, ref.target, (manifest_path,), verdict)
 
     def _script(self, entry: Entry, ref: Reference, base: str, result: EntryResult) -> Finding | None:
         manifest = self.index.package_json(base)
@@ -283,8 +325,8 @@ class StalenessChecker:
             severity: Severity | None = Severity.error if (ref.strong and explicit_run) else None
         else:
             severity = Severity.warning if explicit_run else (Severity.info if ref.strong else None)
-        return self._manifest_finding(entry, ref, manifest.path, "stale-script", f'script "{ref.target}"',
-                                      f'"{ref.target}"', severity)
+        self._manifest_finding(entry, ref, result, manifest.path, "stale-script", f'script "{ref.target}"', severity)
+        return None
 
     def _target(self, entry: Entry, ref: Reference, base: str, result: EntryResult) -> Finding | None:
         manifest = self.index.makefile(base) if ref.kind == "make" else self.index.justfile(base)
@@ -294,10 +336,12 @@ class StalenessChecker:
         if ref.target in manifest.names:
             return None
         if ref.kind == "make":
-            return self._manifest_finding(entry, ref, manifest.path, "stale-make-target",
-                                          f'make target "{ref.target}"', f"{ref.target}:", Severity.warning)
-        return self._manifest_finding(entry, ref, manifest.path, "stale-just-recipe",
-                                      f'just recipe "{ref.target}"', f"{ref.target}", Severity.warning)
+            self._manifest_finding(entry, ref, result, manifest.path, "stale-make-target",
+                                   f'make target "{ref.target}"', Severity.warning)
+        else:
+            self._manifest_finding(entry, ref, result, manifest.path, "stale-just-recipe",
+                                   f'just recipe "{ref.target}"', Severity.warning)
+        return None
 
     def _console(self, entry: Entry, ref: Reference, base: str, result: EntryResult) -> Finding | None:
         manifest = self.index.pyproject(base)
@@ -308,8 +352,9 @@ class StalenessChecker:
             return None
         # Anything installed can be run this way (pytest, ruff): only a script that pyproject defined
         # before counts.
-        return self._manifest_finding(entry, ref, manifest.path, "stale-console-script",
-                                      f'console script "{ref.target}"', f"{ref.target} =", None)
+        self._manifest_finding(entry, ref, result, manifest.path, "stale-console-script",
+                               f'console script "{ref.target}"', None)
+        return None
 
     def _module(self, entry: Entry, ref: Reference, base: str, result: EntryResult) -> Finding | None:
         parts = ref.target.split(".")
@@ -400,6 +445,9 @@ def verify_entries(checker: StalenessChecker, entries: list[Entry], journal: Jou
     records: list[Record] = []
     now = _now_iso()
     sidecar_updates: dict[str, Any] = {}
+    # One pass over the code for every symbol named in text, rather than one pass per entry.
+    checker.index.files_mentioning({ref.target for entry in entries for ref in checker.references(entry)
+                                    if ref.kind == "symbol" and not ref.file})
     for entry in entries:
         base = checker.base_of(entry)
         prints = {}

@@ -67,33 +67,44 @@ def store_dir(root: Path) -> Path:
 
 def rel(root: Path, path: Path) -> str:
     """Workspace-relative POSIX path."""
+    text, prefix = str(path), str(root)
+    if text.startswith(prefix + os.sep):
+        return text[len(prefix) + 1 :].replace(os.sep, "/")
     return path.relative_to(root).as_posix()
 
 
-def resolve_inside(root: Path, ref_path: str, base: str = "") -> Path:
+def resolve_inside(root: Path, ref_path: str, base: str = "", real_dirs: dict[str, str] | None = None) -> Path:
     """Resolve a path named by a memory (relative to ``base``, a workspace-relative folder) and refuse it
     unless it stays inside ``root``. Symlinks are resolved before the check, so a link pointing outside
-    is refused too. Never reads the target."""
+    is refused too. Never reads the target. ``real_dirs`` caches folders' real paths across calls."""
     if not ref_path or "\x00" in ref_path:
         raise PathOutsideRoot("empty or invalid path")
     if ref_path.startswith("~"):
         raise PathOutsideRoot(f"{ref_path!r} points into a home folder, outside the workspace")
-    pure = PurePosixPath(ref_path.replace("\\", "/"))
-    if pure.is_absolute() or (len(ref_path) > 1 and ref_path[1] == ":"):
+    posix = ref_path.replace("\\", "/")
+    if posix.startswith("/") or (len(ref_path) > 1 and ref_path[1] == ":"):
         raise PathOutsideRoot(f"{ref_path!r} is an absolute path; refs must be relative to the workspace")
-    root_real = Path(os.path.realpath(root))
-    candidate = root_real / base / pure
-    lexical = Path(os.path.normpath(candidate))
-    if not _is_within(lexical, root_real):
+    cache = real_dirs if real_dirs is not None else {}
+    root_key = "\x00root:" + str(root)
+    root_real = cache.get(root_key) or cache.setdefault(root_key, os.path.realpath(root))
+    lexical = os.path.normpath(os.path.join(root_real, base, posix))
+    if not _within(lexical, root_real):
         raise PathOutsideRoot(f"{ref_path!r} leaves the workspace root")
-    real = Path(os.path.realpath(lexical))
-    if not _is_within(real, root_real):
+    parent, name = os.path.split(lexical)
+    if parent not in cache:
+        cache[parent] = os.path.realpath(parent)
+    real = os.path.realpath(lexical) if os.path.islink(lexical) else os.path.join(cache[parent], name)
+    if not _within(real, root_real):
         raise PathOutsideRoot(f"{ref_path!r} is a symlink that points outside the workspace root")
-    return lexical
+    return Path(lexical)
+
+
+def _within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def _is_within(path: Path, root: Path) -> bool:
-    return path == root or root in path.parents
+    return _within(str(path), str(root))
 
 
 @dataclass
@@ -138,6 +149,9 @@ class Workspace:
         self.store = store_dir(self.root)
         self.config = Config.load(self.root)
         self._git_times: dict[str, datetime] | None = None
+        self._files: list[Path] | None = None
+        self._rel_files: list[str] | None = None
+        self._real_dirs: dict[str, str] = {}
 
     @classmethod
     def discover(cls, start: Path | None = None) -> "Workspace":
@@ -154,37 +168,62 @@ class Workspace:
     def rel(self, path: Path) -> str:
         return rel(self.root, path)
 
+    def inside(self, ref_path: str, base: str = "") -> Path:
+        """:func:`resolve_inside` for this workspace, with folder real paths cached."""
+        return resolve_inside(self.root, ref_path, base, self._real_dirs)
+
+    def rel_files(self) -> list[str]:
+        """The workspace-relative paths of :meth:`walk`, walked once per Workspace object (call
+        :meth:`refresh` after files change)."""
+        if self._rel_files is None:
+            self._rel_files = list(self._walk_rel(str(self.root), "", self._base_specs()))
+        return self._rel_files
+
+    def files(self) -> list[Path]:
+        """:meth:`rel_files` as absolute paths."""
+        if self._files is None:
+            self._files = [self.root / rel_path for rel_path in self.rel_files()]
+        return self._files
+
+    def refresh(self) -> None:
+        """Forget what was learnt about the file tree (the file list, folder real paths, git times)."""
+        self._files = None
+        self._rel_files = None
+        self._real_dirs.clear()
+        self._git_times = None
+
     # -- discovery -------------------------------------------------------------------------------
 
     def walk(self) -> Iterator[Path]:
         """Every file of the workspace that git would not ignore (nested ``.gitignore`` files and
         ``.git/info/exclude`` honoured), without following symlinked folders."""
-        specs: list[tuple[str, pathspec.PathSpec]] = []
-        exclude = self.root / ".git" / "info" / "exclude"
-        if exclude.is_file():
-            specs.append(("", _read_ignore(exclude)))
-        yield from self._walk(self.root, specs)
+        for rel_path in self._walk_rel(str(self.root), "", self._base_specs()):
+            yield self.root / rel_path
 
-    def _walk(self, folder: Path, specs: list[tuple[str, pathspec.PathSpec]]) -> Iterator[Path]:
-        ignore_file = folder / ".gitignore"
-        if ignore_file.is_file():
-            specs = [*specs, (rel(self.root, folder) if folder != self.root else "", _read_ignore(ignore_file))]
+    def _base_specs(self) -> list[tuple[str, pathspec.PathSpec]]:
+        exclude = self.root / ".git" / "info" / "exclude"
+        return [("", _read_ignore(exclude))] if exclude.is_file() else []
+
+    def _walk_rel(self, folder: str, prefix: str, specs: list[tuple[str, pathspec.PathSpec]]) -> Iterator[str]:
+        ignore_file = os.path.join(folder, ".gitignore")
+        if os.path.isfile(ignore_file):
+            specs = [*specs, (prefix.rstrip("/"), _read_ignore(Path(ignore_file)))]
         try:
-            children = sorted(os.scandir(folder), key=lambda d: d.name)
+            with os.scandir(folder) as listing:
+                children = sorted(listing, key=lambda d: d.name)
         except OSError:
             return
         for child in children:
-            path = Path(child.path)
-            relpath = rel(self.root, path)
+            relpath = prefix + child.name
             is_dir = child.is_dir(follow_symlinks=False)
             if is_dir and child.name in ALWAYS_SKIPPED_DIRS:
                 continue
-            if _ignored(relpath, is_dir, specs):
+            if specs and _ignored(relpath, is_dir, specs):
                 continue
             if is_dir:
-                yield from self._walk(path, specs)
+                yield from self._walk_rel(child.path, relpath + "/", specs)
             elif child.is_file(follow_symlinks=False) or child.is_symlink():
-                yield path
+                yield relpath
 
     def memory_files(self) -> dict[str, list[Path]]:
         """The memory files of the workspace by format: native entries, MIF files, instruction files.
@@ -192,13 +231,19 @@ class Workspace:
         The store folder is always read, even when ``.gitignore`` lists it."""
         entries: list[Path] = []
         if self.entries_dir.is_dir():
-            entries = sorted(p for p in self.entries_dir.iterdir() if p.suffix == ".json" and not p.is_dir())
+            with os.scandir(self.entries_dir) as listing:
+                names = sorted(d.name for d in listing if d.name.endswith(".json") and not d.is_dir())
+            folder = self.entries_dir
+            entries = [folder / name for name in names]
         mif: set[Path] = set()
         instructions: set[Path] = set()
         usual = pathspec.GitIgnoreSpec.from_lines(INSTRUCTION_GLOBS)
         store_prefix = self.rel(self.store) + "/" if _is_within(self.store, self.root) else None
-        for path in self.walk():
-            relpath = self.rel(path)
+        for relpath in self.rel_files():
+            name = relpath.rsplit("/", 1)[-1]
+            if not (name.endswith((".md", ".mdc")) or name == ".cursorrules"):
+                continue  # every memory and instruction file is Markdown (or .cursorrules)
+            path = self.root / relpath
             if store_prefix and relpath.startswith(store_prefix) and not relpath.endswith(".memory.md"):
                 continue  # the store's own files: entries are read above; log/, index.md are ours
             if path.name.endswith(".memory.md"):

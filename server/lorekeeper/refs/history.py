@@ -7,6 +7,7 @@ today, and cached the same way."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +46,7 @@ class GitHistory:
         self._commits: dict[str, Commit] = {}
         self._pickaxe: dict[str, list[str]] = {}
         self._dirty = False
+        self._dirty_paths: set[str] | None = None
 
     @property
     def available(self) -> bool:
@@ -154,12 +156,46 @@ class GitHistory:
             current = removal.moved_to
         return current if current != path else None
 
+    def prefetch(self, questions: list[tuple[str, tuple[str, ...]]]) -> None:
+        """Answer many :meth:`pickaxe` questions with one ``git log -G`` per set of paths: the commits
+        whose diff has a line holding each word (as a whole word), newest first."""
+        if not self.available:
+            return
+        self._load()
+        groups: dict[tuple[str, ...], set[str]] = {}
+        for term, specs in questions:
+            if self._key(term, specs) not in self._pickaxe:
+                groups.setdefault(specs, set()).add(term)
+        for specs, terms in groups.items():
+            found: dict[str, list[str]] = {t: [] for t in terms}
+            for chunk in _chunks(sorted(terms), 200):
+                regex = "|".join(_ere_escape(t) for t in chunk)
+                words = re.compile(r"(?<![\w$])(" + "|".join(re.escape(t) for t in sorted(chunk, key=len, reverse=True)) + r")(?![\w$])")
+                out = self._git("log", "-E", "-G", regex, "-p", "--no-color", "--no-ext-diff", "-U0",
+                                "--format=%x00%H%x00%cI%x00%s", "--", *specs)
+                sha = ""
+                for line in out.splitlines():
+                    if line.startswith("\x00"):
+                        _, sha, date, subject = (line.split("\x00", 3) + ["", "", ""])[:4]
+                        self._commits.setdefault(sha, Commit(sha, date, subject))
+                    elif sha and line[:1] in "+-" and not line.startswith(("+++", "---")):
+                        for word in set(words.findall(line[1:])):
+                            if not found[word] or found[word][-1] != sha:
+                                found[word].append(sha)
+            for term, shas in found.items():
+                self._pickaxe[self._key(term, specs)] = shas
+            self._dirty = True
+
+    @staticmethod
+    def _key(term: str, pathspecs: tuple[str, ...]) -> str:
+        return term + "\x00" + "\x00".join(pathspecs)
+
     def pickaxe(self, term: str, pathspecs: tuple[str, ...] = ()) -> list[Commit]:
         """Commits, newest first, that changed how often ``term`` occurs (``git log -S``) in these paths."""
         if not self.available:
             return []
         self._load()
-        key = term + "\x00" + "\x00".join(pathspecs)
+        key = self._key(term, pathspecs)
         if key not in self._pickaxe:
             out = self._git("log", "-S", term, "--format=%H%x00%cI%x00%s", "--", *pathspecs)
             shas = []
@@ -190,8 +226,27 @@ class GitHistory:
         out = self._git("grep", "-l", "-w", "-F", "-e", term, "HEAD", "--", *pathspecs)
         return bool(out.strip())
 
+    def dirty(self) -> set[str]:
+        """Paths changed in the working tree since HEAD (one ``git status`` a run)."""
+        if self._dirty_paths is None:
+            out = self._git("status", "--porcelain", "-z", "--untracked-files=no", "--no-renames")
+            self._dirty_paths = {item[3:] for item in out.split("\x00") if len(item) > 3}
+        return self._dirty_paths
+
     def removed_when(self, term: str, pathspecs: tuple[str, ...], commits: list[Commit]) -> str:
-        """How a finding names the removal of a word: the commit, or the uncommitted changes."""
-        if self.in_head(term, pathspecs):
+        """How a finding names the removal of a word: the commit, or the uncommitted changes. Only when
+        a file the question covers is modified does it ask git whether HEAD still has the word."""
+        dirty = self.dirty()
+        suffixes = tuple(spec[1:] for spec in pathspecs if spec.startswith("*"))
+        touched = any(p in pathspecs or (suffixes and p.endswith(suffixes)) for p in dirty)
+        if touched and self.in_head(term, pathspecs):
             return f"removed in uncommitted changes; last committed in {commits[0].describe()}"
         return f"removed in {commits[0].describe()}"
+
+
+def _chunks(items: list[str], size: int) -> list[list[str]]:
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+def _ere_escape(term: str) -> str:
+    return re.sub(r"([.^$*+?()\[\]{}|\\])", r"\\\1", term)

@@ -29,6 +29,7 @@ LOCKFILES = {
 MAKEFILES = ("Makefile", "makefile", "GNUmakefile")
 JUSTFILES = ("justfile", "Justfile", ".justfile")
 _MAKE_TARGET = re.compile(r"^([A-Za-z0-9_.\-/%]+(?:[ \t]+[A-Za-z0-9_.\-/%]+)*)[ \t]*::?(?![=:])")
+_IDENTIFIER = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*")
 _JUST_RECIPE = re.compile(r"^@?([A-Za-z_][\w\-]*)(?:[ \t]+[^:=\n]*)?:(?!=)")
 CACHE_VERSION = 1
 
@@ -54,6 +55,7 @@ class CodeIndex:
         self._symbol_cache: dict[str, list[Any]] | None = None
         self._cache_dirty = False
         self._manifests: dict[str, Manifest | None] = {}
+        self._mentions: dict[str, list[str]] = {}
 
     # -- files -----------------------------------------------------------------------------------
 
@@ -61,7 +63,7 @@ class CodeIndex:
     def files(self) -> set[str]:
         if self._given_files is not None:
             return set(self._given_files)
-        return {self.ws.rel(p) for p in self.ws.walk()}
+        return set(self.ws.rel_files())
 
     @cached_property
     def dirs(self) -> set[str]:
@@ -238,34 +240,33 @@ class CodeIndex:
         symbols = self.symbols(path)
         return symbols.definitions.get(name) if symbols else None
 
-    @cached_property
-    def _definitions(self) -> dict[str, list[str]]:
-        index: dict[str, list[str]] = {}
-        for path in self.code_files:
-            symbols = self.symbols(path)
-            for name in symbols.definitions if symbols else ():
-                index.setdefault(name, []).append(path)
-        return index
+    def files_mentioning(self, names: set[str]) -> dict[str, list[str]]:
+        """For each name, the code files that mention every part of it (``StripeClient.createCharge``:
+        files with both ``StripeClient`` and ``createCharge``): one pass over the code files for all
+        words not asked before."""
+        wanted = {n: [w for w in n.split(".") if w] for n in names}
+        missing = {word for words in wanted.values() for word in words if word not in self._mentions}
+        if missing:
+            for word in missing:
+                self._mentions[word] = []
+            for path in self.code_files:
+                data = self.read(path)
+                if data is None:
+                    continue
+                for word in missing.intersection(m.decode("ascii") for m in _IDENTIFIER.findall(data)):
+                    self._mentions[word].append(path)
+        result: dict[str, list[str]] = {}
+        for name, words in wanted.items():
+            files = self._mentions[words[-1]] if words else []
+            for word in words[:-1]:
+                others = set(self._mentions[word])
+                files = [f for f in files if f in others]
+            result[name] = files
+        return result
 
     def where_defined(self, name: str) -> list[str]:
-        """Code files that define ``name`` (plain or qualified)."""
-        return self._definitions.get(name, [])
-
-    def mentioned(self, names: set[str]) -> set[str]:
-        """Which of ``names`` (identifiers or dotted names) occur anywhere in the code files today:
-        one pass over the files, only for the few names that are not defined."""
-        if not names:
-            return set()
-        pattern = re.compile(rb"(?<![\w$])(" + b"|".join(re.escape(n.encode()) for n in sorted(names, key=len, reverse=True)) + rb")(?![\w$])")
-        found: set[str] = set()
-        for path in self.code_files:
-            data = self.read(path)
-            if data is None:
-                continue
-            found.update(m.decode() for m in pattern.findall(data))
-            if found >= names:
-                break
-        return found
+        """Code files that define ``name`` (plain or qualified); only files that mention it are parsed."""
+        return [p for p in self.files_mentioning({name})[name] if self.defined_in(name, p) is not None]
 
     def _load_symbol_cache(self) -> dict[str, list[Any]]:
         if self._symbol_cache is None:

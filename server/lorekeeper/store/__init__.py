@@ -42,14 +42,17 @@ class Store:
         store.load()
         return store
 
-    def load(self) -> None:
-        """Read every memory file. A broken file yields findings; the others load regardless."""
+    def load(self, only: set[str] | None = None) -> None:
+        """Read every memory file (or only those workspace-relative paths). A broken file yields
+        findings; the others load regardless."""
         entries: list[Entry] = []
         findings: list[Finding] = [
             Finding(kind="invalid-config", severity=Severity.warning, message=p, source=".lore/config.toml", line=1)
             for p in self.ws.config.problems
         ]
         files = self.ws.memory_files()
+        if only is not None:
+            files = {fmt: [p for p in paths if self.ws.rel(p) in only] for fmt, paths in files.items()}
         readers = (("entry", native.read_entry_file), ("mif", mif.read_mif_file))
         for fmt, reader in readers:
             for path in files[fmt]:
@@ -85,7 +88,7 @@ class Store:
         """Refuse memory files that are symlinks leading out of the workspace: never read them."""
         relpath = self.ws.rel(path)
         try:
-            resolve_inside(self.ws.root, relpath)
+            self.ws.inside(relpath)
         except PathOutsideRoot as exc:
             findings.append(Finding(kind="file-outside-root", severity=Severity.error, source=relpath, line=1,
                                     message=f"memory file refused: {exc}; it is never read"))

@@ -189,7 +189,7 @@ def read_mif_file(ws: Workspace, path: Path) -> tuple[Entry | None, list[Finding
         location=Location(path=relpath, start_line=1, end_line=end_line),
         raw=dict(doc.front),
         line_of=lambda name: doc.body_line if name == "content" else doc.line_of(_top_key(name)),
-        root=ws.root,
+        inside=ws.inside,
         refs=code_refs(doc.front),
         refs_field="code_refs",
         created_fallback=lambda: ws.created_time(path),

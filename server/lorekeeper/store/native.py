@@ -46,15 +46,21 @@ def read_entry_file(ws: Workspace, path: Path) -> tuple[Entry | None, list[Findi
                 line=1,
             )
         ]
-    lines = key_lines(text)
+    lines: dict[str, tuple[int, int]] = {}
+
+    def line_of(name: str) -> int:  # scanned only when a finding needs a line
+        if not lines:
+            lines.update(key_lines(text) or {"": (1, 1)})
+        return lines.get(name, (1, 1))[0]
+
     end_line = text.rstrip().count("\n") + 1
     return build_entry(
         raw,
         fmt="entry",
         location=Location(path=relpath, start_line=1, end_line=end_line),
         raw=raw,
-        line_of=lambda name: lines.get(name, (1, 1))[0],
-        root=ws.root,
+        line_of=line_of,
+        inside=ws.inside,
         refs=raw.get("refs"),
         created_fallback=lambda: ws.created_time(path),
     )

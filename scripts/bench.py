@@ -1,0 +1,107 @@
+"""Benchmarks that print figures (run through scripts/bench). Targets live here, not in tests.
+
+check-stale: time for 1k and 10k entries over a workspace of a few thousand code files, cold (no
+cache) and warm (nothing changed), next to the floor: the time to merely read and hash the files the
+entries reference (and, second floor, those plus the memory files themselves).
+Targets from the staleness issue: cold within 3x of the floor; warm under 0.5 s at 10k entries."""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_workspace import build  # noqa: E402
+
+from lorekeeper.stale_cache import check_cached  # noqa: E402
+from lorekeeper.workspace import Workspace  # noqa: E402
+
+LORE = Path(sys.executable).parent / "lore"
+
+
+def _read_and_hash(paths: list[Path]) -> float:
+    start = time.perf_counter()
+    for path in paths:
+        try:
+            hashlib.sha256(path.read_bytes()).digest()
+        except OSError:
+            pass
+    return time.perf_counter() - start
+
+
+def _best(fn, runs: int) -> float:
+    return min(fn() for _ in range(runs))
+
+
+def bench_check_stale(sizes: list[int], files: int, runs: int) -> None:
+    print(f"check-stale: {files} code files, git history with a refactor commit (~8% of references broken)")
+    print(f"{'entries':>8} {'floor refs':>11} {'floor +mem':>11} {'cold':>8} {'warm':>8} {'cold/floor':>11} "
+          f"{'cmd cold':>9} {'cmd warm':>9} {'findings':>9}")
+    for size in sizes:
+        root = Path(tempfile.mkdtemp(prefix=f"lore-bench-{size}-"))
+        try:
+            build(root, size, files)
+            cache = root / ".lore" / "cache"
+
+            def cold() -> float:
+                shutil.rmtree(cache, ignore_errors=True)
+                start = time.perf_counter()
+                check_cached(Workspace(root))
+                return time.perf_counter() - start
+
+            def warm() -> float:
+                start = time.perf_counter()
+                report = check_cached(Workspace(root))
+                elapsed = time.perf_counter() - start
+                assert report.reused == report.checked, "warm run re-checked entries"
+                return elapsed
+
+            cold_s = _best(cold, runs)
+            report = check_cached(Workspace(root))
+            warm_s = _best(warm, runs)
+            data = json.loads((cache / "stale.json").read_text())
+            deps = sorted({d for rec in data["files"].values() for d, st in rec["deps"].items() if st})
+            refs = [root / d for d in deps if (root / d).is_file()]
+            memory = [root / m for m in data["files"]]
+            floor = _best(lambda: _read_and_hash(refs), runs)
+            floor_mem = _best(lambda: _read_and_hash(refs + memory), runs)
+
+            def command(clear: bool) -> float:
+                if clear:
+                    shutil.rmtree(cache, ignore_errors=True)
+                start = time.perf_counter()
+                subprocess.run([str(LORE), "check-stale", "--json"], cwd=root, capture_output=True, check=False)
+                return time.perf_counter() - start
+
+            cmd_cold = _best(lambda: command(True), runs)
+            cmd_warm = _best(lambda: command(False), runs)
+            print(f"{size:>8} {floor:>10.3f}s {floor_mem:>10.3f}s {cold_s:>7.2f}s {warm_s:>7.3f}s "
+                  f"{cold_s / floor:>10.1f}x {cmd_cold:>8.2f}s {cmd_warm:>8.2f}s {len(report.findings):>9}")
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+    print("cold/warm: in-process engine time (best of runs); cmd: the whole `lore check-stale --json` command,"
+          " interpreter start included")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="1000,10000", help="entry counts (comma-separated)")
+    parser.add_argument("--files", type=int, default=3000, help="code files in the workspace")
+    parser.add_argument("--runs", type=int, default=3, help="repetitions; the best is reported")
+    args = parser.parse_args()
+    os.environ.setdefault("NO_COLOR", "1")
+    bench_check_stale([int(s) for s in args.sizes.split(",")], args.files, args.runs)
+
+
+if __name__ == "__main__":
+    main()

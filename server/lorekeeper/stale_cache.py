@@ -1,0 +1,139 @@
+"""Warm ``check-stale``: a memory file's findings are reused while nothing they depend on changed.
+
+The cache (``.lore/cache/stale.json``) records, per memory file, its size and modification time, the
+workspace paths its verdicts depend on (with theirs; a missing path is recorded as missing, so its
+reappearance counts as a change), and whether it depends on the code as a whole (a symbol that was
+looked up everywhere). It is void when HEAD, the verifications file or Lorekeeper's version changes.
+A warm run reads no memory file and no code file whose state is unchanged; only files that changed,
+or depend on something that changed, are parsed and checked again."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from . import __version__
+from .model import Finding
+from .refs.fingerprint import Verifications
+from .refs.history import GitHistory
+from .refs.index import ensure_cache_dir
+from .refs.symbols import language_of
+from .staleness import ANY_CODE, StalenessChecker
+from .store import Store
+from .store.files import atomic_write
+from .workspace import Workspace
+
+CACHE_FILE = "stale.json"
+
+
+@dataclass
+class StaleReport:
+    findings: list[Finding]
+    checked: int  # memories covered by the report
+    reused: int  # of which answered from the cache
+    checker: StalenessChecker | None  # the checker that ran, if any file needed checking
+
+
+def _stat(path: str) -> list[int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return [st.st_mtime_ns, st.st_size]
+
+
+def check_cached(ws: Workspace, paths: list[str] | None = None) -> StaleReport:
+    """Check the memory files of the workspace (or those under ``paths``), reusing cached verdicts."""
+    root = str(ws.root)
+    cache_path = ws.root / ".lore" / "cache" / CACHE_FILE
+    history = GitHistory(ws.root, ws.root / ".lore" / "cache")
+    key = {"version": __version__, "head": history.head,
+           "verified": _stat(str(ws.store / Verifications.FILE)), "config": _stat(str(ws.root / ".lore" / "config.toml"))}
+    try:
+        cache = json.loads(cache_path.read_text(encoding="utf-8"))
+        if cache.get("key") != key:
+            cache = {}
+    except (OSError, ValueError):
+        cache = {}
+    cached_files: dict[str, Any] = cache.get("files", {}) if isinstance(cache.get("files"), dict) else {}
+
+    memory = [ws.rel(p) for fmt_paths in ws.memory_files().values() for p in fmt_paths]
+    if paths:
+        wanted = [p.rstrip("/") for p in paths]
+        memory = [m for m in memory if any(m == w or m.startswith(w + "/") for w in wanted)]
+    stats: dict[str, list[int] | None] = {}
+
+    def stat(rel: str) -> list[int] | None:
+        if rel not in stats:
+            stats[rel] = _stat(os.path.join(root, rel))
+        return stats[rel]
+
+    code_sig: list[str] = []
+
+    def code_signature() -> str:
+        if not code_sig:
+            digest = hashlib.sha1()
+            for rel in ws.rel_files():
+                if language_of(rel):
+                    digest.update(f"{rel}\0{stat(rel)}\n".encode())
+            code_sig.append(digest.hexdigest())
+        return code_sig[0]
+
+    findings: list[Finding] = []
+    stale_files: list[str] = []
+    checked = reused = 0
+    for rel in memory:
+        record = cached_files.get(rel)
+        valid = (
+            isinstance(record, dict)
+            and record.get("stat") == stat(rel)
+            and all(stat(dep) == seen for dep, seen in record.get("deps", {}).items())
+            and (not record.get("any_code") or record.get("code") == code_signature())
+        )
+        if valid:
+            findings.extend(Finding.model_validate(f) for f in record["findings"])
+            checked += record.get("entries", 0)
+            reused += record.get("entries", 0)
+        else:
+            stale_files.append(rel)
+
+    checker = None
+    if stale_files:
+        store = Store(ws)
+        store.load(only=set(stale_files))
+        checker = StalenessChecker(ws, store, history=history)
+        fresh = checker.check(store.live())
+        findings.extend(fresh)
+        checked += len(checker.checked)
+        by_file: dict[str, dict[str, Any]] = {rel: {"deps": set(), "any_code": False, "findings": [], "entries": 0}
+                                              for rel in stale_files}
+        for entry in store.live():
+            slot = by_file.setdefault(entry.location.path, {"deps": set(), "any_code": False, "findings": [], "entries": 0})
+            slot["entries"] += 1
+            result = checker.results.get(entry.id)
+            if result is None:
+                continue
+            slot["any_code"] = slot["any_code"] or ANY_CODE in result.depends_on
+            slot["deps"].update(d for d in result.depends_on if d != ANY_CODE)
+        for finding in fresh:
+            by_file.setdefault(finding.source, {"deps": set(), "any_code": False, "findings": [], "entries": 0})
+            by_file[finding.source]["findings"].append(finding.model_dump(mode="json"))
+        for rel, slot in by_file.items():
+            cached_files[rel] = {
+                "stat": stat(rel),
+                "deps": {dep: stat(dep) for dep in sorted(slot["deps"])},
+                "any_code": slot["any_code"],
+                "code": code_signature() if slot["any_code"] else None,
+                "entries": slot["entries"],
+                "findings": slot["findings"],
+            }
+        live = set(memory) if not paths else None
+        if live is not None:
+            cached_files = {k: v for k, v in cached_files.items() if k in live}
+        ensure_cache_dir(cache_path.parent)
+        atomic_write(cache_path, json.dumps({"key": key, "files": cached_files}).encode("utf-8"))
+    findings.sort(key=lambda f: (f.source, f.line or 0, f.kind, f.ref or ""))
+    return StaleReport(findings=findings, checked=checked, reused=reused, checker=checker)
