@@ -80,6 +80,7 @@ class StalenessChecker:
         self._questions, self._deferred = [], []
         for entry in targets:
             self._changed_since_verified(entry, self.results[entry.id])
+            self._stated_values(entry, self.results[entry.id])
         self.save()
         return self.findings()
 
@@ -416,6 +417,57 @@ class StalenessChecker:
                     entry, ref, "changed-since-verified", severity,
                     f"`{ref.label()}` changed since this memory was {since}",
                     fix={"action": "verify", "entry": entry.id}))
+
+
+    def _stated_values(self, entry: Entry, result: EntryResult) -> None:
+        """Numbers a memory states ("line length is 100", "Node 20.11") that the configuration file it
+        references held when the memory was written or verified, and holds no more."""
+        numbers = set(_NUMBER.findall(entry.content))
+        if not numbers or not self.history.available:
+            return
+        base = self.base_of(entry)
+        files = []
+        for ref in self.references(entry):
+            if ref.kind == "path":
+                path = self.index.resolve(ref.target, base)
+                if path and not path.endswith("/") and _is_config(path):
+                    files.append((ref, path))
+        if not files:
+            return
+        commit, how = self._baseline_commit(entry)
+        if commit is None:
+            return
+        for ref, path in files:
+            old, new = self.fingerprints._show(commit, path), self.index.read(path)
+            if old is None or new is None:
+                continue
+            for number in sorted(numbers):
+                word = re.compile(rb"(?<![\w.])" + re.escape(number.encode()) + rb"(?![\w.])")
+                if word.search(old) and not word.search(new):
+                    result.findings.append(self._finding(
+                        entry, ref, "stale-value", Severity.warning,
+                        f"`{path}` no longer contains {number}, as it did when this memory was {how}"))
+
+    def _baseline_commit(self, entry: Entry) -> tuple[str | None, str]:
+        if entry.format == "instruction":
+            commit = self.fingerprints.last_change(entry.location.path, entry.location.start_line, entry.location.end_line)
+            return (commit.sha, f"written ({commit.describe()})") if commit else (None, "")
+        when = entry.verified or entry.created
+        if when is None:
+            return None, ""
+        how = f"verified on {when:%Y-%m-%d}" if entry.verified else f"written on {when:%Y-%m-%d}"
+        return self.history.commit_before(when.isoformat()), how
+
+
+_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)+|\d{2,})(?![\w])")
+_CONFIG_SUFFIXES = (".toml", ".json", ".jsonc", ".yaml", ".yml", ".ini", ".cfg", ".conf", ".properties", ".editorconfig",
+                    ".nvmrc", ".node-version", ".python-version", ".tool-versions", ".env.example")
+
+
+def _is_config(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return name.endswith(_CONFIG_SUFFIXES) or name in ("Dockerfile", ".editorconfig", ".nvmrc", ".python-version",
+                                                       ".tool-versions", ".node-version")
 
 
 def check_workspace(ws: Workspace, paths: list[str] | None = None) -> tuple[list[Finding], StalenessChecker]:

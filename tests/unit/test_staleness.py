@@ -326,3 +326,24 @@ def test_git_is_optional(tree: Tree, clean: bool) -> None:
     assert subprocess.run(["git", "-C", str(tree.root), "status"], capture_output=True).returncode != 0
     findings, _ = check(tree)
     assert [f.kind for f in findings] == ([] if clean else ["missing-path"])
+
+
+def test_stated_values_the_config_no_longer_holds(tree: Tree) -> None:
+    tree.write("pyproject.toml", '[tool.ruff]\nline-length = 100\ntarget-version = "py311"\n')
+    tree.write("CLAUDE.md", "- Line length is 100 (`pyproject.toml`); we target 3.11.\n")
+    tree.entry("n.json", {"id": "n", "content": "Node 20 is pinned in .nvmrc", "refs": [".nvmrc"],
+                          "created": "2026-02-01T00:00:00Z"})
+    tree.write(".nvmrc", "20\n")
+    commit(tree, "initial", date="2026-01-15T00:00:00Z")
+    assert check(tree)[0] == []
+    tree.write("pyproject.toml", '[tool.ruff]\nline-length = 120\ntarget-version = "py311"\n')
+    tree.write(".nvmrc", "22\n")
+    commit(tree, "bump", date="2026-03-01T00:00:00Z")
+    findings, _ = check(tree)
+    got = {(f.source, f.kind, f.message) for f in findings}
+    assert got == {
+        ("CLAUDE.md", "stale-value", "`pyproject.toml` no longer contains 100, as it did when this memory was written "
+                                     f"({git(tree.root, 'rev-parse', '--short=7', 'HEAD~1').strip()} on 2026-01-15: initial)"),
+        (".lore/memory/entries/n.json", "stale-value",
+         "`.nvmrc` no longer contains 20, as it did when this memory was written on 2026-02-01"),
+    }

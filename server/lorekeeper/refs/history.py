@@ -243,6 +243,18 @@ class GitHistory:
             return f"removed in uncommitted changes; last committed in {commits[0].describe()}"
         return f"removed in {commits[0].describe()}"
 
+    def commit_before(self, when: str) -> str | None:
+        """The newest commit at or before an ISO time (the code as it was when a memory was written)."""
+        if not self.available:
+            return None
+        key = "\x00before:" + when
+        if key not in self._pickaxe:
+            sha = self._git("rev-list", "-1", f"--before={when}", "HEAD").strip()
+            self._pickaxe[key] = [sha] if sha else []
+            self._dirty = True
+        found = self._pickaxe[key]
+        return found[0] if found else None
+
 
 def _chunks(items: list[str], size: int) -> list[list[str]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
@@ -250,3 +262,4 @@ def _chunks(items: list[str], size: int) -> list[list[str]]:
 
 def _ere_escape(term: str) -> str:
     return re.sub(r"([.^$*+?()\[\]{}|\\])", r"\\\1", term)
+
