@@ -192,6 +192,18 @@ class Workspace:
         self._real_dirs.clear()
         self._git_times = None
 
+    def ignored(self, path: str) -> bool:
+        """Whether git would ignore a workspace-relative path (a trailing ``/`` marks a folder), by the
+        ``.gitignore`` files of its folders and ``.git/info/exclude``; nothing outside the root is read."""
+        parts = path.rstrip("/").split("/")
+        specs = self._base_specs()
+        for depth in range(len(parts)):
+            folder = "/".join(parts[:depth])
+            ignore = self.root / folder / ".gitignore" if folder else self.root / ".gitignore"
+            if ignore.is_file():
+                specs.append((folder, _read_ignore(ignore)))
+        return _ignored(path.rstrip("/"), path.endswith("/"), specs) if specs else False
+
     # -- discovery -------------------------------------------------------------------------------
 
     def walk(self) -> Iterator[Path]:

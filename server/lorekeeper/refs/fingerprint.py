@@ -96,10 +96,10 @@ class Fingerprinter:
             data = read(manifest.path)
             if data is None:
                 return None
-            from .index import _JUST_RECIPE, _MAKE_TARGET, _blocks  # noqa: PLC0415
+            from .index import JUST_RECIPE, MAKE_TARGET, blocks  # noqa: PLC0415 - index imports this module
 
-            pattern = _MAKE_TARGET if ref.kind == "make" else _JUST_RECIPE
-            span = _blocks(data.decode("utf-8", "replace"), pattern, ref.kind == "make").get(ref.target)
+            pattern = MAKE_TARGET if ref.kind == "make" else JUST_RECIPE
+            span = blocks(data.decode("utf-8", "replace"), pattern, ref.kind == "make").get(ref.target)
             return _hash(b"\n".join(data.splitlines()[span[0] - 1 : span[1]])) if span else None
         if ref.kind == "package-manager":
             declared, locks = self.index.package_managers(base)

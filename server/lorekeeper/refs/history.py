@@ -45,6 +45,7 @@ class GitHistory:
         self._paths: dict[str, list[list[str]]] | None = None
         self._commits: dict[str, Commit] = {}
         self._pickaxe: dict[str, list[str]] = {}
+        self._before: dict[str, str] = {}
         self._dirty = False
         self._dirty_paths: set[str] | None = None
 
@@ -75,6 +76,7 @@ class GitHistory:
                 self._paths = data["paths"]
                 self._commits = {k: Commit(*v) for k, v in data["commits"].items()}
                 self._pickaxe = data.get("pickaxe", {})
+                self._before = data.get("before", {})
                 return
             except (OSError, ValueError, KeyError, TypeError):
                 pass
@@ -89,7 +91,7 @@ class GitHistory:
         for old in cache.parent.glob("history-*.json"):
             if old != cache:
                 old.unlink(missing_ok=True)
-        data: dict[str, Any] = {"paths": self._paths, "pickaxe": self._pickaxe,
+        data: dict[str, Any] = {"paths": self._paths, "pickaxe": self._pickaxe, "before": self._before,
                                 "commits": {k: [c.sha, c.date, c.subject] for k, c in self._commits.items()}}
         atomic_write(cache, json.dumps(data).encode("utf-8"))
         self._dirty = False
@@ -247,13 +249,11 @@ class GitHistory:
         """The newest commit at or before an ISO time (the code as it was when a memory was written)."""
         if not self.available:
             return None
-        key = "\x00before:" + when
-        if key not in self._pickaxe:
-            sha = self._git("rev-list", "-1", f"--before={when}", "HEAD").strip()
-            self._pickaxe[key] = [sha] if sha else []
+        self._load()
+        if when not in self._before:
+            self._before[when] = self._git("rev-list", "-1", f"--before={when}", "HEAD").strip()
             self._dirty = True
-        found = self._pickaxe[key]
-        return found[0] if found else None
+        return self._before[when] or None
 
 
 def _chunks(items: list[str], size: int) -> list[list[str]]:

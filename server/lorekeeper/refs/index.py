@@ -28,9 +28,9 @@ LOCKFILES = {
 }
 MAKEFILES = ("Makefile", "makefile", "GNUmakefile")
 JUSTFILES = ("justfile", "Justfile", ".justfile")
-_MAKE_TARGET = re.compile(r"^([A-Za-z0-9_.\-/%]+(?:[ \t]+[A-Za-z0-9_.\-/%]+)*)[ \t]*::?(?![=:])")
+MAKE_TARGET = re.compile(r"^([A-Za-z0-9_.\-/%]+(?:[ \t]+[A-Za-z0-9_.\-/%]+)*)[ \t]*::?(?![=:])")
 _IDENTIFIER = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*")
-_JUST_RECIPE = re.compile(r"^@?([A-Za-z_][\w\-]*)(?:[ \t]+[^:=\n]*)?:(?!=)")
+JUST_RECIPE = re.compile(r"^@?([A-Za-z_][\w\-]*)(?:[ \t]+[^:=\n]*)?:(?!=)")
 CACHE_VERSION = 1
 
 
@@ -105,16 +105,7 @@ class CodeIndex:
 
     def ignored(self, path: str) -> bool:
         """Whether git ignores the path (generated, runtime or local files): not a reference to judge."""
-        from ..workspace import _ignored, _read_ignore  # noqa: PLC0415 - shared ignore machinery
-
-        specs = []
-        parts = PurePosixPath(path.rstrip("/")).parts
-        for depth in range(len(parts)):
-            folder = "/".join(parts[:depth])
-            ignore = self.ws.root / folder / ".gitignore" if folder else self.ws.root / ".gitignore"
-            if ignore.is_file():
-                specs.append((folder, _read_ignore(ignore)))
-        return _ignored(path.rstrip("/"), path.endswith("/"), specs) if specs else False
+        return self.ws.ignored(path)
 
     def read(self, path: str) -> bytes | None:
         try:
@@ -160,9 +151,9 @@ class CodeIndex:
                 line = _line_of(text, f'"{script}"')
                 manifest.names[script] = (line, line)
         elif name in MAKEFILES:
-            manifest.names = _blocks(text, _MAKE_TARGET, split_names=True)
+            manifest.names = blocks(text, MAKE_TARGET, split_names=True)
         elif name in JUSTFILES:
-            manifest.names = _blocks(text, _JUST_RECIPE, split_names=False)
+            manifest.names = blocks(text, JUST_RECIPE, split_names=False)
         elif name == "pyproject.toml":
             try:
                 manifest.data = tomllib.loads(text)
@@ -303,7 +294,7 @@ def _line_of(text: str, needle: str) -> int:
     return text.count("\n", 0, index) + 1 if index >= 0 else 1
 
 
-def _blocks(text: str, header: re.Pattern[str], split_names: bool) -> dict[str, tuple[int, int]]:
+def blocks(text: str, header: re.Pattern[str], split_names: bool) -> dict[str, tuple[int, int]]:
     """Targets or recipes with their line span: the header line and the indented recipe under it."""
     lines = text.splitlines()
     blocks: dict[str, tuple[int, int]] = {}
