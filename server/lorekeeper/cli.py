@@ -100,10 +100,15 @@ def _first_line(text: str, width: int = 88) -> str:
 _SEVERITY_STYLE = {Severity.error: "bold red", Severity.warning: "yellow", Severity.info: "cyan"}
 
 
-def _print_finding(finding: Finding) -> None:
-    where = f"{finding.source}:{finding.line}" if finding.line else finding.source
+def _finding_line(finding: Finding) -> str:
+    """A finding the way linters print them: ``FILE:LINE: SEVERITY: MESSAGE (KIND)``."""
     style = _SEVERITY_STYLE[finding.severity]
-    err.print(f"{escape(where)}: [{style}]{finding.severity.value}[/]: {escape(finding.message)} [dim]({finding.kind})[/]")
+    return (f"{escape(finding.source)}:{finding.line or 1}: [{style}]{finding.severity.value}[/]: "
+            f"{escape(finding.message)} [dim]({finding.kind})[/]")
+
+
+def _print_finding(finding: Finding) -> None:
+    err.print(_finding_line(finding))
 
 
 def _load(ws: Workspace, quiet_findings: bool = False) -> Store:
@@ -459,8 +464,7 @@ def validate(ctx: typer.Context, as_json: bool = JsonOption) -> None:
         _emit({"findings": [f.model_dump(mode="json") for f in findings], "entries": len(store.entries)})
     else:
         for finding in findings:
-            out.print(f"{escape(finding.source)}:{finding.line or 1}: [{_SEVERITY_STYLE[finding.severity]}]"
-                      f"{finding.severity.value}[/]: {escape(finding.message)} [dim]({finding.kind})[/]")
+            out.print(_finding_line(finding))
         summary = f"{_count(len(store.entries), 'entry', 'entries')} read, {errors} error(s), {len(findings) - errors} warning(s)"
         out.print(f"[dim]{summary}[/]" if findings else f"[green]{summary}[/]")
     if errors:
@@ -498,8 +502,7 @@ def check_stale(
         _emit(data)
     else:
         for finding in findings:
-            out.print(f"{escape(finding.source)}:{finding.line or 1}: [{_SEVERITY_STYLE[finding.severity]}]"
-                      f"{finding.severity.value}[/]: {escape(finding.message)} [dim]({finding.kind})[/]")
+            out.print(_finding_line(finding))
             if finding.fix and finding.fix.get("new"):
                 out.print(f"    [green]fix:[/] use `{escape(str(finding.fix['new']))}`")
         checked = report.checked

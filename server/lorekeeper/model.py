@@ -132,7 +132,3 @@ class Finding(BaseModel):
     field: str | None = None
     ref: str | None = None
     fix: dict[str, Any] | None = None
-
-    def render(self) -> str:
-        where = f"{self.source}:{self.line}" if self.line else self.source
-        return f"{where}: {self.severity.value}: {self.message} ({self.kind})"
