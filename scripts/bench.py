@@ -1,5 +1,9 @@
 """Benchmarks that print figures (run through scripts/bench). Targets live here, not in tests.
 
+compact: plan time for 1k / 10k / 100k generated entries (target: 10k under 3 s), and on a realistic
+cluttered store the tokens of index.md before and after compaction (target: 40-60% fewer) with the count
+of distinct facts still present in compacted/ (target: all).
+
 check-stale: time for 1k and 10k entries over a workspace of a few thousand code files, cold (no
 cache) and warm (nothing changed), next to the floor: the time to merely read and hash the files the
 entries reference (and, second floor, those plus the memory files themselves).
@@ -21,7 +25,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import bench_store  # noqa: E402
 from bench_workspace import build  # noqa: E402
+
+from lorekeeper.compaction import CompactionConfig, plan_compaction  # noqa: E402
+from lorekeeper.store import Store  # noqa: E402
+from lorekeeper.tokens import count_tokens  # noqa: E402
 
 from lorekeeper.stale_cache import check_cached  # noqa: E402
 from lorekeeper.workspace import Workspace  # noqa: E402
@@ -93,14 +102,65 @@ def bench_check_stale(sizes: list[int], files: int, runs: int) -> None:
           " interpreter start included")
 
 
+def bench_compact(sizes: list[int], runs: int) -> None:
+    print("compact: plan time (stage 1 rules, views included; loading the store is shown apart)")
+    print(f"{'entries':>8} {'load':>8} {'plan':>8} {'operations':>11}")
+    for size in sizes:
+        root = Path(tempfile.mkdtemp(prefix=f"lore-compact-{size}-"))
+        try:
+            bench_store.synthetic(root, size)
+            start = time.perf_counter()
+            store = Store.open(Workspace(root))
+            load = time.perf_counter() - start
+            timings = []
+            for _ in range(runs):
+                start = time.perf_counter()
+                plan = plan_compaction(store, CompactionConfig(), now=bench_store.NOW)
+                timings.append(time.perf_counter() - start)
+            print(f"{len(store.entries):>8} {load:>7.2f}s {min(timings):>7.2f}s {len(plan.operations):>11}")
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+
+    root = Path(tempfile.mkdtemp(prefix="lore-compact-cluttered-"))
+    try:
+        truth = bench_store.build(root, 200)
+        store = Store.open(Workspace(root))
+        unlimited = CompactionConfig().with_overrides(budget=10**9)
+        before = plan_compaction(store, unlimited, only=[], now=bench_store.NOW)
+        after = plan_compaction(store, unlimited, now=bench_store.NOW)
+        budgeted = plan_compaction(store, CompactionConfig(), now=bench_store.NOW)
+        index = ".lore/memory/index.md"
+        tokens_before = count_tokens(before.views[index])
+        tokens_after = count_tokens(after.views[index])
+        compacted = "".join(text for path, text in after.views.items() if "/compacted/" in path)
+        kept = sum(fact in compacted for fact in truth["facts"])
+        counts: dict[str, int] = {}
+        for op in after.operations:
+            counts[op.op] = counts.get(op.op, 0) + 1
+        print(f"cluttered store: {truth['entries']} entries holding {len(truth['facts'])} distinct facts")
+        print(f"  index.md without a budget: {tokens_before} -> {tokens_after} tokens "
+              f"({100 * (tokens_before - tokens_after) / tokens_before:.0f}% fewer); with the default budget: "
+              f"{count_tokens(budgeted.views[index])} tokens")
+        print(f"  distinct facts present in compacted/: {kept}/{len(truth['facts'])}; conflicts for review: "
+              f"{len(after.conflicts)}")
+        print("  operations: " + ", ".join(f"{n} {op}" for op, n in counts.items()))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", default="1000,10000", help="entry counts (comma-separated)")
+    parser.add_argument("--only", choices=["check-stale", "compact"], help="run one benchmark")
+    parser.add_argument("--sizes", default="1000,10000", help="check-stale entry counts (comma-separated)")
+    parser.add_argument("--compact-sizes", default="1000,10000,100000", help="compact plan entry counts")
     parser.add_argument("--files", type=int, default=3000, help="code files in the workspace")
     parser.add_argument("--runs", type=int, default=3, help="repetitions; the best is reported")
     args = parser.parse_args()
     os.environ.setdefault("NO_COLOR", "1")
-    bench_check_stale([int(s) for s in args.sizes.split(",")], args.files, args.runs)
+    if args.only in (None, "check-stale"):
+        bench_check_stale([int(s) for s in args.sizes.split(",")], args.files, args.runs)
+    if args.only in (None, "compact"):
+        bench_compact([int(s) for s in args.compact_sizes.split(",")], args.runs)
 
 
 if __name__ == "__main__":

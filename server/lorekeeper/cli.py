@@ -626,6 +626,97 @@ def review(ctx: typer.Context) -> None:
     out.print(f"\n[dim]{_count(done, 'change', 'changes')} made; `lore log` lists them, `lore undo --last` reverses them[/]")
 
 
+def _run_compaction(ws: Workspace, only: list[str] | None, dry_run: bool, as_json: bool,
+                    overrides: dict[str, Any]) -> None:
+    """Plan, then preview (``dry_run``) or apply: shared by ``compact`` and ``gc``."""
+    from .compaction import CompactionConfig, apply_plan, plan_compaction, render_diff
+
+    config = CompactionConfig.load(ws.root).with_overrides(**overrides)
+    for problem in config.problems:
+        err.print(f"[yellow]warning:[/] {escape(problem)}")
+    store = _load(ws, quiet_findings=as_json)
+    try:
+        plan = plan_compaction(store, config, only=only)
+    except ValueError as exc:
+        _fail(str(exc), USAGE)
+        return
+    records = []
+    if not dry_run:
+        try:
+            records = apply_plan(plan, store, _journal(ws))
+        except Refused as exc:
+            _fail(str(exc), REFUSED)
+    if as_json:
+        data = plan.to_json()
+        data["dry_run"] = dry_run
+        if not dry_run:
+            data["journal"] = [r.id for r in records]
+        _emit(data)
+        return
+    if dry_run:
+        diff = render_diff(plan, store)
+        for line in diff.splitlines():
+            style = ("green" if line.startswith("+") and not line.startswith("+++") else
+                     "red" if line.startswith("-") and not line.startswith("---") else
+                     "bold" if line.startswith("#") else "cyan" if line.startswith("@@") else "")
+            out.print(f"[{style}]{escape(line)}[/]" if style else escape(line))
+    counts: dict[str, int] = {}
+    for op in plan.operations:
+        counts[op.op] = counts.get(op.op, 0) + 1
+    summary = ", ".join(f"{n} {op}" for op, n in counts.items()) or "nothing to compact"
+    saved = plan.tokens_before - plan.tokens_after
+    pct = f" ({100 * saved / plan.tokens_before:.0f}% fewer)" if plan.tokens_before else ""
+    verb = "would apply" if dry_run else "applied"
+    out.print(f"[bold]{verb}:[/] {summary}; tokens {plan.tokens_before} → {plan.tokens_after}{pct}")
+    for conflict in plan.conflicts:
+        out.print(f"[yellow]review:[/] {escape(conflict['message'])}")
+    if not dry_run and records:
+        out.print(f"[dim]{_count(len(records), 'operation', 'operations')} journaled; `lore undo --last` reverses them[/]")
+    elif dry_run:
+        out.print("[dim]nothing was written (--dry-run)[/]")
+
+
+@app.command()
+def compact(
+    ctx: typer.Context,
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print the plan as a diff of the files it would change; write nothing."),
+    only: Optional[str] = typer.Option(None, "--only", help="Comma-separated operations: supersede, dedup, merge, archive, consolidate, fuse, compress (views alone: 'views')."),
+    budget: Optional[int] = typer.Option(None, "--budget", min=100, help="Token budget of index.md (default 2000)."),
+    as_json: bool = JsonOption,
+) -> None:
+    """Compact memory with deterministic rules: dedup, merge near-duplicates, follow supersession, fuse
+    related entries, compress verbose ones, archive expired ones, consolidate cold clusters; regenerate
+    index.md (within the token budget) and compacted/. Nothing is deleted; every operation is undoable."""
+    ws = _workspace(ctx)
+    selected = [o.strip() for o in only.split(",") if o.strip()] if only else None
+    _run_compaction(ws, selected, dry_run, as_json, {"budget": budget})
+
+
+@app.command()
+def gc(
+    ctx: typer.Context,
+    dry_run: bool = typer.Option(False, "--dry-run", help="Show what would change; write nothing."),
+    archive: bool = typer.Option(False, "--archive", help="Archive expired, decayed or too old entries."),
+    compress: bool = typer.Option(False, "--compress", help="Summarise verbose old or weak entries."),
+    compress_only: bool = typer.Option(False, "--compress-only", help="Only compress (no archiving)."),
+    compress_threshold: Optional[int] = typer.Option(None, "--compress-threshold", min=1, help="Lines above which an entry is verbose (default 100)."),
+    min_strength: Optional[float] = typer.Option(None, "--min-strength", min=0.0, max=1.0, help="Archive below this decayed strength (default 0.1)."),
+    max_age: Optional[int] = typer.Option(None, "--max-age", min=1, help="Archive entries older than this many days (default: no limit)."),
+    as_json: bool = JsonOption,
+) -> None:
+    """Maintenance as mnemonic users know it: the archive and compress operations of `lore compact`
+    (both unless one is chosen). Pinned entries and protected categories are never archived."""
+    ws = _workspace(ctx)
+    if compress_only:
+        ops = ["compress"]
+    elif archive or compress:
+        ops = [op for op, on in (("archive", archive), ("compress", compress)) if on]
+    else:
+        ops = ["archive", "compress"]
+    _run_compaction(ws, ops, dry_run, as_json, {"compress_lines": compress_threshold, "min_strength": min_strength,
+                                                "max_age_days": max_age})
+
+
 def main() -> None:
     """Entry point of the ``lore`` console script."""
     app()

@@ -1,0 +1,135 @@
+"""Plans: what compaction would do, computed without side effects; applied atomically per operation.
+
+A plan operation names its ``sources`` (the entries it consumes), its ``result`` (the entry that stands
+for them afterwards: the survivor, or a new fused/consolidated entry), a ``reason``, and the field
+changes it makes. Nothing is deleted: sources get ``merged_into`` / ``superseded_by`` / ``archived`` /
+``summary`` and stay on disk. The plan records a hash of every file it will change; applying refuses
+when one changed on disk since the plan was made."""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..model import Entry
+from ..store import FileChange, Journal, Operation, Record, Refused, Store
+from ..store.native import render_entry
+
+
+@dataclass
+class PlanOperation:
+    op: str  # dedup | merge | supersede | fuse | compress | archive | consolidate
+    sources: list[str]
+    reason: str
+    result: dict[str, Any] | None = None
+    updates: list[tuple[Entry, dict[str, Any]]] = field(default_factory=list)
+    new_entry: dict[str, Any] | None = None  # raw fields of a new entry file
+    new_path: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"op": self.op, "sources": self.sources, "result": self.result, "reason": self.reason}
+
+
+@dataclass
+class Plan:
+    operations: list[PlanOperation]
+    views: dict[str, str]  # derived view path -> text
+    conflicts: list[dict[str, Any]]  # contradictions and supersession cycles, for review
+    tokens_before: int
+    tokens_after: int
+    hashes: dict[str, str | None]  # path -> sha256 of its bytes when planned (None: absent)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "operations": [op.to_json() for op in self.operations],
+            "tokens_before": self.tokens_before,
+            "tokens_after": self.tokens_after,
+            "conflicts": self.conflicts,
+            "views": sorted(self.views),
+        }
+
+
+def _sha(data: bytes | None) -> str | None:
+    return hashlib.sha256(data).hexdigest() if data is not None else None
+
+
+def _read(store: Store, path: str) -> bytes | None:
+    try:
+        return (store.ws.root / path).read_bytes()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+
+
+def record_hashes(plan: Plan, store: Store) -> None:
+    """Remember the bytes every file the plan touches holds now."""
+    paths = {entry.location.path for op in plan.operations for entry, _ in op.updates}
+    paths |= {op.new_path for op in plan.operations if op.new_path}
+    paths |= set(plan.views)
+    plan.hashes = {path: _sha(_read(store, path)) for path in sorted(paths)}
+
+
+def check_unchanged(plan: Plan, store: Store) -> None:
+    changed = [path for path, digest in plan.hashes.items() if _sha(_read(store, path)) != digest]
+    if changed:
+        listing = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
+        raise Refused(f"memory changed on disk since the plan was made ({listing}); nothing was written — "
+                      "run the command again to plan from the current files")
+
+
+def operation_changes(op: PlanOperation, store: Store) -> list[FileChange]:
+    """The file changes one operation makes, from the files as they are now."""
+    changes = [store.change_for(entry, fields) for entry, fields in op.updates]
+    if op.new_entry is not None and op.new_path:
+        changes.append(FileChange(op.new_path, None, render_entry(op.new_entry)))
+    return changes
+
+
+def view_changes(plan: Plan, store: Store) -> list[FileChange]:
+    out = []
+    for path, text in sorted(plan.views.items()):
+        before = _read(store, path)
+        after = text.encode("utf-8")
+        if before != after:
+            out.append(FileChange(path, before, after))
+    return out
+
+
+def apply_plan(plan: Plan, store: Store, journal: Journal) -> list[Record]:
+    """Apply every operation (each atomically, each journaled), then rewrite the derived views.
+    Refused as a whole, before anything is written, if a file changed since the plan was made."""
+    check_unchanged(plan, store)
+    records = []
+    for op in plan.operations:
+        entries = [*op.sources] + ([op.result["id"]] if op.result and op.result.get("id") not in op.sources else [])
+        records.append(journal.apply(Operation(op=op.op, reason=op.reason, changes=operation_changes(op, store),
+                                               entries=entries)))
+    views = view_changes(plan, store)
+    if views:
+        records.append(journal.apply(Operation(op="views", reason="regenerate index.md and compacted/ from entries",
+                                               changes=views)))
+    return records
+
+
+def render_diff(plan: Plan, store: Store) -> str:
+    """The plan as a unified diff of the files it would change (writes nothing)."""
+    chunks: list[str] = []
+    for op in plan.operations:
+        chunks.append(f"# {op.op}: {op.reason}\n")
+        for change in operation_changes(op, store):
+            chunks.append(_diff(change))
+    views = view_changes(plan, store)
+    if views:
+        chunks.append("# views: regenerate index.md and compacted/ from entries\n")
+        chunks.extend(_diff(change) for change in views)
+    return "".join(chunks)
+
+
+def _diff(change: FileChange) -> str:
+    before = change.before.decode("utf-8", "replace").splitlines(keepends=True) if change.before else []
+    after = change.after.decode("utf-8", "replace").splitlines(keepends=True) if change.after else []
+    old = f"a/{change.path}" if change.before is not None else "/dev/null"
+    new = f"b/{change.path}" if change.after is not None else "/dev/null"
+    text = "".join(difflib.unified_diff(before, after, old, new))
+    return text if text.endswith("\n") or not text else text + "\n\\ No newline at end of file\n"

@@ -1,0 +1,270 @@
+"""Stage 1 compaction: each operation, the views, undo, no-loss, and the refusal on concurrent change."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from conftest import Tree
+
+from lorekeeper.compaction import CompactionConfig, apply_plan, parse_duration, plan_compaction, render_diff
+from lorekeeper.store import Refused
+
+NOW = datetime(2026, 11, 1, 12, tzinfo=timezone.utc)
+
+
+def ago(days: float) -> str:
+    return (NOW - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def plan(tree: Tree, only=None, **settings):
+    config = CompactionConfig().with_overrides(**settings)
+    store = tree.store()
+    return plan_compaction(store, config, only=only, now=NOW), store
+
+
+def entry_file(tree: Tree, name: str) -> dict:
+    return json.loads((tree.root / ".lore/memory/entries" / name).read_text())
+
+
+def ops(p) -> list[tuple[str, list[str]]]:
+    return [(op.op, op.sources) for op in p.operations]
+
+
+def test_dedup_keeps_the_newest(tree: Tree) -> None:
+    tree.entry("a.json", {"id": "a", "content": "Always use **pnpm**.", "created": ago(30)})
+    tree.entry("b.json", {"id": "b", "content": "always use pnpm", "created": ago(5)})
+    tree.entry("c.json", {"id": "c", "content": "Always   use `pnpm`!", "created": ago(10)})
+    tree.entry("d.json", {"id": "d", "content": "Use yarn", "created": ago(10)})
+    p, store = plan(tree, only=["dedup"])
+    assert ops(p) == [("dedup", ["a", "c"])]
+    assert p.operations[0].result["id"] == "b"
+    apply_plan(p, store, tree.journal())
+    assert entry_file(tree, "a.json")["merged_into"] == "b" and entry_file(tree, "c.json")["merged_into"] == "b"
+    assert "merged_into" not in entry_file(tree, "b.json")
+
+
+def test_dedup_against_an_instruction_file_never_edits_it(tree: Tree) -> None:
+    claude = tree.write("CLAUDE.md", "- Money is integer cents.\n")
+    tree.entry("m.json", {"id": "m", "content": "money is INTEGER cents", "created": ago(1)})
+    before = claude.read_bytes()
+    p, store = plan(tree, only=["dedup"])
+    assert ops(p) == [("dedup", ["m"])] and p.operations[0].result["id"] == "CLAUDE.md:1"
+    apply_plan(p, store, tree.journal())
+    assert entry_file(tree, "m.json")["merged_into"] == "CLAUDE.md:1"
+    assert claude.read_bytes() == before
+
+
+def test_merge_near_duplicates_but_never_different_literals(tree: Tree) -> None:
+    facts = {
+        "p1": ("Run the linter before committing any code.", 20),
+        "p2": ("Before committing any code, run the linter!", 3),
+        "n1": ("The ruff line length is 100 characters.", 30),
+        "n2": ("The ruff line length is 120 characters.", 2),
+        "x1": ("Config for the api lives in `src/api/config.ts`.", 9),
+        "x2": ("Config for the api lives in `src/web/config.ts`.", 8),
+        "g1": ("Use the staging database for integration tests.", 7),
+        "g2": ("Don't use the staging database for integration tests.", 6),
+    }
+    for key, (text, days) in facts.items():
+        tree.entry(f"{key}.json", {"id": key, "content": text, "created": ago(days)})
+    p, store = plan(tree, only=["merge"])
+    assert ("merge", ["p1"]) in ops(p)
+    assert ("supersede", ["n1"]) in ops(p) and ("supersede", ["g1"]) in ops(p)
+    assert not any("x1" in sources or "x2" in sources for _, sources in ops(p))
+    kinds = {tuple(c["entries"]): c["kind"] for c in p.conflicts}
+    assert kinds == {("n2", "n1"): "contradiction", ("g2", "g1"): "contradiction"}
+    apply_plan(p, store, tree.journal())
+    assert entry_file(tree, "p1.json")["merged_into"] == "p2"
+    assert entry_file(tree, "n1.json")["superseded_by"] == "n2"
+
+
+def test_supersede_follows_chains_ignores_dangling_and_reports_cycles(tree: Tree) -> None:
+    tree.entry("a.json", {"id": "A", "content": "Deploy with Argo.", "supersedes": ["B", "ghost"], "created": ago(1)})
+    tree.entry("b.json", {"id": "B", "content": "Deploy with Flux.", "supersedes": "C", "created": ago(50)})
+    tree.entry("c.json", {"id": "C", "content": "Deploy with kubectl.", "created": ago(100)})
+    tree.entry("d.json", {"id": "D", "content": "Cache in redis.", "supersedes": ["E"], "created": ago(3)})
+    tree.entry("e.json", {"id": "E", "content": "Cache in memcached.", "supersedes": ["D"], "created": ago(4)})
+    p, store = plan(tree, only=["supersede"])
+    assert sorted(ops(p)) == [("supersede", ["B"]), ("supersede", ["C"])]
+    [cycle] = p.conflicts
+    assert cycle["kind"] == "supersession-cycle" and set(cycle["entries"]) == {"D", "E"}
+    apply_plan(p, store, tree.journal())
+    assert entry_file(tree, "b.json")["superseded_by"] == "A" and entry_file(tree, "c.json")["superseded_by"] == "B"
+    live = {e.id for e in tree.store().live()}
+    assert live == {"A", "D", "E"}
+
+
+def test_fuse_lists_every_source_fact_once(tree: Tree) -> None:
+    for i, text in enumerate(["Handlers return JSON.", "Validate bodies with zod.", "Handlers return JSON.",
+                              "Errors use RFC 7807 problem details."]):
+        tree.entry(f"f{i}.json", {"id": f"f{i}", "content": text, "tags": ["api"], "created": ago(10 - i),
+                                  "category": "conventions"})
+    tree.entry("other.json", {"id": "o", "content": "Unrelated.", "tags": ["ci"], "created": ago(1)})
+    p, store = plan(tree, only=["fuse"])
+    [op] = p.operations
+    assert op.op == "fuse" and op.sources == ["f0", "f1", "f2", "f3"]
+    assert op.result["content"] == ("api (conventions):\n- Handlers return JSON.\n- Validate bodies with zod.\n"
+                                    "- Errors use RFC 7807 problem details.")
+    assert op.result["source"] == "compaction" and op.result["source_entries"] == ["f0", "f1", "f2", "f3"]
+    apply_plan(p, store, tree.journal())
+    fused = [e for e in tree.store().live() if e.source == "compaction"]
+    assert len(fused) == 1 and fused[0].tags == ["api"]
+    assert entry_file(tree, "f1.json")["merged_into"] == fused[0].id
+
+
+def test_compress_summarises_long_old_entries_and_keeps_the_text(tree: Tree) -> None:
+    long_text = "# Runbook\n" + "\n".join(f"Step {i}: do the thing number {i}." for i in range(150))
+    tree.entry("long.json", {"id": "long", "content": long_text, "created": ago(45)})
+    tree.entry("young.json", {"id": "young", "content": long_text + "\nyoung", "created": ago(2)})
+    tree.entry("weak.json", {"id": "weak", "content": long_text + "\nweak", "created": ago(2), "strength": 0.2,
+                             "last_accessed": ago(1)})
+    p, store = plan(tree, only=["compress"])
+    assert sorted(s for _, (s,) in ops(p)) == ["long", "weak"]
+    apply_plan(p, store, tree.journal())
+    data = entry_file(tree, "long.json")
+    assert data["content"] == long_text
+    assert len(data["summary"]) <= 500 and data["summary"].startswith("Runbook Step 0: do the thing number 0.")
+    assert data["compressed_at"].endswith("Z")
+
+
+def test_archive_expired_decayed_and_old_but_never_pinned_or_protected(tree: Tree) -> None:
+    tree.entry("ttl.json", {"id": "ttl", "content": "Sprint 12 freeze.", "ttl": "P14D", "created": ago(20)})
+    tree.entry("fresh.json", {"id": "fresh", "content": "Sprint 13 freeze.", "ttl": "P14D", "created": ago(3)})
+    tree.entry("weak.json", {"id": "weak", "content": "Flaky test in cart.", "strength": 0.8, "last_accessed": ago(120)})
+    tree.entry("old.json", {"id": "old", "content": "Old note.", "created": ago(400)})
+    tree.entry("pinned.json", {"id": "pinned", "content": "Pinned note.", "created": ago(400), "pinned": True})
+    tree.entry("dec.json", {"id": "dec", "content": "We chose Postgres.", "category": "decisions", "ttl": 1,
+                            "created": ago(400)})
+    p, store = plan(tree, only=["archive"], max_age_days=365)
+    reasons = {op.sources[0]: op.reason for op in p.operations}
+    assert set(reasons) == {"ttl", "weak", "old"}
+    assert reasons["ttl"].startswith("TTL P14D expired on ")
+    assert reasons["weak"] == "strength decayed to 0.05 (below 0.1)"
+    assert reasons["old"] == "400 days old (over 365)"
+    apply_plan(p, store, tree.journal())
+    assert entry_file(tree, "ttl.json")["archived"] is True
+
+
+def test_consolidate_cold_clusters_into_a_protected_learning(tree: Tree) -> None:
+    texts = ["Deploys freeze on Fridays.", "Deploy previews expire after 7 days.", "Rollbacks use the previous image.",
+             "Deploy logs are kept for 30 days."]
+    for i, text in enumerate(texts):
+        tree.entry(f"d{i}.json", {"id": f"d{i}", "content": text, "tags": ["deploy"], "category": "patterns",
+                                  "created": ago(200 + i), "access_count": i % 2})
+    tree.entry("warm.json", {"id": "warm", "content": "Deploy tags are semver.", "tags": ["deploy"],
+                             "category": "patterns", "created": ago(200), "access_count": 9})
+    p, store = plan(tree, only=["consolidate"])
+    [op] = p.operations
+    assert op.op == "consolidate" and sorted(op.sources) == ["d0", "d1", "d2", "d3"]
+    result = op.result
+    assert result["protected"] is True and result["consolidated"]["count"] == 4
+    assert result["content"].startswith("Learned from 4 deploy memories (")
+    apply_plan(p, store, tree.journal())
+    compacted = (tree.root / ".lore/memory/compacted/patterns.md").read_text()
+    for text in texts + ["Deploy tags are semver."]:
+        assert text in compacted  # every fact stays in the full view
+    second, _ = plan(tree, only=["consolidate", "archive"], max_age_days=30)
+    assert result["id"] not in [s for _, sources in ops(second) for s in sources]  # protected
+
+
+def test_views_index_budget_and_pinned(tree: Tree) -> None:
+    for i in range(60):
+        tree.entry(f"v{i}.json", {"id": f"v{i:02d}", "content": f"Fact number {i} about subsystem {i} and its quirks.",
+                                  "category": "patterns" if i % 3 else "pitfalls", "created": ago(i)})
+    tree.entry("pin.json", {"id": "pin", "content": "Never force-push main.", "pinned": True, "created": ago(999)})
+    p, _ = plan(tree, only=[], budget=300)
+    index = p.views[".lore/memory/index.md"]
+    from lorekeeper.tokens import count_tokens
+
+    assert count_tokens(index) <= 300 + 40  # pinned entries are always in, even over budget
+    assert "Never force-push main." in index and "Fact number 0 about" in index  # newest first
+    assert "more in compacted/patterns.md" in index
+    assert index.startswith("<!-- Generated by Lorekeeper")
+    compacted = p.views[".lore/memory/compacted/patterns.md"]
+    assert all(f"Fact number {i} about" in compacted for i in range(60) if i % 3)
+
+
+def test_undo_restores_byte_identical_files(tree: Tree) -> None:
+    tree.entry("a.json", '{"id": "a",  "content": "Same text", "created": "2026-01-01T00:00:00Z", "x": [1]}')
+    tree.entry("b.json", {"id": "b", "content": "same text.", "created": ago(2)})
+    tree.write("notes/n.memory.md", "---\nid: n\ntags: [x]  # keep\nsupersedes: [b2]\n---\nNew way.\n")
+    tree.entry("b2.json", {"id": "b2", "content": "Old way.", "created": ago(40)})
+    snapshot = {p: p.read_bytes() for p in tree.root.rglob("*") if p.is_file()}
+    p, store = plan(tree)
+    records = apply_plan(p, store, tree.journal("compact"))
+    assert len(records) >= 3
+    for record in tree.journal().last_command():
+        tree.journal().undo(record.id)
+    after = {p: p.read_bytes() for p in tree.root.rglob("*") if p.is_file() and "/log/" not in str(p)}
+    assert after == snapshot
+
+
+def test_no_fact_is_lost_by_any_plan(tree: Tree) -> None:
+    facts = ["Use pnpm.", "use PNPM", "Run lint before commit.", "Before commit, run lint!", "Line length is 100.",
+             "Line length is 120.", "Deploy on Fridays never.", "Old TTL note.", "Decayed note."]
+    for i, text in enumerate(facts):
+        data = {"id": f"e{i}", "content": text, "tags": ["misc"], "created": ago(300 - i)}
+        if text == "Old TTL note.":
+            data["ttl"] = "P1D"
+        if text == "Decayed note.":
+            data["strength"] = 0.5
+        tree.entry(f"e{i}.json", data)
+    p, store = plan(tree)
+    assert {op.op for op in p.operations} >= {"dedup", "merge", "supersede", "archive"}
+    apply_plan(p, store, tree.journal())
+    on_disk = "".join(path.read_text() for path in (tree.root / ".lore/memory/entries").glob("*.json"))
+    for text in facts:
+        assert json.dumps(text)[1:-1] in on_disk
+
+
+def test_a_store_changed_between_plan_and_apply_is_refused(tree: Tree) -> None:
+    tree.entry("a.json", {"id": "a", "content": "Same", "created": ago(3)})
+    tree.entry("b.json", {"id": "b", "content": "same", "created": ago(1)})
+    p, store = plan(tree, only=["dedup"])
+    path = tree.root / ".lore/memory/entries/a.json"
+    path.write_text('{"id": "a", "content": "Edited meanwhile"}')
+    with pytest.raises(Refused, match="changed on disk since the plan"):
+        apply_plan(p, store, tree.journal())
+    assert path.read_text() == '{"id": "a", "content": "Edited meanwhile"}'
+    assert not (tree.root / ".lore/memory/index.md").exists()
+
+
+def test_dry_run_diff_writes_nothing(tree: Tree) -> None:
+    tree.entry("a.json", {"id": "a", "content": "Same", "created": ago(3)})
+    tree.entry("b.json", {"id": "b", "content": "same", "created": ago(1)})
+    before = sorted(Path(tree.root).rglob("*"))
+    p, store = plan(tree)
+    diff = render_diff(p, store)
+    assert sorted(Path(tree.root).rglob("*")) == before
+    assert "# dedup: same text as b" in diff and '+  "merged_into": "b"' in diff
+    assert "+++ b/.lore/memory/index.md" in diff
+
+
+def test_mif_sources_are_marked_in_their_front_matter(tree: Tree) -> None:
+    tree.write("mem/a.memory.md", "---\nid: ma\ncreated: 2026-01-01T00:00:00Z\n---\nPrefer zod schemas.\n")
+    tree.entry("b.json", {"id": "b", "content": "Prefer zod schemas", "created": ago(1)})
+    p, store = plan(tree, only=["dedup"])
+    apply_plan(p, store, tree.journal())
+    assert (tree.root / "mem/a.memory.md").read_text() == (
+        "---\nid: ma\ncreated: 2026-01-01T00:00:00Z\nmerged_into: b\n---\nPrefer zod schemas.\n")
+
+
+def test_config_toggles_from_lore_and_lean_spec(tree: Tree) -> None:
+    tree.write(".lore/config.toml", "[compaction]\ndedup = false\nbudget = 500\nmerge_threshold = 'high'\n")
+    tree.write(".lean-spec/config.json", json.dumps({"memory": {"fuseMinEntries": 5, "other": 1}}))
+    config = CompactionConfig.load(tree.root)
+    assert config.dedup is False and config.budget == 500 and config.fuse_min_entries == 5
+    assert config.merge_threshold == 90 and "merge_threshold should be int" in config.problems[0]
+    assert "dedup" not in config.enabled()
+
+
+def test_parse_duration() -> None:
+    assert parse_duration("P90D") == timedelta(days=90)
+    assert parse_duration("P2W") == timedelta(days=14)
+    assert parse_duration("PT12H") == timedelta(hours=12)
+    assert parse_duration("30d") == timedelta(days=30)
+    assert parse_duration(7) == timedelta(days=7)
+    assert parse_duration("soon") is None and parse_duration(None) is None
