@@ -78,7 +78,11 @@ def render_index(entries: list[ViewEntry], budget: int) -> str:
     order = {c: sorted(g, key=lambda e: (not e.pinned, -e.confidence, -e.created.timestamp(), e.id))
              for c, g in by_category.items()}
     chosen: set[str] = set()
-    spent = sum(count_tokens(f"\n## {c}\n") for c in order)
+    # Headings and the "…N more" pointer of every category are paid for first.
+    spent = sum(count_tokens(f"\n## {c}\n\n") + count_tokens(f"- …{len(order[c])} more in compacted/{_slug(c)}.md\n")
+                for c in order)
+    available = max(0, available - spent)
+    spent = 0.0
     # First pass: each category up to its share; pinned entries regardless.
     for category, group in order.items():
         share = available * sum(cost[e.id] for e in group) / total
