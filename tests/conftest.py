@@ -1,48 +1,11 @@
-"""Shared helpers: tiny workspaces built in tmp_path, and the real `lore` entry point."""
+"""Shared fixtures; the helpers live in support.py (importable from every test folder)."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
-
-from lorekeeper.store import Journal, Store
-from lorekeeper.workspace import Workspace
-
-LORE = Path(sys.executable).parent / "lore"
-REPO = Path(__file__).resolve().parent.parent
-
-
-class Tree:
-    """A workspace under construction."""
-
-    def __init__(self, root: Path):
-        self.root = root
-        (root / ".lore" / "memory" / "entries").mkdir(parents=True)
-
-    def write(self, relpath: str, content: str | bytes) -> Path:
-        path = self.root / relpath
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content, encoding="utf-8")
-        return path
-
-    def entry(self, name: str, data: dict[str, Any] | str | bytes, indent: int | None = 2) -> Path:
-        text = data if isinstance(data, (str, bytes)) else json.dumps(data, indent=indent, ensure_ascii=False) + "\n"
-        return self.write(f".lore/memory/entries/{name}", text)
-
-    def store(self) -> Store:
-        return Store.open(Workspace(self.root))
-
-    def journal(self, command: str | None = None) -> Journal:
-        return Journal(Workspace(self.root), command=command, argv=["lore", "test"])
+from support import Tree
 
 
 @pytest.fixture
@@ -50,20 +13,3 @@ def tree(tmp_path: Path) -> Tree:
     root = tmp_path / "ws"
     root.mkdir()
     return Tree(root)
-
-
-def git(root: Path, *args: str, date: str | None = None) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.com",
-           "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.com"}
-    if date:
-        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = date
-    return subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, text=True, env=env).stdout
-
-
-def lore(*args: str, cwd: Path, check_json: bool = False) -> subprocess.CompletedProcess[str]:
-    """Run the installed `lore` console script."""
-    env = {**os.environ, "NO_COLOR": "1", "LORE_AGENT": "tester"}
-    proc = subprocess.run([str(LORE), *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=120)
-    if check_json:
-        json.loads(proc.stdout)
-    return proc

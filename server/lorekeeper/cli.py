@@ -717,6 +717,16 @@ def gc(
                                                 "max_age_days": max_age})
 
 
+@app.command()
+def serve(
+    tcp: Optional[str] = typer.Option(None, "--tcp", help="Listen on HOST:PORT instead of stdio."),
+) -> None:
+    """Run the language server (stdio by default) for VS Code, Neovim, Emacs, Helix and any LSP client."""
+    from .lsp.server import main as serve_main
+
+    serve_main(tcp)
+
+
 def main() -> None:
     """Entry point of the ``lore`` console script."""
     app()

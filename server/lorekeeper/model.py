@@ -132,3 +132,6 @@ class Finding(BaseModel):
     field: str | None = None
     ref: str | None = None
     fix: dict[str, Any] | None = None
+    #: Other places that take part (the other copies of a duplicate, the rest of a cycle):
+    #: ``[{"source": PATH, "line": N, "message": "..."}]``.
+    related: list[dict[str, Any]] | None = None

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import LORE, Tree, lore
+from support import LORE, Tree, lore
 
 
 def j(proc) -> dict:

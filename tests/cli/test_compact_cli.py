@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import Tree, lore
+from support import Tree, lore
 
 
 @pytest.fixture

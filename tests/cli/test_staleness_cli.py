@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import LORE, Tree, git, lore
+from support import LORE, Tree, git, lore
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 
-from conftest import REPO
+from support import REPO
 
 
 def test_scripts_try_shows_the_example_workspace(tmp_path) -> None:

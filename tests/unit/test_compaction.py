@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from conftest import Tree
+from support import Tree
 
 from lorekeeper.compaction import CompactionConfig, apply_plan, parse_duration, plan_compaction, render_diff
 from lorekeeper.store import Refused

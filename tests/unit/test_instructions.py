@@ -3,7 +3,7 @@ bullet / paragraph / block with exact line ranges, edits that keep the rest of t
 
 from __future__ import annotations
 
-from conftest import Tree
+from support import Tree
 
 from lorekeeper.store.instructions import parse_instructions, replace_lines
 from lorekeeper.workspace import Workspace

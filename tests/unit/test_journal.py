@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import Tree
+from support import Tree
 
 from lorekeeper.store import FileChange, Operation, Refused
 from lorekeeper.store.journal import UnknownOperation

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from conftest import Tree
+from support import Tree
 
 from lorekeeper.model import Severity
 from lorekeeper.store.mif import MifDocument

@@ -6,7 +6,7 @@ import json
 import os
 from datetime import datetime, timezone
 
-from conftest import Tree, git
+from support import Tree, git
 
 from lorekeeper.model import Severity
 from lorekeeper.store.native import key_lines

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import Tree
+from support import Tree
 
 from lorekeeper.search import SearchIndex, max_edits
 from lorekeeper.text import normalize, terms

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import Tree, git
+from support import Tree, git
 
 from lorekeeper.stale_cache import check_cached
 from lorekeeper.workspace import Workspace

@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import REPO, Tree, git
+from support import REPO, Tree, git
 
 from lorekeeper.model import Severity
 from lorekeeper.staleness import StalenessChecker, apply_fix, check_workspace, mark_stale, verify_entries

@@ -121,6 +121,18 @@ class Journal:
             raise
         return record
 
+    def record(self, operation: Operation) -> Record:
+        """Journal an operation whose files someone else writes (an editor applying a WorkspaceEdit the
+        user confirmed): the record alone, with the same before/after bytes, so ``undo`` works on it."""
+        for change in operation.changes:
+            self._path(change.path)  # refuse paths outside the root here too
+        now = datetime.now(timezone.utc)
+        op_id = f"{now:%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
+        record = Record(op_id, now, self.command, self.argv, operation.op, operation.reason, operation.entries,
+                        operation.changes, operation.undoes, self.ws.log_dir / f"{op_id}.json")
+        atomic_write(record.path, _encode_record(record))
+        return record
+
     def _path(self, relpath: str) -> Path:
         try:
             return resolve_inside(self.ws.root, relpath)

@@ -1,0 +1,98 @@
+"""Every finding about the memory of a workspace, in one place: what the language server shows as
+diagnostics. Schema problems come from the store, staleness from the checker, and here: duplicates and
+near-duplicates (with every other copy as related information), contradictions, supersession problems
+(unknown targets, cycles) and entries long enough to compress."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from .compaction.config import CompactionConfig
+from .compaction.rules import Planner
+from .model import Entry, Finding, Severity
+from .store import Store
+
+
+def _related(entry: Entry, message: str) -> dict[str, object]:
+    return {"source": entry.location.path, "line": entry.location.start_line, "message": message, "entry": entry.id}
+
+
+def duplicate_findings(store: Store, config: CompactionConfig) -> list[Finding]:
+    """Duplicates and near-duplicates as the compaction rules see them, and their contradictions."""
+    planner = Planner(store.entries, config, datetime.now(timezone.utc))
+    planner.dedup()
+    planner.merge()
+    by_id = store.by_id()
+    findings: list[Finding] = []
+    for op in planner.operations:
+        if op.op not in ("dedup", "merge") or not op.result:
+            continue
+        keeper = by_id.get(op.result["id"])
+        if keeper is None:
+            continue
+        group = [by_id[s] for s in op.sources if s in by_id]
+        exact = op.op == "dedup"
+        for entry in group:
+            others = [keeper] + [e for e in group if e is not entry]
+            findings.append(Finding(
+                kind="duplicate" if exact else "near-duplicate",
+                severity=Severity.warning if exact else Severity.info,
+                message=(f"same text as {keeper.id} ({keeper.where()})" if exact
+                         else f"states the same fact as {keeper.id} ({keeper.where()})"),
+                source=entry.location.path, line=entry.location.start_line, entry=entry.id,
+                fix={"action": "merge", "entry": entry.id, "into": keeper.id},
+                related=[_related(o, "kept copy" if o is keeper else "another copy") for o in others]))
+    for conflict in planner.conflicts:
+        if conflict["kind"] != "contradiction":
+            continue
+        newer, older = (by_id.get(i) for i in conflict["entries"])
+        if newer is None or older is None:
+            continue
+        for entry, other in ((older, newer), (newer, older)):
+            findings.append(Finding(
+                kind="contradiction", severity=Severity.warning, source=entry.location.path,
+                line=entry.location.start_line, entry=entry.id,
+                message=f"contradicts {other.id} ({other.where()}): same statement, other value or polarity",
+                fix={"action": "supersede", "entry": older.id, "by": newer.id} if entry is older else None,
+                related=[_related(other, "the contradicting entry")]))
+    return findings
+
+
+def supersession_findings(store: Store, config: CompactionConfig) -> list[Finding]:
+    """``supersedes`` naming entries that do not exist, and cycles of ``supersedes``."""
+    by_id = store.by_id()
+    findings = []
+    for entry in store.live():
+        for target in entry.supersedes:
+            if target not in by_id:
+                findings.append(Finding(kind="dangling-supersedes", severity=Severity.warning, field="supersedes",
+                                        source=entry.location.path, line=entry.location.start_line, entry=entry.id,
+                                        message=f"supersedes {target!r}, which is not in memory"))
+    planner = Planner(store.entries, config, datetime.now(timezone.utc))
+    planner.supersede()
+    for conflict in planner.conflicts:
+        members = [by_id[i] for i in conflict["entries"] if i in by_id]
+        for entry in members:
+            findings.append(Finding(kind="supersession-cycle", severity=Severity.warning, field="supersedes",
+                                    source=entry.location.path, line=entry.location.start_line, entry=entry.id,
+                                    message=conflict["message"],
+                                    related=[_related(o, "in the same cycle") for o in members if o is not entry]))
+    return findings
+
+
+def verbose_findings(store: Store, config: CompactionConfig) -> list[Finding]:
+    findings = []
+    for entry in store.live():
+        lines = entry.content.count("\n") + 1
+        if entry.format != "instruction" and lines > config.compress_lines and not entry.summary:
+            findings.append(Finding(kind="verbose-entry", severity=Severity.info, source=entry.location.path,
+                                    line=entry.location.start_line, entry=entry.id,
+                                    message=f"{lines} lines, over the compression threshold of {config.compress_lines}",
+                                    fix={"action": "compress", "entry": entry.id}))
+    return findings
+
+
+def memory_findings(store: Store, config: CompactionConfig) -> list[Finding]:
+    """Findings that depend on memory alone (not on the code): store, duplicates, supersession, size."""
+    return [*store.findings, *duplicate_findings(store, config), *supersession_findings(store, config),
+            *verbose_findings(store, config)]

@@ -1,0 +1,264 @@
+"""Code actions and commands. Every change goes through the engine (plans, the journal), so it is
+undoable with ``lore undo``; ``lore.compact`` sends its plan to the editor as a WorkspaceEdit whose
+changes need confirmation, so VS Code opens its refactor preview before anything is written."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from typing import Any
+
+from lsprotocol import types
+
+from ..compaction import apply_plan, plan_compaction
+from ..compaction.plan import operation_changes, view_changes
+from ..model import Finding, Severity
+from ..staleness import apply_fix, archive_entry, verify_entries
+from ..store import FileChange, Journal, Operation, Refused
+from .diagnostics import publish
+from .server import LoreServer
+
+log = logging.getLogger("lorekeeper.lsp")
+STALE_KINDS = ("stale-", "moved-path", "missing-path", "changed-since-verified")
+COMPACT_KIND = types.CodeActionKind.Source + ".lorekeeper.compact"
+COMMANDS = ("lore.compact", "lore.checkStale", "lore.verify", "lore.showLog", "lore.undo", "lore.merge",
+            "lore.applyFix", "lore.archive", "lore.fuse")
+
+
+def _journal(ls: LoreServer, name: str) -> Journal:
+    assert ls.ws is not None
+    return Journal(ls.ws, argv=["lore-lsp", name])
+
+
+def _findings_for(ls: LoreServer, entry_id: str) -> list[Finding]:
+    return [f for f in ls.all_findings() if f.entry == entry_id]
+
+
+def code_actions(ls: LoreServer, uri: str, line: int) -> list[types.CodeAction]:
+    """The actions for the entry at a line, rebuilt from its findings (the same data the diagnostics carry)."""
+    actions: list[types.CodeAction] = []
+    entries = ls.entries_at(uri, line)
+    for entry in entries[:1]:
+        writable = entry.format != "instruction"
+        kinds = set()
+        for finding in _findings_for(ls, entry.id):
+            fix = finding.fix or {}
+            kinds.add(finding.kind)
+            if fix.get("action") == "merge" and writable:
+                actions.append(_action(f"Merge with {fix['into']}", types.CodeActionKind.QuickFix, "lore.merge",
+                                       [entry.id, fix["into"]], preferred=True))
+            elif fix.get("action") in ("replace-ref", "replace-text"):
+                actions.append(_action(f"Update reference to {fix['new']}", types.CodeActionKind.QuickFix,
+                                       "lore.applyFix", [entry.id, finding.model_dump(mode="json")], preferred=True))
+        if any(k.startswith(STALE_KINDS) for k in kinds):
+            actions.append(_action("Mark as still valid", types.CodeActionKind.QuickFix, "lore.verify", [entry.id]))
+            if writable:
+                actions.append(_action("Archive this memory", types.CodeActionKind.QuickFix, "lore.archive", [entry.id]))
+        fuse = _fuse_operation(ls, entry.id)
+        if fuse is not None:
+            topic = fuse.result["content"].split(" (", 1)[0] if fuse.result else "this topic"
+            actions.append(_action(f"Fuse {len(fuse.sources)} entries about {topic}", types.CodeActionKind.RefactorRewrite,
+                                   "lore.fuse", [entry.id]))
+    actions.append(_action("Compact memory…", COMPACT_KIND, "lore.compact", [{"dryRun": False}]))
+    return actions
+
+
+def _action(title: str, kind: str, command: str, arguments: list[Any], preferred: bool = False) -> types.CodeAction:
+    return types.CodeAction(title=title, kind=kind, is_preferred=preferred or None,
+                            command=types.Command(title=title, command=command, arguments=arguments))
+
+
+def _fuse_operation(ls: LoreServer, entry_id: str):
+    if ls.store is None:
+        return None
+    plan = plan_compaction(ls.store, ls.config, only=["fuse"])
+    return next((op for op in plan.operations if entry_id in op.sources), None)
+
+
+async def _progress(ls: LoreServer, title: str):
+    """A work-done progress token when the client shows progress, else ``None``."""
+    caps = ls.client_capabilities.window
+    if not (caps and caps.work_done_progress):
+        return None
+    token = f"lorekeeper-{secrets.token_hex(4)}"
+    try:
+        await ls.work_done_progress.create_async(token)
+    except Exception as exc:
+        log.warning("progress not created: %s", exc)
+        return None
+    ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=title, percentage=0))
+    return token
+
+
+def _end(ls: LoreServer, token: str | None, message: str) -> None:
+    if token is not None:
+        ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
+
+
+async def _recheck(ls: LoreServer) -> list[Finding]:
+    findings = await asyncio.get_running_loop().run_in_executor(None, ls.full_check)
+    publish(ls, findings)
+    return findings
+
+
+def _workspace_edit(ls: LoreServer, changes: list[FileChange], annotated: bool, label: str) -> types.WorkspaceEdit:
+    """File changes as a WorkspaceEdit: whole-document replacements and file creations, each carrying a
+    change annotation that needs confirmation when the client supports annotations."""
+    annotation = "lorekeeper" if annotated else None
+    document_changes: list[Any] = []
+    for change in changes:
+        uri = ls.uri(change.path)
+        after = change.after.decode("utf-8") if change.after is not None else ""
+        if change.before is None:
+            document_changes.append(types.CreateFile(uri=uri, annotation_id=annotation,
+                                                     options=types.CreateFileOptions(overwrite=False, ignore_if_exists=True)))
+            end = types.Position(line=0, character=0)
+        else:
+            lines = change.before.decode("utf-8", "replace").split("\n")
+            end = types.Position(line=len(lines) - 1, character=len(lines[-1]))
+        full = types.Range(start=types.Position(line=0, character=0), end=end)
+        edit = (types.AnnotatedTextEdit(range=full, new_text=after, annotation_id=annotation) if annotation
+                else types.TextEdit(range=full, new_text=after))
+        document_changes.append(types.TextDocumentEdit(
+            text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=None), edits=[edit]))
+    annotations = ({annotation: types.ChangeAnnotation(label=label, needs_confirmation=True,
+                                                       description="Lorekeeper compaction: nothing is deleted; "
+                                                                   "`lore undo --last` reverses it")}
+                   if annotation else None)
+    return types.WorkspaceEdit(document_changes=document_changes, change_annotations=annotations)
+
+
+def register(server: LoreServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
+        code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.RefactorRewrite, COMPACT_KIND]))
+    def on_code_action(ls: LoreServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        with ls.lock:
+            actions = code_actions(ls, params.text_document.uri, params.range.start.line)
+        wanted = params.context.only
+        if wanted:
+            actions = [a for a in actions if any((a.kind or "").startswith(w) for w in wanted)]
+        return actions
+
+    @server.command("lore.checkStale")
+    async def check_stale(ls: LoreServer, *args: Any) -> dict[str, Any]:
+        token = await _progress(ls, "Checking memory")
+        findings = await _recheck(ls)
+        errors = sum(f.severity == Severity.error for f in findings)
+        _end(ls, token, f"{len(findings)} findings")
+        return {"findings": len(findings), "errors": errors}
+
+    @server.command("lore.verify")
+    async def verify(ls: LoreServer, *ids: str) -> dict[str, Any]:
+        with ls.lock:
+            assert ls.store is not None and ls.checker is not None
+            entries = [e for i in ids for e in ls.store.find(str(i))[:1]] if ids else ls.store.live()
+            records = verify_entries(ls.checker, entries, _journal(ls, "verify"))
+        await _recheck(ls)
+        return {"verified": [e.id for e in entries], "operations": [r.id for r in records]}
+
+    @server.command("lore.merge")
+    async def merge(ls: LoreServer, entry_id: str, into: str) -> dict[str, Any]:
+        with ls.lock:
+            assert ls.store is not None
+            entry = ls.store.find(entry_id)[0]
+            record = ls.store.update(entry, {"merged_into": into}, journal=_journal(ls, "merge"), op="merge",
+                                     reason=f"merged into {into} from the editor")
+        await _recheck(ls)
+        return {"operation": record.id}
+
+    @server.command("lore.applyFix")
+    async def fix(ls: LoreServer, entry_id: str, finding: dict[str, Any]) -> dict[str, Any]:
+        with ls.lock:
+            assert ls.store is not None
+            entry = ls.store.find(entry_id)[0]
+            record = apply_fix(ls.store, entry, Finding.model_validate(finding), _journal(ls, "update-ref"))
+        await _recheck(ls)
+        return {"operation": record.id if record else None}
+
+    @server.command("lore.archive")
+    async def archive(ls: LoreServer, entry_id: str) -> dict[str, Any]:
+        with ls.lock:
+            assert ls.store is not None
+            entry = ls.store.find(entry_id)[0]
+            reasons = "; ".join(f.message for f in _findings_for(ls, entry_id)) or "archived from the editor"
+            record = archive_entry(ls.store, entry, _journal(ls, "archive"), reasons)
+        await _recheck(ls)
+        return {"operation": record.id}
+
+    @server.command("lore.fuse")
+    async def fuse(ls: LoreServer, entry_id: str) -> dict[str, Any]:
+        with ls.lock:
+            operation = _fuse_operation(ls, entry_id)
+            if operation is None or ls.store is None:
+                return {"operation": None}
+            record = _journal(ls, "fuse").apply(Operation(op="fuse", reason=operation.reason,
+                                                          changes=operation_changes(operation, ls.store),
+                                                          entries=[*operation.sources, operation.result["id"]]))
+        await _recheck(ls)
+        return {"operation": record.id}
+
+    @server.command("lore.compact")
+    async def compact(ls: LoreServer, *args: Any) -> dict[str, Any]:
+        options = args[0] if args and isinstance(args[0], dict) else {}
+        token = await _progress(ls, "Compacting memory")
+        with ls.lock:
+            assert ls.store is not None
+            only = options.get("only")
+            plan = plan_compaction(ls.store, ls.config, only=only.split(",") if isinstance(only, str) else only)
+            summary = plan.to_json()
+            if options.get("dryRun"):
+                _end(ls, token, f"{len(plan.operations)} operations planned")
+                return summary
+            changes: list[tuple[Operation, list[FileChange]]] = []
+            for op in plan.operations:
+                entries = [*op.sources] + ([op.result["id"]] if op.result and op.result.get("id") not in op.sources else [])
+                changes.append((Operation(op=op.op, reason=op.reason, changes=operation_changes(op, ls.store),
+                                          entries=entries), []))
+            views = view_changes(plan, ls.store)
+            if views:
+                changes.append((Operation(op="views", reason="regenerate index.md and compacted/ from entries",
+                                          changes=views), []))
+        caps = ls.client_capabilities.workspace
+        can_edit = bool(caps and caps.apply_edit)
+        annotated = bool(caps and caps.workspace_edit and caps.workspace_edit.change_annotation_support)
+        journal = _journal(ls, "compact")
+        if can_edit and changes:
+            all_changes = [c for op, _ in changes for c in op.changes]
+            result = await ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(
+                edit=_workspace_edit(ls, all_changes, annotated, "Compact memory"), label="Lorekeeper: compact memory"))
+            if not result.applied:
+                _end(ls, token, "cancelled")
+                return {**summary, "applied": False, "reason": result.failure_reason}
+            records = [journal.record(op) for op, _ in changes]
+        else:
+            with ls.lock:
+                try:
+                    records = apply_plan(plan, ls.store, journal)
+                except Refused as exc:
+                    _end(ls, token, "refused")
+                    return {**summary, "applied": False, "reason": str(exc)}
+        _end(ls, token, f"{len(plan.operations)} operations applied")
+        await _recheck(ls)
+        return {**summary, "applied": True, "journal": [r.id for r in records]}
+
+    @server.command("lore.showLog")
+    def show_log(ls: LoreServer, *args: Any) -> dict[str, Any]:
+        assert ls.ws is not None
+        journal = Journal(ls.ws)
+        records, _ = journal.records()
+        undone = journal.undone_by(records)
+        return {"operations": [{**r.summary(), "undone_by": undone.get(r.id)} for r in reversed(records[-50:])]}
+
+    @server.command("lore.undo")
+    async def undo(ls: LoreServer, *args: Any) -> dict[str, Any]:
+        with ls.lock:
+            journal = _journal(ls, "undo")
+            targets = [str(args[0])] if args and args[0] else [r.id for r in journal.last_command()]
+            try:
+                done = [journal.undo(t) for t in targets]
+            except Refused as exc:
+                ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=str(exc)))
+                return {"undone": [], "reason": str(exc)}
+        await _recheck(ls)
+        return {"undone": [r.undoes for r in done]}

@@ -1,0 +1,183 @@
+"""Diagnostics: every finding of every memory file, pushed as soon as a folder is opened, and pushed again
+(only for the entries that depend on it) when a file changes on disk."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+
+from ..model import Finding, Severity
+from ..positions import finding_span
+from .server import LoreServer
+
+log = logging.getLogger("lorekeeper.lsp")
+
+SEVERITY = {Severity.error: types.DiagnosticSeverity.Error, Severity.warning: types.DiagnosticSeverity.Warning,
+            Severity.info: types.DiagnosticSeverity.Information}
+DOCS = Path(__file__).resolve().parents[3] / "docs"
+_PAGES = {"duplicate": "compaction.md#dedup", "near-duplicate": "compaction.md#merge", "contradiction": "compaction.md#merge",
+          "dangling-supersedes": "compaction.md#supersede", "supersession-cycle": "compaction.md#supersede",
+          "verbose-entry": "compaction.md#compress"}
+
+
+def docs_href(kind: str) -> str:
+    """Where a finding kind is explained: the docs shipped with this checkout."""
+    page = _PAGES.get(kind) or ("staleness.md#finding-kinds" if kind.startswith(("stale-", "moved-", "missing-", "unresolved-", "changed-"))
+                                else "formats.md#bad-input")
+    return (DOCS / page.split("#")[0]).as_uri() + "#" + page.split("#")[1]
+
+
+def to_diagnostic(server: LoreServer, finding: Finding, lines: list[str]) -> types.Diagnostic:
+    assert server.ws is not None
+    entry = next((e for e in server.store.find(finding.entry)), None) if server.store and finding.entry else None
+    if entry is not None and entry.location.path != finding.source:
+        entry = None
+    start_line, start_char, end_line, end_char = finding_span(server.ws.root, finding, entry, lines)
+    related = [
+        types.DiagnosticRelatedInformation(
+            location=types.Location(uri=server.uri(r["source"]),
+                                    range=types.Range(start=types.Position(line=max(0, int(r["line"]) - 1), character=0),
+                                                      end=types.Position(line=max(0, int(r["line"]) - 1), character=0))),
+            message=str(r.get("message", "")))
+        for r in finding.related or []
+    ]
+    data: dict[str, Any] = {"kind": finding.kind, "entry": finding.entry, "ref": finding.ref, "fix": finding.fix}
+    return types.Diagnostic(
+        range=types.Range(start=types.Position(line=start_line, character=start_char),
+                          end=types.Position(line=end_line, character=end_char)),
+        message=finding.message,
+        severity=SEVERITY[finding.severity],
+        code=finding.kind,
+        code_description=types.CodeDescription(href=docs_href(finding.kind)),
+        source="lorekeeper",
+        related_information=related or None,
+        data=data,
+    )
+
+
+def publish(server: LoreServer, findings: list[Finding]) -> None:
+    """Push diagnostics for every memory file with findings, and clear those that have none now."""
+    if server.ws is None:
+        return
+    by_file: dict[str, list[Finding]] = defaultdict(list)
+    for finding in findings:
+        by_file[finding.source].append(finding)
+    uris = set()
+    for relpath, group in sorted(by_file.items()):
+        try:
+            lines = (server.ws.root / relpath).read_text(encoding="utf-8-sig").splitlines()
+        except (OSError, UnicodeDecodeError):
+            lines = []
+        uri = server.uri(relpath)
+        uris.add(uri)
+        server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+            uri=uri, diagnostics=[to_diagnostic(server, f, lines) for f in group]))
+    for uri in server.published - uris:
+        server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+    server.published = uris
+
+
+def register(server: LoreServer) -> None:
+    @server.feature(types.INITIALIZE)
+    def on_initialize(ls: LoreServer, params: types.InitializeParams) -> None:
+        root = None
+        if params.workspace_folders:
+            root = ls.fs_path(params.workspace_folders[0].uri)
+        root = root or params.root_path or (ls.fs_path(params.root_uri) if params.root_uri else None)
+        ls.open_workspace(root)
+        options = params.initialization_options
+        if isinstance(options, dict):
+            apply_settings(ls, options.get("lorekeeper", options))
+
+    @server.feature(types.INITIALIZED)
+    async def on_initialized(ls: LoreServer, params: types.InitializedParams) -> None:
+        loop = asyncio.get_running_loop()
+        await _register_watchers(ls)
+        findings = await loop.run_in_executor(None, ls.full_check)
+        publish(ls, findings)
+        await _pull_configuration(ls)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def on_watched(ls: LoreServer, params: types.DidChangeWatchedFilesParams) -> None:
+        paths = {p for p in (ls.relpath(c.uri) for c in params.changes) if p and not _ours(p)}
+        if paths:
+            ls.schedule(paths)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def on_save(ls: LoreServer, params: types.DidSaveTextDocumentParams) -> None:
+        if ls.watching:
+            return  # the file watcher reports it
+        path = ls.relpath(params.text_document.uri)
+        if path:
+            ls.schedule({path})
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def on_open(ls: LoreServer, params: types.DidOpenTextDocumentParams) -> None:
+        return None  # diagnostics are already published for every memory file
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def on_configuration(ls: LoreServer, params: types.DidChangeConfigurationParams) -> None:
+        settings = params.settings
+        if isinstance(settings, dict) and isinstance(settings.get("lorekeeper"), dict):
+            apply_settings(ls, settings["lorekeeper"])
+        else:
+            await _pull_configuration(ls)
+
+
+def _ours(path: str) -> bool:
+    """Lorekeeper's own files (caches, journal, views) never trigger a re-check."""
+    return "/.lore/cache/" in f"/{path}" or "/memory/log/" in f"/{path}" or path.endswith("/index.md") and "/memory/" in f"/{path}" \
+        or "/memory/compacted/" in f"/{path}"
+
+
+async def _register_watchers(ls: LoreServer) -> None:
+    caps = ls.client_capabilities.workspace
+    dynamic = bool(caps and caps.did_change_watched_files and caps.did_change_watched_files.dynamic_registration)
+    if not dynamic:
+        return
+    try:
+        await ls.client_register_capability_async(types.RegistrationParams(registrations=[types.Registration(
+            id="lorekeeper-watch", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                watchers=[types.FileSystemWatcher(glob_pattern="**/*")]))]))
+        ls.watching = True
+    except Exception as exc:  # a client that refuses keeps the didSave fallback
+        log.warning("file watching not registered: %s", exc)
+
+
+async def _pull_configuration(ls: LoreServer) -> None:
+    caps = ls.client_capabilities.workspace
+    if not (caps and caps.configuration):
+        return
+    try:
+        result = await ls.workspace_configuration_async(types.ConfigurationParams(
+            items=[types.ConfigurationItem(section="lorekeeper")]))
+    except Exception as exc:
+        log.warning("workspace/configuration failed: %s", exc)
+        return
+    if result and isinstance(result[0], dict):
+        apply_settings(ls, result[0])
+
+
+def apply_settings(ls: LoreServer, values: dict[str, Any]) -> None:
+    """Layer settings over the defaults; a value of the wrong type is ignored, with one message."""
+    problems = []
+    for key, value in values.items():
+        if key not in ls.settings:
+            continue
+        default = ls.settings[key]
+        if isinstance(default, bool) != isinstance(value, bool) or not isinstance(value, type(default)):
+            problems.append(f"{key}={value!r} (expected {type(default).__name__})")
+            continue
+        ls.settings[key] = value
+    if "budget" in values and isinstance(values["budget"], int) and not isinstance(values["budget"], bool):
+        ls.config.budget = values["budget"]
+    if problems:
+        ls.window_show_message(types.ShowMessageParams(
+            type=types.MessageType.Warning,
+            message="Lorekeeper: ignored invalid settings, using defaults: " + ", ".join(problems)))

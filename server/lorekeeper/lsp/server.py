@@ -1,0 +1,178 @@
+"""``lore serve``: the language server. This module holds the server's state and its lifecycle; each
+feature area registers its handlers from its own module. The engine decides; this layer translates
+findings, entries and plans into LSP types.
+
+Nothing but JSON-RPC goes to stdout: logging goes to stderr and ``window/logMessage``."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import threading
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import from_fs_path, to_fs_path
+
+from .. import __version__
+from ..compaction.config import CompactionConfig
+from ..diagnose import memory_findings
+from ..model import Finding
+from ..staleness import StalenessChecker
+from ..store import Store
+from ..workspace import Workspace, WorkspaceNotFound, find_root
+
+log = logging.getLogger("lorekeeper.lsp")
+
+DEFAULT_SETTINGS: dict[str, Any] = {"debounceMs": 200, "codeLensInCode": False, "budget": 2000}
+
+
+class LoreServer(LanguageServer):
+    """The language server and the state it keeps between requests."""
+
+    def __init__(self) -> None:
+        super().__init__("lorekeeper", __version__)
+        self.ws: Workspace | None = None
+        self.store: Store | None = None
+        self.checker: StalenessChecker | None = None
+        self.config = CompactionConfig()
+        self.settings: dict[str, Any] = dict(DEFAULT_SETTINGS)
+        self.memory_findings: list[Finding] = []
+        self.published: set[str] = set()
+        self.lock = threading.RLock()
+        self._pending: set[str] = set()
+        self._debounce: asyncio.TimerHandle | None = None
+        self.watching = False
+
+    # -- paths -----------------------------------------------------------------------------------
+
+    def uri(self, relpath: str) -> str:
+        assert self.ws is not None
+        return from_fs_path(str(self.ws.root / relpath)) or ""
+
+    @staticmethod
+    def fs_path(uri: str | None) -> str | None:
+        """The filesystem path of a ``file:`` URI (``None`` for other schemes)."""
+        if not uri or urlparse(uri).scheme != "file":
+            return None
+        return to_fs_path(uri)
+
+    def entries_at(self, uri: str, line: int | None = None) -> list:
+        """The entries a document holds (at a 0-based line, for instruction files)."""
+        relpath = self.relpath(uri)
+        if relpath is None or self.store is None:
+            return []
+        found = [e for e in self.store.entries if e.location.path == relpath]
+        if line is None:
+            return found
+        return [e for e in found if e.format != "instruction" or e.location.start_line <= line + 1 <= e.location.end_line]
+
+    def relpath(self, uri: str) -> str | None:
+        """The workspace-relative path of a ``file:`` URI inside the workspace, else ``None``."""
+        if self.ws is None:
+            return None
+        parsed = urlparse(uri)
+        if parsed.scheme != "file":
+            return None
+        path = Path(unquote(parsed.path))
+        try:
+            return Path(os.path.realpath(path)).relative_to(self.ws.root).as_posix()
+        except ValueError:
+            return None
+
+    # -- loading and checking --------------------------------------------------------------------
+
+    def open_workspace(self, root_path: str | None) -> None:
+        """Find the workspace from the client's root folder (like git does from a folder)."""
+        if not root_path:
+            return
+        try:
+            self.ws = Workspace(find_root(Path(root_path)))
+        except WorkspaceNotFound:
+            self.ws = Workspace(Path(root_path))
+        self.config = CompactionConfig.load(self.ws.root)
+
+    def full_check(self) -> list[Finding]:
+        """Load every memory file and check everything; returns all findings. Runs off the event loop."""
+        with self.lock:
+            if self.ws is None:
+                return []
+            self.ws.refresh()
+            store = Store.open(self.ws)
+            checker = StalenessChecker(self.ws, store)
+            checker.check()
+            self.store, self.checker = store, checker
+            self.memory_findings = memory_findings(store, self.config)
+            return self.all_findings()
+
+    def refresh(self, changed: set[str]) -> list[Finding]:
+        """After files changed on disk: memory files reload the store (and everything is re-checked);
+        code files re-check only the entries that depend on them."""
+        with self.lock:
+            if self.ws is None or self.store is None or self.checker is None:
+                return self.full_check()
+            memory = {p for p in changed if self._is_memory(p)}
+            self.ws.refresh()
+            if memory:
+                return self.full_check()
+            self.checker.recheck(changed)
+            return self.all_findings()
+
+    def _is_memory(self, relpath: str) -> bool:
+        assert self.ws is not None
+        store_prefix = self.ws.rel(self.ws.store) + "/"
+        name = relpath.rsplit("/", 1)[-1]
+        return (relpath.startswith(store_prefix + "entries/") or name.endswith((".memory.md", ".mdc"))
+                or name in ("CLAUDE.md", "AGENTS.md", "GEMINI.md", ".cursorrules", "CLAUDE.local.md", "MEMORY.md",
+                            "copilot-instructions.md") or relpath.startswith("memory-bank/")
+                or relpath == ".lore/config.toml" or name == "verified.json")
+
+    def all_findings(self) -> list[Finding]:
+        stale = self.checker.findings() if self.checker else []
+        return [*self.memory_findings, *stale]
+
+    # -- scheduling ------------------------------------------------------------------------------
+
+    def schedule(self, paths: set[str]) -> None:
+        """Re-check after a quiet period (``debounceMs``): a burst of saves costs one re-check."""
+        self._pending |= paths
+        loop = asyncio.get_running_loop()
+        if self._debounce is not None:
+            self._debounce.cancel()
+        delay = max(0, int(self.settings.get("debounceMs", 200))) / 1000
+        self._debounce = loop.call_later(delay, lambda: asyncio.ensure_future(self._run_pending()))
+
+    async def _run_pending(self) -> None:
+        paths, self._pending = self._pending, set()
+        if not paths:
+            return
+        loop = asyncio.get_running_loop()
+        findings = await loop.run_in_executor(None, self.refresh, paths)
+        from .diagnostics import publish  # noqa: PLC0415 - feature module imports this one
+
+        publish(self, findings)
+
+
+def create_server() -> LoreServer:
+    """A server with every feature registered."""
+    from . import actions, diagnostics, hover, lens  # noqa: PLC0415
+
+    server = LoreServer()
+    for feature in (diagnostics, hover, actions, lens):
+        feature.register(server)
+    return server
+
+
+def main(tcp: str | None = None) -> None:
+    """Run the server over stdio (or TCP ``HOST:PORT``); logs go to stderr."""
+    logging.basicConfig(level=os.environ.get("LORE_LOG_LEVEL", "WARNING"), format="%(name)s: %(message)s")
+    server = create_server()
+    if tcp:
+        host, _, port = tcp.rpartition(":")
+        server.start_tcp(host or "127.0.0.1", int(port))
+    else:
+        server.start_io()

@@ -1,0 +1,93 @@
+"""Code actions and commands: each edit goes through the engine and the journal."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from e2e_helpers import wait_for_diagnostics
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+
+async def actions(client: LanguageClient, path: Path, line: int) -> list[types.CodeAction]:
+    result = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=path.as_uri()),
+        range=types.Range(start=types.Position(line=line, character=0), end=types.Position(line=line, character=0)),
+        context=types.CodeActionContext(diagnostics=client.diagnostics.get(path.as_uri(), []))))
+    return list(result or [])
+
+
+async def run(client: LanguageClient, action: types.CodeAction):
+    assert action.command is not None
+    return await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command=action.command.command, arguments=action.command.arguments))
+
+
+async def test_update_reference_on_a_moved_file(client: LanguageClient, workspace: Path) -> None:
+    claude = workspace / "CLAUDE.md"
+    await wait_for_diagnostics(client, claude.as_uri())
+    found = await actions(client, claude, 15)
+    titles = [a.title for a in found]
+    assert "Update reference to src/lib/log.ts" in titles and "Mark as still valid" in titles
+    assert "Archive this memory" not in titles  # instruction files keep their text
+    result = await run(client, next(a for a in found if a.title.startswith("Update reference")))
+    assert result["operation"]
+    assert "`src/lib/log.ts`" in claude.read_text().splitlines()[15]
+    await wait_for_diagnostics(client, claude.as_uri(), lambda ds: not any(d.code == "moved-path" for d in ds))
+
+
+async def test_merge_with_the_other_copy(client: LanguageClient, workspace: Path) -> None:
+    dup = workspace / ".lore/memory/entries/20260715T130000Z-6d5c4b3a2f1e.json"
+    await wait_for_diagnostics(client, dup.as_uri())
+    found = await actions(client, dup, 3)
+    merge = next(a for a in found if a.title == "Merge with 8f7e6d5c4b3a")
+    assert merge.kind == types.CodeActionKind.QuickFix and merge.is_preferred
+    await run(client, merge)
+    assert json.loads(dup.read_text())["merged_into"] == "8f7e6d5c4b3a"
+    await wait_for_diagnostics(client, dup.as_uri(), lambda ds: len(ds) == 0)
+    log = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="lore.showLog"))
+    assert log["operations"][0]["op"] == "merge"
+    undone = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="lore.undo"))
+    assert undone["undone"] == [log["operations"][0]["id"]]
+    assert "merged_into" not in json.loads(dup.read_text())
+
+
+async def test_archive_and_mark_valid(client: LanguageClient, workspace: Path) -> None:
+    entry = workspace / ".lore/memory/entries/20260612T081500Z-b6c7d8e9f0a1.json"
+    await wait_for_diagnostics(client, entry.as_uri())
+    found = {a.title: a for a in await actions(client, entry, 3)}
+    await run(client, found["Mark as still valid"])
+    data = json.loads(entry.read_text())
+    assert data["verified"].endswith("Z") and data["fingerprints"]
+    await run(client, found["Archive this memory"])
+    assert json.loads(entry.read_text())["archived"] is True
+    await wait_for_diagnostics(client, entry.as_uri(), lambda ds: len(ds) == 0)
+
+
+async def test_compact_sends_an_annotated_edit_and_reports_progress(client: LanguageClient, workspace: Path) -> None:
+    claude = workspace / "CLAUDE.md"
+    await wait_for_diagnostics(client, claude.as_uri())
+    found = await actions(client, claude, 15)
+    compact = next(a for a in found if a.title == "Compact memory…")
+    assert compact.kind == "source.lorekeeper.compact"
+    result = await run(client, compact)
+    assert result["applied"] is True and [o["op"] for o in result["operations"]] == ["supersede", "dedup", "consolidate"]
+    [edit] = client.applied_edits
+    changes = edit.edit.document_changes
+    created = [c for c in changes if isinstance(c, types.CreateFile)]
+    edits = [c for c in changes if isinstance(c, types.TextDocumentEdit)]
+    assert any(c.uri.endswith("/.lore/memory/index.md") for c in created)
+    assert any(e.text_document.uri.endswith("20260503T120000Z-9a8b7c6d5e4f.json")
+               and '"superseded_by": "4e5f6a7b8c9d"' in e.edits[0].new_text for e in edits)
+    vscode = getattr(client, "client_name", "") == "visual-studio-code"
+    if vscode:  # declares changeAnnotationSupport: every edit needs confirmation (the refactor preview)
+        annotation = edit.edit.change_annotations["lorekeeper"]
+        assert annotation.needs_confirmation is True
+        assert all(e.edits[0].annotation_id == "lorekeeper" for e in edits)
+        [(token, reports)] = [(t, r) for t, r in client.progress_reports.items() if str(t).startswith("lorekeeper-")]
+        assert reports[0].kind == "begin" and reports[0].title == "Compacting memory" and reports[-1].kind == "end"
+    else:
+        assert edit.edit.change_annotations is None
+    log = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="lore.showLog"))
+    assert [o["op"] for o in log["operations"][:4]] == ["views", "consolidate", "dedup", "supersede"]

@@ -1,0 +1,66 @@
+"""Diagnostics: published for every memory file on start, republished for dependants of a changed file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from e2e_helpers import wait_for_diagnostics
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+
+async def test_stale_memories_appear_on_start(client: LanguageClient, workspace: Path) -> None:
+    claude = (workspace / "CLAUDE.md").as_uri()
+    diagnostics = await wait_for_diagnostics(client, claude)
+    by_code = {d.code: d for d in diagnostics}
+    script = next(d for d in diagnostics if d.code == "stale-script" and "test:e2e" in d.message)
+    assert script.source == "lorekeeper" and script.severity == types.DiagnosticSeverity.Error
+    assert script.range.start.line == 9 and script.range.start.character == 0  # the bullet of line 10
+    assert script.message.startswith('script "test:e2e" is not defined in package.json (removed in ')
+    assert script.code_description.href.endswith("staleness.md#finding-kinds")
+    moved = by_code["moved-path"]
+    assert moved.data["fix"] == {"action": "replace-ref", "old": "src/lib/logger.ts", "new": "src/lib/log.ts"}
+    entry = next(u for u in client.diagnostics if u.endswith("20260612T081500Z-b6c7d8e9f0a1.json"))
+    [symbol] = client.diagnostics[entry]
+    assert symbol.code == "stale-symbol"
+    text = (workspace / ".lore/memory/entries/20260612T081500Z-b6c7d8e9f0a1.json").read_text().splitlines()
+    assert text[symbol.range.start.line][symbol.range.start.character:].startswith('"Refunds must use')
+
+
+async def test_duplicates_point_at_every_other_copy(client: LanguageClient, workspace: Path) -> None:
+    dup = (workspace / ".lore/memory/entries/20260715T130000Z-6d5c4b3a2f1e.json").as_uri()
+    diagnostics = await wait_for_diagnostics(client, dup, lambda ds: any(d.code == "duplicate" for d in ds))
+    duplicate = next(d for d in diagnostics if d.code == "duplicate")
+    [related] = duplicate.related_information
+    assert related.location.uri.endswith("20260716T130500Z-8f7e6d5c4b3a.json") and related.message == "kept copy"
+
+
+async def test_a_code_change_republishes_the_dependent_memories(client: LanguageClient, workspace: Path) -> None:
+    claude = (workspace / "CLAUDE.md").as_uri()
+    await wait_for_diagnostics(client, claude, lambda ds: any(d.code == "stale-script" for d in ds))
+    pkg_path = workspace / "package.json"
+    pkg = json.loads(pkg_path.read_text())
+    pkg["scripts"]["test:e2e"] = "playwright test"
+    pkg_path.write_text(json.dumps(pkg, indent=2) + "\n")
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=pkg_path.as_uri(), type=types.FileChangeType.Changed)]))
+    if getattr(client, "client_name", "") == "neovim":  # no watcher registration: the save is the signal
+        client.text_document_did_save(types.DidSaveTextDocumentParams(
+            text_document=types.TextDocumentIdentifier(uri=pkg_path.as_uri())))
+    diagnostics = await wait_for_diagnostics(
+        client, claude, lambda ds: not any(d.code == "stale-script" and "test:e2e" in d.message for d in ds))
+    assert any(d.code == "moved-path" for d in diagnostics)  # the others stay
+
+
+async def test_fixing_a_memory_clears_its_diagnostics(client: LanguageClient, workspace: Path) -> None:
+    path = workspace / ".lore/memory/entries/20260612T081500Z-b6c7d8e9f0a1.json"
+    uri = path.as_uri()
+    await wait_for_diagnostics(client, uri)
+    data = json.loads(path.read_text())
+    data["refs"] = [{"path": "src/payments/stripe.ts", "symbol": "StripeClient.createCharge"}]
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=uri, type=types.FileChangeType.Changed)]))
+    client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    await wait_for_diagnostics(client, uri, lambda ds: len(ds) == 0)
