@@ -565,46 +565,78 @@ def mark_stale(store: Store, findings: list[Finding], journal: Journal) -> tuple
     return records, skipped
 
 
-def apply_fix(store: Store, entry: Entry, finding: Finding, journal: Journal) -> Record | None:
-    """Apply a finding's fix: point a moved reference at its new path (in the text and in ``refs``) or
-    replace a stated value (package manager). Returns ``None`` when the finding has no applicable fix."""
-    fix = finding.fix or {}
+def fix_change(store: Store, entry: Entry, fix: dict[str, Any]) -> FileChange | None:
+    """The file change a fix makes, without applying it: point a moved reference at its new path (in
+    the text, and in ``refs``) or replace a stated value (package manager). ``None`` when nothing
+    would change."""
     if fix.get("action") not in ("replace-ref", "replace-text"):
         return None
     old, new = str(fix["old"]), str(fix["new"])
-    if fix["action"] == "replace-ref":
-        content = re.sub(rf"(?<![\w/.-]){re.escape(old)}(?![\w-])", new, entry.content)
-    else:
-        content = re.sub(rf"\b{re.escape(old)}\b", new, entry.content)
+    pattern = (rf"(?<![\w/.-]){re.escape(old)}(?![\w-])" if fix["action"] == "replace-ref" else rf"\b{re.escape(old)}\b")
     if entry.format == "instruction":
         path = store.ws.root / entry.location.path
         lines = path.read_text(encoding="utf-8").splitlines()[entry.location.start_line - 1 : entry.location.end_line]
         original = "\n".join(lines)
-        replaced = (re.sub(rf"(?<![\w/.-]){re.escape(old)}(?![\w-])", new, original) if fix["action"] == "replace-ref"
-                    else re.sub(rf"\b{re.escape(old)}\b", new, original))
-        if replaced == original:
-            return None
-        return store.update(entry, {"content": replaced}, journal=journal, op="update-ref",
-                            reason=f"{old} -> {new}: {finding.message}")
+        replaced = re.sub(pattern, new, original)
+        return store.change_for(entry, {"content": replaced}) if replaced != original else None
     changes: dict[str, Any] = {}
+    content = re.sub(pattern, new, entry.content)
     if content != entry.content:
         changes["content"] = content
     if entry.refs and fix["action"] == "replace-ref":
         if entry.format == "entry" and isinstance(entry.raw.get("refs"), list):
             # Edit the file's own ref items so their form ("path:symbol" strings, extra keys) survives.
-            refs = [({**item, "path": new} if isinstance(item, dict) and item.get("path") == old else
-                     new + item[len(old):] if isinstance(item, str) and (item == old or item.startswith(old + ":"))
+            def moved(path: str) -> bool:
+                return path == old or path.startswith(old + "/")
+
+            refs = [({**item, "path": new + item["path"][len(old):]} if isinstance(item, dict)
+                     and isinstance(item.get("path"), str) and moved(item["path"]) else
+                     new + item[len(old):] if isinstance(item, str) and (moved(item.split(":")[0]))
                      else item) for item in entry.raw["refs"]]
             if refs != entry.raw["refs"]:
                 changes["refs"] = refs
-        elif entry.format == "mif" and any(r.path == old for r in entry.refs):
-            changes["refs"] = [{**r.model_dump(exclude_none=True), **({"path": new} if r.path == old else {})}
+        elif entry.format == "mif" and any(r.path == old or r.path.startswith(old + "/") for r in entry.refs):
+            changes["refs"] = [{**r.model_dump(exclude_none=True),
+                                **({"path": new + r.path[len(old):]} if r.path == old or r.path.startswith(old + "/") else {})}
                                for r in entry.refs]
     if not changes:
         return None
     if entry.stale_reason:
         changes["stale_reason"] = None
-    return store.update(entry, changes, journal=journal, op="update-ref", reason=f"{old} -> {new}: {finding.message}")
+    return store.change_for(entry, changes)
+
+
+def apply_fix(store: Store, entry: Entry, finding: Finding, journal: Journal) -> Record | None:
+    """Apply a finding's fix (see :func:`fix_change`), journaled. ``None`` when it changes nothing."""
+    fix = finding.fix or {}
+    change = fix_change(store, entry, fix)
+    if change is None:
+        return None
+    return journal.apply(Operation(op="update-ref", reason=f"{fix['old']} -> {fix['new']}: {finding.message}",
+                                   changes=[change], entries=[entry.id]))
+
+
+def rename_changes(checker: StalenessChecker, old: str, new: str) -> list[tuple[Entry, FileChange]]:
+    """When a file or folder is renamed from ``old`` to ``new``: the changes that make every memory
+    referencing it (or anything under it) name the new place."""
+    old, new = old.rstrip("/"), new.rstrip("/")
+    out = []
+    for entry in checker.store.live():
+        base = checker.base_of(entry)
+        for ref in checker.references(entry):
+            if ref.kind != "path":
+                continue
+            target = ref.target.rstrip("/")
+            full = f"{base}/{target}" if base and checker.index.resolve(ref.target, base) == f"{base}/{target}" else target
+            if full == old or full.startswith(old + "/"):
+                # Replace the renamed part as the memory spells it (relative to its folder if it is nested).
+                spelled_old = old if not (base and full != target) else old[len(base) + 1 :]
+                spelled_new = new if not (base and full != target) else new[len(base) + 1 :] if new.startswith(base + "/") else new
+                change = fix_change(checker.store, entry, {"action": "replace-ref", "old": spelled_old, "new": spelled_new})
+                if change is not None:
+                    out.append((entry, change))
+                break
+    return out
 
 
 def archive_entry(store: Store, entry: Entry, journal: Journal, reason: str) -> Record:

@@ -4,13 +4,31 @@ from __future__ import annotations
 
 import asyncio
 
+from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 
+def pulls(client: LanguageClient) -> bool:
+    """Whether the impersonated client pulls diagnostics (LSP 3.17) instead of receiving them."""
+    caps = client.capabilities.text_document if client.capabilities else None
+    return bool(caps and caps.diagnostic)
+
+
+async def current_diagnostics(client: LanguageClient, uri: str):
+    if pulls(client):
+        report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
+            text_document=types.TextDocumentIdentifier(uri=uri)))
+        return list(report.items)
+    return client.diagnostics.get(uri)
+
+
 async def wait_for_diagnostics(client: LanguageClient, uri: str, predicate=lambda d: bool(d), attempts: int = 80):
-    """Wait until the diagnostics published for ``uri`` satisfy ``predicate``; return them."""
+    """Wait until the diagnostics of ``uri`` — pushed, or pulled for clients that pull — satisfy
+    ``predicate``; return them."""
+    found = None
     for _ in range(attempts):
-        if uri in client.diagnostics and predicate(client.diagnostics[uri]):
-            return client.diagnostics[uri]
+        found = await current_diagnostics(client, uri)
+        if found is not None and predicate(found):
+            return found
         await asyncio.sleep(0.1)
-    raise AssertionError(f"no matching diagnostics for {uri}: {client.diagnostics.get(uri)}")
+    raise AssertionError(f"no matching diagnostics for {uri}: {found}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from e2e_helpers import wait_for_diagnostics
+from e2e_helpers import pulls, wait_for_diagnostics
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -21,8 +21,8 @@ async def test_stale_memories_appear_on_start(client: LanguageClient, workspace:
     assert script.code_description.href.endswith("staleness.md#finding-kinds")
     moved = by_code["moved-path"]
     assert moved.data["fix"] == {"action": "replace-ref", "old": "src/lib/logger.ts", "new": "src/lib/log.ts"}
-    entry = next(u for u in client.diagnostics if u.endswith("20260612T081500Z-b6c7d8e9f0a1.json"))
-    [symbol] = client.diagnostics[entry]
+    entry = (workspace / ".lore/memory/entries/20260612T081500Z-b6c7d8e9f0a1.json").as_uri()
+    [symbol] = await wait_for_diagnostics(client, entry)
     assert symbol.code == "stale-symbol"
     text = (workspace / ".lore/memory/entries/20260612T081500Z-b6c7d8e9f0a1.json").read_text().splitlines()
     assert text[symbol.range.start.line][symbol.range.start.character:].startswith('"Refunds must use')
@@ -34,6 +34,18 @@ async def test_duplicates_point_at_every_other_copy(client: LanguageClient, work
     duplicate = next(d for d in diagnostics if d.code == "duplicate")
     [related] = duplicate.related_information
     assert related.location.uri.endswith("20260716T130500Z-8f7e6d5c4b3a.json") and related.message == "kept copy"
+
+
+async def test_pulling_clients_get_every_memory_file_in_one_workspace_report(client: LanguageClient,
+                                                                           workspace: Path) -> None:
+    await wait_for_diagnostics(client, (workspace / "CLAUDE.md").as_uri())
+    if not pulls(client):
+        assert len(client.diagnostics) >= 8  # pushed, one notification per memory file with findings
+        return
+    report = await client.workspace_diagnostic_async(types.WorkspaceDiagnosticParams(previous_result_ids=[]))
+    files = {item.uri.rsplit("/", 1)[-1] for item in report.items}
+    assert {"CLAUDE.md", "copilot-instructions.md", "testing.mdc", "AGENTS.md"} <= files
+    assert not client.diagnostics  # nothing pushed to a client that pulls
 
 
 async def test_a_code_change_republishes_the_dependent_memories(client: LanguageClient, workspace: Path) -> None:

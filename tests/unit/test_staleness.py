@@ -347,3 +347,21 @@ def test_stated_values_the_config_no_longer_holds(tree: Tree) -> None:
         (".lore/memory/entries/n.json", "stale-value",
          "`.nvmrc` no longer contains 20, as it did when this memory was written on 2026-02-01"),
     }
+
+
+def test_rename_changes_update_every_memory_naming_the_old_place(tree: Tree) -> None:
+    from lorekeeper.staleness import rename_changes
+
+    tree.write("src/lib/logger.ts", "export const logger = 1;\n")
+    tree.write("src/lib/format.ts", "export const f = 1;\n")
+    tree.write("CLAUDE.md", "- Logs: `src/lib/logger.ts`; formatting in `src/lib/format.ts`.\n- Unrelated: `src/app.ts`.\n")
+    tree.write("src/app.ts", "export {}\n")
+    tree.entry("e.json", {"id": "e", "content": "See src/lib/logger.ts", "refs": ["src/lib/logger.ts:logger", {"path": "src/lib"}]})
+    _, checker = check(tree)
+    changes = {entry.id: change for entry, change in rename_changes(checker, "src/lib", "src/utils")}
+    assert set(changes) == {"CLAUDE.md:1", "e"}
+    assert changes["CLAUDE.md:1"].after.decode() == (
+        "- Logs: `src/utils/logger.ts`; formatting in `src/utils/format.ts`.\n- Unrelated: `src/app.ts`.\n")
+    data = json.loads(changes["e"].after)
+    assert data["content"] == "See src/utils/logger.ts"
+    assert data["refs"] == ["src/utils/logger.ts:logger", {"path": "src/utils"}]

@@ -14,7 +14,7 @@ from lsprotocol import types
 from ..compaction import apply_plan, plan_compaction
 from ..compaction.plan import operation_changes, view_changes
 from ..model import Finding, Severity
-from ..staleness import apply_fix, archive_entry, verify_entries
+from ..staleness import apply_fix, archive_entry, rename_changes, verify_entries
 from ..store import FileChange, Journal, Operation, Refused
 from .diagnostics import publish
 from .server import LoreServer
@@ -133,12 +133,36 @@ def register(server: LoreServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
         code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.RefactorRewrite, COMPACT_KIND]))
     def on_code_action(ls: LoreServer, params: types.CodeActionParams) -> list[types.CodeAction]:
-        with ls.lock:
-            actions = code_actions(ls, params.text_document.uri, params.range.start.line)
+        actions = code_actions(ls, params.text_document.uri, params.range.start.line)
         wanted = params.context.only
         if wanted:
             actions = [a for a in actions if any((a.kind or "").startswith(w) for w in wanted)]
         return actions
+
+    @server.feature(types.WORKSPACE_WILL_RENAME_FILES, types.FileOperationRegistrationOptions(
+        filters=[types.FileOperationFilter(pattern=types.FileOperationPattern(glob="**/*"))]))
+    def on_will_rename(ls: LoreServer, params: types.RenameFilesParams) -> types.WorkspaceEdit | None:
+        """Offer to update the memories that name a file or folder being renamed: an edit the user
+        confirms (annotated, where the client supports it), journaled as the editor applies it."""
+        checker = ls.checker
+        if checker is None:
+            return None
+        changes: list[FileChange] = []
+        entries: list[str] = []
+        for rename in params.files:
+            old, new = ls.relpath(rename.old_uri), ls.relpath(rename.new_uri)
+            if old and new:
+                for entry, change in rename_changes(checker, old, new):
+                    if all(c.path != change.path for c in changes):  # one edit a file (whole-document)
+                        changes.append(change)
+                        entries.append(entry.id)
+        if not changes:
+            return None
+        caps = ls.client_capabilities.workspace
+        annotated = bool(caps and caps.workspace_edit and caps.workspace_edit.change_annotation_support)
+        _journal(ls, "rename").record(Operation(op="update-ref", reason="references follow a rename in the editor",
+                                                changes=changes, entries=entries))
+        return _workspace_edit(ls, changes, annotated, "Update memories that reference the renamed files")
 
     @server.command("lore.checkStale")
     async def check_stale(ls: LoreServer, *args: Any) -> dict[str, Any]:

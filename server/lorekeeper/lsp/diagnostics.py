@@ -60,26 +60,43 @@ def to_diagnostic(server: LoreServer, finding: Finding, lines: list[str]) -> typ
     )
 
 
-def publish(server: LoreServer, findings: list[Finding]) -> None:
-    """Push diagnostics for every memory file with findings, and clear those that have none now."""
-    if server.ws is None:
-        return
+def diagnostics_by_uri(server: LoreServer, findings: list[Finding]) -> dict[str, list[types.Diagnostic]]:
+    assert server.ws is not None
     by_file: dict[str, list[Finding]] = defaultdict(list)
     for finding in findings:
         by_file[finding.source].append(finding)
-    uris = set()
+    out = {}
     for relpath, group in sorted(by_file.items()):
         try:
             lines = (server.ws.root / relpath).read_text(encoding="utf-8-sig").splitlines()
         except (OSError, UnicodeDecodeError):
             lines = []
-        uri = server.uri(relpath)
-        uris.add(uri)
-        server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-            uri=uri, diagnostics=[to_diagnostic(server, f, lines) for f in group]))
-    for uri in server.published - uris:
+        out[server.uri(relpath)] = [to_diagnostic(server, f, lines) for f in group]
+    return out
+
+
+def pull_mode(server: LoreServer) -> bool:
+    """Clients that pull diagnostics (LSP 3.17) get them on request; the others get them pushed."""
+    caps = server.client_capabilities.text_document
+    return bool(caps and caps.diagnostic)
+
+
+def publish(server: LoreServer, findings: list[Finding]) -> None:
+    """Push diagnostics for every memory file with findings, and clear those that have none now; or,
+    for clients that pull, ask them to pull again."""
+    if server.ws is None:
+        return
+    if pull_mode(server):
+        caps = server.client_capabilities.workspace
+        if caps and caps.diagnostics and caps.diagnostics.refresh_support:
+            server.workspace_diagnostic_refresh(None)
+        return
+    current = diagnostics_by_uri(server, findings)
+    for uri, diagnostics in current.items():
+        server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics))
+    for uri in server.published - set(current):
         server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
-    server.published = uris
+    server.published = set(current)
 
 
 def register(server: LoreServer) -> None:
@@ -97,10 +114,27 @@ def register(server: LoreServer) -> None:
     @server.feature(types.INITIALIZED)
     async def on_initialized(ls: LoreServer, params: types.InitializedParams) -> None:
         loop = asyncio.get_running_loop()
+        ls.initial_check = loop.run_in_executor(None, ls.full_check)
         await _register_watchers(ls)
-        findings = await loop.run_in_executor(None, ls.full_check)
+        findings = await ls.initial_check
         publish(ls, findings)
         await _pull_configuration(ls)
+
+    @server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC, types.DiagnosticOptions(
+        identifier="lorekeeper", inter_file_dependencies=True, workspace_diagnostics=True))
+    async def on_document_diagnostic(ls: LoreServer, params: types.DocumentDiagnosticParams):
+        if ls.initial_check is not None:
+            await ls.initial_check
+        items = diagnostics_by_uri(ls, ls.all_findings()).get(params.text_document.uri, [])
+        return types.RelatedFullDocumentDiagnosticReport(items=items)
+
+    @server.feature(types.WORKSPACE_DIAGNOSTIC)
+    async def on_workspace_diagnostic(ls: LoreServer, params: types.WorkspaceDiagnosticParams):
+        if ls.initial_check is not None:
+            await ls.initial_check
+        return types.WorkspaceDiagnosticReport(items=[
+            types.WorkspaceFullDocumentDiagnosticReport(uri=uri, items=items, version=None)
+            for uri, items in diagnostics_by_uri(ls, ls.all_findings()).items()])
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def on_watched(ls: LoreServer, params: types.DidChangeWatchedFilesParams) -> None:

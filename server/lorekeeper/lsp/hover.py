@@ -74,13 +74,13 @@ def provenance(ls: LoreServer, entry: Entry) -> str:
 def register(server: LoreServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def on_hover(ls: LoreServer, params: types.HoverParams) -> types.Hover | None:
-        with ls.lock:
-            entries = ls.entries_at(params.text_document.uri, params.position.line)
-            if not entries or ls.ws is None:
-                return None
-            entry = entries[0]
-            start_line, start_char, end_line, end_char = entry_span(ls.ws.root, entry)
-            return types.Hover(
-                contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=provenance(ls, entry)),
-                range=types.Range(start=types.Position(line=start_line, character=start_char),
-                                  end=types.Position(line=end_line, character=end_char)))
+        # Reads the current state; never waits for a re-check.
+        entries = ls.entries_at(params.text_document.uri, params.position.line)
+        if not entries or ls.ws is None:
+            return None
+        entry = entries[0]
+        start_line, start_char, end_line, end_char = entry_span(ls.ws.root, entry)
+        return types.Hover(
+            contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=provenance(ls, entry)),
+            range=types.Range(start=types.Position(line=start_line, character=start_char),
+                              end=types.Position(line=end_line, character=end_char)))

@@ -43,10 +43,12 @@ class LoreServer(LanguageServer):
         self.settings: dict[str, Any] = dict(DEFAULT_SETTINGS)
         self.memory_findings: list[Finding] = []
         self.published: set[str] = set()
+        # Serialises writers (re-checks, commands); requests read the current state without waiting.
         self.lock = threading.RLock()
         self._pending: set[str] = set()
         self._debounce: asyncio.TimerHandle | None = None
         self.watching = False
+        self.initial_check: asyncio.Future | None = None  # the first full check, awaited by pull requests
 
     # -- paths -----------------------------------------------------------------------------------
 
@@ -97,28 +99,28 @@ class LoreServer(LanguageServer):
         self.config = CompactionConfig.load(self.ws.root)
 
     def full_check(self) -> list[Finding]:
-        """Load every memory file and check everything; returns all findings. Runs off the event loop."""
+        """Load every memory file and check everything; returns all findings. Runs off the event loop,
+        and builds the new state aside: requests keep reading the previous one until it is swapped in."""
+        if self.ws is None:
+            return []
+        ws = Workspace(self.ws.root)
+        store = Store.open(ws)
+        checker = StalenessChecker(ws, store)
+        checker.check()
+        found = memory_findings(store, self.config)
         with self.lock:
-            if self.ws is None:
-                return []
-            self.ws.refresh()
-            store = Store.open(self.ws)
-            checker = StalenessChecker(self.ws, store)
-            checker.check()
-            self.store, self.checker = store, checker
-            self.memory_findings = memory_findings(store, self.config)
+            self.ws, self.store, self.checker, self.memory_findings = ws, store, checker, found
             return self.all_findings()
 
     def refresh(self, changed: set[str]) -> list[Finding]:
         """After files changed on disk: memory files reload the store (and everything is re-checked);
         code files re-check only the entries that depend on them."""
+        if self.ws is None or self.store is None or self.checker is None:
+            return self.full_check()
+        if any(self._is_memory(p) for p in changed):
+            return self.full_check()
         with self.lock:
-            if self.ws is None or self.store is None or self.checker is None:
-                return self.full_check()
-            memory = {p for p in changed if self._is_memory(p)}
             self.ws.refresh()
-            if memory:
-                return self.full_check()
             self.checker.recheck(changed)
             return self.all_findings()
 

@@ -1,0 +1,47 @@
+"""File operations and pull diagnostics: renames offer to update memories; pulling clients get reports."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from e2e_helpers import wait_for_diagnostics
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+
+async def test_renaming_a_file_offers_to_update_its_memories(client: LanguageClient, workspace: Path) -> None:
+    claude = workspace / "CLAUDE.md"
+    await wait_for_diagnostics(client, claude.as_uri())
+    old, new = workspace / "src/db/schema.ts", workspace / "src/db/tables.ts"
+    edit = await client.workspace_will_rename_files_async(types.RenameFilesParams(files=[
+        types.FileRename(old_uri=old.as_uri(), new_uri=new.as_uri())]))
+    assert edit is not None
+    texts = {c.text_document.uri.rsplit("/", 1)[-1]: c.edits[0].new_text for c in edit.document_changes}
+    assert "`src/db/tables.ts`" in texts["copilot-instructions.md"]
+    assert '"path": "src/db/tables.ts"' in texts["20260420T083000Z-c2e4f6a8b0d1.json"]
+    assert "the schema lives in src/db/tables.ts." in texts["20260420T083000Z-c2e4f6a8b0d1.json"]
+    unrelated = await client.workspace_will_rename_files_async(types.RenameFilesParams(files=[
+        types.FileRename(old_uri=(workspace / "tsconfig.base.json").as_uri(), new_uri=(workspace / "x.json").as_uri())]))
+    assert unrelated is None
+
+
+async def test_code_lens_on_entries(client: LanguageClient, workspace: Path) -> None:
+    entry = workspace / ".lore/memory/entries/20260418T102233Z-5c07b9e1aa19.json"
+    await wait_for_diagnostics(client, (workspace / "CLAUDE.md").as_uri())
+    lenses = await client.text_document_code_lens_async(types.CodeLensParams(
+        text_document=types.TextDocumentIdentifier(uri=entry.as_uri())))
+    assert [lens.command.title for lens in lenses] == ["2 references · not verified"]
+    claude = await client.text_document_code_lens_async(types.CodeLensParams(
+        text_document=types.TextDocumentIdentifier(uri=(workspace / "CLAUDE.md").as_uri())))
+    assert len(claude) == 11 and claude[0].range.start.line == 2  # one per paragraph and bullet
+
+
+async def test_unknown_and_foreign_documents_are_answered_quietly(client: LanguageClient, workspace: Path) -> None:
+    await wait_for_diagnostics(client, (workspace / "CLAUDE.md").as_uri())
+    for uri in ("untitled:Untitled-1", "file:///etc/passwd", (workspace / "missing.md").as_uri()):
+        hover = await client.text_document_hover_async(types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=0, character=0)))
+        assert hover is None
+        lenses = await client.text_document_code_lens_async(types.CodeLensParams(
+            text_document=types.TextDocumentIdentifier(uri=uri)))
+        assert not lenses
