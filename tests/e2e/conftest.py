@@ -3,43 +3,25 @@ Neovim, on a copy of the example workspace after a refactor made some memories s
 
 from __future__ import annotations
 
-import json
-import re
+import sys
 import typing
-import shutil
 from pathlib import Path
 
 import pytest
 import pytest_lsp
-from support import LORE, REPO, git
+from support import LORE, REPO
+
+sys.path.insert(0, str(REPO / "scripts"))
+from example_workspace import make, refactor  # noqa: E402
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 CLIENTS = ["visual-studio-code", "neovim"]
 
 
-def refactor(work: Path) -> None:
-    """The refactor of scripts/try: e2e suite and seed script gone, logger renamed, refunds moved out."""
-    pkg = json.loads((work / "package.json").read_text())
-    for script in ("test:e2e", "db:seed"):
-        del pkg["scripts"][script]
-    (work / "package.json").write_text(json.dumps(pkg, indent=2) + "\n")
-    stripe = work / "src/payments/stripe.ts"
-    stripe.write_text(re.sub(r"\n  async refund\(.*?\n  }\n", "\n", stripe.read_text(), flags=re.S))
-    git(work, "mv", "src/lib/logger.ts", "src/lib/log.ts")
-    server = work / "src/server.ts"
-    server.write_text(server.read_text().replace("./lib/logger.js", "./lib/log.js"))
-    git(work, "rm", "-rq", "e2e", "scripts/seed.ts")
-    git(work, "commit", "-qam", "Refactor", date="2026-09-14T16:30:00Z")
-
-
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
-    work = tmp_path / "acme-shop"
-    shutil.copytree(REPO / "examples" / "acme-shop", work)
-    git(work, "init", "-q", "-b", "main")
-    git(work, "add", "-A")
-    git(work, "commit", "-q", "-m", "initial import", date="2026-04-01T10:00:00Z")
+    work = make(tmp_path / "acme-shop")
     refactor(work)
     return work
 
