@@ -1,5 +1,9 @@
 """Benchmarks that print figures (run through scripts/bench). Targets live here, not in tests.
 
+lsp: file save -> republished diagnostics of the dependent memory, p50/p95 over 100 edits, at 100 and
+10k entries, the server started with debounceMs 0 so that the figure is the server's own work (target:
+p95 under 100 ms at 10k and under 2x its 100-entry value).
+
 compact: plan time for 1k / 10k / 100k generated entries (target: 10k under 3 s), and on a realistic
 cluttered store the tokens of index.md before and after compaction (target: 40-60% fewer) with the count
 of distinct facts still present in compacted/ (target: all).
@@ -148,9 +152,76 @@ def bench_compact(sizes: list[int], runs: int) -> None:
         shutil.rmtree(root, ignore_errors=True)
 
 
+async def _lsp_latency(root: Path, target: Path, memory_uri_suffix: str, edits: int) -> list[float]:
+    import asyncio
+
+    from lsprotocol import types
+    from pygls.lsp.client import LanguageClient
+
+    client = LanguageClient("lorekeeper-bench", "1")
+    got = asyncio.Event()
+    started = asyncio.Event()
+
+    @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    def on_diagnostics(params: types.PublishDiagnosticsParams) -> None:
+        started.set()  # the first check is done once anything is published
+        if params.uri.endswith(memory_uri_suffix):
+            got.set()
+
+    await client.start_io(str(LORE), "serve")
+    caps = types.ClientCapabilities(workspace=types.WorkspaceClientCapabilities(
+        did_change_watched_files=types.DidChangeWatchedFilesClientCapabilities(dynamic_registration=False)))
+    await client.initialize_async(types.InitializeParams(capabilities=caps, root_uri=root.as_uri(),
+                                                         initialization_options={"debounceMs": 0}))
+    client.initialized(types.InitializedParams())
+    await asyncio.wait_for(started.wait(), 300)
+    original = target.read_text()
+    broken = original.replace("def ", "def renamed_", 1) if target.suffix == ".py" else original.replace(
+        "export function ", "export function renamed", 1)
+    timings = []
+    for i in range(edits):
+        got.clear()
+        target.write_text(broken if i % 2 == 0 else original)
+        start = time.perf_counter()
+        client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+            types.FileEvent(uri=target.as_uri(), type=types.FileChangeType.Changed)]))
+        await asyncio.wait_for(got.wait(), 30)
+        timings.append(time.perf_counter() - start)
+    target.write_text(original)
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()
+    return timings
+
+
+def bench_lsp(sizes: list[int], edits: int) -> None:
+    import asyncio
+
+    print(f"lsp: save -> republished diagnostics of the dependent memory ({edits} edits, debounce off)")
+    print(f"{'entries':>8} {'p50':>8} {'p95':>8} {'max':>8}")
+    for size in sizes:
+        root = Path(tempfile.mkdtemp(prefix=f"lore-lsp-{size}-"))
+        try:
+            build(root, size, 3000 if size > 1000 else 300)
+            # The memory under test references one module's first function by name.
+            module = next(p for p in sorted((root / "src").rglob("mod_*.py")))
+            name = module.read_text().split("def ", 1)[1].split("(", 1)[0]
+            entry = root / ".lore/memory/entries/zz-bench.json"
+            entry.write_text(json.dumps({"id": "bench", "content": f"`{name}` handles it",
+                                         "refs": [{"path": module.relative_to(root).as_posix(), "symbol": name}]}))
+            timings = asyncio.run(_lsp_latency(root, module, "zz-bench.json", edits))
+            timings.sort()
+            p50, p95 = statistics.median(timings), timings[int(len(timings) * 0.95) - 1]
+            print(f"{size:>8} {p50 * 1000:>6.1f}ms {p95 * 1000:>6.1f}ms {timings[-1] * 1000:>6.1f}ms")
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", choices=["check-stale", "compact"], help="run one benchmark")
+    parser.add_argument("--only", choices=["check-stale", "compact", "lsp"], help="run one benchmark")
+    parser.add_argument("--lsp-sizes", default="100,10000", help="LSP latency entry counts")
+    parser.add_argument("--edits", type=int, default=100, help="LSP latency: edits measured")
     parser.add_argument("--sizes", default="1000,10000", help="check-stale entry counts (comma-separated)")
     parser.add_argument("--compact-sizes", default="1000,10000,100000", help="compact plan entry counts")
     parser.add_argument("--files", type=int, default=3000, help="code files in the workspace")
@@ -159,6 +230,8 @@ def main() -> None:
     os.environ.setdefault("NO_COLOR", "1")
     if args.only in (None, "check-stale"):
         bench_check_stale([int(s) for s in args.sizes.split(",")], args.files, args.runs)
+    if args.only in (None, "lsp"):
+        bench_lsp([int(s) for s in args.lsp_sizes.split(",")], args.edits)
     if args.only in (None, "compact"):
         bench_compact([int(s) for s in args.compact_sizes.split(",")], args.runs)
 

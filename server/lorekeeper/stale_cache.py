@@ -21,7 +21,7 @@ from .refs.fingerprint import Verifications
 from .refs.history import GitHistory
 from .refs.index import ensure_cache_dir
 from .refs.symbols import language_of
-from .staleness import ANY_CODE, StalenessChecker
+from .staleness import ANY_CODE, WORD, StalenessChecker
 from .store import Store
 from .store.files import atomic_write
 from .workspace import Workspace
@@ -116,8 +116,8 @@ def check_cached(ws: Workspace, paths: list[str] | None = None) -> StaleReport:
             result = checker.results.get(entry.id)
             if result is None:
                 continue
-            slot["any_code"] = slot["any_code"] or ANY_CODE in result.depends_on
-            slot["deps"].update(d for d in result.depends_on if d != ANY_CODE)
+            slot["any_code"] = slot["any_code"] or any(d == ANY_CODE or d.startswith(WORD) for d in result.depends_on)
+            slot["deps"].update(d for d in result.depends_on if d != ANY_CODE and not d.startswith(WORD))
         for finding in fresh:
             by_file.setdefault(finding.source, {"deps": set(), "any_code": False, "findings": [], "entries": 0})
             by_file[finding.source]["findings"].append(finding.model_dump(mode="json"))

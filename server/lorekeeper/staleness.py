@@ -18,7 +18,7 @@ from .model import Entry, Finding, Severity
 from .refs.extract import Reference, extract, from_explicit
 from .refs.fingerprint import Fingerprinter, Verifications
 from .refs.history import GitHistory
-from .refs.index import CodeIndex, ensure_cache_dir
+from .refs.index import _IDENTIFIER, CodeIndex, ensure_cache_dir
 from .refs.symbols import language_of
 from .store import FileChange, Journal, Operation, Record, Store
 from .workspace import PathOutsideRoot, Workspace
@@ -26,7 +26,8 @@ from .workspace import PathOutsideRoot, Workspace
 #: Generated, dependency and runtime folders: references into them are not judged.
 GENERATED = frozenset({"dist", "build", "out", "target", "node_modules", "coverage", ".next", ".nuxt", ".venv", "venv",
                        "__pycache__", ".cache", ".turbo", ".git", "tmp", ".tox"})
-ANY_CODE = "*"  # reverse-index key: entries that depend on every code file (unresolved symbols)
+ANY_CODE = "*"  # reverse-index key: entries that depend on every code file
+WORD = "word:"  # reverse-index keys "word:NAME": entries waiting for NAME to appear in some code file
 _CODE_PATHSPECS = tuple(f"*{ext}" for ext in (".py", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".go", ".rs",
                                                 ".java", ".kt", ".rb", ".php", ".cs", ".swift", ".c", ".h", ".cpp"))
 
@@ -51,6 +52,10 @@ class StalenessChecker:
         self.fingerprints = Fingerprinter(self.index, self.history)
         self.verifications = Verifications.load(ws)
         self.results: dict[str, EntryResult] = {}
+        self._reverse: dict[str, set[str]] = {}  # workspace path -> dependent entry ids
+        self._indexed: dict[str, set[str]] = {}  # entry id -> the paths it was indexed under
+        self._by_id: dict[str, Entry] | None = None
+        self._words: set[str] = set()  # refreshed after each check; a stale extra name only costs a lookup
         self._refs: dict[tuple[str, str], list[Reference]] = {}
         # Verdicts that need git's memory wait here, so that one batched query answers them all.
         self._questions: list[tuple[str, tuple[str, ...]]] = []
@@ -59,8 +64,8 @@ class StalenessChecker:
 
     # -- public ----------------------------------------------------------------------------------
 
-    def check(self, entries: Iterable[Entry] | None = None) -> list[Finding]:
-        """Check entries (default: every live entry); findings in file and line order."""
+    def check(self, entries: Iterable[Entry] | None = None, save: bool = True) -> list[Finding]:
+        """Check entries (default: every live entry); their findings in file and line order."""
         targets = [e for e in (entries if entries is not None else self.store.live())]
         self.checked = [e.id for e in targets]
         pending: list[tuple[Entry, Reference, EntryResult]] = []
@@ -70,7 +75,7 @@ class StalenessChecker:
                 finding = self._resolve(entry, ref, result, pending)
                 if finding:
                     result.findings.append(finding)
-            self.results[entry.id] = result
+            self._set_result(entry.id, result)
         self._resolve_symbols(pending)
         self.history.prefetch(self._questions)
         for result, verdict in self._deferred:
@@ -81,20 +86,43 @@ class StalenessChecker:
         for entry in targets:
             self._changed_since_verified(entry, self.results[entry.id])
             self._stated_values(entry, self.results[entry.id])
-        self.save()
-        return self.findings()
+        self._index_results(self.checked)
+        self._words.update(d[len(WORD):] for i in self.checked for d in self._indexed.get(i, ()) if d.startswith(WORD))
+        if save:
+            self.save()
+        found = [f for i in self.checked for f in self.results[i].findings]
+        return sorted(found, key=lambda f: (f.source, f.line or 0, f.kind, f.ref or ""))
 
     def findings(self) -> list[Finding]:
         out = [f for r in self.results.values() for f in r.findings]
         return sorted(out, key=lambda f: (f.source, f.line or 0, f.kind, f.ref or ""))
 
     def reverse_index(self) -> dict[str, set[str]]:
-        """Workspace path -> ids of the entries whose verdict depends on it."""
-        index: dict[str, set[str]] = {}
-        for entry_id, result in self.results.items():
-            for path in result.depends_on:
-                index.setdefault(path, set()).add(entry_id)
-        return index
+        """Workspace path -> ids of the entries whose verdict depends on it (kept up to date as entries
+        are checked; a result's dependencies are final once its check is done)."""
+        return self._reverse
+
+    def _set_result(self, entry_id: str, result: EntryResult) -> None:
+        self._drop_result(entry_id)
+        self.results[entry_id] = result
+        self._indexed[entry_id] = result.depends_on  # the same set: filled in as the check goes
+
+    def _drop_result(self, entry_id: str) -> None:
+        self.results.pop(entry_id, None)
+        for path in self._indexed.pop(entry_id, ()):
+            holders = self._reverse.get(path)
+            if holders is not None:
+                holders.discard(entry_id)
+
+    def _index_results(self, entry_ids: Iterable[str]) -> None:
+        for entry_id in entry_ids:
+            for path in self._indexed.get(entry_id, ()):
+                self._reverse.setdefault(path, set()).add(entry_id)
+
+    def _waiting_words(self) -> set[str]:
+        """Names that entries wait for (defined nowhere yet): a code file mentioning one re-checks them."""
+        return self._words
+
 
     def dependants(self, changed: Iterable[str]) -> set[str]:
         reverse = self.reverse_index()
@@ -108,24 +136,41 @@ class StalenessChecker:
                 parent = parent.parent
             if language_of(path):
                 ids |= reverse.get(ANY_CODE, set())
+                waiting = self._waiting_words()
+                if waiting:
+                    data = self.index.read(path) or b""
+                    words = waiting.intersection(w.decode("ascii", "replace") for w in _IDENTIFIER.findall(data))
+                    for word in words:
+                        ids |= reverse.get(WORD + word, set())
         return ids
 
-    def recheck(self, changed: Iterable[str]) -> list[Finding]:
-        """Re-check only the entries that depend on the changed paths; returns all current findings."""
+    def recheck(self, changed: Iterable[str], structural: bool = True) -> list[Finding]:
+        """Re-check only the entries that depend on the changed paths (``checked`` lists them); returns
+        their findings.
+        ``structural=False`` says the paths were modified in place (no file created or deleted), so the
+        file list is kept and only what the index learnt about those files is forgotten."""
         changed = list(changed)
-        self.index = CodeIndex(self.ws)
-        self.fingerprints = Fingerprinter(self.index, self.history)
+        if structural:
+            self.ws.refresh()
+            self.index = CodeIndex(self.ws)
+            self.fingerprints = Fingerprinter(self.index, self.history)
+        else:
+            self.index.forget(changed)
         ids = self.dependants(changed)
-        entries = [e for e in self.store.live() if e.id in ids]
+        by_id = self._live_by_id()
+        entries = [by_id[i] for i in sorted(ids) if i in by_id]
         for entry_id in ids:
-            self.results.pop(entry_id, None)
+            self._drop_result(entry_id)
         if entries:
-            kept = dict(self.results)
-            self.check(entries)
-            self.results = {**kept, **self.results}
+            self.check(entries, save=False)
         else:
             self.checked = []
-        return self.findings()
+        return [f for i in self.checked for f in self.results[i].findings]
+
+    def _live_by_id(self) -> dict[str, Entry]:
+        if self._by_id is None:
+            self._by_id = {e.id: e for e in self.store.live()}
+        return self._by_id
 
     def save(self) -> None:
         ensure_cache_dir(self.index.cache_dir)
@@ -274,7 +319,8 @@ class StalenessChecker:
             if defined:
                 result.depends_on.update(defined)
                 continue
-            result.depends_on.add(ANY_CODE)  # a definition could appear in any file
+            # Undefined here: the verdict changes only if some code file starts to mention the name.
+            result.depends_on.add(WORD + ref.target.rsplit(".", 1)[-1])
             if files:
                 continue  # mentioned but defined nowhere here: an external API, not a stale reference
             if not self.history.available:

@@ -152,6 +152,7 @@ class Workspace:
         self._files: list[Path] | None = None
         self._rel_files: list[str] | None = None
         self._real_dirs: dict[str, str] = {}
+        self._ignore_specs: dict[str, list[tuple[str, pathspec.PathSpec]]] = {}
 
     @classmethod
     def discover(cls, start: Path | None = None) -> "Workspace":
@@ -189,6 +190,7 @@ class Workspace:
         """Forget what was learnt about the file tree (the file list, folder real paths, git times)."""
         self._files = None
         self._rel_files = None
+        self._ignore_specs.clear()
         self._real_dirs.clear()
         self._git_times = None
 
@@ -196,13 +198,20 @@ class Workspace:
         """Whether git would ignore a workspace-relative path (a trailing ``/`` marks a folder), by the
         ``.gitignore`` files of its folders and ``.git/info/exclude``; nothing outside the root is read."""
         parts = path.rstrip("/").split("/")
-        specs = self._base_specs()
+        specs = list(self._specs_of("\x00base"))
         for depth in range(len(parts)):
-            folder = "/".join(parts[:depth])
-            ignore = self.root / folder / ".gitignore" if folder else self.root / ".gitignore"
-            if ignore.is_file():
-                specs.append((folder, _read_ignore(ignore)))
+            specs.extend(self._specs_of("/".join(parts[:depth])))
         return _ignored(path.rstrip("/"), path.endswith("/"), specs) if specs else False
+
+    def _specs_of(self, folder: str) -> list[tuple[str, pathspec.PathSpec]]:
+        """The ignore rules a folder adds (cached until :meth:`refresh`)."""
+        if folder not in self._ignore_specs:
+            if folder == "\x00base":
+                self._ignore_specs[folder] = self._base_specs()
+            else:
+                ignore = self.root / folder / ".gitignore" if folder else self.root / ".gitignore"
+                self._ignore_specs[folder] = [(folder, _read_ignore(ignore))] if ignore.is_file() else []
+        return self._ignore_specs[folder]
 
     # -- discovery -------------------------------------------------------------------------------
 

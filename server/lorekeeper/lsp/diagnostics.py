@@ -81,9 +81,10 @@ def pull_mode(server: LoreServer) -> bool:
     return bool(caps and caps.diagnostic)
 
 
-def publish(server: LoreServer, findings: list[Finding]) -> None:
+def publish(server: LoreServer, findings: list[Finding] | dict[str, list[Finding]]) -> None:
     """Push diagnostics for every memory file with findings, and clear those that have none now; or,
-    for clients that pull, ask them to pull again."""
+    for clients that pull, ask them to pull again. Given findings by file (after a code change), only
+    those files are considered."""
     if server.ws is None:
         return
     if pull_mode(server):
@@ -91,12 +92,26 @@ def publish(server: LoreServer, findings: list[Finding]) -> None:
         if caps and caps.diagnostics and caps.diagnostics.refresh_support:
             server.workspace_diagnostic_refresh(None)
         return
-    current = diagnostics_by_uri(server, findings)
-    for uri, diagnostics in current.items():
+    if isinstance(findings, dict):
+        by_file = {path: group for path, group in findings.items()}
+        considered = set(by_file)
+    else:
+        by_file = defaultdict(list)
+        for finding in findings:
+            by_file[finding.source].append(finding)
+        considered = set(by_file) | set(server.last_findings)
+    # Only files whose findings changed are sent again: a code change touches a few memories, not all.
+    for path in sorted(considered):
+        group = by_file.get(path, [])
+        if server.last_findings.get(path, []) == group:
+            continue
+        uri = server.uri(path)
+        diagnostics = diagnostics_by_uri(server, group).get(uri, []) if group else []
         server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics))
-    for uri in server.published - set(current):
-        server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
-    server.published = set(current)
+        if group:
+            server.last_findings[path] = group
+        else:
+            server.last_findings.pop(path, None)
 
 
 def register(server: LoreServer) -> None:
@@ -139,8 +154,9 @@ def register(server: LoreServer) -> None:
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def on_watched(ls: LoreServer, params: types.DidChangeWatchedFilesParams) -> None:
         paths = {p for p in (ls.relpath(c.uri) for c in params.changes) if p and not _ours(p)}
+        structural = any(c.type != types.FileChangeType.Changed for c in params.changes)
         if paths:
-            ls.schedule(paths)
+            ls.schedule(paths, structural)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def on_save(ls: LoreServer, params: types.DidSaveTextDocumentParams) -> None:

@@ -42,10 +42,14 @@ class LoreServer(LanguageServer):
         self.config = CompactionConfig()
         self.settings: dict[str, Any] = dict(DEFAULT_SETTINGS)
         self.memory_findings: list[Finding] = []
-        self.published: set[str] = set()
+        self.last_findings: dict[str, list[Finding]] = {}  # what was last pushed, by memory file
         # Serialises writers (re-checks, commands); requests read the current state without waiting.
         self.lock = threading.RLock()
         self._pending: set[str] = set()
+        self._structural = False
+        self._entry_files: dict[str, str] = {}  # entry id -> its memory file
+        self._file_entries: dict[str, list[str]] = {}
+        self._memory_by_file: dict[str, list[Finding]] = {}
         self._debounce: asyncio.TimerHandle | None = None
         self.watching = False
         self.initial_check: asyncio.Future | None = None  # the first full check, awaited by pull requests
@@ -110,19 +114,26 @@ class LoreServer(LanguageServer):
         found = memory_findings(store, self.config)
         with self.lock:
             self.ws, self.store, self.checker, self.memory_findings = ws, store, checker, found
+            self._entry_files = {e.id: e.location.path for e in store.entries}
+            self._file_entries = {}
+            for entry in store.entries:
+                self._file_entries.setdefault(entry.location.path, []).append(entry.id)
+            self._memory_by_file = {}
+            for finding in found:
+                self._memory_by_file.setdefault(finding.source, []).append(finding)
             return self.all_findings()
 
-    def refresh(self, changed: set[str]) -> list[Finding]:
-        """After files changed on disk: memory files reload the store (and everything is re-checked);
-        code files re-check only the entries that depend on them."""
+    def refresh(self, changed: set[str], structural: bool = True) -> list[Finding] | dict[str, list[Finding]]:
+        """After files changed on disk: memory files reload the store (and everything is re-checked:
+        all findings are returned); code files re-check only the entries that depend on them (the
+        findings of their memory files are returned, by file)."""
         if self.ws is None or self.store is None or self.checker is None:
             return self.full_check()
         if any(self._is_memory(p) for p in changed):
             return self.full_check()
         with self.lock:
-            self.ws.refresh()
-            self.checker.recheck(changed)
-            return self.all_findings()
+            self.checker.recheck(changed, structural=structural)
+            return self.findings_of_files({self._entry_files.get(i, "") for i in self.checker.checked} - {""})
 
     def _is_memory(self, relpath: str) -> bool:
         assert self.ws is not None
@@ -133,15 +144,27 @@ class LoreServer(LanguageServer):
                             "copilot-instructions.md") or relpath.startswith("memory-bank/")
                 or relpath == ".lore/config.toml" or name == "verified.json")
 
+    def findings_of_files(self, files: set[str]) -> dict[str, list[Finding]]:
+        """The current findings of some memory files only: what a code change can have touched."""
+        assert self.checker is not None
+        out = {}
+        for path in files:
+            stale = [f for i in self._file_entries.get(path, []) for f in
+                     (self.checker.results[i].findings if i in self.checker.results else [])]
+            out[path] = [*self._memory_by_file.get(path, []), *stale]
+        return out
+
     def all_findings(self) -> list[Finding]:
         stale = self.checker.findings() if self.checker else []
         return [*self.memory_findings, *stale]
 
     # -- scheduling ------------------------------------------------------------------------------
 
-    def schedule(self, paths: set[str]) -> None:
-        """Re-check after a quiet period (``debounceMs``): a burst of saves costs one re-check."""
+    def schedule(self, paths: set[str], structural: bool = False) -> None:
+        """Re-check after a quiet period (``debounceMs``): a burst of saves costs one re-check.
+        ``structural``: files were created or deleted (the file list must be walked again)."""
         self._pending |= paths
+        self._structural = self._structural or structural
         loop = asyncio.get_running_loop()
         if self._debounce is not None:
             self._debounce.cancel()
@@ -150,10 +173,11 @@ class LoreServer(LanguageServer):
 
     async def _run_pending(self) -> None:
         paths, self._pending = self._pending, set()
+        structural, self._structural = self._structural, False
         if not paths:
             return
         loop = asyncio.get_running_loop()
-        findings = await loop.run_in_executor(None, self.refresh, paths)
+        findings = await loop.run_in_executor(None, self.refresh, paths, structural)
         from .diagnostics import publish  # noqa: PLC0415 - feature module imports this one
 
         publish(self, findings)

@@ -12,7 +12,7 @@ import tomllib
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, Iterable
 
 from ..store.files import atomic_write
 from ..workspace import Workspace
@@ -230,6 +230,22 @@ class CodeIndex:
     def defined_in(self, name: str, path: str) -> tuple[int, int] | None:
         symbols = self.symbols(path)
         return symbols.definitions.get(name) if symbols else None
+
+    def forget(self, paths: Iterable[str]) -> None:
+        """Files modified in place: drop what was parsed from them and re-read their words for the names
+        already asked about (the file list itself is unchanged)."""
+        for path in paths:
+            self._symbols.pop(path, None)
+            self._manifests.pop(path, None)
+            if not self._mentions:
+                continue
+            for files in self._mentions.values():
+                if path in files:
+                    files.remove(path)
+            data = self.read(path) if language_of(path) else None
+            if data is not None:
+                for word in set(self._mentions).intersection(m.decode("ascii") for m in _IDENTIFIER.findall(data)):
+                    self._mentions[word].append(path)
 
     def files_mentioning(self, names: set[str]) -> dict[str, list[str]]:
         """For each name, the code files that mention every part of it (``StripeClient.createCharge``:
