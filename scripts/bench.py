@@ -194,8 +194,45 @@ async def _lsp_latency(root: Path, target: Path, memory_uri_suffix: str, edits: 
     return timings
 
 
+async def _startup(root: Path) -> float:
+    """Seconds from launching `lore serve` to the first published diagnostics."""
+    import asyncio
+
+    from lsprotocol import types
+    from pygls.lsp.client import LanguageClient
+
+    client = LanguageClient("lorekeeper-bench", "1")
+    first = asyncio.Event()
+
+    @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    def on_diagnostics(params: types.PublishDiagnosticsParams) -> None:
+        first.set()
+
+    start = time.perf_counter()
+    await client.start_io(str(LORE), "serve")
+    await client.initialize_async(types.InitializeParams(capabilities=types.ClientCapabilities(), root_uri=root.as_uri()))
+    client.initialized(types.InitializedParams())
+    await asyncio.wait_for(first.wait(), 60)
+    elapsed = time.perf_counter() - start
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()
+    return elapsed
+
+
 def bench_lsp(sizes: list[int], edits: int) -> None:
     import asyncio
+
+    import example_workspace
+
+    root = Path(tempfile.mkdtemp(prefix="lore-lsp-start-"))
+    try:
+        work = example_workspace.make(root / "acme-shop")
+        example_workspace.refactor(work)
+        best = min(asyncio.run(_startup(work)) for _ in range(3))
+        print(f"lsp: launch to first diagnostics on the example workspace (after its refactor): {best:.2f} s")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
     print(f"lsp: save -> republished diagnostics of the dependent memory ({edits} edits, debounce off)")
     print(f"{'entries':>8} {'p50':>8} {'p95':>8} {'max':>8}")

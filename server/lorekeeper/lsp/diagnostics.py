@@ -34,7 +34,7 @@ def docs_href(kind: str) -> str:
 
 def to_diagnostic(server: LoreServer, finding: Finding, lines: list[str]) -> types.Diagnostic:
     assert server.ws is not None
-    entry = next((e for e in server.store.find(finding.entry)), None) if server.store and finding.entry else None
+    entry = server.entry_by_id(finding.entry)
     if entry is not None and entry.location.path != finding.source:
         entry = None
     start_line, start_char, end_line, end_char = finding_span(server.ws.root, finding, entry, lines)

@@ -48,6 +48,7 @@ class LoreServer(LanguageServer):
         self._pending: set[str] = set()
         self._structural = False
         self._entry_files: dict[str, str] = {}  # entry id -> its memory file
+        self._by_id: dict[str, Any] = {}
         self._file_entries: dict[str, list[str]] = {}
         self._memory_by_file: dict[str, list[Finding]] = {}
         self._debounce: asyncio.TimerHandle | None = None
@@ -115,6 +116,7 @@ class LoreServer(LanguageServer):
         with self.lock:
             self.ws, self.store, self.checker, self.memory_findings = ws, store, checker, found
             self._entry_files = {e.id: e.location.path for e in store.entries}
+            self._by_id = {e.id: e for e in store.entries}
             self._file_entries = {}
             for entry in store.entries:
                 self._file_entries.setdefault(entry.location.path, []).append(entry.id)
@@ -143,6 +145,9 @@ class LoreServer(LanguageServer):
                 or name in ("CLAUDE.md", "AGENTS.md", "GEMINI.md", ".cursorrules", "CLAUDE.local.md", "MEMORY.md",
                             "copilot-instructions.md") or relpath.startswith("memory-bank/")
                 or relpath == ".lore/config.toml" or name == "verified.json")
+
+    def entry_by_id(self, entry_id: str | None):
+        return self._by_id.get(entry_id) if entry_id else None
 
     def findings_of_files(self, files: set[str]) -> dict[str, list[Finding]]:
         """The current findings of some memory files only: what a code change can have touched."""

@@ -56,6 +56,7 @@ class CodeIndex:
         self._cache_dirty = False
         self._manifests: dict[str, Manifest | None] = {}
         self._mentions: dict[str, list[str]] = {}
+        self._file_words: dict[str, set[str]] = {}  # path -> the asked-about words it mentions
 
     # -- files -----------------------------------------------------------------------------------
 
@@ -239,13 +240,14 @@ class CodeIndex:
             self._manifests.pop(path, None)
             if not self._mentions:
                 continue
-            for files in self._mentions.values():
-                if path in files:
-                    files.remove(path)
+            for word in self._file_words.pop(path, set()):
+                self._mentions[word].remove(path)
             data = self.read(path) if language_of(path) else None
             if data is not None:
-                for word in set(self._mentions).intersection(m.decode("ascii") for m in _IDENTIFIER.findall(data)):
+                found = set(self._mentions).intersection(m.decode("ascii") for m in _IDENTIFIER.findall(data))
+                for word in found:
                     self._mentions[word].append(path)
+                self._file_words[path] = found
 
     def files_mentioning(self, names: set[str]) -> dict[str, list[str]]:
         """For each name, the code files that mention every part of it (``StripeClient.createCharge``:
@@ -260,8 +262,11 @@ class CodeIndex:
                 data = self.read(path)
                 if data is None:
                     continue
-                for word in missing.intersection(m.decode("ascii") for m in _IDENTIFIER.findall(data)):
+                found = missing.intersection(m.decode("ascii") for m in _IDENTIFIER.findall(data))
+                for word in found:
                     self._mentions[word].append(path)
+                if found:
+                    self._file_words.setdefault(path, set()).update(found)
         result: dict[str, list[str]] = {}
         for name, words in wanted.items():
             files = self._mentions[words[-1]] if words else []
