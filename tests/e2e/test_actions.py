@@ -91,3 +91,21 @@ async def test_compact_sends_an_annotated_edit_and_reports_progress(client: Lang
         assert edit.edit.change_annotations is None
     log = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="lore.showLog"))
     assert [o["op"] for o in log["operations"][:4]] == ["views", "consolidate", "dedup", "supersede"]
+
+
+async def test_fuse_a_topic_cluster(client: LanguageClient, workspace: Path) -> None:
+    entries = workspace / ".lore/memory/entries"
+    for i, text in enumerate(["Handlers return JSON.", "Validate bodies with zod.", "Errors use problem details."]):
+        (entries / f"api{i}.json").write_text(json.dumps({"id": f"api{i}", "content": text, "tags": ["api"],
+                                                         "category": "conventions", "created": f"2026-10-0{i + 1}T00:00:00Z"}))
+    await client.workspace_execute_command_async(types.ExecuteCommandParams(command="lore.checkStale"))
+    found = await actions(client, entries / "api1.json", 0)
+    fuse = next(a for a in found if a.title.startswith("Fuse"))
+    assert fuse.title == "Fuse 3 entries about api"
+    result = await run(client, fuse)
+    assert result["operation"]
+    fused = [json.loads(p.read_text()) for p in entries.glob("*.json") if json.loads(p.read_text()).get("source") == "compaction"]
+    assert len(fused) == 1 and fused[0]["source_entries"] == ["api0", "api1", "api2"]
+    assert fused[0]["content"] == ("api (conventions):\n- Handlers return JSON.\n- Validate bodies with zod.\n"
+                                   "- Errors use problem details.")
+    assert json.loads((entries / "api2.json").read_text())["merged_into"] == fused[0]["id"]
