@@ -109,3 +109,13 @@ async def test_fuse_a_topic_cluster(client: LanguageClient, workspace: Path) -> 
     assert fused[0]["content"] == ("api (conventions):\n- Handlers return JSON.\n- Validate bodies with zod.\n"
                                    "- Errors use problem details.")
     assert json.loads((entries / "api2.json").read_text())["merged_into"] == fused[0]["id"]
+
+
+async def test_status_and_entry_at_for_editor_extensions(client: LanguageClient, workspace: Path) -> None:
+    await wait_for_diagnostics(client, (workspace / "CLAUDE.md").as_uri())
+    status = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="lore.status"))
+    assert status["budget"] == 2000 and status["stages"] == ["rules"]
+    assert 250 < status["tokens"] < 400 and status["stale"] == 10
+    entry = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="lore.entryAt", arguments=[(workspace / "CLAUDE.md").as_uri(), 15]))
+    assert entry == "CLAUDE.md:16"

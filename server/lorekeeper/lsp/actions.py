@@ -23,7 +23,7 @@ log = logging.getLogger("lorekeeper.lsp")
 STALE_KINDS = ("stale-", "moved-path", "missing-path", "changed-since-verified")
 COMPACT_KIND = types.CodeActionKind.Source + ".lorekeeper.compact"
 COMMANDS = ("lore.compact", "lore.checkStale", "lore.verify", "lore.showLog", "lore.undo", "lore.merge",
-            "lore.applyFix", "lore.archive", "lore.fuse")
+            "lore.applyFix", "lore.archive", "lore.fuse", "lore.status", "lore.entryAt")
 
 
 def _journal(ls: LoreServer, name: str) -> Journal:
@@ -265,6 +265,19 @@ def register(server: LoreServer) -> None:
         _end(ls, token, f"{len(plan.operations)} operations applied")
         await _recheck(ls)
         return {**summary, "applied": True, "journal": [r.id for r in records]}
+
+    @server.command("lore.status")
+    def status(ls: LoreServer, *args: Any) -> dict[str, Any]:
+        """For status bars: the memory's size in tokens against the index budget, the number of stale
+        memories, and the compaction stages this server offers."""
+        stale = {f.entry for f in ls.all_findings()
+                 if f.entry and f.kind.startswith(STALE_KINDS) and f.severity != Severity.info}
+        return {"tokens": ls.memory_tokens(), "budget": ls.config.budget, "stale": len(stale), "stages": ["rules"]}
+
+    @server.command("lore.entryAt")
+    def entry_at(ls: LoreServer, uri: str, line: int) -> str | None:
+        entries = ls.entries_at(uri, int(line))
+        return entries[0].id if entries else None
 
     @server.command("lore.showLog")
     def show_log(ls: LoreServer, *args: Any) -> dict[str, Any]:

@@ -49,6 +49,7 @@ class LoreServer(LanguageServer):
         self._structural = False
         self._entry_files: dict[str, str] = {}  # entry id -> its memory file
         self._by_id: dict[str, Any] = {}
+        self._tokens: tuple[Any, int] | None = None
         self._file_entries: dict[str, list[str]] = {}
         self._memory_by_file: dict[str, list[Finding]] = {}
         self._debounce: asyncio.TimerHandle | None = None
@@ -145,6 +146,18 @@ class LoreServer(LanguageServer):
                 or name in ("CLAUDE.md", "AGENTS.md", "GEMINI.md", ".cursorrules", "CLAUDE.local.md", "MEMORY.md",
                             "copilot-instructions.md") or relpath.startswith("memory-bank/")
                 or relpath == ".lore/config.toml" or name == "verified.json")
+
+    def memory_tokens(self) -> int:
+        """Tokens of the live entries compaction manages (entry and MIF files), counted once a store."""
+        store = self.store
+        if store is None:
+            return 0
+        if self._tokens is None or self._tokens[0] is not store:
+            from ..tokens import count_tokens  # noqa: PLC0415 - loads the tokenizer only when asked
+
+            self._tokens = (store, sum(count_tokens(e.summary or e.content) for e in store.live()
+                                       if e.format != "instruction"))
+        return self._tokens[1]
 
     def entry_by_id(self, entry_id: str | None):
         return self._by_id.get(entry_id) if entry_id else None
