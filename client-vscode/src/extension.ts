@@ -20,7 +20,7 @@ import {
 } from "./settings";
 
 let client: LanguageClient | undefined;
-let output: vscode.OutputChannel;
+let output: vscode.LogOutputChannel;
 let statusItem: vscode.StatusBarItem;
 
 function settings() {
@@ -87,7 +87,7 @@ async function refreshStatus(): Promise<void> {
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
-  output = vscode.window.createOutputChannel("Lorekeeper");
+  output = vscode.window.createOutputChannel("Lorekeeper", { log: true });
   statusItem = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 50);
   statusItem.command = "lorekeeper.showProblems";
   context.subscriptions.push(output, statusItem);

@@ -1,0 +1,97 @@
+// Drives VS Code (code-server) in headless Chromium with the Lorekeeper extension installed, on the
+// example workspace after its refactor. Checks: a stale-memory squiggle and its Problems entry, the
+// provenance hover, the merge quick fix applied, and the compact command opening the refactor preview.
+// Saves a screenshot of each step. Run by scripts/e2e-vscode.
+const { chromium } = require("playwright-core");
+const { readFileSync } = require("node:fs");
+const { join } = require("node:path");
+
+const [url, workspace, shots] = process.argv.slice(2);
+const results = [];
+const check = (name, ok, detail = "") => results.push(`${ok ? "ok" : "FAIL"} ${name}${detail ? ": " + detail : ""}`);
+
+async function main() {
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+});
+const page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
+const shot = (name) => page.screenshot({ path: join(shots, `${name}.png`) });
+
+async function quickOpen(name) {
+  await page.keyboard.press("Control+P");
+  await page.waitForSelector(".quick-input-widget input", { timeout: 15000 });
+  await page.keyboard.type(name);
+  await page.waitForSelector(`.quick-input-list .monaco-list-row[aria-label*="${name}"]`, { timeout: 15000 });
+  await page.keyboard.press("Enter");
+  await page.waitForSelector(`.tab.active[aria-label*="${name}"]`, { timeout: 15000 });
+}
+
+try {
+  await page.goto(`${url}/?folder=${encodeURIComponent(workspace)}`);
+  await page.waitForSelector(".monaco-workbench", { timeout: 90000 });
+  await page.waitForTimeout(3000);
+
+  await quickOpen("CLAUDE.md");
+  const squiggle = await page.waitForSelector(".squiggly-error", { timeout: 60000 }).then(() => true, () => false);
+  await shot("1-squiggle");
+  check("stale-memory squiggle in CLAUDE.md", squiggle);
+
+  await page.keyboard.press("Control+Shift+M");
+  const problem = await page.waitForSelector('.markers-panel .monaco-list-row:has-text("test:e2e")', { timeout: 20000 })
+    .then(() => true, () => false);
+  await shot("2-problems");
+  check("Problems panel lists the stale script", problem);
+  await page.keyboard.press("Control+Shift+M");
+
+  const line = page.locator(".view-line", { hasText: "src/lib/logger.ts" }).first();
+  await line.hover({ position: { x: 60, y: 5 } });
+  const hover = await page.waitForSelector('.monaco-hover:has-text("Memory")', { timeout: 20000 })
+    .then(async (el) => (await el.innerText()), () => "");
+  await shot("3-hover");
+  check("provenance hover", hover.includes("CLAUDE.md:16") && hover.includes("moved"), hover.slice(0, 80));
+  await page.mouse.move(5, 5);
+
+  const duplicate = "20260715T130000Z-6d5c4b3a2f1e.json";
+  await quickOpen(duplicate);
+  await page.locator(".view-line", { hasText: "content" }).first().click();
+  await page.waitForTimeout(1000);
+  await page.keyboard.press("Control+.");
+  const merge = page.locator('.action-widget .action-label:has-text("Merge with 8f7e6d5c4b3a"), .monaco-list-row:has-text("Merge with 8f7e6d5c4b3a")').first();
+  const offered = await merge.waitFor({ timeout: 20000 }).then(() => true, () => false);
+  await shot("4-quick-fix");
+  check("merge quick fix offered", offered);
+  if (offered) {
+    await merge.click();
+    let merged = false;
+    for (let i = 0; i < 40 && !merged; i++) {
+      await page.waitForTimeout(250);
+      merged = JSON.parse(readFileSync(join(workspace, ".lore/memory/entries", duplicate), "utf8")).merged_into === "8f7e6d5c4b3a";
+    }
+    check("merge applied (journaled)", merged);
+  }
+
+  await page.keyboard.press("F1");
+  await page.keyboard.type("Lorekeeper: Compact Memory");
+  await page.waitForSelector('.quick-input-list .monaco-list-row:has-text("Compact Memory")', { timeout: 15000 });
+  await page.keyboard.press("Enter");
+  await page.waitForSelector('.quick-input-list .monaco-list-row:has-text("Compact: rules")', { timeout: 20000 });
+  await page.keyboard.press("Enter");
+  const preview = await page.waitForSelector('text=/Refactor Preview/i', { timeout: 30000 }).then(() => true, () => false);
+  await page.waitForTimeout(1000);
+  await shot("5-compact-preview");
+  check("compact opens the refactor preview", preview);
+} catch (error) {
+  check("run", false, String(error).split("\n")[0]);
+  await shot("error").catch(() => {});
+} finally {
+  await browser.close();
+}
+console.log(results.join("\n"));
+const failed = results.filter((r) => r.startsWith("FAIL")).length;
+console.log(`e2e-vscode: ${results.length - failed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
+}
+
+main();
