@@ -11,7 +11,10 @@ from typing import Any
 
 from lsprotocol import types
 
+from datetime import datetime, timezone
+
 from ..compaction import apply_plan, plan_compaction
+from ..compaction.rules import Planner
 from ..compaction.plan import operation_changes, view_changes
 from ..model import Finding, Severity
 from ..staleness import apply_fix, archive_entry, rename_changes, verify_entries
@@ -70,10 +73,16 @@ def _action(title: str, kind: str, command: str, arguments: list[Any], preferred
 
 
 def _fuse_operation(ls: LoreServer, entry_id: str):
-    if ls.store is None:
+    """The fuse operation an entry would take part in: the rule alone (no views, no token counts — this
+    runs on the code-action request path), computed once per store."""
+    store = ls.store
+    if store is None or ls.ws is None:
         return None
-    plan = plan_compaction(ls.store, ls.config, only=["fuse"])
-    return next((op for op in plan.operations if entry_id in op.sources), None)
+    if ls.fuse_cache is None or ls.fuse_cache[0] is not store:
+        planner = Planner(store.entries, ls.config, datetime.now(timezone.utc))
+        planner.fuse(ls.ws.rel(ls.ws.entries_dir))
+        ls.fuse_cache = (store, {s: op for op in planner.operations for s in op.sources})
+    return ls.fuse_cache[1].get(entry_id)
 
 
 async def _progress(ls: LoreServer, title: str):

@@ -7,7 +7,7 @@ from lsprotocol import types
 
 from ..model import Entry
 from ..positions import entry_span
-from ..store import Journal
+from ..store.journal import touching
 from .server import LoreServer
 
 
@@ -52,7 +52,8 @@ def provenance(ls: LoreServer, entry: Entry) -> str:
         lines.append(f"- archived: {entry.raw.get('archived_reason', 'yes')}")
     if entry.summary:
         lines.append(f"- compressed {_date(entry.compressed_at)}: {entry.summary[:200]}")
-    history = Journal(ls.ws).history_of({entry.location.path} if entry.format != "instruction" else set(), {entry.id})
+    paths = {entry.location.path} if entry.format != "instruction" else set()
+    history = touching(ls.journal_records(), paths, {entry.id})
     if history:
         lines += ["", "**What Lorekeeper did to it**"]
         lines += [f"- {r.time:%Y-%m-%d} `{r.op}` {r.reason} (`{r.id}`)" for r in history[-5:]]

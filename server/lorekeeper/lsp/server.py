@@ -50,6 +50,8 @@ class LoreServer(LanguageServer):
         self._entry_files: dict[str, str] = {}  # entry id -> its memory file
         self._by_id: dict[str, Any] = {}
         self._tokens: tuple[Any, int] | None = None
+        self.fuse_cache: tuple[Any, dict[str, Any]] | None = None
+        self._journal: tuple[Any, list] | None = None
         self._file_entries: dict[str, list[str]] = {}
         self._memory_by_file: dict[str, list[Finding]] = {}
         self._debounce: asyncio.TimerHandle | None = None
@@ -146,6 +148,21 @@ class LoreServer(LanguageServer):
                 or name in ("CLAUDE.md", "AGENTS.md", "GEMINI.md", ".cursorrules", "CLAUDE.local.md", "MEMORY.md",
                             "copilot-instructions.md") or relpath.startswith("memory-bank/")
                 or relpath == ".lore/config.toml" or name == "verified.json")
+
+    def journal_records(self) -> list:
+        """The journal's records, read again only when the log folder changed (hover reads them)."""
+        if self.ws is None:
+            return []
+        from ..store import Journal  # noqa: PLC0415
+
+        folder = self.ws.log_dir
+        try:
+            stamp = (folder.stat().st_mtime_ns, sum(1 for _ in folder.iterdir()))
+        except OSError:
+            return []
+        if self._journal is None or self._journal[0] != stamp:
+            self._journal = (stamp, Journal(self.ws).records()[0])
+        return self._journal[1]
 
     def memory_tokens(self) -> int:
         """Tokens of the live entries compaction manages (entry and MIF files), counted once a store."""

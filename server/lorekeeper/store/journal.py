@@ -230,8 +230,12 @@ class Journal:
 
     def history_of(self, paths: set[str], entry_ids: set[str]) -> list[Record]:
         """Operations that touched any of these files or entries, oldest first."""
-        records, _ = self.records()
-        return [r for r in records if entry_ids & set(r.entries) or paths & {c.path for c in r.changes}]
+        return touching(self.records()[0], paths, entry_ids)
+
+
+def touching(records: list[Record], paths: set[str], entry_ids: set[str]) -> list[Record]:
+    """The records that changed any of these files or named any of these entries."""
+    return [r for r in records if entry_ids & set(r.entries) or paths & {c.path for c in r.changes}]
 
 
 def _read_or_none(path: Path) -> bytes | None:
