@@ -96,20 +96,24 @@ def view_changes(plan: Plan, store: Store) -> list[FileChange]:
     return out
 
 
+def journal_operations(plan: Plan, store: Store) -> list[Operation]:
+    """The plan as journal operations, one per plan operation plus one for the views, with the file
+    changes computed from the files as they are now."""
+    out = []
+    for op in plan.operations:
+        entries = [*op.sources] + ([op.result["id"]] if op.result and op.result.get("id") not in op.sources else [])
+        out.append(Operation(op=op.op, reason=op.reason, changes=operation_changes(op, store), entries=entries))
+    views = view_changes(plan, store)
+    if views:
+        out.append(Operation(op="views", reason="regenerate index.md and compacted/ from entries", changes=views))
+    return out
+
+
 def apply_plan(plan: Plan, store: Store, journal: Journal) -> list[Record]:
     """Apply every operation (each atomically, each journaled), then rewrite the derived views.
     Refused as a whole, before anything is written, if a file changed since the plan was made."""
     check_unchanged(plan, store)
-    records = []
-    for op in plan.operations:
-        entries = [*op.sources] + ([op.result["id"]] if op.result and op.result.get("id") not in op.sources else [])
-        records.append(journal.apply(Operation(op=op.op, reason=op.reason, changes=operation_changes(op, store),
-                                               entries=entries)))
-    views = view_changes(plan, store)
-    if views:
-        records.append(journal.apply(Operation(op="views", reason="regenerate index.md and compacted/ from entries",
-                                               changes=views)))
-    return records
+    return [journal.apply(operation) for operation in journal_operations(plan, store)]
 
 
 def render_diff(plan: Plan, store: Store) -> str:

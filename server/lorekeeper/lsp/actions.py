@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 
 from ..compaction import apply_plan, plan_compaction
 from ..compaction.rules import Planner
-from ..compaction.plan import operation_changes, view_changes
+from ..compaction.plan import journal_operations, operation_changes
 from ..model import Finding, Severity
 from ..staleness import apply_fix, archive_entry, rename_changes, verify_entries
 from ..store import FileChange, Journal, Operation, Refused
@@ -243,27 +243,19 @@ def register(server: LoreServer) -> None:
             if options.get("dryRun"):
                 _end(ls, token, f"{len(plan.operations)} operations planned")
                 return summary
-            changes: list[tuple[Operation, list[FileChange]]] = []
-            for op in plan.operations:
-                entries = [*op.sources] + ([op.result["id"]] if op.result and op.result.get("id") not in op.sources else [])
-                changes.append((Operation(op=op.op, reason=op.reason, changes=operation_changes(op, ls.store),
-                                          entries=entries), []))
-            views = view_changes(plan, ls.store)
-            if views:
-                changes.append((Operation(op="views", reason="regenerate index.md and compacted/ from entries",
-                                          changes=views), []))
+            operations = journal_operations(plan, ls.store)
         caps = ls.client_capabilities.workspace
         can_edit = bool(caps and caps.apply_edit)
         annotated = bool(caps and caps.workspace_edit and caps.workspace_edit.change_annotation_support)
         journal = _journal(ls, "compact")
-        if can_edit and changes:
-            all_changes = [c for op, _ in changes for c in op.changes]
+        if can_edit and operations:
+            all_changes = [c for operation in operations for c in operation.changes]
             result = await ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(
                 edit=_workspace_edit(ls, all_changes, annotated, "Compact memory"), label="Lorekeeper: compact memory"))
             if not result.applied:
                 _end(ls, token, "cancelled")
                 return {**summary, "applied": False, "reason": result.failure_reason}
-            records = [journal.record(op) for op, _ in changes]
+            records = [journal.record(operation) for operation in operations]
         else:
             with ls.lock:
                 try:
