@@ -258,6 +258,11 @@ class StalenessChecker:
                                          f"`{ref.target}` was moved to `{moved}`{when}",
                                          fix={"action": "replace-ref", "old": ref.target, "new": moved})
                 when = f" in {removal.commit.describe()}" if removal else ""
+                copy = self._same_content(candidate, removal) if removal and what == "file" else None
+                if copy:
+                    return self._finding(entry, ref, "moved-path", Severity.error,
+                                         f"`{ref.target}` was deleted{when}; the same content is now at `{copy}`",
+                                         fix={"action": "replace-ref", "old": ref.target, "new": copy})
                 return self._finding(entry, ref, "stale-path", Severity.error, f"{what} `{ref.target}` was deleted{when}")
             if ref.strong:
                 return self._finding(entry, ref, "unresolved-path", Severity.info,
@@ -273,6 +278,19 @@ class StalenessChecker:
         if ref.strong:
             return self._finding(entry, ref, "missing-path", Severity.warning, f"{what} `{ref.target}` does not exist")
         return None
+
+    def _same_content(self, path: str, removal: Any) -> str | None:
+        """Where a deleted file went when git did not record a rename (deleted in one commit, added in
+        another): a file of the same name whose content is what the file held before its deletion."""
+        name = PurePosixPath(path).name
+        others = [p for p in self.index.by_name.get(name, []) if p != path]
+        if not others:
+            return None
+        before = self.fingerprints._show(f"{removal.commit.sha}^", path)
+        if before is None:
+            return None
+        same = [p for p in others if self.index.read(p) == before]
+        return same[0] if len(same) == 1 else None
 
     def _symbol(self, entry: Entry, ref: Reference, result: EntryResult,
                 pending: list[tuple[Entry, Reference, EntryResult]]) -> Finding | None:

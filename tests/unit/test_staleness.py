@@ -366,3 +366,18 @@ def test_rename_changes_update_every_memory_naming_the_old_place(tree: Tree) -> 
     data = json.loads(changes["e"].after)
     assert data["content"] == "See src/utils/logger.ts"
     assert data["refs"] == ["src/utils/logger.ts:logger", {"path": "src/utils"}]
+
+
+def test_moved_without_a_rename_record_is_found_by_content(tree: Tree) -> None:
+    body = "export function retry(times: number) {\n  return times;\n}\n"
+    tree.write("src/util/retry.ts", body)
+    tree.write("src/other/retry.ts", "export const unrelated = 1;\n")
+    tree.write("CLAUDE.md", "- Retries live in `src/util/retry.ts`.\n")
+    commit(tree, "initial")
+    (tree.root / "src/util/retry.ts").unlink()
+    commit(tree, "drop util")
+    tree.write("src/net/retry.ts", body)
+    commit(tree, "add net")
+    [finding] = check(tree)[0]
+    assert finding.kind == "moved-path" and finding.fix["new"] == "src/net/retry.ts"
+    assert "the same content is now at `src/net/retry.ts`" in finding.message
