@@ -174,8 +174,9 @@ class Workspace:
         return resolve_inside(self.root, ref_path, base, self._real_dirs)
 
     def rel_files(self) -> list[str]:
-        """The workspace-relative paths of :meth:`walk`, walked once per Workspace object (call
-        :meth:`refresh` after files change)."""
+        """Every file of the workspace that git would not ignore (nested ``.gitignore`` files and
+        ``.git/info/exclude`` honoured; symlinked folders not followed), as workspace-relative paths.
+        Walked once per Workspace object: call :meth:`refresh` after files change."""
         if self._rel_files is None:
             self._rel_files = list(self._walk_rel(str(self.root), "", self._base_specs()))
         return self._rel_files
@@ -214,12 +215,6 @@ class Workspace:
         return self._ignore_specs[folder]
 
     # -- discovery -------------------------------------------------------------------------------
-
-    def walk(self) -> Iterator[Path]:
-        """Every file of the workspace that git would not ignore (nested ``.gitignore`` files and
-        ``.git/info/exclude`` honoured), without following symlinked folders."""
-        for rel_path in self._walk_rel(str(self.root), "", self._base_specs()):
-            yield self.root / rel_path
 
     def _base_specs(self) -> list[tuple[str, pathspec.PathSpec]]:
         exclude = self.root / ".git" / "info" / "exclude"

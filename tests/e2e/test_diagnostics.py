@@ -76,3 +76,18 @@ async def test_fixing_a_memory_clears_its_diagnostics(client: LanguageClient, wo
         types.FileEvent(uri=uri, type=types.FileChangeType.Changed)]))
     client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
     await wait_for_diagnostics(client, uri, lambda ds: len(ds) == 0)
+
+
+async def test_a_memory_file_deleted_under_the_server(client: LanguageClient, workspace: Path) -> None:
+    path = workspace / ".lore/memory/entries/20260612T081500Z-b6c7d8e9f0a1.json"
+    uri = path.as_uri()
+    await wait_for_diagnostics(client, uri)
+    path.unlink()
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=uri, type=types.FileChangeType.Deleted)]))
+    client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    await wait_for_diagnostics(client, uri, lambda ds: len(ds) == 0)
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=3, character=3)))
+    assert hover is None  # and the server keeps serving
+    assert await wait_for_diagnostics(client, (workspace / "CLAUDE.md").as_uri())

@@ -25,8 +25,6 @@ from .server import LoreServer
 log = logging.getLogger("lorekeeper.lsp")
 STALE_KINDS = ("stale-", "moved-path", "missing-path", "changed-since-verified")
 COMPACT_KIND = types.CodeActionKind.Source + ".lorekeeper.compact"
-COMMANDS = ("lore.compact", "lore.checkStale", "lore.verify", "lore.showLog", "lore.undo", "lore.merge",
-            "lore.applyFix", "lore.archive", "lore.fuse", "lore.status", "lore.entryAt")
 
 
 def _journal(ls: LoreServer, name: str) -> Journal:
