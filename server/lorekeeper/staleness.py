@@ -286,7 +286,7 @@ class StalenessChecker:
         others = [p for p in self.index.by_name.get(name, []) if p != path]
         if not others:
             return None
-        before = self.fingerprints._show(f"{removal.commit.sha}^", path)
+        before = self.fingerprints.show(f"{removal.commit.sha}^", path)
         if before is None:
             return None
         same = [p for p in others if self.index.read(p) == before]
@@ -502,7 +502,7 @@ class StalenessChecker:
         if commit is None:
             return
         for ref, path in files:
-            old, new = self.fingerprints._show(commit, path), self.index.read(path)
+            old, new = self.fingerprints.show(commit, path), self.index.read(path)
             if old is None or new is None:
                 continue
             for number in sorted(numbers):

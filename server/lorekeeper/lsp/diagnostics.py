@@ -181,8 +181,9 @@ def register(server: LoreServer) -> None:
 
 def _ours(path: str) -> bool:
     """Lorekeeper's own files (caches, journal, views) never trigger a re-check."""
-    return "/.lore/cache/" in f"/{path}" or "/memory/log/" in f"/{path}" or path.endswith("/index.md") and "/memory/" in f"/{path}" \
-        or "/memory/compacted/" in f"/{path}"
+    rooted = f"/{path}"
+    return ("/.lore/cache/" in rooted or "/memory/log/" in rooted or "/memory/compacted/" in rooted
+            or rooted.endswith("/memory/index.md"))
 
 
 async def _register_watchers(ls: LoreServer) -> None:

@@ -50,7 +50,7 @@ class Fingerprinter:
 
     def fingerprint_at(self, ref: Reference, base: str, commit: str) -> str | None:
         """The same fingerprint at a past commit."""
-        return self._fingerprint(ref, base, lambda path: self._show(commit, path), current=False)
+        return self._fingerprint(ref, base, lambda path: self.show(commit, path), current=False)
 
     def _fingerprint(self, ref: Reference, base: str, read: Reader, current: bool) -> str | None:
         if ref.kind == "path":
@@ -112,7 +112,8 @@ class Fingerprinter:
 
     # -- git baseline ----------------------------------------------------------------------------
 
-    def _show(self, commit: str, path: str) -> bytes | None:
+    def show(self, commit: str, path: str) -> bytes | None:
+        """A file's bytes at a commit (``git show COMMIT:PATH``), memoised; ``None`` if it did not exist."""
         key = (commit, path)
         if key not in self._shown:
             try:
