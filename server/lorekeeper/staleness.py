@@ -235,12 +235,16 @@ class StalenessChecker:
             self.ws.inside(ref.target, base)
         except PathOutsideRoot:
             return None  # text that climbs out of the root is not a reference we read
-        found = self.index.resolve(ref.target, base)
+        spellings = [ref.target, *([ref.alt] if ref.alt else [])]
+        found = next((f for f in (self.index.resolve(s, base) for s in spellings) if f), None)
         if found:
             result.depends_on.add(found.rstrip("/"))
             return None
-        candidates = [str(PurePosixPath(base) / ref.target)] if base else []
-        candidates.append(str(PurePosixPath(ref.target)))
+        candidates = []
+        for spelling in spellings:
+            if base:
+                candidates.append(str(PurePosixPath(base) / spelling))
+            candidates.append(str(PurePosixPath(spelling)))
         result.depends_on.update(candidates)
         first = PurePosixPath(ref.target).parts[0]
         if first in GENERATED or any(self.index.ignored(c + ("/" if ref.target.endswith("/") else "")) for c in candidates):

@@ -381,3 +381,21 @@ def test_moved_without_a_rename_record_is_found_by_content(tree: Tree) -> None:
     [finding] = check(tree)[0]
     assert finding.kind == "moved-path" and finding.fix["new"] == "src/net/retry.ts"
     assert "the same content is now at `src/net/retry.ts`" in finding.message
+
+
+def test_ascii_trees_are_rooted_at_their_label(tree: Tree) -> None:
+    tree.write("src/api/handlers.ts", "export {}\n")
+    tree.write("src/api/routes/orders.ts", "export {}\n")
+    tree.write("src/jobs/nightly.ts", "export {}\n")
+    tree.write("CLAUDE.md", "\n".join([
+        "# Layout", "", "```", "src/", "├── api/", "│   ├── handlers.ts   # request handlers", "│   └── routes/",
+        "│       └── orders.ts", "└── jobs/", "    └── nightly.ts", "```", "",
+        "```", "ws/", "├── src/", "│   └── jobs/", "└── README.md", "```", ""]))
+    tree.write("README.md", "hi\n")
+    commit(tree, "initial")
+    assert check(tree)[0] == []  # both trees resolve: one under src/, one rooted at the project ("ws/")
+    shutil.rmtree(tree.root / "src/jobs")
+    commit(tree, "drop jobs")
+    findings = check(tree)[0]
+    assert {(f.kind, f.ref) for f in findings} == {("stale-path", "src/jobs/"), ("stale-path", "src/jobs/nightly.ts"),
+                                                  ("stale-path", "ws/src/jobs/")}

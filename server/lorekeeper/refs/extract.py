@@ -29,6 +29,7 @@ class Reference:
     explicit: bool = False
     file: str | None = None  # symbol refs: the file it must be defined in
     runner: str | None = None  # scripts: npm, pnpm, yarn, bun
+    alt: str | None = None  # another spelling of the same path (a tree entry without its label)
 
     def label(self) -> str:
         return f"{self.file}:{self.target}" if self.file else self.target
@@ -83,23 +84,22 @@ _PM_ONLY = re.compile(r"\b(npm|pnpm|yarn|bun)\s+only\b", re.I)
 
 def extract(text: str) -> list[Reference]:
     """Every reference in a memory's text, deduplicated, in order of appearance."""
+    lines = text.split("\n")
     refs: list[Reference] = []
     fence: str | None = None
     lang = ""
-    for i, line in enumerate(text.split("\n")):
+    for i, line in enumerate(lines):
         opened = _FENCE.match(line)
         if fence is None and opened:
             fence, lang = opened.group(1), opened.group(2).lower()
             continue
-        if fence is not None:
-            if line.strip().startswith(fence[:3]):
-                fence = None
-                continue
-            refs.extend(_code_line(line, i, lang))
+        if fence is not None and line.strip().startswith(fence[:3]):
+            fence = None
             continue
         if _TREE_LINE.search(line):
-            continue  # ASCII trees: names in them are relative to the tree's label, not the root
-        refs.extend(_prose_line(line, i))
+            continue  # ASCII trees are read whole below: their names hang from the tree's label
+        refs.extend(_code_line(line, i, lang) if fence is not None else _prose_line(line, i))
+    refs.extend(_trees(lines))
     seen: set[tuple[str, str, str | None]] = set()
     unique = []
     for ref in refs:
@@ -108,6 +108,40 @@ def extract(text: str) -> list[Reference]:
             seen.add(key)
             unique.append(ref)
     return unique
+
+
+_BRANCH = re.compile(r"^(?P<prefix>[ \t│|]*)(?:├|└|\||`|\+)(?:──|─|--)+[ \t]*(?P<name>[^\s#]+)")
+_LABEL = re.compile(r"^\s*(?P<label>[\w.\-]+(?:/[\w.\-]+)*/?)\s*(?:#.*)?$")
+
+
+def _trees(lines: list[str]) -> list[Reference]:
+    """Paths drawn as ASCII trees. A tree is rooted at its label (the line above it, ``src/``); when the
+    label is the project's own name its entries are relative to the root instead, so each path also
+    carries the spelling without the label. Tree entries are weak references: reported only when git
+    shows they existed."""
+    refs: list[Reference] = []
+    i = 0
+    while i < len(lines):
+        if not _BRANCH.match(lines[i]):
+            i += 1
+            continue
+        above = _LABEL.match(lines[i - 1]) if i > 0 else None
+        label = above.group("label").rstrip("/") if above and above.group("label") not in (".", "./") else None
+        stack: list[str] = []
+        while i < len(lines) and (_BRANCH.match(lines[i]) or lines[i].strip() in ("│", "|")):
+            match = _BRANCH.match(lines[i])
+            if match:
+                depth = len(match.group("prefix").expandtabs(4)) // 4
+                name = match.group("name")
+                stack = stack[:depth]
+                inner = "/".join([*stack, name.rstrip("/")]) + ("/" if name.endswith("/") else "")
+                path = _as_path(f"{label}/{inner}" if label else inner)
+                if path:
+                    refs.append(Reference("path", path, name, i, strong=False,
+                                          alt=_as_path(inner) if label else None))
+                stack.append(name.rstrip("/"))
+            i += 1
+    return refs
 
 
 def from_explicit(ref: Ref) -> list[Reference]:
