@@ -232,6 +232,8 @@ def list_entries(
     as_json: bool = JsonOption,
 ) -> None:
     """List memory entries, in the order of their files."""
+    if fmt is not None and fmt not in ("entry", "mif", "instruction"):
+        _fail(f"--format must be entry, mif or instruction, not {fmt!r}", USAGE)
     ws = _workspace(ctx)
     store = _load(ws, quiet_findings=as_json)
     entries = [e for e in store.entries
@@ -484,7 +486,13 @@ def check_stale(
     from .staleness import mark_stale
 
     ws = _workspace(ctx)
-    report = check_cached(ws, [_memory_path(ws, p) for p in paths or []])
+    wanted = [_memory_path(ws, p) for p in paths or []]
+    if wanted:
+        memory = [ws.rel(p) for group in ws.memory_files().values() for p in group]
+        unknown = [w for w in wanted if not any(m == w.rstrip("/") or m.startswith(w.rstrip("/") + "/") for m in memory)]
+        if unknown:
+            _fail(f"no memory files at {', '.join(unknown)}", USAGE)
+    report = check_cached(ws, wanted)
     findings = report.findings
     marked: list[Record] = []
     unmarked: list[Entry] = []

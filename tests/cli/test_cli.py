@@ -76,6 +76,7 @@ def test_list_filters_and_hides_merged_entries(ws: Path) -> None:
     assert [e["id"] for e in j(lore("list", "--all", "--json", cwd=ws))["entries"]][:2] == ["aaaa1111", "bbbb2222"]
     assert [e["id"] for e in j(lore("list", "-c", "decisions", "--json", cwd=ws))["entries"]] == ["aaaa1111"]
     assert j(lore("list", "--format", "instruction", "--json", cwd=ws))["count"] == 2
+    assert lore("list", "--format", "yaml", cwd=ws).returncode == 2
     human = lore("list", cwd=ws)
     assert "aaaa1111 decisions" in human.stdout and "3 entries" in human.stdout
 

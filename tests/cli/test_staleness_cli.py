@@ -51,6 +51,8 @@ def test_human_and_json_output_after_a_refactor(repo: Path) -> None:
     assert set(moved[0]) == {"entry", "source", "line", "kind", "severity", "message", "ref", "fix"}
     only = json.loads(lore("check-stale", "--json", ".lore/memory", cwd=repo).stdout)["findings"]
     assert {f["source"] for f in only} == {".lore/memory/entries/m.json"}
+    missing = lore("check-stale", "docs/nothing-here", cwd=repo)
+    assert missing.returncode == 2 and "no memory files at docs/nothing-here" in missing.stderr
 
 
 def test_mark_then_review_updates_the_reference(repo: Path) -> None:
