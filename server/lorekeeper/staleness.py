@@ -378,12 +378,18 @@ class StalenessChecker:
 
         self._later(result, ref.target, (manifest_path,), verdict)
 
-    def _script(self, entry: Entry, ref: Reference, base: str, result: EntryResult) -> Finding | None:
-        manifest = self.index.package_json(base)
+    def _undefined_in_manifest(self, ref: Reference, base: str, result: EntryResult):
+        """The manifest that should define a script, target or console script, when it does not (the
+        verdict depends on the manifest either way); ``None`` when it is defined or there is none."""
+        manifest = self.index.manifest_for(ref.kind, base)
         if manifest is None:
             return None
         result.depends_on.add(manifest.path)
-        if ref.target in manifest.names:
+        return None if ref.target in manifest.names else manifest
+
+    def _script(self, entry: Entry, ref: Reference, base: str, result: EntryResult) -> Finding | None:
+        manifest = self._undefined_in_manifest(ref, base, result)
+        if manifest is None:
             return None
         data = manifest.data if isinstance(manifest.data, dict) else {}
         deps = {**data.get("dependencies", {}), **data.get("devDependencies", {})}
@@ -398,31 +404,20 @@ class StalenessChecker:
         return None
 
     def _target(self, entry: Entry, ref: Reference, base: str, result: EntryResult) -> Finding | None:
-        manifest = self.index.makefile(base) if ref.kind == "make" else self.index.justfile(base)
-        if manifest is None:
-            return None
-        result.depends_on.add(manifest.path)
-        if ref.target in manifest.names:
-            return None
-        if ref.kind == "make":
-            self._manifest_finding(entry, ref, result, manifest.path, "stale-make-target",
-                                   f'make target "{ref.target}"', Severity.warning)
-        else:
-            self._manifest_finding(entry, ref, result, manifest.path, "stale-just-recipe",
-                                   f'just recipe "{ref.target}"', Severity.warning)
+        manifest = self._undefined_in_manifest(ref, base, result)
+        if manifest is not None:
+            kind, noun = (("stale-make-target", "make target") if ref.kind == "make"
+                          else ("stale-just-recipe", "just recipe"))
+            self._manifest_finding(entry, ref, result, manifest.path, kind, f'{noun} "{ref.target}"', Severity.warning)
         return None
 
     def _console(self, entry: Entry, ref: Reference, base: str, result: EntryResult) -> Finding | None:
-        manifest = self.index.pyproject(base)
-        if manifest is None:
-            return None
-        result.depends_on.add(manifest.path)
-        if ref.target in manifest.names:
-            return None
-        # Anything installed can be run this way (pytest, ruff): only a script that pyproject defined
-        # before counts.
-        self._manifest_finding(entry, ref, result, manifest.path, "stale-console-script",
-                               f'console script "{ref.target}"', None)
+        manifest = self._undefined_in_manifest(ref, base, result)
+        if manifest is not None:
+            # Anything installed can be run this way (pytest, ruff): only a script that pyproject
+            # defined before counts.
+            self._manifest_finding(entry, ref, result, manifest.path, "stale-console-script",
+                                   f'console script "{ref.target}"', None)
         return None
 
     def _module(self, entry: Entry, ref: Reference, base: str, result: EntryResult) -> Finding | None:

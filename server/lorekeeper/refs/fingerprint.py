@@ -79,23 +79,15 @@ class Fingerprinter:
                 return None
             span = file_symbols(path, data).definitions.get(ref.target)
             return _hash(b"\n".join(data.splitlines()[span[0] - 1 : span[1]])) if span else None
-        if ref.kind in ("script", "console"):
-            manifest = self.index.package_json(base) if ref.kind == "script" else self.index.pyproject(base)
-            if manifest is None:
+        if ref.kind in ("script", "console", "make", "just"):
+            manifest = self.index.manifest_for(ref.kind, base)
+            data = read(manifest.path) if manifest is not None else None
+            if manifest is None or data is None:
                 return None
-            data = read(manifest.path)
-            if data is None:
-                return None
-            table = "scripts" if ref.kind == "script" else "project.scripts"
-            value = _config_value(manifest.path, data, f"{table}.{ref.target}")
-            return _hash(str(value)) if value is not None else None
-        if ref.kind in ("make", "just"):
-            manifest = self.index.makefile(base) if ref.kind == "make" else self.index.justfile(base)
-            if manifest is None:
-                return None
-            data = read(manifest.path)
-            if data is None:
-                return None
+            if ref.kind in ("script", "console"):
+                table = "scripts" if ref.kind == "script" else "project.scripts"
+                value = _config_value(manifest.path, data, f"{table}.{ref.target}")
+                return _hash(str(value)) if value is not None else None
             from .index import JUST_RECIPE, MAKE_TARGET, blocks  # noqa: PLC0415 - index imports this module
 
             pattern = MAKE_TARGET if ref.kind == "make" else JUST_RECIPE

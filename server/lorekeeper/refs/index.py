@@ -180,6 +180,13 @@ class CodeIndex:
     def pyproject(self, base: str) -> Manifest | None:
         return self.manifest(self.nearest(("pyproject.toml",), base))
 
+    def manifest_for(self, kind: str, base: str) -> Manifest | None:
+        """The nearest manifest that defines names of a reference kind: ``script`` (package.json),
+        ``console`` (pyproject.toml), ``make`` (Makefile), ``just`` (justfile)."""
+        finder = {"script": self.package_json, "console": self.pyproject, "make": self.makefile,
+                  "just": self.justfile}.get(kind)
+        return finder(base) if finder else None
+
     def package_managers(self, base: str) -> tuple[str | None, dict[str, str]]:
         """The package manager the ``packageManager`` field declares (nearest package.json) and the
         lockfiles present next to it: ``("pnpm", {"pnpm": "pnpm-lock.yaml"})``."""
