@@ -256,7 +256,12 @@ def bench_lsp(sizes: list[int], edits: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", choices=["check-stale", "compact", "lsp"], help="run one benchmark")
+    parser.add_argument("--only", choices=["check-stale", "compact", "lsp", "real-stale"], help="run one benchmark")
+    parser.add_argument("--mirror", type=Path, default=os.environ.get("LORE_BENCH_MIRROR"),
+                        help="real-stale: folder of git directories (owner+name/repo); else cloned from GitHub")
+    parser.add_argument("--repo", action="append", help="real-stale: only repositories whose name holds this")
+    parser.add_argument("--unlabelled", type=Path, help="real-stale: write findings without a label to this JSON file")
+    parser.add_argument("-v", "--verbose", action="store_true", help="real-stale: list every wrong or unlabelled finding")
     parser.add_argument("--lsp-sizes", default="100,10000", help="LSP latency entry counts")
     parser.add_argument("--edits", type=int, default=100, help="LSP latency: edits measured")
     parser.add_argument("--sizes", default="1000,10000", help="check-stale entry counts (comma-separated)")
@@ -271,6 +276,11 @@ def main() -> None:
         bench_lsp([int(s) for s in args.lsp_sizes.split(",")], args.edits)
     if args.only in (None, "compact"):
         bench_compact([int(s) for s in args.compact_sizes.split(",")], args.runs)
+    if args.only in (None, "real-stale"):
+        import bench_real_stale
+
+        bench_real_stale.bench_real_stale(args.mirror, bench_real_stale.default_cache(), args.repo, args.unlabelled,
+                                          args.verbose)
 
 
 if __name__ == "__main__":

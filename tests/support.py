@@ -51,6 +51,15 @@ def git(root: Path, *args: str, date: str | None = None) -> str:
     return subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, text=True, env=env).stdout
 
 
+def commit(tree: Tree, message: str, date: str = "2026-03-01T12:00:00Z") -> str:
+    """Commit everything in the tree (initialising the repository first); the short id of the commit."""
+    if not (tree.root / ".git").exists():
+        git(tree.root, "init", "-q", "-b", "main")
+    git(tree.root, "add", "-A")
+    git(tree.root, "commit", "-q", "-m", message, date=date)
+    return git(tree.root, "rev-parse", "--short=7", "HEAD").strip()
+
+
 def lore(*args: str, cwd: Path, check_json: bool = False) -> subprocess.CompletedProcess[str]:
     """Run the installed `lore` console script."""
     env = {**os.environ, "NO_COLOR": "1", "LORE_AGENT": "tester"}

@@ -511,6 +511,8 @@ def check_stale(
     else:
         for finding in findings:
             out.print(_finding_line(finding))
+            for other in finding.related or []:
+                out.print(f"    [dim]also {escape(str(other.get('source')))}: {escape(str(other.get('message')))}[/]")
             if finding.fix and finding.fix.get("new"):
                 out.print(f"    [green]fix:[/] use `{escape(str(finding.fix['new']))}`")
         checked = report.checked
@@ -537,8 +539,12 @@ def _memory_path(ws: Workspace, path: str) -> str:
 
 
 def _finding_json(finding: Finding) -> dict[str, Any]:
-    return {"entry": finding.entry, "source": finding.source, "line": finding.line, "kind": finding.kind,
-            "severity": finding.severity.value, "message": finding.message, "ref": finding.ref, "fix": finding.fix}
+    data = {"entry": finding.entry, "source": finding.source, "line": finding.line, "kind": finding.kind,
+            "severity": finding.severity.value, "message": finding.message, "ref": finding.ref, "fix": finding.fix,
+            "commit": finding.commit}
+    if finding.related:
+        data["related"] = finding.related
+    return data
 
 
 @app.command()

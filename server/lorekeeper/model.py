@@ -132,6 +132,8 @@ class Finding(BaseModel):
     field: str | None = None
     ref: str | None = None
     fix: dict[str, Any] | None = None
+    #: The commit that made the memory stale (deleted, moved or changed its target), when known.
+    commit: str | None = None
     #: Other places that take part (the other copies of a duplicate, the rest of a cycle):
     #: ``[{"source": PATH, "line": N, "message": "..."}]``.
     related: list[dict[str, Any]] | None = None

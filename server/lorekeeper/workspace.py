@@ -22,17 +22,24 @@ INSTRUCTION_GLOBS = (
     "CLAUDE.local.md",
     "AGENTS.md",
     "GEMINI.md",
+    "CRUSH.md",
     ".cursorrules",
+    ".windsurfrules",
+    ".clinerules",
     ".github/copilot-instructions.md",
     ".github/instructions/*.instructions.md",
     ".cursor/rules/*.mdc",
     ".cursor/rules/*.md",
+    ".windsurf/rules/*.md",
+    ".clinerules/*.md",
     "memory-bank/*.md",
     ".claude/CLAUDE.md",
     ".claude/**/MEMORY.md",
 )
 #: Instruction files that apply to their folder, found anywhere in the tree.
-NESTED_INSTRUCTION_NAMES = frozenset({"CLAUDE.md", "AGENTS.md"})
+NESTED_INSTRUCTION_NAMES = frozenset({"CLAUDE.md", "AGENTS.md", "GEMINI.md", "CRUSH.md"})
+#: Instruction files without a Markdown extension.
+_PLAIN_INSTRUCTION_NAMES = frozenset({".cursorrules", ".windsurfrules", ".clinerules"})
 
 DEFAULT_MAX_FILE_BYTES = 1024 * 1024
 
@@ -113,6 +120,8 @@ class Config:
 
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     default_agent: str | None = None
+    #: More instruction files to read (gitignore-style patterns relative to the root).
+    instruction_files: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
     @classmethod
@@ -130,6 +139,11 @@ class Config:
         cfg.max_file_bytes = _int_setting(cfg, store, "max_file_bytes", cfg.max_file_bytes)
         agent = store.get("default_agent")
         cfg.default_agent = agent if isinstance(agent, str) else None
+        extra = store.get("instruction_files", [])
+        if isinstance(extra, list) and all(isinstance(x, str) for x in extra):
+            cfg.instruction_files = list(extra)
+        else:
+            cfg.problems.append(f".lore/config.toml: instruction_files must be a list of file patterns, got {extra!r}; ignored")
         return cfg
 
 
@@ -148,11 +162,13 @@ class Workspace:
         self.root = Path(os.path.realpath(root))
         self.store = store_dir(self.root)
         self.config = Config.load(self.root)
-        self._git_times: dict[str, datetime] | None = None
+        self._git_times: dict[str, tuple[datetime, str]] | None = None
         self._files: list[Path] | None = None
         self._rel_files: list[str] | None = None
         self._real_dirs: dict[str, str] = {}
         self._ignore_specs: dict[str, list[tuple[str, pathspec.PathSpec]]] = {}
+        #: Instruction files read under another name: real file -> the symlinks that point at it.
+        self.aliases: dict[str, list[str]] = {}
 
     @classmethod
     def discover(cls, start: Path | None = None) -> "Workspace":
@@ -253,13 +269,15 @@ class Workspace:
             entries = [folder / name for name in names]
         mif: set[Path] = set()
         instructions: set[Path] = set()
-        usual = pathspec.GitIgnoreSpec.from_lines(INSTRUCTION_GLOBS)
+        usual = pathspec.GitIgnoreSpec.from_lines([*INSTRUCTION_GLOBS, *self.config.instruction_files])
         store_prefix = self.rel(self.store) + "/" if _is_within(self.store, self.root) else None
         for relpath in self.rel_files():
             name = relpath.rsplit("/", 1)[-1]
-            if not (name.endswith((".md", ".mdc")) or name == ".cursorrules"):
-                continue  # every memory and instruction file is Markdown (or .cursorrules)
             path = self.root / relpath
+            if not (name.endswith((".md", ".mdc")) or name in _PLAIN_INSTRUCTION_NAMES):
+                if self.config.instruction_files and usual.match_file(relpath):
+                    instructions.add(path)
+                continue  # every memory and instruction file is Markdown (or a .cursorrules-like file)
             if store_prefix and relpath.startswith(store_prefix) and not relpath.endswith(".memory.md"):
                 continue  # the store's own files: entries are read above; log/, index.md are ours
             if path.name.endswith(".memory.md"):
@@ -268,18 +286,43 @@ class Workspace:
                 instructions.add(path)
         if self.store.is_dir():
             mif.update(p for p in self.store.rglob("*.memory.md") if p.is_file())
-        return {"entry": entries, "mif": sorted(mif), "instruction": sorted(instructions)}
+        return {"entry": entries, "mif": sorted(mif), "instruction": self._one_name_each(instructions)}
+
+    def _one_name_each(self, paths: set[Path]) -> list[Path]:
+        """Instruction files that are symlinks to one another (CLAUDE.md -> AGENTS.md) are read once, at
+        the real file (inside the root); :attr:`aliases` keeps the other names."""
+        by_real: dict[str, list[Path]] = {}
+        for path in sorted(paths):
+            real = os.path.realpath(path)
+            if not _within(real, str(self.root)):
+                by_real.setdefault(str(path), []).append(path)  # refused later, with a finding
+                continue
+            by_real.setdefault(real, []).append(path)
+        chosen: list[Path] = []
+        self.aliases = {}
+        for real, names in by_real.items():
+            target = Path(real)
+            keep = target if target in names or (_within(real, str(self.root)) and target.is_file()) else names[0]
+            others = [self.rel(n) for n in names if n != keep]
+            if others:
+                self.aliases[self.rel(keep)] = others
+            chosen.append(keep)
+        return sorted(chosen)
 
     # -- time of files ---------------------------------------------------------------------------
 
     def created_time(self, path: Path) -> tuple[datetime, str]:
         """When a file was created: the time of the commit that added it, else its modification time."""
+        added = self.added_in(self.rel(path))
+        if added is not None:
+            return added[0], "git"
+        return datetime.fromtimestamp(path.stat().st_mtime, tz=timezone.utc), "mtime"
+
+    def added_in(self, relpath: str) -> tuple[datetime, str] | None:
+        """The time and id of the commit that first added a file, if git knows it."""
         if self._git_times is None:
             self._git_times = _git_add_times(self.root)
-        when = self._git_times.get(self.rel(path))
-        if when is not None:
-            return when, "git"
-        return datetime.fromtimestamp(path.stat().st_mtime, tz=timezone.utc), "mtime"
+        return self._git_times.get(relpath)
 
 
 def _read_ignore(path: Path) -> pathspec.PathSpec:
@@ -303,13 +346,14 @@ def _ignored(relpath: str, is_dir: bool, specs: list[tuple[str, pathspec.PathSpe
     return ignored
 
 
-def _git_add_times(root: Path) -> dict[str, datetime]:
-    """Map each file git knows to the commit time that first added it, in one ``git log`` call."""
+def _git_add_times(root: Path) -> dict[str, tuple[datetime, str]]:
+    """Map each file git knows to the time and id of the commit that first added it, in one ``git log``."""
     if not (root / ".git").exists():
         return {}
     try:
         proc = subprocess.run(
-            ["git", "-C", str(root), "-c", "core.quotePath=false", "log", "--diff-filter=A", "--format=%x00%cI", "--name-only", "--no-renames"],
+            ["git", "-C", str(root), "-c", "core.quotePath=false", "log", "--diff-filter=A", "--format=%x00%cI %H",
+             "--name-only", "--no-renames"],
             capture_output=True,
             text=True,
             timeout=30,
@@ -319,12 +363,13 @@ def _git_add_times(root: Path) -> dict[str, datetime]:
         return {}
     if proc.returncode != 0:
         return {}
-    times: dict[str, datetime] = {}
-    current: datetime | None = None
+    times: dict[str, tuple[datetime, str]] = {}
+    current: tuple[datetime, str] | None = None
     for line in proc.stdout.splitlines():
         if line.startswith("\x00"):
             try:
-                current = datetime.fromisoformat(line[1:].strip())
+                stamp, sha = line[1:].strip().split(" ", 1)
+                current = (datetime.fromisoformat(stamp), sha)
             except ValueError:
                 current = None
         elif line and current is not None:

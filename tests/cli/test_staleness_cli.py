@@ -48,7 +48,8 @@ def test_human_and_json_output_after_a_refactor(repo: Path) -> None:
     assert {f["source"] for f in moved} == {"CLAUDE.md", ".lore/memory/entries/m.json"}
     assert moved[0] == {**moved[0], "severity": "error", "ref": "src/lib/logger.ts",
                         "fix": {"action": "replace-ref", "old": "src/lib/logger.ts", "new": "src/lib/log.ts"}}
-    assert set(moved[0]) == {"entry", "source", "line", "kind", "severity", "message", "ref", "fix"}
+    assert set(moved[0]) == {"entry", "source", "line", "kind", "severity", "message", "ref", "fix", "commit"}
+    assert moved[0]["commit"] == git(repo, "rev-parse", "HEAD").strip()
     only = json.loads(lore("check-stale", "--json", ".lore/memory", cwd=repo).stdout)["findings"]
     assert {f["source"] for f in only} == {".lore/memory/entries/m.json"}
     missing = lore("check-stale", "docs/nothing-here", cwd=repo)
@@ -72,10 +73,13 @@ def test_mark_then_review_updates_the_reference(repo: Path) -> None:
     assert entry["refs"] == ["src/lib/log.ts"] and "stale_reason" not in entry
     assert entry["content"] == "Logger setup is in src/lib/log.ts"
     remaining = json.loads(lore("check-stale", "--json", cwd=repo).stdout)["findings"]
-    assert [f["kind"] for f in remaining] == ["stale-script"]  # kept on purpose; verified, not hidden
+    # Kept on purpose (verified after the script went): still shown, as information, not hidden.
+    assert [(f["kind"], f["severity"]) for f in remaining] == [("unresolved-script", "info")]
     ops = [o["op"] for o in json.loads(lore("log", "--json", cwd=repo).stdout)["operations"]]
     assert ops[:3] == ["update-ref", "verify", "update-ref"]
     # Input that ends early is a quit, not a crash.
+    git(repo, "rm", "-q", "src/lib/log.ts")
+    git(repo, "commit", "-qm", "Drop the logger", date="2026-03-01T10:00:00Z")
     refactor_again = subprocess.run([str(LORE), "review"], cwd=repo, input="", capture_output=True, text=True, env=env, timeout=60)
     assert refactor_again.returncode == 0 and "0 changes made" in refactor_again.stdout
 

@@ -12,7 +12,9 @@ git proves its target existed here and is gone."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+import shlex
+from dataclasses import dataclass, replace
+from pathlib import PurePosixPath
 
 from ..model import Ref
 
@@ -30,6 +32,9 @@ class Reference:
     file: str | None = None  # symbol refs: the file it must be defined in
     runner: str | None = None  # scripts: npm, pnpm, yarn, bun
     alt: str | None = None  # another spelling of the same path (a tree entry without its label)
+    scope: str | None = None  # the folder a command runs in (``cd dir &&``, ``make -C dir``, "from `dir/`")
+    package: str | None = None  # the workspace package a command targets (``pnpm --filter NAME``)
+    near: str | None = None  # symbols: the file the text places it in ("see `x` in `src/a.py`")
 
     def label(self) -> str:
         return f"{self.file}:{self.target}" if self.file else self.target
@@ -59,7 +64,7 @@ YARN_BUILTINS = frozenset(
 RUNNERS = ("npm", "pnpm", "yarn", "bun", "npx", "make", "just", "uv", "poetry", "pdm", "hatch", "python", "python3")
 
 _FENCE = re.compile(r"^\s*(```+|~~~+)\s*([\w+-]*)")
-_URL = re.compile(r"\b(?:https?|ftp|file|ssh|git)://\S+|\bwww\.\S+|\S+@\S+\.\w+")
+_URL = re.compile(r"\b(?:https?|ftp|file|ssh|git)://[^\s`]+|\bwww\.[^\s`]+|[^\s`@]+@[^\s`@]+\.\w+")
 _EG = re.compile(r"\((?:e\.g\.|eg\.|for example|for instance|i\.e\.)[^)]*\)|\b(?:e\.g\.|for example|for instance|such as)[^.;\n]*",
                  re.I)
 _SPAN = re.compile(r"`([^`\n]+)`")
@@ -72,7 +77,8 @@ _NEGATED_BEFORE = re.compile(
     re.I,
 )
 _NEGATED_AFTER = re.compile(
-    r"^[`'\")\s]*(?:was|were|has been|have been|is|are|got|had been)\s+(?:removed|deleted|deprecated|gone|renamed|replaced|dropped|retired)|"
+    r"^[`'\")\s]*(?:[\w-]+\s+){0,3}(?:was|were|has been|have been|is|are|got|had been)\s+"
+    r"(?:removed|deleted|deprecated|gone|renamed|replaced|dropped|retired|moved)|"
     r"^[`'\")\s]*(?:exists|is present|is missing|if present|no longer)",
     re.I,
 )
@@ -80,6 +86,8 @@ _PATH_TOKEN = re.compile(r"(?<![\w@/.:~$%{<-])(\.{0,2}/?[\w.\-]+(?:/[\w.\-]+)+/?
 _IDENT = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*(?:\(\))?$")
 _PM = re.compile(r"\b(?:use|using|uses|prefer|prefers)\s+(npm|pnpm|yarn|bun)\b(?!\s*(?:run|exec|dlx|-))", re.I)
 _PM_ONLY = re.compile(r"\b(npm|pnpm|yarn|bun)\s+only\b", re.I)
+_RUNTIME_VERSION = re.compile(r"\b(Go|Golang|Node(?:\.js|JS)?|Python|Rust)\s+v?(\d+(?:\.\d+){0,2})(?![\w.])", re.I)
+_RUNTIMES = {"go": "go", "golang": "go", "node": "node", "node.js": "node", "nodejs": "node", "python": "python", "rust": "rust"}
 
 
 def extract(text: str) -> list[Reference]:
@@ -88,22 +96,27 @@ def extract(text: str) -> list[Reference]:
     refs: list[Reference] = []
     fence: str | None = None
     lang = ""
+    cwd: str | None = None  # the folder a shell block has changed into (`cd dir`)
     for i, line in enumerate(lines):
         opened = _FENCE.match(line)
         if fence is None and opened:
-            fence, lang = opened.group(1), opened.group(2).lower()
+            fence, lang, cwd = opened.group(1), opened.group(2).lower(), None
             continue
         if fence is not None and line.strip().startswith(fence[:3]):
             fence = None
             continue
-        if _TREE_LINE.search(line):
+        if _TREE_LINE.search(line) or _SPACER.match(line):
             continue  # ASCII trees are read whole below: their names hang from the tree's label
-        refs.extend(_code_line(line, i, lang) if fence is not None else _prose_line(line, i))
+        if fence is not None:
+            found, cwd = _code_line(line, i, lang, cwd)
+            refs.extend(found)
+        else:
+            refs.extend(_prose_line(line, i))
     refs.extend(_trees(lines))
-    seen: set[tuple[str, str, str | None]] = set()
+    seen: set[tuple[str, str, str | None, str | None, str | None]] = set()
     unique = []
     for ref in refs:
-        key = (ref.kind, ref.target, ref.file)
+        key = (ref.kind, ref.target, ref.file, ref.scope, ref.package)
         if key not in seen:
             seen.add(key)
             unique.append(ref)
@@ -111,14 +124,16 @@ def extract(text: str) -> list[Reference]:
 
 
 _BRANCH = re.compile(r"^(?P<prefix>[ \t│|]*)(?:├|└|\||`|\+)(?:──|─|--)+[ \t]*(?P<name>[^\s#]+)")
+_SPACER = re.compile(r"^[ \t]*[│|][ \t│|]*$")  # a tree's spacer line: only its vertical rules
 _LABEL = re.compile(r"^\s*(?P<label>[\w.\-]+(?:/[\w.\-]+)*/?)\s*(?:#.*)?$")
 
 
 def _trees(lines: list[str]) -> list[Reference]:
     """Paths drawn as ASCII trees. A tree is rooted at its label (the line above it, ``src/``); when the
     label is the project's own name its entries are relative to the root instead, so each path also
-    carries the spelling without the label. Tree entries are weak references: reported only when git
-    shows they existed."""
+    carries the spelling without the label. An entry's parent is the nearest entry above it drawn
+    further left; spacer lines (``│   │``) do not end the tree. Tree entries are weak references:
+    reported only when git shows they existed."""
     refs: list[Reference] = []
     i = 0
     while i < len(lines):
@@ -127,19 +142,20 @@ def _trees(lines: list[str]) -> list[Reference]:
             continue
         above = _LABEL.match(lines[i - 1]) if i > 0 else None
         label = above.group("label").rstrip("/") if above and above.group("label") not in (".", "./") else None
-        stack: list[str] = []
-        while i < len(lines) and (_BRANCH.match(lines[i]) or lines[i].strip() in ("│", "|")):
+        stack: list[tuple[int, str]] = []  # (column of the branch, name) of the entries above
+        while i < len(lines) and (_BRANCH.match(lines[i]) or _SPACER.match(lines[i])):
             match = _BRANCH.match(lines[i])
             if match:
-                depth = len(match.group("prefix").expandtabs(4)) // 4
+                column = len(match.group("prefix").expandtabs(4))
                 name = match.group("name")
-                stack = stack[:depth]
-                inner = "/".join([*stack, name.rstrip("/")]) + ("/" if name.endswith("/") else "")
+                while stack and stack[-1][0] >= column:
+                    stack.pop()
+                inner = "/".join([*(n for _, n in stack), name.rstrip("/")]) + ("/" if name.endswith("/") else "")
                 path = _as_path(f"{label}/{inner}" if label else inner)
                 if path:
                     refs.append(Reference("path", path, name, i, strong=False,
                                           alt=_as_path(inner) if label else None))
-                stack.append(name.rstrip("/"))
+                stack.append((column, name.rstrip("/")))
             i += 1
     return refs
 
@@ -157,31 +173,48 @@ _OUTPUT_LANGS = frozenset({"text", "txt", "output", "log", "plain", "plaintext",
 _SESSION_LANGS = frozenset({"console", "shell-session", "sh-session", "terminal"})
 
 
-def _code_line(line: str, i: int, lang: str) -> list[Reference]:
-    """A line inside a fenced block: commands only, and only where the block holds commands."""
+def _code_line(line: str, i: int, lang: str, cwd: str | None) -> tuple[list[Reference], str | None]:
+    """A line inside a fenced block: commands only, and only where the block holds commands. ``cwd``
+    is the folder earlier lines of the block changed into."""
     if lang in _OUTPUT_LANGS:
-        return []
+        return [], cwd
     stripped = line.strip()
     if lang in _SESSION_LANGS or stripped.startswith(("$ ", "> ")):
         if not stripped.startswith(("$ ", "> ", "# ")) and lang in _SESSION_LANGS:
-            return []  # output lines of a terminal session
+            return [], cwd  # output lines of a terminal session
         stripped = stripped[2:]
-    if lang and lang not in ("sh", "bash", "shell", "zsh", "fish", "console", "shell-session", "sh-session",
-                             "terminal", "cmd", "powershell", "ps1", "make", "makefile"):
-        return []  # source code shown as an example
-    return _commands(stripped, i, in_code=True)
+    if lang and lang not in _SHELL_LANGS:
+        return [], cwd  # source code shown as an example
+    if stripped.startswith("#"):
+        return [], cwd
+    return _shell(stripped, i, cwd)
+
+
+_SHELL_LANGS = frozenset({"sh", "bash", "shell", "zsh", "fish", "console", "shell-session", "sh-session", "terminal",
+                          "cmd", "powershell", "ps1", "make", "makefile"})
+_SCOPE_WORD = re.compile(r"\b(?:from|in|inside|within|under)\s+(?:the\s+)?$", re.I)
 
 
 def _prose_line(line: str, i: int) -> list[Reference]:
     clean = _URL.sub(lambda m: " " * len(m.group(0)), line)
     clean = _EG.sub(lambda m: " " * len(m.group(0)), clean)
     refs: list[Reference] = []
+    scopes: list[str] = []
     for match in _SPAN.finditer(clean):
         if _negated(clean, match.start(), match.end()):
             continue
-        refs.extend(_span(match.group(1).strip(), i))
+        span = match.group(1).strip()
+        found = _span(span, i)
+        placed = _PLACED_IN.match(clean[match.end() :])
+        if placed and found and found[0].kind == "symbol":
+            where = _as_path(placed.group(1))
+            found = [replace(found[0], near=where)] if where else found
+        refs.extend(found)
+        if _SCOPE_WORD.search(clean[: match.start()]) and len(found) == 1 and found[0].kind == "path" \
+                and not _has_code_extension(found[0].target):
+            scopes.append(found[0].target.rstrip("/"))
     plain = _SPAN.sub(lambda m: " " * len(m.group(0)), clean)
-    refs.extend(_commands(plain, i, in_code=False))
+    refs.extend(_prose_commands(plain, i))
     for match in _PATH_TOKEN.finditer(plain):
         token = match.group(1).rstrip(".,;:)")
         if _negated(plain, match.start(), match.end()):
@@ -190,23 +223,46 @@ def _prose_line(line: str, i: int) -> list[Reference]:
         if path:
             strong = _has_code_extension(path) and "/" in path.rstrip("/")
             refs.append(Reference("path", path, token, i, strong=strong))
+            if _SCOPE_WORD.search(plain[: match.start()]) and not _has_code_extension(path):
+                scopes.append(path.rstrip("/"))
     for match in list(_PM.finditer(plain)) + list(_PM_ONLY.finditer(plain)):
         if not _NEGATED_BEFORE.search(plain[: match.start()][-30:]) and not re.search(r"\b(never|not|don't|no)\s*$", plain[: match.start()], re.I):
             refs.append(Reference("package-manager", match.group(1).lower(), match.group(0), i))
+    for match in _RUNTIME_VERSION.finditer(plain):
+        tool, version = _RUNTIMES[match.group(1).lower()], match.group(2)
+        if ("." in version or tool == "node") and not _negated(plain, match.start(), match.end()):
+            refs.append(Reference("version", f"{tool}@{version}", match.group(0), i, strong=False))
+    if len(set(scopes)) == 1:
+        # "run `npm test` from `clients/web/`": the commands of the sentence run in that folder.
+        scope = scopes[0]
+        refs = [replace(r, scope=scope) if r.kind in _COMMAND_KINDS and r.scope is None and r.package is None else r
+                for r in refs]
     return refs
+
+
+_COMMAND_KINDS = frozenset({"script", "make", "just", "console"})
+_PLACED_IN = re.compile(r"^\s*(?:\([^)]*\)\s*)?(?:is\s+|are\s+|lives\s+|defined\s+)?(?:in|from|inside|of)\s+`([^`\s]+)`")
 
 
 def _negated(text: str, start: int, end: int) -> bool:
     return bool(_NEGATED_BEFORE.search(text[max(0, start - 40) : start]) or _NEGATED_AFTER.search(text[end : end + 40]))
 
 
+_COMMAND_STARTERS = frozenset(RUNNERS) | {"cd", "go", "cargo", "pytest", "node", "deno", "tsx", "bash", "sh", "bunx",
+                                           "uvx", "ruff", "mypy", "docker"}
+_CALL = re.compile(r"^([A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*)\((?:[^()]|\([^()]*\))*\)$")
+
+
 def _span(span: str, i: int) -> list[Reference]:
     first = span.split()[0] if span.split() else ""
-    if first in RUNNERS or first.startswith("./"):
+    if first in _COMMAND_STARTERS or first.startswith("./"):
         if first.startswith("./") and " " not in span:
             path = _as_path(span)
             return [Reference("path", path, span, i, strong=True)] if path else []
-        return _commands(span, i, in_code=True)
+        return _shell(span, i, None)[0]
+    call = _CALL.match(span)
+    if call and not _IDENT.match(span):
+        span = call.group(1) + "()"  # `withRetry(fn, 3)`: the function is the reference
     if " " in span:
         return []
     path = _as_path(span)
@@ -258,9 +314,9 @@ def _has_code_extension(path: str) -> bool:
 _SCRIPT = r"([\w][\w:.\-/@]*)"
 
 
-def _commands(text: str, i: int, in_code: bool) -> list[Reference]:
-    """Commands that name something this repository defines. ``make`` and ``just`` count only in code:
-    in prose they are English words ("make sure", "just run")."""
+def _prose_commands(text: str, i: int) -> list[Reference]:
+    """Commands written in running text without backticks ("then npm run build"): scripts only, and
+    ``pnpm X`` / ``yarn X`` weak unless the name looks like a script (``test:e2e``)."""
     refs: list[Reference] = []
     for m in re.finditer(rf"\b(npm|pnpm|yarn|bun)\s+run\s+{_SCRIPT}", text):
         refs.append(Reference("script", m.group(2).rstrip(".:"), m.group(0), i, runner=m.group(1)))
@@ -271,27 +327,241 @@ def _commands(text: str, i: int, in_code: bool) -> list[Reference]:
         builtins = PNPM_BUILTINS if m.group(1) == "pnpm" else YARN_BUILTINS
         if name in builtins or name.startswith("-"):
             continue
-        # "pnpm test:e2e" in prose is a script; "pnpm and yarn" is a sentence: weak unless code-like.
-        strong = in_code or ":" in name or "-" in name
+        strong = ":" in name or "-" in name
         refs.append(Reference("script", name, m.group(0), i, strong=strong, runner=m.group(1)))
-    if in_code:
-        for m in re.finditer(r"(?:^|[;&|]\s*)make\s+((?:-\S+\s+)*)([\w][\w.\-/]*)", text):
-            if not m.group(1):
-                refs.append(Reference("make", m.group(2), m.group(0).strip(), i))
-        for m in re.finditer(r"(?:^|[;&|]\s*)just\s+([\w][\w\-]*)", text):
-            refs.append(Reference("just", m.group(1), m.group(0).strip(), i))
     for m in re.finditer(r"\b(uv|poetry|pdm|hatch)\s+run\s+([\w./\-]+)", text):
         target = m.group(2)
+        if not (target.endswith(".py") or "/" in target) and target not in ("python", "python3"):
+            refs.append(Reference("console", target, m.group(0), i, strong=False))
+    for m in re.finditer(r"\bpython3?\s+-m\s+([A-Za-z_][\w.]*)", text):
+        refs.append(Reference("module", m.group(1), m.group(0), i))
+    return refs
+
+
+_SEGMENTS = re.compile(r"\s*(?:&&|\|\||;|(?<![|])\|(?![|]))\s*")
+_ENV_ASSIGN = re.compile(r"^[A-Za-z_]\w*=")
+_PREFIXES = frozenset({"sudo", "time", "exec", "env", "command", "nohup"})
+#: Commands whose arguments are not paths of this repository (messages, URLs, images, packages).
+_NO_PATH_ARGS = frozenset({"git", "echo", "printf", "curl", "wget", "export", "gh", "open", "brew", "apt", "apt-get",
+                           "pip", "pip3", "npx", "bunx", "uvx", "docker", "podman", "kubectl", "helm", "cargo", "rustup",
+                           "npm", "pnpm", "yarn", "bun", "ssh", "scp", "set", "alias", "source", ".", "gcloud", "aws",
+                           "az", "terraform", "go"})
+_FLAG_VALUES = {  # flags that take a value, per command (so that the value is not read as a name)
+    "make": {"-C", "--directory", "-f", "--file", "--makefile", "-j", "--jobs", "-l", "-o", "-W", "-I"},
+    "just": {"-f", "--justfile", "-d", "--working-directory", "--set", "--shell", "--dotenv-filename", "--dotenv-path"},
+    "npm": {"--prefix", "-w", "--workspace"},
+    "pnpm": {"--filter", "-F", "-C", "--dir", "--workspace-concurrency", "--reporter", "--filter-prod"},
+    "yarn": {"--cwd"},
+    "bun": {"--cwd", "--filter"},
+    "uv": {"--with", "--package", "--directory", "--project", "--extra", "--group", "--python", "-p", "--env-file",
+           "--with-requirements", "--index", "--only-group"},
+    "poetry": {"-C", "--directory", "-P", "--project"},
+    "pdm": {"-p", "--project"},
+    "hatch": {"-e", "--env"},
+    "python": {"-W", "-X", "-c"},
+}
+
+
+def _tokens(segment: str) -> list[str]:
+    try:
+        return shlex.split(segment, posix=True)
+    except ValueError:
+        return segment.split()
+
+
+def _join(cwd: str | None, path: str) -> str:
+    return str(PurePosixPath(cwd) / path) if cwd else path
+
+
+def _shell(text: str, i: int, cwd: str | None) -> tuple[list[Reference], str | None]:
+    """Commands in a shell line (or a backticked command): each ``&&``/``;``/``|`` segment is parsed
+    into its command, flags and arguments. ``cd DIR`` moves ``cwd`` for the segments and lines that
+    follow; ``make -C DIR``, ``pnpm --filter PKG``, ``npm --prefix DIR`` scope their own command."""
+    refs: list[Reference] = []
+    for segment in _SEGMENTS.split(text):
+        tokens = _tokens(segment)
+        while tokens and (_ENV_ASSIGN.match(tokens[0]) or tokens[0] in _PREFIXES):
+            tokens.pop(0)
+        if not tokens:
+            continue
+        command, args = tokens[0], tokens[1:]
+        if command == "python3":
+            command = "python"
+        found, cwd = _one_command(command, args, segment.strip(), i, cwd)
+        refs.extend(found)
+    return refs, cwd
+
+
+def _split_flags(command: str, args: list[str]) -> tuple[dict[str, str], list[str]]:
+    """Flags (with their values, ``--flag=value`` too) before the first positional argument, and the
+    arguments from there on."""
+    takes = _FLAG_VALUES.get(command, set())
+    flags: dict[str, str] = {}
+    j = 0
+    while j < len(args) and args[j].startswith("-") and args[j] != "--":
+        flag, eq, value = args[j].partition("=")
+        if eq:
+            flags[flag] = value
+        elif flag in takes and j + 1 < len(args):
+            flags[flag] = args[j + 1]
+            j += 1
+        elif command == "make" and flag.startswith("-C") and len(flag) > 2:
+            flags["-C"] = flag[2:]
+        else:
+            flags[flag] = ""
+        j += 1
+    return flags, args[j:]
+
+
+def _path_args(args: list[str], segment: str, i: int, cwd: str | None) -> list[Reference]:
+    """Arguments that name paths: ``go test ./internal/x``, ``pytest tests/unit/test_a.py::test_b``."""
+    refs = []
+    for arg in args:
+        if arg.startswith("-") or "=" in arg or "/" not in arg or arg.startswith(("http:", "https:")):
+            continue
+        token = re.sub(r"::.*$", "", arg)
+        token = re.sub(r"/\.\.\.$", "/", token)
+        if token in ("./", "."):
+            continue
+        path = _as_path(token)
+        if path:
+            strong = "/" in path.rstrip("/") and _has_code_extension(path)
+            refs.append(Reference("path", _join(cwd, path), arg, i, strong=strong))
+    return refs
+
+
+def _one_command(command: str, args: list[str], segment: str, i: int,
+                 cwd: str | None) -> tuple[list[Reference], str | None]:
+    refs: list[Reference] = []
+    if command == "cd":
+        target = args[0] if args else ""
+        path = _as_path(target) if target and not target.startswith(("~", "/", "$", "-")) and target != ".." else None
+        if not path:
+            return [], None
+        folder = _join(cwd, path.rstrip("/"))
+        return [Reference("path", folder + "/", segment, i, strong=True)], folder
+    if command.startswith("./") or (command.endswith((".sh", ".py", ".ts", ".js", ".mjs")) and "/" in command):
+        path = _as_path(command)
+        if path:
+            refs.append(Reference("path", _join(cwd, path), command, i, strong=True))
+        return refs + _path_args(args, segment, i, cwd), cwd
+    flags, rest = _split_flags(command, args)
+    if command == "make":
+        scope = flags.get("-C") or flags.get("--directory")
+        where = _join(cwd, scope) if scope else cwd
+        if scope and _as_path(scope):
+            refs.append(Reference("path", where.rstrip("/") + "/", segment, i, strong=True))
+        for target in rest:
+            if "=" not in target and not target.startswith("-") and re.fullmatch(r"[\w][\w.\-/]*", target):
+                refs.append(Reference("make", target, segment, i, scope=where))
+        return refs, cwd
+    if command == "just":
+        scope = flags.get("-d") or flags.get("--working-directory")
+        recipe = next((a for a in rest if "=" not in a), None)
+        if recipe and re.fullmatch(r"[A-Za-z_][\w\-]*(?:::[\w\-]+)*", recipe):
+            refs.append(Reference("just", recipe.split("::")[0], segment, i, scope=_join(cwd, scope) if scope else cwd))
+        return refs, cwd
+    if command in ("npm", "pnpm", "yarn", "bun"):
+        return _package_script(command, flags, rest, segment, i, cwd), cwd
+    if command in ("uv", "poetry", "pdm", "hatch", "rye"):
+        if not rest or rest[0] != "run":
+            return [], cwd
+        run_flags, run_args = _split_flags("uv" if command == "uv" else command, rest[1:])
+        if not run_args:
+            return [], cwd
+        where = cwd
+        for key in ("--directory", "--project", "-C", "-p"):
+            if run_flags.get(key):
+                where = _join(cwd, run_flags[key])
+        target, more = run_args[0], run_args[1:]
+        if target in ("python", "python3"):
+            return _python(more, segment, i, where), cwd
         if target.endswith(".py") or "/" in target:
             path = _as_path(target)
             if path:
-                refs.append(Reference("path", path, target, i))
-        elif target not in ("python", "python3"):
-            refs.append(Reference("console", target, m.group(0), i, strong=in_code))
-    for m in re.finditer(r"\bpython3?\s+-m\s+([A-Za-z_][\w.]*)", text):
-        refs.append(Reference("module", m.group(1), m.group(0), i))
-    for m in re.finditer(r"\bpython3?\s+((?:\./)?[\w./\-]+\.py)\b", text):
-        path = _as_path(m.group(1))
+                refs.append(Reference("path", _join(where, path), target, i, strong=True))
+        elif re.fullmatch(r"[\w][\w.:\-]*", target):
+            refs.append(Reference("console", target, segment, i, runner=command, scope=where,
+                                  package=run_flags.get("--package")))
+        return refs + _path_args(more, segment, i, where), cwd
+    if command == "python":
+        return _python(args, segment, i, cwd), cwd
+    if command == "go":
+        if rest and rest[0] in ("test", "run", "build", "vet", "generate", "install", "list"):
+            refs.extend(_path_args(rest[1:], segment, i, cwd))
+        return refs, cwd
+    if command in _NO_PATH_ARGS:
+        if command == "docker":
+            for key in ("-f", "--file"):
+                if flags.get(key) and _as_path(flags[key]):
+                    refs.append(Reference("path", _join(cwd, flags[key]), segment, i, strong=True))
+        return refs, cwd
+    return _path_args(rest, segment, i, cwd), cwd
+
+
+def _python(args: list[str], segment: str, i: int, cwd: str | None) -> list[Reference]:
+    flags, rest = _split_flags("python", args)
+    if "-m" in args:
+        index = args.index("-m")
+        if index + 1 < len(args) and re.fullmatch(r"[A-Za-z_][\w.]*", args[index + 1]):
+            return [Reference("module", args[index + 1], segment, i, scope=cwd)] + _path_args(args[index + 2 :], segment, i, cwd)
+        return []
+    if "-c" in flags:
+        return []
+    refs = []
+    if rest and rest[0].endswith(".py"):
+        path = _as_path(rest[0])
         if path:
-            refs.append(Reference("path", path, m.group(1), i))
-    return refs
+            refs.append(Reference("path", _join(cwd, path), rest[0], i, strong=True))
+        rest = rest[1:]
+    return refs + _path_args(rest, segment, i, cwd)
+
+
+_NPM_RUN_ALIASES = frozenset({"run", "run-script", "rum", "urn"})
+_NPM_SCRIPT_COMMANDS = {"test": "test", "t": "test", "tst": "test", "start": "start", "stop": "stop", "restart": "restart"}
+BUN_BUILTINS = frozenset("install i add a remove rm test build x create init upgrade pm link unlink publish outdated update"
+                         " patch audit info exec repl".split())
+
+
+def _package_script(runner: str, flags: dict[str, str], rest: list[str], segment: str, i: int,
+                    cwd: str | None) -> list[Reference]:
+    """``npm run X``, ``pnpm X``, ``yarn workspace PKG X``, ``bun run X``... as a script reference with
+    the folder or workspace package it runs in."""
+    where = cwd
+    package = None
+    for key in ("--prefix", "-C", "--dir", "--cwd"):
+        if flags.get(key):
+            where = _join(cwd, flags[key])
+    for key in ("--filter", "-F", "-w", "--workspace"):
+        if flags.get(key):
+            package = flags[key]
+    if runner == "pnpm" and ("-r" in flags or "--recursive" in flags) and package is None:
+        package = "*"
+    if runner == "pnpm" and "-w" in flags and not flags["-w"]:
+        where, package = "", None  # --workspace-root
+    if not rest:
+        return []
+    first, more = rest[0], rest[1:]
+    if runner == "yarn" and first == "workspace" and len(more) >= 2:
+        package, first, more = more[0], more[1], more[2:]
+    if first in _NPM_RUN_ALIASES or (runner != "npm" and first == "run"):
+        run_flags, run_args = _split_flags(runner, more)
+        if not run_args:
+            return []
+        name = run_args[0]
+        if runner == "bun" and (name.endswith((".ts", ".js", ".tsx", ".mjs")) or "/" in name):
+            path = _as_path(name)
+            return [Reference("path", _join(where, path), name, i, strong=True)] if path else []
+        if "--if-present" in flags or "--if-present" in run_flags:
+            return []
+        return [Reference("script", name, segment, i, runner=runner, scope=where, package=package)]
+    if runner == "npm":
+        name = _NPM_SCRIPT_COMMANDS.get(first)
+        return [Reference("script", name, segment, i, runner=runner, scope=where, package=package)] if name else []
+    builtins = {"pnpm": PNPM_BUILTINS, "yarn": YARN_BUILTINS, "bun": BUN_BUILTINS}[runner]
+    if first in builtins or first.startswith("-") or not re.fullmatch(_SCRIPT, first):
+        return []
+    if runner == "bun" and (first.endswith((".ts", ".js", ".tsx", ".mjs")) or "/" in first):
+        path = _as_path(first)
+        return [Reference("path", _join(where, path), first, i, strong=True)] if path else []
+    return [Reference("script", first, segment, i, runner=runner, scope=where, package=package)]

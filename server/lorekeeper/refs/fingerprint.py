@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
 import tomllib
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable
@@ -20,14 +19,18 @@ from ..model import Entry
 from ..text import normalize
 from ..workspace import Workspace
 from .extract import Reference
-from .history import Commit, GitHistory
+from .history import ZERO, Commit, GitHistory
+from .manifests import parse_manifest
 from .symbols import file_symbols, language_of
 
 if TYPE_CHECKING:
     from .index import CodeIndex
 
 Reader = Callable[[str], "bytes | None"]
-SPECIFIC_KINDS = frozenset({"symbol", "script", "make", "just", "console"})
+#: What an unverified instruction line is compared against since it was written: the commands it names.
+#: (A class or function a line names changes all the time without making the line false; symbols are
+#: fingerprinted only when someone verifies the memory.)
+SPECIFIC_KINDS = frozenset({"script", "make", "just", "console"})
 
 
 def _hash(data: bytes | str) -> str:
@@ -39,8 +42,6 @@ class Fingerprinter:
     def __init__(self, index: "CodeIndex", history: GitHistory):
         self.index = index
         self.history = history
-        self._shown: dict[tuple[str, str], bytes | None] = {}
-        self._blame: dict[str, list[tuple[str, int]] | None] = {}
 
     # -- current ---------------------------------------------------------------------------------
 
@@ -88,10 +89,8 @@ class Fingerprinter:
                 table = "scripts" if ref.kind == "script" else "project.scripts"
                 value = _config_value(manifest.path, data, f"{table}.{ref.target}")
                 return _hash(str(value)) if value is not None else None
-            from .index import JUST_RECIPE, MAKE_TARGET, blocks  # noqa: PLC0415 - index imports this module
-
-            pattern = MAKE_TARGET if ref.kind == "make" else JUST_RECIPE
-            span = blocks(data.decode("utf-8", "replace"), pattern, ref.kind == "make").get(ref.target)
+            parsed = parse_manifest(manifest.path, data)
+            span = parsed.names.get(ref.target) if parsed else None
             return _hash(b"\n".join(data.splitlines()[span[0] - 1 : span[1]])) if span else None
         if ref.kind == "package-manager":
             declared, locks = self.index.package_managers(base)
@@ -105,49 +104,19 @@ class Fingerprinter:
     # -- git baseline ----------------------------------------------------------------------------
 
     def show(self, commit: str, path: str) -> bytes | None:
-        """A file's bytes at a commit (``git show COMMIT:PATH``), memoised; ``None`` if it did not exist."""
-        key = (commit, path)
-        if key not in self._shown:
-            try:
-                proc = subprocess.run(["git", "-C", str(self.index.ws.root), "show", f"{commit}:{path}"],
-                                      capture_output=True, timeout=60, check=False)
-                self._shown[key] = proc.stdout if proc.returncode == 0 else None
-            except (OSError, subprocess.SubprocessError):
-                self._shown[key] = None
-        return self._shown[key]
+        """A file's bytes at a commit, or ``None`` if it was not there (or git cannot say)."""
+        return self.history.read_at([(commit, path)]).get((commit, path))
 
     def last_change(self, path: str, start: int, end: int) -> Commit | None:
         """The newest commit among lines ``start..end`` of a file (``None`` if any is uncommitted)."""
-        if path not in self._blame:
-            self._blame[path] = self._run_blame(path)
-        lines = self._blame[path]
+        lines = self.history.blame(path)
         if not lines or end > len(lines):
             return None
         chosen = lines[start - 1 : end]
-        if any(sha.strip("0") == "" for sha, _ in chosen):
+        if any(sha == ZERO for sha in chosen):
             return None
-        sha, _ = max(chosen, key=lambda item: item[1])
-        return self.history.commit(sha)
-
-    def _run_blame(self, path: str) -> list[tuple[str, int]] | None:
-        try:
-            proc = subprocess.run(["git", "-C", str(self.index.ws.root), "blame", "--porcelain", "--", path],
-                                  capture_output=True, text=True, timeout=60, check=False)
-        except (OSError, subprocess.SubprocessError):
-            return None
-        if proc.returncode != 0:
-            return None
-        times: dict[str, int] = {}
-        lines: list[tuple[str, int]] = []
-        current = ""
-        for line in proc.stdout.splitlines():
-            if line.startswith("\t"):
-                lines.append((current, times.get(current, 0)))
-            elif len(line) > 40 and line[40:41] == " " and all(c in "0123456789abcdef" for c in line[:40]):
-                current = line[:40]
-            elif line.startswith("committer-time "):
-                times[current] = int(line.split()[1])
-        return lines
+        commits = [c for c in (self.history.commit(sha) for sha in set(chosen)) if c is not None]
+        return max(commits, key=lambda c: c.date) if commits else None
 
     def blame_baseline(self, entry: Entry, refs: list[Reference], base: str) -> tuple[str, dict[str, str]] | None:
         """For an instruction line never verified: the fingerprints of its specific references (symbols,

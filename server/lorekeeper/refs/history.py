@@ -1,19 +1,27 @@
-"""What git remembers: whether a path or a word ever existed, and the commit that removed or moved it.
+"""What git remembers, asked in bounded questions: what a commit's tree held (a path, a file's bytes, the
+files that mention a word), who last changed each line of a file, and which commit after a given one
+deleted, moved or changed something.
 
-Path history comes from one ``git log --name-status -M`` pass over the whole history, cached per HEAD in
-``.lore/cache/``; word history (``git log -S``) is asked only for the few references that do not resolve
-today, and cached the same way."""
+Every question names the commit it starts from (a memory's baseline), so no query walks the whole
+history. Many small questions go through one ``git cat-file --batch`` process. When git cannot answer
+(a shallow clone, objects missing from a partial clone, a timeout) the reason is recorded in
+:attr:`GitHistory.problems` and the answer is "unknown" (``None``), never "no"."""
 
 from __future__ import annotations
 
 import json
-import re
+import os
 import subprocess
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from pathlib import Path, PurePosixPath
+from typing import Any, Iterable
 
 from ..store.files import atomic_write
+
+ZERO = "0" * 40
+_MISSING_OBJECT = ("unable to read", "bad object", "missing blob", "missing tree", "did not receive expected object",
+                   "promisor", "could not fetch", "invalid object", "not a valid object")
+CACHE_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -25,225 +33,126 @@ class Commit:
     def describe(self) -> str:
         return f"{self.sha[:7]} on {self.date[:10]}: {self.subject}"
 
+    def short(self) -> str:
+        return f"{self.sha[:7]} on {self.date[:10]}"
+
 
 @dataclass(frozen=True)
 class Removal:
-    """The newest commit that deleted or renamed a path (``moved_to`` for a rename)."""
+    """The commit that deleted or renamed a path (``moved_to`` for a rename: where it went)."""
 
     commit: Commit
     moved_to: str | None
 
 
 class GitHistory:
-    """Read-only access to a workspace's git history. Every method degrades to "unknown" (``None`` /
-    empty) when the workspace is not a git repository or git is missing."""
+    """Read-only, bounded access to a workspace's git history. Every method degrades to "unknown"
+    (``None`` / empty) when the workspace is not a git repository, git is missing or cannot answer."""
 
-    def __init__(self, root: Path, cache_dir: Path | None = None):
+    def __init__(self, root: Path, cache_dir: Path | None = None, timeout: float = 30.0):
         self.root = root
         self.cache_dir = cache_dir
-        self.head = self._git("rev-parse", "HEAD").strip() if (root / ".git").exists() else ""
-        self._paths: dict[str, list[list[str]]] | None = None
+        self.timeout = timeout
+        #: Why some answers are unknown: cause -> message (shown once to the user).
+        self.problems: dict[str, str] = {}
+        self.head = ""
+        if (root / ".git").exists():
+            head = self._run("rev-parse", "HEAD", quiet=True)
+            self.head = head.strip() if head else ""
+            if self.head and (self._run("rev-parse", "--is-shallow-repository", quiet=True) or "").strip() == "true":
+                self.problems["shallow"] = ("this is a shallow clone: git history before its oldest commit is missing, "
+                                            "so memories older than it are not judged by history")
         self._commits: dict[str, Commit] = {}
-        self._pickaxe: dict[str, list[str]] = {}
         self._before: dict[str, str] = {}
-        self._dirty = False
+        self._blame: dict[str, Any] = {}
+        self._exists: dict[tuple[str, str], str | None] = {}
+        self._blobs: dict[tuple[str, str], bytes | None] = {}
+        self._renames: dict[str, dict[str, str]] = {}
         self._dirty_paths: set[str] | None = None
+        self._loaded = False
+        self._changed = False
 
     @property
     def available(self) -> bool:
         return bool(self.head)
 
-    def _git(self, *args: str) -> str:
-        try:
-            proc = subprocess.run(["git", "-C", str(self.root), "-c", "core.quotePath=false", *args],
-                                  capture_output=True, text=True, timeout=120, check=False)
-        except (OSError, subprocess.SubprocessError):
-            return ""
-        return proc.stdout if proc.returncode == 0 else ""
+    # -- running git ------------------------------------------------------------------------------
 
-    # -- cache -----------------------------------------------------------------------------------
+    def _run(self, *args: str, input: bytes | None = None, quiet: bool = False, binary: bool = False,
+             what: str = "", ok: tuple[int, ...] = (0,)) -> Any:
+        """Run git; its stdout (text, or bytes with ``binary``) or ``None`` when it failed. A failure that
+        means history is incomplete (missing objects) or slow (timeout) is recorded in :attr:`problems`."""
+        env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_NO_LAZY_FETCH": "1", "GIT_OPTIONAL_LOCKS": "0"}
+        try:
+            proc = subprocess.run(["git", "-C", str(self.root), "-c", "core.quotePath=false", *args], input=input,
+                                  capture_output=True, timeout=self.timeout, check=False, env=env)
+        except subprocess.TimeoutExpired:
+            self.problems.setdefault("timeout", f"git did not answer within {self.timeout:.0f} s ({what or args[0]}); "
+                                                "verdicts that needed it are skipped")
+            return None
+        except OSError:
+            if not quiet:
+                self.problems.setdefault("git", "git could not be run; verdicts that need history are skipped")
+            return None
+        if proc.returncode not in ok:
+            err = proc.stderr.decode("utf-8", "replace").lower()
+            if any(marker in err for marker in _MISSING_OBJECT):
+                self.problems.setdefault("missing-objects",
+                                         "some git objects are missing (a partial or damaged clone): "
+                                         f"git {args[0]} failed; verdicts that needed them are skipped")
+            return None
+        return proc.stdout if binary else proc.stdout.decode("utf-8", "replace")
+
+    # -- cache ------------------------------------------------------------------------------------
 
     def _cache_file(self) -> Path | None:
         return self.cache_dir / f"history-{self.head[:16]}.json" if self.cache_dir and self.head else None
 
     def _load(self) -> None:
-        if self._paths is not None:
+        if self._loaded:
             return
+        self._loaded = True
         cache = self._cache_file()
-        if cache and cache.is_file():
-            try:
-                data = json.loads(cache.read_text(encoding="utf-8"))
-                self._paths = data["paths"]
-                self._commits = {k: Commit(*v) for k, v in data["commits"].items()}
-                self._pickaxe = data.get("pickaxe", {})
-                self._before = data.get("before", {})
+        if not (cache and cache.is_file()):
+            return
+        try:
+            data = json.loads(cache.read_text(encoding="utf-8"))
+            if data.get("version") != CACHE_VERSION:
                 return
-            except (OSError, ValueError, KeyError, TypeError):
-                pass
-        self._paths, self._commits = self._scan()
-        self._dirty = True
+            self._commits.update({k: Commit(*v) for k, v in data["commits"].items()})
+            self._before.update(data.get("before", {}))
+            self._blame.update(data.get("blame", {}))
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
 
     def save(self) -> None:
-        """Write the cache (history of this HEAD) if anything new was learnt."""
+        """Write what was learnt about this HEAD (commit details, baselines, blame) for the next run."""
         cache = self._cache_file()
-        if not (cache and self._dirty and self._paths is not None):
+        if not (cache and self._changed):
             return
         for old in cache.parent.glob("history-*.json"):
             if old != cache:
                 old.unlink(missing_ok=True)
-        data: dict[str, Any] = {"paths": self._paths, "pickaxe": self._pickaxe, "before": self._before,
-                                "commits": {k: [c.sha, c.date, c.subject] for k, c in self._commits.items()}}
+        blame = {k: v for k, v in self._blame.items() if v is not None}
+        data = {"version": CACHE_VERSION, "before": self._before, "blame": blame,
+                "commits": {k: [c.sha, c.date, c.subject] for k, c in self._commits.items()}}
         atomic_write(cache, json.dumps(data).encode("utf-8"))
-        self._dirty = False
+        self._changed = False
 
-    def _scan(self) -> tuple[dict[str, list[list[str]]], dict[str, Commit]]:
-        paths: dict[str, list[list[str]]] = {}
-        commits: dict[str, Commit] = {}
-        if not self.available:
-            return paths, commits
-        out = self._git("log", "--format=%x00%H%x00%cI%x00%s", "--name-status", "-M")
-        sha = ""
-        for line in out.splitlines():
-            if line.startswith("\x00"):
-                _, sha, date, subject = (line.split("\x00", 3) + ["", "", ""])[:4]
-                commits[sha] = Commit(sha, date, subject)
-            elif line and sha:
-                parts = line.split("\t")
-                status = parts[0][:1]
-                if status == "R" and len(parts) == 3:
-                    paths.setdefault(parts[1], []).append(["R", sha, parts[2]])
-                    paths.setdefault(parts[2], []).append(["A", sha, ""])
-                elif len(parts) >= 2:
-                    paths.setdefault(parts[-1], []).append([status, sha, ""])
-        return paths, commits
-
-    # -- questions -------------------------------------------------------------------------------
-
-    def existed(self, path: str) -> bool:
-        """Whether the path (a file, or a folder when it ends with ``/`` or has files under it) ever
-        existed in a commit."""
-        self._load()
-        assert self._paths is not None
-        folder = path.rstrip("/") + "/"
-        return path.rstrip("/") in self._paths or any(p.startswith(folder) for p in self._paths)
-
-    def removal(self, path: str) -> Removal | None:
-        """The newest commit that deleted or renamed the file, or (for a folder) a file under it."""
-        self._load()
-        assert self._paths is not None
-        clean = path.rstrip("/")
-        events = list(self._paths.get(clean, []))
-        if not events:
-            folder = clean + "/"
-            events = [e for p, evs in self._paths.items() if p.startswith(folder) for e in evs]
-            events = [e for e in events if e[0] in "DR"]
-            events.sort(key=lambda e: self._commits[e[1]].date if e[1] in self._commits else "", reverse=True)
-        for status, sha, target in events:
-            if status in "DR":
-                return Removal(self._commits.get(sha, Commit(sha, "", "")), target or None)
-            if status in "AM":
-                return None  # re-added after the last removal
-        return None
-
-    def moved_to(self, path: str) -> str | None:
-        """Where a renamed file went, following a chain of renames to a path that exists in HEAD's tree
-        history (the caller checks the filesystem)."""
-        seen = set()
-        current = path
-        while current not in seen:
-            seen.add(current)
-            removal = self.removal(current)
-            if removal is None or not removal.moved_to:
-                break
-            current = removal.moved_to
-        return current if current != path else None
-
-    def prefetch(self, questions: list[tuple[str, tuple[str, ...]]]) -> None:
-        """Answer many :meth:`pickaxe` questions with one ``git log -G`` per set of paths: the commits
-        whose diff has a line holding each word (as a whole word), newest first."""
-        if not self.available:
-            return
-        self._load()
-        groups: dict[tuple[str, ...], set[str]] = {}
-        for term, specs in questions:
-            if self._key(term, specs) not in self._pickaxe:
-                groups.setdefault(specs, set()).add(term)
-        for specs, terms in groups.items():
-            found: dict[str, list[str]] = {t: [] for t in terms}
-            for chunk in _chunks(sorted(terms), 200):
-                regex = "|".join(_ere_escape(t) for t in chunk)
-                words = re.compile(r"(?<![\w$])(" + "|".join(re.escape(t) for t in sorted(chunk, key=len, reverse=True)) + r")(?![\w$])")
-                out = self._git("log", "-E", "-G", regex, "-p", "--no-color", "--no-ext-diff", "-U0",
-                                "--format=%x00%H%x00%cI%x00%s", "--", *specs)
-                sha = ""
-                for line in out.splitlines():
-                    if line.startswith("\x00"):
-                        _, sha, date, subject = (line.split("\x00", 3) + ["", "", ""])[:4]
-                        self._commits.setdefault(sha, Commit(sha, date, subject))
-                    elif sha and line[:1] in "+-" and not line.startswith(("+++", "---")):
-                        for word in set(words.findall(line[1:])):
-                            if not found[word] or found[word][-1] != sha:
-                                found[word].append(sha)
-            for term, shas in found.items():
-                self._pickaxe[self._key(term, specs)] = shas
-            self._dirty = True
-
-    @staticmethod
-    def _key(term: str, pathspecs: tuple[str, ...]) -> str:
-        return term + "\x00" + "\x00".join(pathspecs)
-
-    def pickaxe(self, term: str, pathspecs: tuple[str, ...] = ()) -> list[Commit]:
-        """Commits, newest first, that changed how often ``term`` occurs (``git log -S``) in these paths."""
-        if not self.available:
-            return []
-        self._load()
-        key = self._key(term, pathspecs)
-        if key not in self._pickaxe:
-            out = self._git("log", "-S", term, "--format=%H%x00%cI%x00%s", "--", *pathspecs)
-            shas = []
-            for line in out.splitlines():
-                sha, date, subject = (line.split("\x00") + ["", ""])[:3]
-                self._commits.setdefault(sha, Commit(sha, date, subject))
-                shas.append(sha)
-            self._pickaxe[key] = shas
-            self._dirty = True
-        return [self._commits[s] for s in self._pickaxe[key] if s in self._commits]
+    # -- commits ----------------------------------------------------------------------------------
 
     def commit(self, sha: str) -> Commit | None:
         """Date and subject of a commit."""
         self._load()
-        if sha not in self._commits:
-            out = self._git("show", "-s", "--format=%H%x00%cI%x00%s", sha).strip()
+        found = self._commits.get(sha)
+        if found is None:
+            out = self._run("show", "-s", "--format=%H%x00%cI%x00%s", sha, "--", quiet=True)
             if not out:
                 return None
-            full, date, subject = (out.split("\x00") + ["", ""])[:3]
-            self._commits[sha] = Commit(full, date, subject)
-        return self._commits[sha]
-
-    def in_head(self, term: str, pathspecs: tuple[str, ...]) -> bool:
-        """Whether the committed HEAD still contains ``term`` (as a whole word) in these paths: then a
-        term missing from the working tree was removed by uncommitted changes."""
-        if not self.available:
-            return False
-        out = self._git("grep", "-l", "-w", "-F", "-e", term, "HEAD", "--", *pathspecs)
-        return bool(out.strip())
-
-    def dirty(self) -> set[str]:
-        """Paths changed in the working tree since HEAD (one ``git status`` a run)."""
-        if self._dirty_paths is None:
-            out = self._git("status", "--porcelain", "-z", "--untracked-files=no", "--no-renames")
-            self._dirty_paths = {item[3:] for item in out.split("\x00") if len(item) > 3}
-        return self._dirty_paths
-
-    def removed_when(self, term: str, pathspecs: tuple[str, ...], commits: list[Commit]) -> str:
-        """How a finding names the removal of a word: the commit, or the uncommitted changes. Only when
-        a file the question covers is modified does it ask git whether HEAD still has the word."""
-        dirty = self.dirty()
-        suffixes = tuple(spec[1:] for spec in pathspecs if spec.startswith("*"))
-        touched = any(p in pathspecs or (suffixes and p.endswith(suffixes)) for p in dirty)
-        if touched and self.in_head(term, pathspecs):
-            return f"removed in uncommitted changes; last committed in {commits[0].describe()}"
-        return f"removed in {commits[0].describe()}"
+            full, date, subject = (out.strip().split("\x00") + ["", ""])[:3]
+            found = self._commits[sha] = self._commits[full] = Commit(full, date, subject)
+            self._changed = True
+        return found
 
     def commit_before(self, when: str) -> str | None:
         """The newest commit at or before an ISO time (the code as it was when a memory was written)."""
@@ -251,15 +160,264 @@ class GitHistory:
             return None
         self._load()
         if when not in self._before:
-            self._before[when] = self._git("rev-list", "-1", f"--before={when}", "HEAD").strip()
-            self._dirty = True
+            out = self._run("rev-list", "-1", f"--before={when}", "HEAD", what="rev-list --before")
+            if out is None:
+                return None
+            self._before[when] = out.strip()
+            self._changed = True
         return self._before[when] or None
+
+    # -- blame ------------------------------------------------------------------------------------
+
+    def blame(self, path: str, content: bytes | None = None) -> list[str] | None:
+        """The commit that last changed each line of the file as it is in the working tree (``ZERO``
+        for uncommitted lines), or ``None`` if git cannot say. Cached by the file's content."""
+        if not self.available:
+            return None
+        self._load()
+        if content is None:
+            try:
+                content = (self.root / path).read_bytes()
+            except OSError:
+                return None
+        import hashlib
+
+        key = f"{path}\x00{hashlib.sha1(content).hexdigest()}"
+        if key in self._blame:
+            return self._blame[key]
+        out = self._run("blame", "--porcelain", "--", path, what=f"blame {path}")
+        if out is None:
+            self._blame[key] = None
+            return None
+        lines: list[str] = []
+        current = ""
+        info: dict[str, dict[str, str]] = {}
+        for line in out.splitlines():
+            if line.startswith("\t"):
+                lines.append(current)
+            elif len(line) > 40 and line[40:41] == " " and all(c in "0123456789abcdef" for c in line[:40]):
+                current = line[:40]
+            elif current and line.startswith(("committer-time ", "committer-tz ", "summary ")):
+                key_name, _, value = line.partition(" ")
+                info.setdefault(current, {})[key_name] = value
+        for sha, fields in info.items():
+            if sha != ZERO and sha not in self._commits and "committer-time" in fields:
+                self._commits[sha] = Commit(sha, _iso(fields["committer-time"], fields.get("committer-tz", "+0000")),
+                                            fields.get("summary", ""))
+        self._blame[key] = lines
+        self._changed = True
+        return lines
+
+    # -- what a commit's tree held ----------------------------------------------------------------
+
+    def exists_at(self, pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str | None]:
+        """For each ``(commit, path)``: ``"blob"``, ``"tree"``, ``"commit"`` (a submodule) or ``None`` when
+        the path was not in that commit's tree. One ``git ls-tree`` per commit, which reads trees only
+        (never file contents, which a partial clone may lack); pairs git could not answer are left out
+        of the result (unknown)."""
+        pairs = list(pairs)
+        wanted: dict[str, set[str]] = {}
+        for commit, path in pairs:
+            clean = path.rstrip("/")
+            if commit and clean and (commit, clean) not in self._exists:
+                wanted.setdefault(commit, set()).add(clean)
+        for commit, paths in wanted.items():
+            if not self.available:
+                break
+            for chunk in _chunks(sorted(paths), 500):
+                out = self._run("ls-tree", "-z", "--full-tree", commit, "--", *chunk, what="ls-tree")
+                if out is None:
+                    continue
+                listed: dict[str, str] = {}
+                for item in out.split("\x00"):
+                    meta, _, name = item.partition("\t")
+                    if name:
+                        listed[name] = meta.split()[1] if len(meta.split()) > 1 else "blob"
+                for path in chunk:
+                    kind = listed.get(path)
+                    if kind is None and any(name.startswith(path + "/") for name in listed):
+                        kind = "tree"  # a folder given as a path lists its content
+                    self._exists[(commit, path)] = kind
+        return {(c, p): self._exists[(c, p.rstrip("/"))] for c, p in pairs if (c, p.rstrip("/")) in self._exists}
+
+    def read_at(self, pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], bytes | None]:
+        """For each ``(commit, path)``: the file's bytes at that commit, or ``None`` if it was not there.
+        One ``git cat-file --batch`` for all; when that fails (an object missing from a partial clone),
+        each is asked alone so that the others still get answers. Pairs git could not answer are left
+        out (unknown)."""
+        pairs = list(pairs)
+        wanted = sorted({(c, p) for c, p in pairs if c} - set(self._blobs))
+        if wanted and self.available:
+            if not self._read_batch(wanted):
+                for key in wanted:
+                    if key not in self._blobs:
+                        self._read_one(key)
+        return {(c, p): self._blobs[(c, p)] for c, p in pairs if (c, p) in self._blobs}
+
+    def _read_batch(self, wanted: list[tuple[str, str]]) -> bool:
+        text = "".join(f"{c}:{p}\n" for c, p in wanted).encode("utf-8")
+        out = self._run("cat-file", "--batch", input=text, binary=True, quiet=True, what="cat-file --batch")
+        if out is None:
+            return False
+        pos = 0
+        for key in wanted:
+            end = out.find(b"\n", pos)
+            if end < 0:
+                return False
+            header = out[pos:end].split()
+            pos = end + 1
+            if len(header) == 3 and header[1] in (b"blob", b"tree", b"commit"):
+                size = int(header[2])
+                self._blobs[key] = out[pos : pos + size] if header[1] == b"blob" else None
+                pos += size + 1
+            else:
+                self._blobs[key] = None  # "<commit>:<path> missing": not in that tree
+        return True
+
+    def _read_one(self, key: tuple[str, str]) -> None:
+        commit, path = key
+        listed = self.exists_at([key]).get(key, "unknown")
+        if listed is None:
+            self._blobs[key] = None
+        elif listed == "blob":
+            data = self._run("cat-file", "blob", f"{commit}:{path}", binary=True, what="cat-file blob")
+            if data is not None:
+                self._blobs[key] = data
+
+    def grep_at(self, commit: str, words: Iterable[str], pathspecs: tuple[str, ...]) -> dict[str, set[str]] | None:
+        """Which files of ``commit``'s tree mention each word (whole words, fixed strings); ``None`` if
+        git could not answer."""
+        words = sorted(set(words))
+        if not words or not self.available:
+            return {w: set() for w in words}
+        args = ["grep", "-I", "-z", "-o", "-w", "-F"]
+        for word in words:
+            args += ["-e", word]
+        out = self._run(*args, commit, "--", *pathspecs, what="grep", ok=(0, 1))  # 1: nothing matched
+        if out is None:
+            return None
+        found: dict[str, set[str]] = {w: set() for w in words}
+        for line in out.splitlines():
+            name, _, match = line.partition("\x00")
+            path = name[len(commit) + 1 :] if name.startswith(commit + ":") else name.split(":", 1)[-1]
+            if match in found:
+                found[match].add(path)
+        return found
+
+    # -- what happened after a commit -------------------------------------------------------------
+
+    def _log(self, since: str, pathspecs: Iterable[str], *options: str) -> list[tuple[Commit, list[list[str]]]] | None:
+        """Commits after ``since`` (reachable from HEAD, not from ``since``), newest first, touching the
+        paths, each with its ``--name-status`` lines."""
+        out = self._run("log", "--format=%x00%H%x00%cI%x00%s", "--name-status", *options,
+                        f"{since}..HEAD", "--", *pathspecs, what="log")
+        if out is None:
+            return None
+        result: list[tuple[Commit, list[list[str]]]] = []
+        for line in out.splitlines():
+            if line.startswith("\x00"):
+                _, sha, date, subject = (line.split("\x00", 3) + ["", "", ""])[:4]
+                commit = self._commits.setdefault(sha, Commit(sha, date, subject))
+                result.append((commit, []))
+            elif line and result:
+                result[-1][1].append(line.split("\t"))
+        return result
+
+    def renames_in(self, sha: str) -> dict[str, str]:
+        """The renames one commit made (old path -> new path), with git's rename detection."""
+        if sha not in self._renames:
+            out = self._run("show", "-M", "--name-status", "--format=", sha, what="show -M")
+            renames = {}
+            for line in (out or "").splitlines():
+                parts = line.split("\t")
+                if len(parts) == 3 and parts[0].startswith("R"):
+                    renames[parts[1]] = parts[2]
+            self._renames[sha] = renames
+        return self._renames[sha]
+
+    def removal(self, path: str, since: str) -> Removal | None:
+        """The commit after ``since`` that deleted the file (or, for a folder ending in ``/``, the last
+        of its files), and where it went if git saw a rename. For a folder, ``moved_to`` is the folder
+        its files went to when they all went to one place."""
+        folder = path.endswith("/")
+        clean = path.rstrip("/")
+        events = self._log(since, [clean + "/" if folder else clean], "--diff-filter=DR", "--no-renames")
+        if not events:
+            return None
+        commit, changes = events[0]
+        renames = self.renames_in(commit.sha)
+        if not folder:
+            return Removal(commit, renames.get(clean))
+        prefix = clean + "/"
+        targets = set()
+        for old, new in renames.items():
+            if old.startswith(prefix):
+                inner = old[len(prefix) :]
+                targets.add(new[: -len(inner) - 1] if new.endswith("/" + inner) else None)
+        gone = [c[-1] for c in changes if c[-1].startswith(prefix)]
+        moved = next(iter(targets)) if len(targets) == 1 and None not in targets and gone else None
+        return Removal(commit, moved + "/" if moved else None)
+
+    def deleted_after(self, path: str, since: str) -> Commit | None:
+        """A commit after ``since`` that deleted the path (it was created after ``since``, then deleted)."""
+        events = self._log(since, [path.rstrip("/") + ("/" if path.endswith("/") else "")], "--diff-filter=D",
+                           "--no-renames", "-1")
+        return events[0][0] if events else None
+
+    def word_change(self, word: str, since: str, paths: Iterable[str]) -> Commit | None:
+        """The newest commit after ``since`` that changed how often ``word`` occurs in the paths
+        (``git log -S``), following renames of those paths one commit at a time."""
+        paths = sorted(set(paths))
+        if not paths:
+            return None
+        events = self._log(since, paths, "-S", word, "--no-renames")
+        if not events:
+            return None
+        newest, _ = events[0]
+        for _ in range(5):  # a file renamed away from these paths: follow it to where it went
+            renames = self.renames_in(newest.sha)
+            moved = sorted({renames[p] for p in paths if p in renames})
+            if not moved:
+                break
+            later = self._log(newest.sha, moved, "-S", word, "--no-renames")
+            if not later:
+                break
+            newest, paths = later[0][0], moved
+        return newest
+
+    def dirty(self) -> set[str]:
+        """Paths changed in the working tree since HEAD (one ``git status`` a run)."""
+        if self._dirty_paths is None:
+            out = self._run("status", "--porcelain", "-z", "--untracked-files=no", "--no-renames", quiet=True) or ""
+            self._dirty_paths = {item[3:] for item in out.split("\x00") if len(item) > 3}
+        return self._dirty_paths
+
+    def in_head(self, term: str, pathspecs: tuple[str, ...]) -> bool:
+        """Whether the committed HEAD still mentions ``term`` (as a whole word) in these paths."""
+        found = self.grep_at("HEAD", [term], pathspecs) if self.available else None
+        return bool(found and found.get(term))
 
 
 def _chunks(items: list[str], size: int) -> list[list[str]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
-def _ere_escape(term: str) -> str:
-    return re.sub(r"([.^$*+?()\[\]{}|\\])", r"\\\1", term)
+def _iso(epoch: str, tz: str) -> str:
+    from datetime import datetime, timedelta, timezone
 
+    try:
+        sign = -1 if tz.startswith("-") else 1
+        offset = timedelta(hours=int(tz[1:3]), minutes=int(tz[3:5])) * sign
+        return datetime.fromtimestamp(int(epoch), timezone(offset)).isoformat()
+    except (ValueError, IndexError):
+        return ""
+
+
+def parent_folders(path: str) -> list[str]:
+    """``a/b/c`` -> ``["a/b", "a", ""]``: the folders a relative path can be resolved against, nearest first."""
+    out = []
+    parent = PurePosixPath(path)
+    while str(parent) not in (".", ""):
+        parent = parent.parent
+        out.append("" if str(parent) == "." else str(parent))
+    return out or [""]

@@ -7,16 +7,16 @@ Everything is computed lazily, on the first question that needs it; symbol table
 from __future__ import annotations
 
 import json
+import os
 import re
-import tomllib
-from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterable
 
 from ..store.files import atomic_write
 from ..workspace import Workspace
-from .symbols import FileSymbols, file_symbols, language_of
+from .manifests import FILES_FOR_KIND, Manifest, parse_manifest
+from .symbols import FileSymbols, file_symbols, language_of, qualified_definition
 
 LOCKFILES = {
     "pnpm-lock.yaml": "pnpm",
@@ -26,22 +26,8 @@ LOCKFILES = {
     "bun.lockb": "bun",
     "bun.lock": "bun",
 }
-MAKEFILES = ("Makefile", "makefile", "GNUmakefile")
-JUSTFILES = ("justfile", "Justfile", ".justfile")
-MAKE_TARGET = re.compile(r"^([A-Za-z0-9_.\-/%]+(?:[ \t]+[A-Za-z0-9_.\-/%]+)*)[ \t]*::?(?![=:])")
 _IDENTIFIER = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*")
-JUST_RECIPE = re.compile(r"^@?([A-Za-z_][\w\-]*)(?:[ \t]+[^:=\n]*)?:(?!=)")
 CACHE_VERSION = 1
-
-
-@dataclass
-class Manifest:
-    """A definitions file (package.json, Makefile, justfile, pyproject.toml) and the names it defines,
-    each with its 1-based line span (for fingerprints)."""
-
-    path: str
-    names: dict[str, tuple[int, int]] = field(default_factory=dict)
-    data: Any = None
 
 
 class CodeIndex:
@@ -55,6 +41,7 @@ class CodeIndex:
         self._symbol_cache: dict[str, list[Any]] | None = None
         self._cache_dirty = False
         self._manifests: dict[str, Manifest | None] = {}
+        self._binaries: dict[str, set[str]] = {}
         self._mentions: dict[str, list[str]] = {}
         self._file_words: dict[str, set[str]] = {}  # path -> the asked-about words it mentions
 
@@ -95,14 +82,28 @@ class CodeIndex:
 
     def resolve(self, path: str, base: str) -> str | None:
         """The existing workspace path a reference names: relative to ``base`` (the folder of a nested
-        instruction file) first, then to the root."""
-        for candidate in ([f"{base}/{path}"] if base else []) + [path]:
-            normal = str(PurePosixPath(candidate))
-            if normal.startswith("../") or normal == "..":
-                continue
-            if self.exists(normal):
-                return normal + ("/" if path.endswith("/") and not normal.endswith("/") else "")
+        instruction file, or the folder a command changes into) first, then to each folder above it,
+        then to the root."""
+        for candidate in self.candidates(path, base):
+            if self.exists(candidate):
+                return candidate + ("/" if path.endswith("/") and not candidate.endswith("/") else "")
         return None
+
+    @staticmethod
+    def candidates(path: str, base: str) -> list[str]:
+        """The workspace paths a relative path may mean from ``base``, nearest first."""
+        out: list[str] = []
+        folder = PurePosixPath(base) if base else None
+        while folder is not None and str(folder) not in (".", ""):
+            out.append(str(folder / path))
+            folder = folder.parent
+        out.append(path)
+        seen: list[str] = []
+        for candidate in out:
+            normal = str(PurePosixPath(candidate))
+            if not (normal.startswith("../") or normal == "..") and normal not in seen:
+                seen.append(normal)
+        return seen
 
     def ignored(self, path: str) -> bool:
         """Whether git ignores the path (generated, runtime or local files): not a reference to judge."""
@@ -132,50 +133,12 @@ class CodeIndex:
         if path is None:
             return None
         if path not in self._manifests:
-            self._manifests[path] = self._parse_manifest(path)
+            data = self.read(path)
+            self._manifests[path] = parse_manifest(path, data) if data is not None else None
         return self._manifests[path]
-
-    def _parse_manifest(self, path: str) -> Manifest | None:
-        data = self.read(path)
-        if data is None:
-            return None
-        text = data.decode("utf-8", "replace")
-        name = path.rsplit("/", 1)[-1]
-        manifest = Manifest(path)
-        if name == "package.json":
-            try:
-                manifest.data = json.loads(text)
-            except json.JSONDecodeError:
-                return None
-            scripts = manifest.data.get("scripts") if isinstance(manifest.data, dict) else None
-            for script in scripts or {}:
-                line = _line_of(text, f'"{script}"')
-                manifest.names[script] = (line, line)
-        elif name in MAKEFILES:
-            manifest.names = blocks(text, MAKE_TARGET, split_names=True)
-        elif name in JUSTFILES:
-            manifest.names = blocks(text, JUST_RECIPE, split_names=False)
-        elif name == "pyproject.toml":
-            try:
-                manifest.data = tomllib.loads(text)
-            except tomllib.TOMLDecodeError:
-                return None
-            project = manifest.data.get("project", {})
-            poetry = manifest.data.get("tool", {}).get("poetry", {})
-            for table in (project.get("scripts", {}), project.get("gui-scripts", {}), poetry.get("scripts", {})):
-                for script in table if isinstance(table, dict) else {}:
-                    line = _line_of(text, script)
-                    manifest.names[script] = (line, line)
-        return manifest
 
     def package_json(self, base: str) -> Manifest | None:
         return self.manifest(self.nearest(("package.json",), base))
-
-    def makefile(self, base: str) -> Manifest | None:
-        return self.manifest(self.nearest(MAKEFILES, base))
-
-    def justfile(self, base: str) -> Manifest | None:
-        return self.manifest(self.nearest(JUSTFILES, base))
 
     def pyproject(self, base: str) -> Manifest | None:
         return self.manifest(self.nearest(("pyproject.toml",), base))
@@ -183,9 +146,89 @@ class CodeIndex:
     def manifest_for(self, kind: str, base: str) -> Manifest | None:
         """The nearest manifest that defines names of a reference kind: ``script`` (package.json),
         ``console`` (pyproject.toml), ``make`` (Makefile), ``just`` (justfile)."""
-        finder = {"script": self.package_json, "console": self.pyproject, "make": self.makefile,
-                  "just": self.justfile}.get(kind)
-        return finder(base) if finder else None
+        names = FILES_FOR_KIND.get(kind)
+        return self.manifest(self.nearest(names, base)) if names else None
+
+    def manifests_in_scope(self, kind: str, base: str) -> list[Manifest]:
+        """The manifests a command run in ``base`` sees, nearest first: for package.json and
+        pyproject.toml every one from ``base`` up to the root (workspaces run the nearest, but a root
+        script is one ``-w`` away); for make and just the nearest file and the files it includes."""
+        names = FILES_FOR_KIND.get(kind)
+        if not names:
+            return []
+        found: list[Manifest] = []
+        folder = base
+        while True:
+            path = self.nearest(names, folder)
+            if path is None:
+                break
+            manifest = self.manifest(path)
+            if manifest is not None:
+                found.append(manifest)
+                if kind in ("make", "just"):
+                    found.extend(self._included(manifest, {path}))
+                    break
+            parent = PurePosixPath(path).parent
+            if str(parent) == ".":
+                break
+            folder = "" if str(parent.parent) == "." else str(parent.parent)
+        return found
+
+    def _included(self, manifest: Manifest, seen: set[str]) -> list[Manifest]:
+        out = []
+        folder = str(PurePosixPath(manifest.path).parent)
+        for include in manifest.includes:
+            path = str(PurePosixPath(folder) / include) if folder != "." else include
+            if path in seen or path.startswith("../"):
+                continue
+            seen.add(path)
+            included = self.manifest(path)
+            if included is None:
+                manifest.dynamic = True  # an include we cannot read: some names are unknown
+                continue
+            out.append(included)
+            out.extend(self._included(included, seen))
+        return out
+
+    def all_manifests(self, kind: str) -> list[Manifest]:
+        """Every manifest of a kind in the workspace (generated and dependency folders excluded)."""
+        names = set(FILES_FOR_KIND.get(kind, ()))
+        paths = sorted(p for p in self.files if p.rsplit("/", 1)[-1] in names)
+        return [m for m in (self.manifest(p) for p in paths) if m is not None]
+
+    def package_folder(self, package: str) -> str | None:
+        """The folder of the workspace package called ``package`` (package.json or pyproject ``name``),
+        for ``pnpm --filter NAME``; a folder path given instead of a name is taken as it is."""
+        for kind in ("script", "console"):
+            for manifest in self.all_manifests(kind):
+                if manifest.package_name == package:
+                    parent = str(PurePosixPath(manifest.path).parent)
+                    return "" if parent == "." else parent
+        clean = package.removeprefix("./").rstrip("/")
+        return clean if clean in self.dirs else None
+
+    def binaries(self, base: str) -> set[str]:
+        """Executables a package manager can run in ``base``: dependencies of the manifests in scope,
+        installed ones (``node_modules/.bin``, ``.venv/bin``) and workspace packages' own ``bin``."""
+        key = base
+        if key not in self._binaries:
+            names: set[str] = set()
+            for kind in ("script", "console"):
+                for manifest in self.manifests_in_scope(kind, base):
+                    names |= manifest.binaries
+            folder = base
+            for _ in range(base.count("/") + 2):
+                for installed in ("node_modules/.bin", ".venv/bin", "venv/bin"):
+                    try:
+                        names.update(os.listdir(self.ws.root / folder / installed))
+                    except OSError:
+                        pass
+                if not folder:
+                    break
+                folder = str(PurePosixPath(folder).parent)
+                folder = "" if folder == "." else folder
+            self._binaries[key] = names
+        return self._binaries[key]
 
     def package_managers(self, base: str) -> tuple[str | None, dict[str, str]]:
         """The package manager the ``packageManager`` field declares (nearest package.json) and the
@@ -237,7 +280,7 @@ class CodeIndex:
 
     def defined_in(self, name: str, path: str) -> tuple[int, int] | None:
         symbols = self.symbols(path)
-        return symbols.definitions.get(name) if symbols else None
+        return qualified_definition(symbols, name, path) if symbols else None
 
     def forget(self, paths: Iterable[str]) -> None:
         """Files modified in place: drop what was parsed from them and re-read their words for the names
@@ -279,7 +322,7 @@ class CodeIndex:
             files = self._mentions[words[-1]] if words else []
             for word in words[:-1]:
                 others = set(self._mentions[word])
-                files = [f for f in files if f in others]
+                files = [f for f in files if f in others or in_module_path(word, f)]
             result[name] = files
         return result
 
@@ -309,37 +352,14 @@ class CodeIndex:
         self._cache_dirty = False
 
 
+def in_module_path(word: str, path: str) -> bool:
+    """Whether ``word`` names the module or a package folder of ``path`` (``utils`` in ``a/utils.py``)."""
+    return word in path.rsplit(".", 1)[0].split("/")
+
+
 def ensure_cache_dir(cache_dir: Path) -> None:
     """Create ``.lore/cache/`` with a .gitignore so caches are never committed."""
     cache_dir.mkdir(parents=True, exist_ok=True)
     ignore = cache_dir / ".gitignore"
     if not ignore.exists():
         ignore.write_text("*\n", encoding="utf-8")
-
-
-def _line_of(text: str, needle: str) -> int:
-    index = text.find(needle)
-    return text.count("\n", 0, index) + 1 if index >= 0 else 1
-
-
-def blocks(text: str, header: re.Pattern[str], split_names: bool) -> dict[str, tuple[int, int]]:
-    """Targets or recipes with their line span: the header line and the indented recipe under it."""
-    lines = text.splitlines()
-    blocks: dict[str, tuple[int, int]] = {}
-    i = 0
-    while i < len(lines):
-        match = header.match(lines[i])
-        if match and not lines[i].startswith((" ", "\t")):
-            end = i
-            while end + 1 < len(lines) and (lines[end + 1].startswith(("\t", " ")) or not lines[end + 1].strip()):
-                end += 1
-            while end > i and not lines[end].strip():
-                end -= 1
-            names = match.group(1).split() if split_names else [match.group(1)]
-            for name in names:
-                if not name.startswith(".") and "%" not in name:
-                    blocks.setdefault(name, (i + 1, end + 1))
-            i = end + 1
-        else:
-            i += 1
-    return blocks

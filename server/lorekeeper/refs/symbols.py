@@ -41,6 +41,24 @@ def language_of(path: str) -> str | None:
     return LANGUAGES.get(path[dot:].lower()) if dot >= 0 else None
 
 
+def qualified_definition(symbols: FileSymbols, name: str, path: str) -> tuple[int, int] | None:
+    """Where a file defines ``name``: as written (``Class.method``, ``helper``), or qualified by the
+    file's module path (``utils.parse_date`` in ``.../utils.py``, ``pkg.utils.parse_date``)."""
+    found = symbols.definitions.get(name)
+    if found is not None or "." not in name:
+        return found
+    parts = name.split(".")
+    stem = path.rsplit(".", 1)[0]
+    for suffix in ("/__init__", "/index", "/mod"):
+        stem = stem.removesuffix(suffix)
+    module = stem.split("/")
+    for k in range(1, len(parts)):
+        prefix, rest = parts[:k], ".".join(parts[k:])
+        if module[-k:] == prefix and rest in symbols.definitions:
+            return symbols.definitions[rest]
+    return None
+
+
 def file_symbols(path: str, data: bytes) -> FileSymbols:
     """Parse one file; an unparsable file yields its identifiers only (never an exception)."""
     symbols = FileSymbols(identifiers={m.decode("ascii") for m in _IDENT.findall(data)})

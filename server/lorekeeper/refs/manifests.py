@@ -1,0 +1,338 @@
+"""Definitions files and the names they define: package.json scripts and dependency executables,
+Makefile targets (includes, pattern rules), justfile recipes (parameters, aliases, imports, modules),
+pyproject.toml console scripts and task runners (project, Poetry, PDM, Hatch environments, Rye, poe,
+taskipy) and the executables of its dependencies.
+
+Parsing is pure (bytes in, :class:`Manifest` out) so that the same code reads a manifest today and as
+it was at a memory's baseline commit."""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from dataclasses import dataclass, field
+from typing import Any
+
+PACKAGE_JSON = ("package.json",)
+MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
+JUSTFILES = ("justfile", "Justfile", ".justfile", "JUSTFILE")
+PYPROJECT = ("pyproject.toml",)
+#: Manifest file names by reference kind.
+FILES_FOR_KIND = {"script": PACKAGE_JSON, "make": MAKEFILES, "just": JUSTFILES, "console": PYPROJECT}
+
+#: Executables whose name differs from their package's (the rest are assumed to be named as the
+#: package, scope dropped: ``@scope/tool`` -> ``tool``).
+PACKAGE_BINARIES: dict[str, tuple[str, ...]] = {
+    "typescript": ("tsc", "tsserver"), "@playwright/test": ("playwright",), "@biomejs/biome": ("biome",),
+    "@changesets/cli": ("changeset",), "@angular/cli": ("ng",), "@vue/cli": ("vue",), "@nestjs/cli": ("nest",),
+    "@sveltejs/kit": ("svelte-kit",), "webpack-cli": ("webpack",), "@storybook/cli": ("sb", "storybook"),
+    "storybook": ("storybook", "sb"), "@nx/workspace": ("nx",), "nx": ("nx",), "@microsoft/api-extractor": ("api-extractor",),
+    "@vitest/coverage-v8": (), "@tauri-apps/cli": ("tauri",), "@expo/cli": ("expo",), "expo": ("expo",),
+    "react-scripts": ("react-scripts",), "@graphql-codegen/cli": ("graphql-codegen",), "prisma": ("prisma",),
+    "@redocly/cli": ("redocly",), "@stoplight/spectral-cli": ("spectral",), "@commitlint/cli": ("commitlint",),
+    "@electron-forge/cli": ("electron-forge",), "wrangler": ("wrangler",), "@cloudflare/workers-types": (),
+    "ts-node": ("ts-node", "ts-node-esm"), "@swc/cli": ("swc",), "@babel/cli": ("babel",), "sass": ("sass",),
+    "@tailwindcss/cli": ("tailwindcss",), "tailwindcss": ("tailwindcss",), "mocha": ("mocha", "_mocha"),
+    "vite-node": ("vite-node",), "@astrojs/check": ("astro",), "svelte-check": ("svelte-check",),
+    "vue-tsc": ("vue-tsc",), "npm-run-all": ("npm-run-all", "run-s", "run-p"), "npm-run-all2": ("npm-run-all", "run-s", "run-p"),
+}
+PYTHON_BINARIES: dict[str, tuple[str, ...]] = {
+    "pytest": ("pytest", "py.test"), "mypy": ("mypy", "dmypy", "stubgen", "stubtest"), "sphinx": ("sphinx-build", "sphinx-apidoc", "sphinx-autogen"),
+    "django": ("django-admin",), "build": ("pyproject-build",), "pre-commit": ("pre-commit",),
+    "jupyter": ("jupyter",), "jupyterlab": ("jupyter", "jupyter-lab"), "ipython": ("ipython",), "pyright": ("pyright", "pyright-langserver"),
+    "basedpyright": ("basedpyright",), "coverage": ("coverage",), "pytest-cov": (), "black": ("black", "blackd"),
+    "maturin": ("maturin",), "mkdocs": ("mkdocs",), "mkdocs-material": ("mkdocs",), "uvicorn": ("uvicorn",),
+    "gunicorn": ("gunicorn",), "alembic": ("alembic",), "celery": ("celery",), "twine": ("twine",),
+    "pip-tools": ("pip-compile", "pip-sync"), "nox": ("nox",), "tox": ("tox",), "hatch": ("hatch",),
+    "poethepoet": ("poe",), "taskipy": ("task",), "griffe": ("griffe",), "codespell": ("codespell",),
+    "datamodel-code-generator": ("datamodel-codegen",), "grpcio-tools": (), "fastapi": ("fastapi",),
+    "fastapi-cli": ("fastapi",), "scalene": ("scalene",), "py-spy": ("py-spy",), "inline-snapshot": (),
+    "pyinstrument": ("pyinstrument",), "ty": ("ty",), "pip-audit": ("pip-audit",), "bump-my-version": ("bump-my-version",),
+    "commitizen": ("cz",), "towncrier": ("towncrier",), "deptry": ("deptry",), "vulture": ("vulture",),
+}
+#: Tools commonly run through a package manager without being a dependency of the project.
+WELL_KNOWN_TOOLS = frozenset(
+    "python python3 pip pip3 uv uvx pytest ruff mypy pyright black isort flake8 pylint pre-commit coverage tox nox"
+    " node npx tsx tsc eslint prettier vitest jest playwright biome turbo nx vite next astro svelte-kit wrangler"
+    " ts-node esbuild rollup webpack tailwindcss changeset husky lint-staged prisma drizzle-kit knip tsup".split()
+)
+_PEP508_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+
+
+@dataclass
+class Manifest:
+    """A definitions file and what it defines: names (with their 1-based line span, for fingerprints),
+    the executables of its dependencies, other files it includes, name patterns (make pattern rules),
+    and whether some names cannot be known without running the tool (``dynamic``)."""
+
+    path: str
+    names: dict[str, tuple[int, int]] = field(default_factory=dict)
+    binaries: set[str] = field(default_factory=set)
+    includes: list[str] = field(default_factory=list)
+    patterns: list[re.Pattern[str]] = field(default_factory=list)
+    dynamic: bool = False
+    package_name: str | None = None
+    data: Any = None
+
+    def defines(self, name: str) -> bool:
+        return name in self.names or any(p.fullmatch(name) for p in self.patterns)
+
+
+def kind_of(path: str) -> str | None:
+    name = path.rsplit("/", 1)[-1]
+    return next((kind for kind, names in FILES_FOR_KIND.items() if name in names), None)
+
+
+def parse_manifest(path: str, data: bytes) -> Manifest | None:
+    """Parse a package.json, Makefile, justfile or pyproject.toml; ``None`` if it cannot be parsed."""
+    text = data.decode("utf-8", "replace")
+    kind = kind_of(path)
+    if kind == "script":
+        return _package_json(path, text)
+    if kind == "make" or path.endswith(".mk"):
+        return _makefile(path, text)
+    if kind == "just" or path.endswith(".just"):
+        return _justfile(path, text)
+    if kind == "console":
+        return _pyproject(path, text)
+    return None
+
+
+def _line_of(text: str, needle: str) -> int:
+    index = text.find(needle)
+    return text.count("\n", 0, index) + 1 if index >= 0 else 1
+
+
+# -- package.json ----------------------------------------------------------------------------------
+
+def _package_json(path: str, text: str) -> Manifest | None:
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        return None
+    manifest = Manifest(path, data=data)
+    if not isinstance(data, dict):
+        return manifest
+    scripts = data.get("scripts")
+    for script in scripts if isinstance(scripts, dict) else {}:
+        line = _line_of(text, f'"{script}"')
+        manifest.names[script] = (line, line)
+    name = data.get("name")
+    manifest.package_name = name if isinstance(name, str) else None
+    for table in ("dependencies", "devDependencies", "peerDependencies", "optionalDependencies"):
+        deps = data.get(table)
+        for dep in deps if isinstance(deps, dict) else {}:
+            manifest.binaries.update(node_binaries(dep))
+    bins = data.get("bin")
+    if isinstance(bins, dict):
+        manifest.binaries.update(k for k in bins if isinstance(k, str))
+    elif isinstance(bins, str) and manifest.package_name:
+        manifest.binaries.add(manifest.package_name.rsplit("/", 1)[-1])
+    return manifest
+
+
+def node_binaries(package: str) -> tuple[str, ...]:
+    """The executables an npm package is expected to install."""
+    known = PACKAGE_BINARIES.get(package)
+    if known is not None:
+        return known
+    return (package.rsplit("/", 1)[-1],)
+
+
+# -- Makefile -------------------------------------------------------------------------------------
+
+_MAKE_RULE = re.compile(r"^(?P<targets>[^\s:=#\t][^:=#]*?)\s*(?P<colons>::?)(?!=)(?P<rest>.*)$")
+_MAKE_INCLUDE = re.compile(r"^\s*-?(?:include|sinclude)\s+(.+)$")
+_MAKE_ASSIGN = re.compile(r"^\s*(?:export\s+|override\s+)?[A-Za-z_][\w.]*\s*(?:\?|\+|::?|!)?=")
+
+
+def _makefile(path: str, text: str) -> Manifest:
+    manifest = Manifest(path)
+    lines = text.splitlines()
+    i = 0
+    in_define = False
+    while i < len(lines):
+        line = lines[i]
+        stripped = line.strip()
+        if in_define:
+            in_define = not stripped.startswith("endef")
+            i += 1
+            continue
+        if stripped.startswith("define "):
+            in_define = True
+            i += 1
+            continue
+        include = _MAKE_INCLUDE.match(line)
+        if include and not line.startswith("\t"):
+            for item in include.group(1).split():
+                if "$" in item or "*" in item:
+                    manifest.dynamic = True
+                else:
+                    manifest.includes.append(item)
+            i += 1
+            continue
+        if line.startswith("\t") or not stripped or stripped.startswith("#") or _MAKE_ASSIGN.match(line):
+            i += 1
+            continue
+        rule = _MAKE_RULE.match(line)
+        if not rule:
+            i += 1
+            continue
+        end = i
+        while end + 1 < len(lines) and (lines[end + 1].startswith("\t") or (lines[end].endswith("\\"))):
+            end += 1
+        targets = rule.group("targets").split()
+        if targets and targets[0] == ".PHONY":
+            for name in rule.group("rest").split():
+                if "$" not in name:
+                    manifest.names.setdefault(name, (i + 1, i + 1))
+        for name in targets:
+            if "$" in name:
+                manifest.dynamic = True
+            elif "%" in name:
+                manifest.patterns.append(re.compile(re.escape(name).replace("%", ".+")))
+            elif not name.startswith("."):
+                manifest.names[name] = (i + 1, end + 1)
+        i = end + 1
+    return manifest
+
+
+# -- justfile -------------------------------------------------------------------------------------
+
+_JUST_NAME = re.compile(r"^@?([A-Za-z_][A-Za-z0-9_-]*)")
+_JUST_ALIAS = re.compile(r"^alias\s+([A-Za-z_][A-Za-z0-9_-]*)\s*:=")
+_JUST_IMPORT = re.compile(r"""^import\??\s+['"]([^'"]+)['"]""")
+_JUST_MOD = re.compile(r"""^mod\??\s+([A-Za-z_][A-Za-z0-9_-]*)(?:\s+['"]([^'"]+)['"])?""")
+
+
+def _just_header_end(line: str, start: int) -> int | None:
+    """The index of the ``:`` that ends a recipe header (parameters may hold quoted defaults), or
+    ``None`` when the line is not a recipe header (an assignment ``:=``, a setting)."""
+    quote = ""
+    depth = 0
+    i = start
+    while i < len(line):
+        c = line[i]
+        if quote:
+            if c == quote:
+                quote = ""
+        elif c in "'\"`":
+            quote = c
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == ":" and depth == 0:
+            return None if line[i + 1 : i + 2] == "=" else i
+        elif c == "#" and depth == 0:
+            return None
+        i += 1
+    return None
+
+
+def _justfile(path: str, text: str) -> Manifest:
+    manifest = Manifest(path)
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if not line.strip() or line[0] in " \t" or line.startswith(("#", "[")):
+            i += 1
+            continue
+        alias = _JUST_ALIAS.match(line)
+        imported = _JUST_IMPORT.match(line)
+        module = _JUST_MOD.match(line)
+        if alias:
+            manifest.names.setdefault(alias.group(1), (i + 1, i + 1))
+            i += 1
+            continue
+        if imported:
+            manifest.includes.append(imported.group(1))
+            i += 1
+            continue
+        if module and not line.startswith(("mod:", "mod :")):
+            manifest.names.setdefault(module.group(1), (i + 1, i + 1))
+            i += 1
+            continue
+        if line.startswith(("set ", "export ")):
+            i += 1
+            continue
+        name = _JUST_NAME.match(line)
+        if name and _just_header_end(line, name.end()) is not None:
+            end = i
+            while end + 1 < len(lines) and (lines[end + 1][:1] in (" ", "\t") or not lines[end + 1].strip()):
+                end += 1
+            while end > i and not lines[end].strip():
+                end -= 1
+            manifest.names.setdefault(name.group(1), (i + 1, end + 1))
+            i = end + 1
+            continue
+        i += 1
+    return manifest
+
+
+# -- pyproject.toml -------------------------------------------------------------------------------
+
+def _pyproject(path: str, text: str) -> Manifest | None:
+    try:
+        data = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, RecursionError):
+        return None
+    manifest = Manifest(path, data=data)
+    project = _table(data, "project")
+    tool = _table(data, "tool")
+    name = project.get("name")
+    manifest.package_name = name if isinstance(name, str) else None
+    tables = [project.get("scripts"), project.get("gui-scripts"), _table(tool, "poetry").get("scripts"),
+              _table(tool, "pdm").get("scripts"), _table(tool, "rye").get("scripts"),
+              _table(tool, "poe").get("tasks"), _table(tool, "taskipy").get("tasks")]
+    for env_name, env in _table(_table(tool, "hatch"), "envs").items():
+        scripts = env.get("scripts") if isinstance(env, dict) else None
+        tables.append(scripts)
+        for script in scripts if isinstance(scripts, dict) else {}:
+            manifest.names.setdefault(f"{env_name}:{script}", (_line_of(text, script),) * 2)
+    for table in tables:
+        for script in table if isinstance(table, dict) else {}:
+            if isinstance(script, str):
+                line = _line_of(text, script)
+                manifest.names.setdefault(script, (line, line))
+    for requirement in _python_requirements(data):
+        match = _PEP508_NAME.match(requirement)
+        if match:
+            package = match.group(1).lower().replace("_", "-")
+            manifest.binaries.update(PYTHON_BINARIES.get(package, (package,)))
+    return manifest
+
+
+def _table(data: Any, key: str) -> dict[str, Any]:
+    value = data.get(key) if isinstance(data, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
+def _python_requirements(data: dict[str, Any]) -> list[str]:
+    project = _table(data, "project")
+    tool = _table(data, "tool")
+    out: list[str] = []
+
+    def add(items: Any) -> None:
+        if isinstance(items, list):
+            out.extend(i for i in items if isinstance(i, str))
+        elif isinstance(items, dict):  # Poetry: {name = version}
+            out.extend(k for k in items if isinstance(k, str))
+
+    add(project.get("dependencies"))
+    for group in _table(project, "optional-dependencies").values():
+        add(group)
+    for group in _table(data, "dependency-groups").values():
+        add(group)
+    add(_table(tool, "uv").get("dev-dependencies"))
+    poetry = _table(tool, "poetry")
+    add(poetry.get("dependencies"))
+    add(poetry.get("dev-dependencies"))
+    for group in _table(poetry, "group").values():
+        add(_table(group, "dependencies") if isinstance(group, dict) else None)
+    for group in _table(_table(tool, "pdm"), "dev-dependencies").values():
+        add(group)
+    add(_table(data, "build-system").get("requires"))
+    return out

@@ -1,0 +1,114 @@
+"""Versions a project declares for its language or runtime (go.mod, .nvmrc, engines, .python-version,
+requires-python, rust-toolchain, rust-version), and whether a version a memory states matches one."""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from pathlib import PurePosixPath
+from typing import Any, Callable
+
+_VERSION = re.compile(r"(\d+(?:\.\d+)*)")
+
+
+def _first_line(data: bytes) -> str | None:
+    for line in data.decode("utf-8", "replace").splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            return line.strip()
+    return None
+
+
+def _gomod(data: bytes) -> str | None:
+    text = data.decode("utf-8", "replace")
+    match = re.search(r"^go\s+(\d+(?:\.\d+)*)", text, re.M)
+    return match.group(1) if match else None
+
+
+def _toml(data: bytes, *keys: tuple[str, ...]) -> str | None:
+    try:
+        doc: Any = tomllib.loads(data.decode("utf-8", "replace"))
+    except (tomllib.TOMLDecodeError, RecursionError):
+        return None
+    for path in keys:
+        node = doc
+        for key in path:
+            node = node.get(key) if isinstance(node, dict) else None
+        if isinstance(node, str):
+            return node
+    return None
+
+
+def _package_json_node(data: bytes) -> str | None:
+    try:
+        doc = json.loads(data.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(doc, dict):
+        return None
+    for table, key in (("volta", "node"), ("engines", "node")):
+        value = doc.get(table, {}).get(key) if isinstance(doc.get(table), dict) else None
+        if isinstance(value, str):
+            return value
+    return None
+
+
+def _tool_versions(tool: str) -> Callable[[bytes], str | None]:
+    def parse(data: bytes) -> str | None:
+        for line in data.decode("utf-8", "replace").splitlines():
+            parts = line.split()
+            if len(parts) >= 2 and parts[0] == tool:
+                return parts[1]
+        return None
+
+    return parse
+
+
+#: Where each runtime's version is declared, most specific first.
+SOURCES: dict[str, list[tuple[str, Callable[[bytes], str | None]]]] = {
+    "go": [("go.mod", _gomod)],
+    "node": [(".nvmrc", _first_line), (".node-version", _first_line), ("package.json", _package_json_node),
+             (".tool-versions", _tool_versions("nodejs"))],
+    "python": [(".python-version", _first_line),
+               ("pyproject.toml", lambda d: _toml(d, ("project", "requires-python"), ("tool", "poetry", "dependencies", "python"))),
+               (".tool-versions", _tool_versions("python"))],
+    "rust": [("rust-toolchain.toml", lambda d: _toml(d, ("toolchain", "channel"))), ("rust-toolchain", _first_line),
+             ("Cargo.toml", lambda d: _toml(d, ("package", "rust-version"), ("workspace", "package", "rust-version")))],
+}
+
+
+def folders_up(base: str) -> list[str]:
+    """``a/b`` -> ``["a/b", "a", ""]``."""
+    out = []
+    folder = PurePosixPath(base) if base else None
+    while folder is not None and str(folder) not in (".", ""):
+        out.append(str(folder))
+        folder = folder.parent
+    return out + [""]
+
+
+def declared_version(tool: str, base: str, nearest: Callable[[tuple[str, ...], str], str | None],
+                     read: Callable[[str], bytes | None]) -> tuple[str, str] | None:
+    """The file and version string a project declares for ``tool`` (the nearest declaring file from
+    ``base`` up), or ``None``."""
+    for name, parse in SOURCES.get(tool, []):
+        path = nearest((name,), base)
+        if path is None:
+            continue
+        data = read(path)
+        value = parse(data) if data is not None else None
+        if value and _VERSION.search(value):
+            return path, value.strip()
+    return None
+
+
+def version_matches(stated: str, declared: str) -> bool:
+    """Whether a stated version ("1.24", "20") agrees with a declaration ("1.24.2", ">=20", "v20.11.0"):
+    equal in every part the statement gives. A declaration without a number ("stable") matches."""
+    found = _VERSION.search(declared)
+    if not found:
+        return True
+    want = stated.split(".")
+    have = found.group(1).split(".")
+    have += ["0"] * (len(want) - len(have))
+    return all(int(a) == int(b) for a, b in zip(want, have))

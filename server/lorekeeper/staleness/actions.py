@@ -1,0 +1,176 @@
+"""Actions on stale memories, each a journaled operation: verify (record fingerprints), mark (record
+``stale_reason``), apply a fix (point a moved reference at its new place), follow a rename, archive."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..model import Entry, Finding, Severity
+from ..refs.fingerprint import Verifications
+from ..store import FileChange, Journal, Operation, Record, Store
+from ..workspace import Workspace
+from .checker import StalenessChecker
+
+
+def _now_iso() -> str:
+    from datetime import datetime, timezone
+
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def verify_entries(checker: StalenessChecker, entries: list[Entry], journal: Journal) -> list[Record]:
+    """Record, for each entry, the fingerprints of everything it references and the time: the baseline
+    for "changed since verified". Entry and MIF files get ``verified`` and ``fingerprints`` fields (and
+    lose a ``stale_reason``); instruction-file entries are recorded in ``<store>/verified.json``."""
+    records: list[Record] = []
+    now = _now_iso()
+    sidecar_updates: dict[str, Any] = {}
+    # One pass over the code for every symbol named in text, rather than one pass per entry.
+    checker.index.files_mentioning({ref.target for entry in entries for ref in checker.references(entry)
+                                    if ref.kind == "symbol" and not ref.file})
+    for entry in entries:
+        base = checker.base_of(entry)
+        prints = {}
+        for ref in checker.references(entry):
+            fingerprint = checker.fingerprints.fingerprint(ref, base)
+            if fingerprint is not None:
+                prints[ref.label()] = fingerprint
+        if entry.format == "instruction":
+            sidecar_updates[Verifications.key(entry)] = {"entry": entry.id, "verified": now, "fingerprints": prints}
+            continue
+        changes: dict[str, Any] = {"verified": now, "fingerprints": prints}
+        if entry.stale_reason or "stale_reason" in entry.raw:
+            changes["stale_reason"] = None
+        records.append(checker.store.update(entry, changes, journal=journal, op="verify",
+                                            reason=f"verified {len(prints)} reference(s)"))
+    if sidecar_updates:
+        records.append(_write_sidecar(checker.ws, sidecar_updates, journal,
+                                      [v["entry"] for v in sidecar_updates.values()], "verify",
+                                      f"verified {len(sidecar_updates)} instruction-file entr{'y' if len(sidecar_updates) == 1 else 'ies'}"))
+    return records
+
+
+def _write_sidecar(ws: Workspace, updates: dict[str, Any], journal: Journal, entry_ids: list[str], op: str,
+                   reason: str) -> Record:
+    import json
+
+    path = ws.store / Verifications.FILE
+    before = path.read_bytes() if path.is_file() else None
+    try:
+        data = json.loads(before.decode("utf-8")) if before else {}
+    except (ValueError, UnicodeDecodeError):
+        data = {}
+    if not isinstance(data, dict):
+        data = {}
+    entries = data.setdefault("entries", {})
+    entries.update(updates)
+    data.setdefault("about", "Lorekeeper's verifications of instruction-file entries (lore verify); keyed by file and text.")
+    after = (json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False) + "\n").encode("utf-8")
+    return journal.apply(Operation(op=op, reason=reason, changes=[FileChange(ws.rel(path), before, after)],
+                                   entries=entry_ids))
+
+
+def mark_stale(store: Store, findings: list[Finding], journal: Journal) -> tuple[list[Record], list[Entry]]:
+    """Record ``stale_reason`` on the entries with error findings (entry and MIF files). Instruction-file
+    entries are returned unmarked: their text is the user's, and the finding is their mark."""
+    by_entry: dict[str, list[Finding]] = {}
+    for finding in findings:
+        if finding.severity == Severity.error and finding.entry:
+            by_entry.setdefault(finding.entry, []).append(finding)
+    ids = store.by_id()
+    records, skipped = [], []
+    for entry_id, found in by_entry.items():
+        entry = ids.get(entry_id)
+        if entry is None:
+            continue
+        if entry.format == "instruction":
+            skipped.append(entry)
+            continue
+        reason = "; ".join(f.message for f in found)
+        if entry.stale_reason == reason:
+            continue
+        records.append(store.update(entry, {"stale_reason": reason}, journal=journal, op="flag-stale", reason=reason))
+    return records, skipped
+
+
+def fix_change(store: Store, entry: Entry, fix: dict[str, Any]) -> FileChange | None:
+    """The file change a fix makes, without applying it: point a moved reference at its new path (in
+    the text, and in ``refs``) or replace a stated value (package manager). ``None`` when nothing
+    would change."""
+    if fix.get("action") not in ("replace-ref", "replace-text"):
+        return None
+    old, new = str(fix["old"]), str(fix["new"])
+    pattern = (rf"(?<![\w/.-]){re.escape(old)}(?![\w-])" if fix["action"] == "replace-ref" else rf"\b{re.escape(old)}\b")
+    if entry.format == "instruction":
+        path = store.ws.root / entry.location.path
+        lines = path.read_text(encoding="utf-8").splitlines()[entry.location.start_line - 1 : entry.location.end_line]
+        original = "\n".join(lines)
+        replaced = re.sub(pattern, new, original)
+        return store.change_for(entry, {"content": replaced}) if replaced != original else None
+    changes: dict[str, Any] = {}
+    content = re.sub(pattern, new, entry.content)
+    if content != entry.content:
+        changes["content"] = content
+    if entry.refs and fix["action"] == "replace-ref":
+        if entry.format == "entry" and isinstance(entry.raw.get("refs"), list):
+            # Edit the file's own ref items so their form ("path:symbol" strings, extra keys) survives.
+            def moved(path: str) -> bool:
+                return path == old or path.startswith(old + "/")
+
+            refs = [({**item, "path": new + item["path"][len(old):]} if isinstance(item, dict)
+                     and isinstance(item.get("path"), str) and moved(item["path"]) else
+                     new + item[len(old):] if isinstance(item, str) and (moved(item.split(":")[0]))
+                     else item) for item in entry.raw["refs"]]
+            if refs != entry.raw["refs"]:
+                changes["refs"] = refs
+        elif entry.format == "mif" and any(r.path == old or r.path.startswith(old + "/") for r in entry.refs):
+            changes["refs"] = [{**r.model_dump(exclude_none=True),
+                                **({"path": new + r.path[len(old):]} if r.path == old or r.path.startswith(old + "/") else {})}
+                               for r in entry.refs]
+    if not changes:
+        return None
+    if entry.stale_reason:
+        changes["stale_reason"] = None
+    return store.change_for(entry, changes)
+
+
+def apply_fix(store: Store, entry: Entry, finding: Finding, journal: Journal) -> Record | None:
+    """Apply a finding's fix (see :func:`fix_change`), journaled. ``None`` when it changes nothing."""
+    fix = finding.fix or {}
+    change = fix_change(store, entry, fix)
+    if change is None:
+        return None
+    return journal.apply(Operation(op="update-ref", reason=f"{fix['old']} -> {fix['new']}: {finding.message}",
+                                   changes=[change], entries=[entry.id]))
+
+
+def rename_changes(checker: StalenessChecker, old: str, new: str) -> list[tuple[Entry, FileChange]]:
+    """When a file or folder is renamed from ``old`` to ``new``: the changes that make every memory
+    referencing it (or anything under it) name the new place."""
+    old, new = old.rstrip("/"), new.rstrip("/")
+    out = []
+    for entry in checker.store.live():
+        base = checker.base_of(entry)
+        for ref in checker.references(entry):
+            if ref.kind != "path":
+                continue
+            target = ref.target.rstrip("/")
+            full = f"{base}/{target}" if base and checker.index.resolve(ref.target, base) == f"{base}/{target}" else target
+            if full == old or full.startswith(old + "/"):
+                # Replace the renamed part as the memory spells it (relative to its folder if it is nested).
+                spelled_old = old if not (base and full != target) else old[len(base) + 1 :]
+                spelled_new = new if not (base and full != target) else new[len(base) + 1 :] if new.startswith(base + "/") else new
+                change = fix_change(checker.store, entry, {"action": "replace-ref", "old": spelled_old, "new": spelled_new})
+                if change is not None:
+                    out.append((entry, change))
+                break
+    return out
+
+
+def archive_entry(store: Store, entry: Entry, journal: Journal, reason: str) -> Record:
+    """Archive an entry: it stays on disk, no longer live. Instruction-file entries cannot be archived
+    in place (their text would have to go), so they are refused."""
+    if entry.format == "instruction":
+        raise ValueError("instruction-file entries are archived by editing the file; Lorekeeper keeps their text")
+    return store.update(entry, {"archived": True, "archived_reason": reason}, journal=journal, op="archive", reason=reason)

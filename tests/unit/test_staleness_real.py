@@ -1,0 +1,332 @@
+"""Staleness on what real repositories hold: one test per false alarm and per miss seen when
+`lore check-stale` ran on public repositories (each distilled to a tiny git repository), and git
+history that cannot answer (shallow and partial clones)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from support import Tree, commit, git
+
+from lorekeeper.model import Finding, Severity
+from lorekeeper.staleness import check_workspace
+from lorekeeper.workspace import Workspace
+
+
+def check(root: Path) -> list[Finding]:
+    return check_workspace(Workspace(root))[0]
+
+
+def loud(findings: list[Finding]) -> list[tuple[str, int | None, str, str | None]]:
+    """Errors and warnings: what a user sees as a problem."""
+    return [(f.source, f.line, f.kind, f.ref) for f in findings if f.severity != Severity.info]
+
+
+# -- false alarms -----------------------------------------------------------------------------------
+
+def test_dependency_executables_run_through_the_package_manager_are_not_scripts(tree: Tree) -> None:
+    tree.write("pyproject.toml", '[project]\nname = "x"\ndependencies = ["httpx"]\n\n[dependency-groups]\n'
+                                 'dev = ["pytest>=8", "mkdocs-material", "sphinx"]\n\n[project.scripts]\nx = "x:main"\n')
+    tree.write("examples/demo/package.json", json.dumps({"name": "demo", "devDependencies": {"tsx": "^4"}}))
+    tree.write("package.json", json.dumps({"name": "root", "scripts": {"build": "tsc"}}))
+    tree.write("CLAUDE.md", "\n".join([
+        "- Test with `uv run pytest tests/ -q`.",
+        "- Docs: `uv run mkdocs serve`; API docs with `uv run sphinx-build docs out`.",
+        "- Run the demo: `cd examples/demo && pnpm tsx main.ts`.",
+        "- Placeholder tools: `uv run tool` runs any tool.",
+    ]) + "\n")
+    tree.write("tests/test_a.py", "def test_a(): pass\n")
+    commit(tree, "initial")
+    # A later commit touches a line of pyproject.toml holding "pytest": it removed nothing.
+    tree.write("pyproject.toml", '[project]\nname = "x"\ndependencies = ["httpx"]\n\n[dependency-groups]\n'
+                                 'dev = ["pytest>=9", "mkdocs-material", "sphinx"]\n\n[project.scripts]\nx = "x:main"\n')
+    commit(tree, "bump pytest")
+    assert loud(check(tree.root)) == []
+
+
+def test_scripts_defined_where_a_naive_checker_does_not_look(tree: Tree) -> None:
+    tree.write("pyproject.toml", '[project]\nname = "x"\n\n[tool.hatch.envs.default.scripts]\ncov = "pytest --cov"\n'
+                                 '\n[tool.hatch.envs.docs.scripts]\nbuild = "mkdocs build"\n')
+    tree.write("justfile", "set shell := ['bash', '-c']\n\n# run tests\ntest *args='':\n    pytest {{args}}\n\n"
+                           "new-rule name kind='lint':\n    ./new.sh {{name}} {{kind}}\n\nalias t := test\n"
+                           "[private]\n_helper:\n    echo\n")
+    tree.write("Makefile", "include tools/extra.mk\n\n%.pdf: %.md\n\tpandoc $< -o $@\n\n.PHONY: ci lint\nci: lint\n")
+    tree.write("tools/extra.mk", "release:\n\t./release.sh\n")
+    tree.write("CLAUDE.md", "\n".join([
+        "- Coverage: `hatch run cov`; docs: `hatch run docs:build`.",
+        "- `just test -k smoke`, `just new-rule no-foo`, `just t`.",
+        "- `make release`, `make guide.pdf`, `make lint`.",
+    ]) + "\n")
+    commit(tree, "initial")
+    assert loud(check(tree.root)) == []
+
+
+def test_ignored_runtime_and_setup_cloned_paths_are_not_judged(tree: Tree) -> None:
+    tree.write("vendor/suite/README.md", "once committed, now cloned by scripts/setup.sh\n")
+    tree.write("CLAUDE.md", "- The conformance suite is cloned into `vendor/suite` by `scripts/setup.sh`.\n"
+                            "- Runtime state lives in `.data/state.json`.\n")
+    tree.write("scripts/setup.sh", "git clone x vendor/suite\n")
+    commit(tree, "initial", date="2026-01-01T00:00:00Z")
+    # The folder leaves git and is ignored with a trailing slash; the reference has none.
+    git(tree.root, "rm", "-rq", "vendor/suite")
+    tree.write(".gitignore", "vendor/suite/\n.data/\n")
+    commit(tree, "clone the suite at setup instead", date="2026-02-01T00:00:00Z")
+    assert loud(check(tree.root)) == []
+
+
+def test_dotted_names_that_are_not_code_are_not_symbols(tree: Tree) -> None:
+    tree.write("src/app.py", "def head():\n    return 1\n\n\ndef title():\n    return 2\n")
+    tree.write("CLAUDE.md", "- Read `github.event.pull_request.head` in workflows.\n"
+                            "- The i18n key `main.status.title` labels the page.\n"
+                            "- Set `tool.ruff.line-length` in pyproject.\n")
+    commit(tree, "initial")
+    tree.write("src/app.py", "def other():\n    return 1\n")
+    commit(tree, "remove head and title")
+    assert check(tree.root) == []
+
+
+def test_a_bare_file_name_is_found_anywhere_in_the_tree(tree: Tree) -> None:
+    tree.write("tests/unit/conftest.py", "import pytest\n")
+    tree.write("packages/web/tsconfig.json", "{}\n")
+    tree.write("CLAUDE.md", "- Fixtures go in `conftest.py`.\n- Each package has its own `tsconfig.json`.\n")
+    commit(tree, "initial")
+    assert check(tree.root) == []
+
+
+def test_names_of_other_tools_file_names_and_placeholders_are_not_symbols(tree: Tree) -> None:
+    tree.write("main.go", "package main\n\nfunc main() {}\n")
+    tree.write("CLAUDE.md", "\n".join([
+        "- Format with `gofmt` and search with `grep`; config is in `hk.pkl` and `tsconfig.base`.",
+        "- Components follow `Component.extend()`; label PRs `needs-review`; runs on `pull_request_target`.",
+        "- The MCP server exposes `search_docs` and `fetch_page` tools.",
+    ]) + "\n")
+    commit(tree, "initial")
+    tree.write("main.go", "package main\n\n// gofmt keeps this tidy\nfunc main() {}\n")
+    commit(tree, "comment")
+    assert check(tree.root) == []
+
+
+def test_sub_package_commands_and_files_resolve_in_that_package(tree: Tree) -> None:
+    tree.write("package.json", json.dumps({"name": "root", "private": True, "scripts": {"build": "turbo build"}}))
+    tree.write("clients/web/package.json", json.dumps({"name": "@acme/web", "scripts": {"test": "vitest"}}))
+    tree.write("clients/web/tsconfig.json", "{}\n")
+    tree.write("packages/core/package.json", json.dumps({"name": "@acme/core", "scripts": {"typecheck": "tsc"}}))
+    tree.write("CLAUDE.md", "\n".join([
+        "- Run `npm run test` from `clients/web/`; it reads their `tsconfig.json`.",
+        "- Type-check one package: `pnpm --filter @acme/core typecheck`.",
+        "- `pnpm -r typecheck` runs it everywhere.",
+        "- The `legacy-sync` script was removed in #1785.",
+    ]) + "\n")
+    commit(tree, "initial")
+    assert loud(check(tree.root)) == []
+
+
+def test_symlinked_instruction_files_are_read_once(tree: Tree) -> None:
+    tree.write("AGENTS.md", "- Helpers live in `src/helpers.ts`.\n")
+    tree.write("src/helpers.ts", "export {}\n")
+    os.symlink("AGENTS.md", tree.root / "CLAUDE.md")
+    commit(tree, "initial")
+    (tree.root / "src/helpers.ts").unlink()
+    commit(tree, "drop helpers")
+    findings = check(tree.root)
+    assert [(f.source, f.kind) for f in findings] == [("AGENTS.md", "stale-path")]
+    assert findings[0].related == [{"source": "CLAUDE.md", "line": 1,
+                                    "message": "the same file: CLAUDE.md is a symlink to AGENTS.md"}]
+
+
+def test_a_moved_folder_is_fixed_as_a_folder(tree: Tree) -> None:
+    tree.write("src/jobs/nightly.ts", "export const a = 1;\n")
+    tree.write("src/jobs/hourly.ts", "export const b = 2;\n")
+    tree.write("CLAUDE.md", "- Jobs live in `src/jobs/`.\n")
+    commit(tree, "initial")
+    git(tree.root, "mv", "src/jobs", "src/tasks")
+    commit(tree, "rename jobs to tasks")
+    [finding] = check(tree.root)
+    assert finding.kind == "moved-path" and finding.severity == Severity.error
+    assert finding.fix == {"action": "replace-ref", "old": "src/jobs/", "new": "src/tasks/"}
+
+
+def test_other_agents_files_and_configured_names_are_read(tree: Tree) -> None:
+    tree.write("CRUSH.md", "- Build with `scripts/build.sh`.\n")
+    tree.write("CONVENTIONS.md", "- Lint with `scripts/lint.sh`.\n")
+    tree.write(".lore/config.toml", '[store]\ninstruction_files = ["CONVENTIONS.md"]\n')
+    tree.write("scripts/build.sh", "echo\n")
+    tree.write("scripts/lint.sh", "echo\n")
+    commit(tree, "initial")
+    (tree.root / "scripts/build.sh").unlink()
+    (tree.root / "scripts/lint.sh").unlink()
+    commit(tree, "drop scripts")
+    assert {(f.source, f.kind) for f in check(tree.root)} == {("CRUSH.md", "stale-path"), ("CONVENTIONS.md", "stale-path")}
+
+
+def test_removed_in_names_the_commit_after_the_baseline_not_any_commit_with_the_word(tree: Tree) -> None:
+    tree.write("package.json", json.dumps({"scripts": {"lint": "eslint .", "test": "vitest"}}, indent=2))
+    tree.write("CLAUDE.md", "- Run `pnpm lint` before pushing.\n")
+    commit(tree, "initial", date="2026-01-01T00:00:00Z")
+    tree.write("package.json", json.dumps({"scripts": {"test": "vitest"}}, indent=2))
+    sha = commit(tree, "Drop eslint", date="2026-02-01T00:00:00Z")
+    tree.write("package.json", json.dumps({"scripts": {"test": "vitest --run"}, "description": "no lint"}, indent=2))
+    commit(tree, "Tweak test", date="2026-03-01T00:00:00Z")
+    [finding] = check(tree.root)
+    assert finding.severity == Severity.error and f"removed in {sha} on 2026-02-01: Drop eslint" in finding.message
+
+
+def test_a_target_added_after_the_memory_was_written_is_not_an_error(tree: Tree) -> None:
+    tree.write("CLAUDE.md", "- Deployment notes are in `docs/deploy.md`.\n")
+    commit(tree, "initial", date="2026-01-01T00:00:00Z")
+    tree.write("docs/deploy.md", "# Deploy\n")
+    commit(tree, "add deploy notes", date="2026-02-01T00:00:00Z")
+    (tree.root / "docs/deploy.md").unlink()
+    sha = commit(tree, "remove deploy notes", date="2026-03-01T00:00:00Z")
+    [finding] = check(tree.root)
+    assert (finding.kind, finding.severity) == ("stale-path", Severity.warning)
+    assert f"was deleted in {sha}" in finding.message and "created after this memory was written" in finding.message
+
+
+def test_a_target_that_never_existed_is_information(tree: Tree) -> None:
+    tree.write("src/a.ts", "export {}\n")
+    tree.write("CLAUDE.md", "- Config is in `src/config/app.ts`.\n")
+    commit(tree, "initial")
+    [finding] = check(tree.root)
+    assert (finding.kind, finding.severity) == ("unresolved-path", Severity.info)
+
+
+# -- misses ----------------------------------------------------------------------------------------
+
+def test_trees_with_spacer_lines_keep_their_nesting_and_report_the_line(tree: Tree) -> None:
+    tree.write("src/api/handlers.ts", "export {}\n")
+    tree.write("src/api/routes/orders.ts", "export {}\n")
+    tree.write("src/web/app.tsx", "export {}\n")
+    tree.write("CLAUDE.md", "\n".join([
+        "# Layout", "", "```", "src/", "├── api/", "│   ├── handlers.ts", "│   │", "│   └── routes/",
+        "│      └── orders.ts", "│", "└── web/", "    └── app.tsx", "```", ""]))
+    commit(tree, "initial")
+    assert check(tree.root) == []
+    shutil.rmtree(tree.root / "src/api/routes")
+    commit(tree, "drop routes")
+    findings = check(tree.root)
+    assert {(f.ref, f.line) for f in findings} == {("src/api/routes/", 8), ("src/api/routes/orders.ts", 9)}
+
+
+def test_a_document_in_docs_names_paths_relative_to_its_package(tree: Tree) -> None:
+    tree.write("packages/engine/src/plan.ts", "export {}\n")
+    tree.write("packages/engine/docs/AGENTS.md", "- Plans are built in `src/plan.ts`.\n- Caches in `src/cache.ts`.\n")
+    tree.write("packages/engine/src/cache.ts", "export {}\n")
+    commit(tree, "initial")
+    assert check(tree.root) == []
+    (tree.root / "packages/engine/src/cache.ts").unlink()
+    commit(tree, "drop cache")
+    assert [(f.kind, f.ref) for f in check(tree.root)] == [("stale-path", "src/cache.ts")]
+
+
+def test_commands_that_change_folder(tree: Tree) -> None:
+    tree.write("examples/old-name/package.json", json.dumps({"name": "ex", "scripts": {"dev": "vite"}}))
+    tree.write("tools/runner/Makefile", "build:\n\tgo build\n")
+    tree.write("CLAUDE.md", "- Try it: `cd examples/old-name && pnpm dev`.\n- Runner: `make -C tools/runner build`.\n")
+    commit(tree, "initial")
+    assert check(tree.root) == []
+    git(tree.root, "mv", "examples/old-name", "examples/new-name")
+    tree.write("tools/runner/Makefile", "compile:\n\tgo build\n")
+    commit(tree, "rename example; rename build target")
+    got = {(f.kind, f.ref, f.severity) for f in check(tree.root)}
+    assert ("moved-path", "examples/old-name/", Severity.error) in got
+    assert ("stale-make-target", "build", Severity.error) in got
+
+
+def test_paths_inside_commands(tree: Tree) -> None:
+    tree.write("internal/x/x.go", "package x\n")
+    tree.write("tests/unit/test_a.py", "def test_b(): pass\n")
+    tree.write("CLAUDE.md", "```bash\ngo test ./internal/x -run TestX\nuv run pytest tests/unit/test_a.py::test_b\n```\n")
+    commit(tree, "initial")
+    assert check(tree.root) == []
+    shutil.rmtree(tree.root / "internal")
+    (tree.root / "tests/unit/test_a.py").unlink()
+    commit(tree, "remove")
+    assert {(f.ref, f.line) for f in check(tree.root)} == {("internal/x", 2), ("tests/unit/test_a.py", 3)}
+
+
+def test_a_symbol_written_as_a_call_with_arguments(tree: Tree) -> None:
+    tree.write("src/retry.ts", "export function withRetry(fn: () => void) { fn(); }\nexport function backoff() {}\n")
+    tree.write("CLAUDE.md", "- Wrap calls in `withRetry(fn)` and tune `backoff`.\n")
+    commit(tree, "initial")
+    tree.write("src/retry.ts", "export function backoff() {}\n")
+    commit(tree, "drop withRetry")
+    [finding] = check(tree.root)
+    assert (finding.kind, finding.ref, finding.severity) == ("stale-symbol", "withRetry", Severity.error)
+
+
+def test_versions_stated_in_a_memory_are_compared_with_what_declares_them(tree: Tree) -> None:
+    tree.write("go.mod", "module example.com/x\n\ngo 1.24.0\n")
+    tree.write("CLAUDE.md", "- Requires Go 1.24+.\n- Python 3.11 is used by the scripts.\n")
+    commit(tree, "initial")
+    assert check(tree.root) == []
+    tree.write("go.mod", "module example.com/x\n\ngo 1.25.1\n")
+    commit(tree, "bump go")
+    [finding] = check(tree.root)
+    assert (finding.kind, finding.severity, finding.line) == ("stale-version", Severity.warning, 1)
+    assert "`go.mod` now says 1.25.1 (it said 1.24.0 when this memory was written" in finding.message
+
+
+# -- when git cannot answer ------------------------------------------------------------------------
+
+def _stale_repo(tree: Tree) -> None:
+    tree.write("src/old.ts", "export const old = 1;\n" * 50)
+    tree.write("src/keep.ts", "export {}\n")
+    tree.write("CLAUDE.md", "- Old code is in `src/old.ts`.\n- Also see `src/never.ts`.\n")
+    commit(tree, "initial", date="2026-01-01T00:00:00Z")
+    (tree.root / "src/old.ts").unlink()
+    tree.write("src/keep.ts", "export const keep = 1;\n")
+    commit(tree, "drop old", date="2026-02-01T00:00:00Z")
+
+
+def test_a_shallow_clone_says_history_is_incomplete_and_gives_no_never_existed_verdicts(tree: Tree, tmp_path: Path) -> None:
+    _stale_repo(tree)
+    shallow = tmp_path / "shallow"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{tree.root}", str(shallow)], check=True)
+    findings = check(shallow)
+    assert [(f.kind, f.severity) for f in findings] == [("history-unavailable", Severity.warning)]
+    assert "shallow clone" in findings[0].message
+
+
+def test_missing_objects_are_reported_once_and_no_verdict_rests_on_them(tree: Tree, tmp_path: Path) -> None:
+    tree.write("src/pay.ts", "export function refundAll() {}\nexport function charge() {}\n")
+    tree.write("src/old.ts", "export const old = 1;\n")
+    tree.write("CLAUDE.md", "- Old code is in `src/old.ts`.\n- Also see `src/never.ts`.\n- Refunds: `refundAll`.\n")
+    commit(tree, "initial", date="2026-01-01T00:00:00Z")
+    (tree.root / "src/old.ts").unlink()
+    tree.write("src/pay.ts", "export function charge() {}\n")
+    commit(tree, "drop old code", date="2026-03-01T00:00:00Z")
+    git(tree.root, "config", "uploadpack.allowFilter", "true")
+    partial = tmp_path / "partial"
+    # A partial clone holds the trees of every commit but only the file contents of its checkout; its
+    # promisor remote is out of reach (offline, or gone), so older contents cannot be fetched.
+    subprocess.run(["git", "clone", "-q", "--filter=blob:none", f"file://{tree.root}", str(partial)], check=True,
+                   capture_output=True)
+    git(partial, "remote", "set-url", "origin", str(tmp_path / "gone"))
+    findings = check(partial)
+    got = {(f.kind, f.severity, f.ref) for f in findings}
+    # Trees are complete: the deleted file is proven stale, and the other path never existed.
+    assert ("stale-path", Severity.error, "src/old.ts") in got
+    assert ("unresolved-path", Severity.info, "src/never.ts") in got
+    # The symbol's old definition cannot be read: no verdict, and one warning says why.
+    assert not any(f.ref == "refundAll" for f in findings)
+    [warning] = [f for f in findings if f.kind == "history-unavailable"]
+    assert warning.severity == Severity.warning and "missing" in warning.message
+
+
+def test_a_name_the_memory_places_in_a_file_is_stale_once_the_code_drops_it(tree: Tree) -> None:
+    # Not a definition: a VCR matcher registered under a string name, as real test suites do.
+    tree.write("tests/conftest.py", "def pytest_recording_configure(config, vcr):\n"
+                                    "    vcr.register_matcher('function_calling_mode', lambda a, b: None)\n")
+    tree.write("tests/AGENTS.md", "- Gate cassettes with a matcher; see `function_calling_mode` in `tests/conftest.py`.\n"
+                                  "- Or `other_matcher`, which no code ever had.\n")
+    commit(tree, "initial")
+    tree.write("tests/conftest.py", "def pytest_recording_configure(config, vcr):\n    pass\n")
+    sha = commit(tree, "Assert at the boundary instead of via matchers")
+    [finding] = check(tree.root)
+    assert (finding.kind, finding.ref, finding.severity) == ("stale-symbol", "function_calling_mode", Severity.error)
+    assert f"removed in {sha}" in finding.message
