@@ -53,12 +53,12 @@ try {
   check("provenance hover", hover.includes("CLAUDE.md:16") && hover.includes("moved"), hover.slice(0, 80));
   await page.mouse.move(5, 5);
 
-  const duplicate = "20260715T130000Z-6d5c4b3a2f1e.json";
+  const duplicate = "20260716T130500Z-8f7e6d5c4b3a.json";  // the copy without a reference: merged into the other
   await quickOpen(duplicate);
   await page.locator(".view-line", { hasText: "content" }).first().click();
   await page.waitForTimeout(1000);
   await page.keyboard.press("Control+.");
-  const merge = page.locator('.action-widget .action-label:has-text("Merge with 8f7e6d5c4b3a"), .monaco-list-row:has-text("Merge with 8f7e6d5c4b3a")').first();
+  const merge = page.locator('.action-widget .action-label:has-text("Merge with 6d5c4b3a2f1e"), .monaco-list-row:has-text("Merge with 6d5c4b3a2f1e")').first();
   const offered = await merge.waitFor({ timeout: 20000 }).then(() => true, () => false);
   await shot("4-quick-fix");
   check("merge quick fix offered", offered);
@@ -67,7 +67,7 @@ try {
     let merged = false;
     for (let i = 0; i < 40 && !merged; i++) {
       await page.waitForTimeout(250);
-      merged = JSON.parse(readFileSync(join(workspace, ".lore/memory/entries", duplicate), "utf8")).merged_into === "8f7e6d5c4b3a";
+      merged = JSON.parse(readFileSync(join(workspace, ".lore/memory/entries", duplicate), "utf8")).merged_into === "6d5c4b3a2f1e";
     }
     check("merge applied (journaled)", merged);
   }

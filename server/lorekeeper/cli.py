@@ -390,10 +390,11 @@ def undo(
     ws = _workspace(ctx)
     journal = _journal(ws)
     try:
-        targets = [r.id for r in journal.last_command()] if last else [op]
-        if not targets:
+        undone = journal.undo_last(force=force) if last else journal.undo(str(op), force=force)
+        if undone is None:
             _fail("nothing to undo: every command in the journal is already undone", PROBLEMS)
-        done: list[Record] = [journal.undo(t, force=force) for t in targets if t]
+            return
+        done: list[Record] = [undone]
     except UnknownOperation as exc:
         _fail(str(exc), PROBLEMS)
         return
@@ -401,11 +402,13 @@ def undo(
         _fail(str(exc), REFUSED)
         return
     if as_json:
-        _emit({"undone": [r.undoes for r in done], "operations": [r.summary() for r in done]})
+        _emit({"undone": [u for r in done for u in r.undone], "operations": [r.summary() for r in done]})
         return
     for record in done:
-        out.print(f"[green]undid[/] {record.undoes} [dim](as operation {record.id}; files restored: "
-                  f"{', '.join(escape(c.path) for c in record.changes)})[/]")
+        files = [c.path for c in record.changes]
+        shown = ", ".join(escape(p) for p in files[:8]) + (f" and {len(files) - 8} more" if len(files) > 8 else "")
+        out.print(f"[green]undid[/] {', '.join(record.undone[:5])}{' …' if len(record.undone) > 5 else ''} "
+                  f"[dim]({len(record.undone)} operation(s), as operation {record.id}; files restored: {shown})[/]")
 
 
 @app.command()

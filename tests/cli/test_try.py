@@ -19,7 +19,7 @@ def test_scripts_try_shows_the_example_workspace(tmp_path) -> None:
     assert "src/payments/stripe.ts:StripeClient.createCharge  exists" in out
     assert "added " in out and "skipped: memory already says this" in out
     assert "undid " in out
-    assert "would apply: 1 supersede, 1 dedup, 1 consolidate;" in out and "nothing was written (--dry-run)" in out
+    assert "would apply: 1 supersede, 1 dedup;" in out and "nothing was written (--dry-run)" in out
     assert "34 memories checked: every reference holds" in out  # before the refactor: clean
     after = out.split("After a refactor")[1]
     assert 'CLAUDE.md:10: error: script "test:e2e" is not defined in package.json (removed in ' in after

@@ -38,19 +38,22 @@ async def test_update_reference_on_a_moved_file(client: LanguageClient, workspac
 
 
 async def test_merge_with_the_other_copy(client: LanguageClient, workspace: Path) -> None:
-    dup = workspace / ".lore/memory/entries/20260715T130000Z-6d5c4b3a2f1e.json"
+    # The copy with a reference is the more complete one: it survives, whichever is newer.
+    dup = workspace / ".lore/memory/entries/20260716T130500Z-8f7e6d5c4b3a.json"
+    keeper = workspace / ".lore/memory/entries/20260715T130000Z-6d5c4b3a2f1e.json"
     await wait_for_diagnostics(client, dup.as_uri())
     found = await actions(client, dup, 3)
-    merge = next(a for a in found if a.title == "Merge with 8f7e6d5c4b3a")
+    merge = next(a for a in found if a.title == "Merge with 6d5c4b3a2f1e")
     assert merge.kind == types.CodeActionKind.QuickFix and merge.is_preferred
     await run(client, merge)
-    assert json.loads(dup.read_text())["merged_into"] == "8f7e6d5c4b3a"
+    assert json.loads(dup.read_text())["merged_into"] == "6d5c4b3a2f1e"
     await wait_for_diagnostics(client, dup.as_uri(), lambda ds: len(ds) == 0)
     log = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="lore.showLog"))
     assert log["operations"][0]["op"] == "merge"
     undone = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="lore.undo"))
     assert undone["undone"] == [log["operations"][0]["id"]]
     assert "merged_into" not in json.loads(dup.read_text())
+    assert json.loads(keeper.read_text())["tags"] == ["typescript"]
 
 
 async def test_archive_and_mark_valid(client: LanguageClient, workspace: Path) -> None:
@@ -72,7 +75,7 @@ async def test_compact_sends_an_annotated_edit_and_reports_progress(client: Lang
     compact = next(a for a in found if a.title == "Compact memory…")
     assert compact.kind == "source.lorekeeper.compact"
     result = await run(client, compact)
-    assert result["applied"] is True and [o["op"] for o in result["operations"]] == ["supersede", "dedup", "consolidate"]
+    assert result["applied"] is True and [o["op"] for o in result["operations"]] == ["supersede", "dedup"]
     [edit] = client.applied_edits
     changes = edit.edit.document_changes
     created = [c for c in changes if isinstance(c, types.CreateFile)]
@@ -90,7 +93,7 @@ async def test_compact_sends_an_annotated_edit_and_reports_progress(client: Lang
     else:
         assert edit.edit.change_annotations is None
     log = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="lore.showLog"))
-    assert [o["op"] for o in log["operations"][:4]] == ["views", "consolidate", "dedup", "supersede"]
+    assert [o["op"] for o in log["operations"][:3]] == ["views", "dedup", "supersede"]
 
 
 async def test_fuse_a_topic_cluster(client: LanguageClient, workspace: Path) -> None:

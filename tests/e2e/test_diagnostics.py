@@ -29,11 +29,12 @@ async def test_stale_memories_appear_on_start(client: LanguageClient, workspace:
 
 
 async def test_duplicates_point_at_every_other_copy(client: LanguageClient, workspace: Path) -> None:
-    dup = (workspace / ".lore/memory/entries/20260715T130000Z-6d5c4b3a2f1e.json").as_uri()
+    dup = (workspace / ".lore/memory/entries/20260716T130500Z-8f7e6d5c4b3a.json").as_uri()
     diagnostics = await wait_for_diagnostics(client, dup, lambda ds: any(d.code == "duplicate" for d in ds))
     duplicate = next(d for d in diagnostics if d.code == "duplicate")
     [related] = duplicate.related_information
-    assert related.location.uri.endswith("20260716T130500Z-8f7e6d5c4b3a.json") and related.message == "kept copy"
+    # The copy with a reference is kept (the more complete one), though it is the older.
+    assert related.location.uri.endswith("20260715T130000Z-6d5c4b3a2f1e.json") and related.message == "kept copy"
 
 
 async def test_pulling_clients_get_every_memory_file_in_one_workspace_report(client: LanguageClient,

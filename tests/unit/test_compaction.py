@@ -57,7 +57,7 @@ def test_dedup_against_an_instruction_file_never_edits_it(tree: Tree) -> None:
     assert claude.read_bytes() == before
 
 
-def test_merge_near_duplicates_but_never_different_literals(tree: Tree) -> None:
+def test_merge_same_facts_and_report_conflicts_without_acting_on_them(tree: Tree) -> None:
     facts = {
         "p1": ("Run the linter before committing any code.", 20),
         "p2": ("Before committing any code, run the linter!", 3),
@@ -71,14 +71,16 @@ def test_merge_near_duplicates_but_never_different_literals(tree: Tree) -> None:
     for key, (text, days) in facts.items():
         tree.entry(f"{key}.json", {"id": key, "content": text, "created": ago(days)})
     p, store = plan(tree, only=["merge"])
-    assert ("merge", ["p1"]) in ops(p)
-    assert ("supersede", ["n1"]) in ops(p) and ("supersede", ["g1"]) in ops(p)
-    assert not any("x1" in sources or "x2" in sources for _, sources in ops(p))
+    assert ops(p) == [("merge", ["p1"])]  # only the same fact in other words becomes one
     kinds = {tuple(c["entries"]): c["kind"] for c in p.conflicts}
     assert kinds == {("n2", "n1"): "contradiction", ("g2", "g1"): "contradiction"}
+    lengths = next(c for c in p.conflicts if c["entries"] == ["n2", "n1"])
+    assert (lengths["old"], lengths["new"]) == ("100", "120")
     apply_plan(p, store, tree.journal())
     assert entry_file(tree, "p1.json")["merged_into"] == "p2"
-    assert entry_file(tree, "n1.json")["superseded_by"] == "n2"
+    # Both sides of a conflict stay live and unchanged until someone decides.
+    assert {"n1", "n2", "g1", "g2", "x1", "x2"} <= {e.id for e in tree.store().live()}
+    assert "superseded_by" not in entry_file(tree, "n1.json")
 
 
 def test_supersede_follows_chains_ignores_dangling_and_reports_cycles(tree: Tree) -> None:
@@ -133,8 +135,11 @@ def test_compress_summarises_long_old_entries_and_keeps_the_text(tree: Tree) -> 
 def test_archive_expired_decayed_and_old_but_never_pinned_or_protected(tree: Tree) -> None:
     tree.entry("ttl.json", {"id": "ttl", "content": "Sprint 12 freeze.", "ttl": "P14D", "created": ago(20)})
     tree.entry("fresh.json", {"id": "fresh", "content": "Sprint 13 freeze.", "ttl": "P14D", "created": ago(3)})
-    tree.entry("weak.json", {"id": "weak", "content": "Flaky test in cart.", "strength": 0.8, "last_accessed": ago(120)})
-    tree.entry("old.json", {"id": "old", "content": "Old note.", "created": ago(400)})
+    tree.entry("weak.json", {"id": "weak", "content": "Flaky test in cart.", "strength": 0.8, "last_accessed": ago(120),
+                             "category": "notes"})
+    tree.entry("old.json", {"id": "old", "content": "Old note.", "created": ago(400), "category": "notes"})
+    # A convention stays true however old: age and decay never archive it (an expired TTL would).
+    tree.entry("rule.json", {"id": "rule", "content": "Always use pnpm.", "created": ago(400), "strength": 0.5})
     tree.entry("pinned.json", {"id": "pinned", "content": "Pinned note.", "created": ago(400), "pinned": True})
     tree.entry("dec.json", {"id": "dec", "content": "We chose Postgres.", "category": "decisions", "ttl": 1,
                             "created": ago(400)})
@@ -217,11 +222,14 @@ def test_no_fact_is_lost_by_any_plan(tree: Tree) -> None:
             data["strength"] = 0.5
         tree.entry(f"e{i}.json", data)
     p, store = plan(tree)
-    assert {op.op for op in p.operations} >= {"dedup", "merge", "supersede", "archive"}
+    assert {op.op for op in p.operations} >= {"dedup", "merge", "archive"}
+    assert [c["kind"] for c in p.conflicts] == ["contradiction"]  # 100 / 120: reported, both kept
     apply_plan(p, store, tree.journal())
     on_disk = "".join(path.read_text() for path in (tree.root / ".lore/memory/entries").glob("*.json"))
     for text in facts:
         assert json.dumps(text)[1:-1] in on_disk
+    live = " ".join(e.content for e in tree.store().live())
+    assert "Line length is 100." in live and "Line length is 120." in live
 
 
 def test_a_store_changed_between_plan_and_apply_is_refused(tree: Tree) -> None:

@@ -21,7 +21,8 @@ class CompactionConfig:
     fuse: bool = True
     compress: bool = True
     archive: bool = True
-    consolidate: bool = True
+    #: Off by default: a learning that lists every source fact saves tokens only when a cluster repeats itself.
+    consolidate: bool = False
     #: rapidfuzz token_sort_ratio (0-100) at or above which two entries of one category state the same fact.
     merge_threshold: int = 90
     #: A tag/topic cluster of at least this many short entries is fused into one.
@@ -41,10 +42,14 @@ class CompactionConfig:
     max_age_days: int = 0
     #: Categories never archived (and pinned entries never are).
     protected: list[str] = field(default_factory=lambda: ["decisions", "caveats", "goals"])
+    #: Categories whose facts stay true however old: archived only by an expired TTL, never by age or decay.
+    lasting: list[str] = field(default_factory=lambda: ["conventions", "pitfalls", "architecture", "commands",
+                                                        "preferences", "instructions"])
     #: consolidate: entries older than this, accessed at most this often, two or more on one subject.
     consolidate_age_days: int = 90
     consolidate_max_access: int = 1
-    consolidate_exemplars: int = 3
+    #: Whether entries that do not count their reads (no ``access_count``) can be cold.
+    consolidate_unread: bool = False
     #: index.md token budget.
     budget: int = 2000
     problems: list[str] = field(default_factory=list)

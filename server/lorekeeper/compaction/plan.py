@@ -78,11 +78,25 @@ def check_unchanged(plan: Plan, store: Store) -> None:
                       "run the command again to plan from the current files")
 
 
-def operation_changes(op: PlanOperation, store: Store) -> list[FileChange]:
-    """The file changes one operation makes, from the files as they are now."""
-    changes = [store.change_for(entry, fields) for entry, fields in op.updates]
+def operation_changes(op: PlanOperation, store: Store, state: dict[str, bytes] | None = None) -> list[FileChange]:
+    """The file changes one operation makes, from the files as they are now — or, with ``state``, as the
+    plan's earlier operations leave them (``state`` is updated, so that two operations of one plan can
+    change one file)."""
+    state = {} if state is None else state
+    changes: list[FileChange] = []
     if op.new_entry is not None and op.new_path:
+        # The new entry first: nothing may point at it (merged_into) before it exists.
         changes.append(FileChange(op.new_path, None, render_entry(op.new_entry)))
+        state[op.new_path] = changes[-1].after or b""
+    for entry, fields in op.updates:
+        path = entry.location.path
+        change = store.change_for(entry, fields, current=state.get(path))
+        state[path] = change.after if change.after is not None else b""
+        earlier = next((c for c in changes if c.path == path), None)
+        if earlier is not None:  # one operation, one change a file
+            earlier.after = change.after
+        else:
+            changes.append(change)
     return changes
 
 
@@ -100,9 +114,10 @@ def journal_operations(plan: Plan, store: Store) -> list[Operation]:
     """The plan as journal operations, one per plan operation plus one for the views, with the file
     changes computed from the files as they are now."""
     out = []
+    state: dict[str, bytes] = {}
     for op in plan.operations:
         entries = [*op.sources] + ([op.result["id"]] if op.result and op.result.get("id") not in op.sources else [])
-        out.append(Operation(op=op.op, reason=op.reason, changes=operation_changes(op, store), entries=entries))
+        out.append(Operation(op=op.op, reason=op.reason, changes=operation_changes(op, store, state), entries=entries))
     views = view_changes(plan, store)
     if views:
         out.append(Operation(op="views", reason="regenerate index.md and compacted/ from entries", changes=views))
@@ -110,18 +125,20 @@ def journal_operations(plan: Plan, store: Store) -> list[Operation]:
 
 
 def apply_plan(plan: Plan, store: Store, journal: Journal) -> list[Record]:
-    """Apply every operation (each atomically, each journaled), then rewrite the derived views.
-    Refused as a whole, before anything is written, if a file changed since the plan was made."""
+    """Apply every operation and rewrite the derived views, as one batch: all or nothing, each operation
+    journaled. Refused as a whole, before anything is written, if a file changed since the plan was made."""
     check_unchanged(plan, store)
-    return [journal.apply(operation) for operation in journal_operations(plan, store)]
+    operations = journal_operations(plan, store)
+    return journal.apply_all(operations) if operations else []
 
 
 def render_diff(plan: Plan, store: Store) -> str:
     """The plan as a unified diff of the files it would change (writes nothing)."""
     chunks: list[str] = []
+    state: dict[str, bytes] = {}
     for op in plan.operations:
         chunks.append(f"# {op.op}: {op.reason}\n")
-        for change in operation_changes(op, store):
+        for change in operation_changes(op, store, state):
             chunks.append(_diff(change))
     views = view_changes(plan, store)
     if views:

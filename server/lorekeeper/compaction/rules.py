@@ -2,13 +2,16 @@
 that an entry takes part in one operation at most; the order is supersede, dedup, merge, archive,
 consolidate, fuse, compress.
 
-Only entry and MIF files are rewritten. Instruction-file entries (CLAUDE.md bullets...) are read and can
-be the survivor of a dedup or merge, but their text is the user's: stage 1 never edits it."""
+Two entries become one only when the verifier (:mod:`.verify`) says they state the same fact; a pair it
+finds in conflict (the same statement with another value, or negated) is reported for review and both
+stay live until the user, or an explicit ``supersedes``, decides. Only entry and MIF files are
+rewritten. Instruction-file entries (CLAUDE.md bullets...) are read and can be the survivor of a merge,
+but their text is the user's: stage 1 never edits it."""
 
 from __future__ import annotations
 
+import hashlib
 import re
-import secrets
 from collections import defaultdict
 from datetime import datetime, timedelta, timezone
 from typing import Any, Iterable
@@ -19,11 +22,10 @@ from ..model import Entry
 from ..text import normalize, terms
 from .config import CompactionConfig
 from .plan import PlanOperation
+from .verify import compare, fact_key, parse
 
 WRITABLE = ("entry", "mif")
-_NEGATION = re.compile(r"\b(?:not|never|no|don't|dont|do not|avoid|without|n't|mustn't|shouldn't|cannot|can't)\b", re.I)
-_NUMBER = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)*(?![\w])")
-_CODE = re.compile(r"`([^`]+)`|(?<![\w/.])((?:[\w.-]+/)+[\w.-]+|\w+\.\w{1,5}\b|[A-Za-z_]+[A-Z_][A-Za-z0-9_]*(?:\.\w+)*)")
+DERIVED = "compaction"  # the ``source`` of entries compaction wrote (fused, consolidated)
 
 
 def _stamp(now: datetime) -> str:
@@ -35,17 +37,15 @@ def _created(entry: Entry) -> datetime:
 
 
 def _rank(entry: Entry) -> tuple:
-    """Which entry of a group survives: one we must not edit (instruction files), then the newest, then
-    the most confident."""
-    return (entry.format == "instruction", _created(entry), entry.confidence or 0.0, entry.id)
+    """Which entry of a group that states one fact survives: one we must not edit (instruction files),
+    then a pinned one, then the most complete (more references, then more words that carry facts), then
+    the newest."""
+    return (entry.format == "instruction", entry.pinned, len(entry.refs), len(parse(entry.content).tokens),
+            _created(entry), entry.confidence or 0.0, entry.id)
 
 
-def literals(text: str) -> tuple[frozenset[str], frozenset[str], bool]:
-    """What two statements must share to be the same fact: numbers and versions, code-like tokens
-    (paths, identifiers, file names), and polarity."""
-    numbers = frozenset(m.lstrip("v") for m in _NUMBER.findall(text))
-    code = frozenset((a or b).strip().lower() for a, b in _CODE.findall(text) if (a or b).strip())
-    return numbers, code, bool(_NEGATION.search(text))
+def _newer(a: Entry, b: Entry) -> tuple[Entry, Entry]:
+    return (a, b) if (_created(a), a.id) >= (_created(b), b.id) else (b, a)
 
 
 class Planner:
@@ -68,8 +68,10 @@ class Planner:
 
     def _emit(self, op: str, sources: list[Entry], reason: str, fields: dict[str, Any] | None = None,
               result: Entry | dict[str, Any] | None = None, new_entry: dict[str, Any] | None = None,
-              new_path: str | None = None, per_source: dict[str, dict[str, Any]] | None = None) -> None:
+              new_path: str | None = None, per_source: dict[str, dict[str, Any]] | None = None,
+              extra: list[tuple[Entry, dict[str, Any]]] | None = None) -> None:
         updates = [(s, per_source[s.id] if per_source else dict(fields or {})) for s in sources]
+        updates += extra or []
         self.consumed.update(s.id for s in sources)
         result_json = result.public() if isinstance(result, Entry) else result
         self.operations.append(PlanOperation(op=op, sources=[s.id for s in sources], reason=reason, result=result_json,
@@ -126,48 +128,54 @@ class Planner:
     # -- dedup and merge -------------------------------------------------------------------------
 
     def dedup(self) -> None:
-        """Exact duplicates after normalisation (case, whitespace, punctuation, Markdown): the newest
-        stays, the others get ``merged_into`` it."""
+        """Exact duplicates: the same text after normalisation (case, whitespace, punctuation, Markdown)
+        and the same literals (the verifier's key: ``^18.3.1`` is not ``~18.3.1``)."""
+        self._same_facts("dedup", lambda e: normalize(e.content) + "\x00" + fact_key(e.content))
+
+    def _same_facts(self, op: str, key_of: Any) -> None:
+        """Entries that share a key become one: the survivor is the most complete copy, it gains the
+        others' references and tags, and the others get ``merged_into`` it."""
         groups: dict[str, list[Entry]] = defaultdict(list)
         for entry in self.available(writable_only=False):
-            groups[normalize(entry.content)].append(entry)
-        for key, group in groups.items():
-            if len(group) < 2 or not key:
+            key = key_of(entry)
+            if key.strip("\x00"):
+                groups[key].append(entry)
+        for group in groups.values():
+            if len(group) < 2:
                 continue
             keeper = max(group, key=_rank)
             others = [e for e in group if e is not keeper and e.format in WRITABLE]
-            if others:
-                self._emit("dedup", others, f"same text as {keeper.id} ({keeper.where()})", {"merged_into": keeper.id},
-                           result=keeper)
+            if not others:
+                continue
+            reason = (f"same text as {keeper.id} ({keeper.where()})" if op == "dedup"
+                      else f"states the same fact as {keeper.id}: {_short(keeper.content)}")
+            self._emit(op, others, reason, {"merged_into": keeper.id}, result=keeper,
+                       extra=self._union_into(keeper, others))
+
+    def _union_into(self, keeper: Entry, others: list[Entry]) -> list[tuple[Entry, dict[str, Any]]]:
+        changes = union_changes(keeper, others)
+        return [(keeper, changes)] if changes else []
 
     def merge(self) -> None:
-        """Near-duplicates: entries of one category whose words match closely (rapidfuzz token_sort_ratio
-        over candidates that share rare words, so 10k entries stay fast) and whose literals agree —
-        numbers, versions, paths, identifiers, negation. Close pairs whose numbers or polarity differ are
-        contradictions: the newer supersedes the older (confidence breaks ties) and the pair is reported."""
+        """The same fact in other words — function words, inflection, clause order (the verifier's
+        key) — becomes one entry, as in :meth:`dedup`. Then contradictions: near-identical entries
+        (rapidfuzz token_sort_ratio over candidates that share rare words, so 10k entries stay fast) that
+        the verifier finds in conflict — the same statement with another value, or negated. They are
+        reported for review and both stay live (``lore review`` or the editor can keep the newer)."""
+        self._same_facts("merge", lambda e: fact_key(e.content))
         pool = self.available(writable_only=False)
         texts = {e.id: normalize(e.content) for e in pool}
         tokens = {e.id: set(terms(e.content)) for e in pool}
-        lits = {e.id: literals(e.content) for e in pool}
-        postings: dict[tuple[str, str], list[Entry]] = defaultdict(list)
+        postings: dict[str, list[Entry]] = defaultdict(list)
         for entry in pool:
             for token in tokens[entry.id]:
-                postings[(entry.category, token)].append(entry)
+                postings[token].append(entry)
         cap = max(50, len(pool) // 100)
-        parent = {e.id: e.id for e in pool}
-
-        def find(x: str) -> str:
-            while parent[x] != x:
-                parent[x] = parent[parent[x]]
-                x = parent[x]
-            return x
-
-        contradictions: list[tuple[Entry, Entry, int]] = []
         seen: set[tuple[str, str]] = set()
         for entry in pool:
             shared: dict[str, int] = defaultdict(int)
             for token in tokens[entry.id]:
-                posting = postings[(entry.category, token)]
+                posting = postings[token]
                 if len(posting) > cap:
                     continue  # too common to say anything
                 for other in posting:
@@ -180,35 +188,16 @@ class Planner:
                 score = fuzz.token_sort_ratio(texts[entry.id], texts[other_id])
                 if score < self.config.merge_threshold:
                     continue
-                (nums_a, code_a, neg_a), (nums_b, code_b, neg_b) = lits[entry.id], lits[other_id]
-                if code_a != code_b:
-                    continue  # other paths or identifiers: another fact
-                if nums_a != nums_b or neg_a != neg_b:
-                    contradictions.append((entry, self.by_id[other_id], int(score)))
+                other = self.by_id[other_id]
+                newer, older = _newer(entry, other)
+                verdict = compare(older.content, newer.content)
+                if verdict.verdict != "conflict":
                     continue
-                parent[find(entry.id)] = find(other_id)
-        clusters: dict[str, list[Entry]] = defaultdict(list)
-        for entry in pool:
-            clusters[find(entry.id)].append(entry)
-        for group in clusters.values():
-            if len(group) < 2:
-                continue
-            keeper = max(group, key=_rank)
-            others = [e for e in group if e is not keeper and e.format in WRITABLE and e.id not in self.consumed]
-            if others:
-                self._emit("merge", others, f"states the same fact as {keeper.id}: {_short(keeper.content)}",
-                           {"merged_into": keeper.id}, result=keeper)
-        for a, b, score in contradictions:
-            if a.id in self.consumed or b.id in self.consumed:
-                continue
-            newer, older = (a, b) if _rank(a)[1:] >= _rank(b)[1:] else (b, a)
-            self.conflicts.append({"kind": "contradiction", "entries": [newer.id, older.id], "similarity": score,
-                                   "message": f"{newer.id} and {older.id} say nearly the same with different values "
-                                              f"or polarity; the newer wins — review: {_short(newer.content)} / "
-                                              f"{_short(older.content)}"})
-            if older.format in WRITABLE:
-                self._emit("supersede", [older], f"contradicted by newer {newer.id} (last write wins; review): "
-                                                 f"{_short(newer.content)}", {"superseded_by": newer.id}, result=newer)
+                self.conflicts.append({
+                    "kind": "contradiction", "entries": [newer.id, older.id], "similarity": int(score),
+                    "old": verdict.old, "new": verdict.new, "reason": verdict.reason,
+                    "message": f"{newer.id} and {older.id} disagree ({verdict.reason}); both stay until one is "
+                               f"kept — newer: {_short(newer.content)} / older: {_short(older.content)}"})
 
     # -- archive ---------------------------------------------------------------------------------
 
@@ -219,16 +208,20 @@ class Planner:
         for entry in self.available():
             if entry.pinned or entry.category in self.config.protected or entry.raw.get("protected"):
                 continue
-            reason = self.archive_reason(entry)
+            reason = self.archive_reason(entry, lasting=entry.category in self.config.lasting)
             if reason:
                 self._emit("archive", [entry], reason,
                            {"archived": True, "archived_at": _stamp(self.now), "archived_reason": reason})
 
-    def archive_reason(self, entry: Entry) -> str | None:
+    def archive_reason(self, entry: Entry, lasting: bool = False) -> str | None:
+        """Why gc archives an entry: its TTL expired; or, unless its category lasts (conventions, pitfalls,
+        architecture... keep being true however old), its strength decayed or it is over ``max_age_days``."""
         created = _created(entry)
         ttl = parse_duration(entry.ttl)
         if ttl is not None and entry.created and created + ttl < self.now:
             return f"TTL {entry.ttl} expired on {(created + ttl):%Y-%m-%d}"
+        if lasting:
+            return None
         strength = self.strength(entry)
         if strength is not None and strength < self.config.min_strength:
             return f"strength decayed to {strength:.2f} (below {self.config.min_strength})"
@@ -257,11 +250,14 @@ class Planner:
                 groups[(entry.category, entry.tags[0])].append(entry)
         return groups
 
-    def _new_entry(self, category: str, content: str, sources: list[Entry], extra: dict[str, Any]) -> tuple[dict[str, Any], str]:
-        short = secrets.token_hex(6)
+    def _new_entry(self, op: str, category: str, content: str, sources: list[Entry],
+                   extra: dict[str, Any]) -> tuple[dict[str, Any], str]:
+        """A new entry standing for ``sources``. Its id derives from the operation and the sources, so
+        a dry run shows the id that applying will write, and planning twice gives the same id."""
+        short = hashlib.sha1(f"{op}:{','.join(sorted(s.id for s in sources))}".encode()).hexdigest()[:12]
         tags = list(dict.fromkeys(t for s in sources for t in s.tags))
         raw: dict[str, Any] = {"id": short, "category": category, "content": content, "created": _stamp(self.now),
-                               "agent": "lorekeeper", "tags": tags, "source": "compaction",
+                               "agent": "lorekeeper", "tags": tags, "source": DERIVED,
                                "source_entries": [s.id for s in sources]}
         refs = list({(r.path, r.symbol): r.model_dump(exclude_none=True) for s in sources for r in s.refs
                      if not r.rejected}.values())
@@ -269,29 +265,33 @@ class Planner:
             raw["refs"] = refs
         raw.update(extra)
         self.new_entries.append(raw)
-        return raw, f"{self.now:%Y%m%dT%H%M%SZ}-{short}.json"
+        return raw, f"{short}.json"
+
+    def _conflicted(self) -> set[str]:
+        """Entries in an inferred conflict: they stay as they are, visible, until someone decides."""
+        return {i for c in self.conflicts if c["kind"] == "contradiction" for i in c["entries"]}
 
     def consolidate(self, entries_dir: str) -> None:
-        """Cold clusters — old (``consolidate_age_days``), rarely accessed, two or more on one subject
-        (category and first tag), not in a protected category — become one protected learning entry
-        with exemplar fragments, the period covered and the count; the sources get ``merged_into`` it.
-        The index shows the exemplars; compacted/ lists every source fact."""
+        """Cold clusters — old (``consolidate_age_days``), rarely read (an entry that does not count its
+        reads is not cold unless ``consolidate_unread`` says so), two or more on one subject (category
+        and first tag), not pinned, protected, derived or in conflict — become one protected learning
+        that lists every source fact once, newest first, with the period covered; the sources get
+        ``merged_into`` it. Off by default: it saves tokens only when a cluster repeats itself."""
         cutoff = self.now - timedelta(days=self.config.consolidate_age_days)
+        conflicted = self._conflicted()
         cold = [e for e in self.available() if not e.pinned and _created(e) < cutoff and e.created
+                and (e.access_count is not None or self.config.consolidate_unread)
                 and (e.access_count or 0) <= self.config.consolidate_max_access and not e.raw.get("protected")
-                and e.category not in self.config.protected]
+                and e.category not in self.config.protected and e.source != DERIVED and e.id not in conflicted]
         for (category, topic), group in sorted(self._subjects(cold).items()):
             if len(group) < 2:
                 continue
-            group.sort(key=lambda e: (-(e.access_count or 0), -(e.confidence or 0), _created(e)))
+            group.sort(key=lambda e: (_created(e), e.id), reverse=True)  # newest first: the current state leads
             first, last = min(_created(e) for e in group), max(_created(e) for e in group)
-            # Exemplars stand for the cluster in the index: at most half of it, so that it gets smaller.
-            keep = max(1, min(self.config.consolidate_exemplars, len(group) // 2))
-            exemplars = list(dict.fromkeys(_first_sentence(e.content) for e in group[:keep]))
-            rest = len(group) - len(exemplars)
-            content = (f"Learned from {len(group)} {topic} memories ({first:%Y-%m-%d} to {last:%Y-%m-%d}):\n"
-                       + "\n".join(f"- {x}" for x in exemplars) + (f"\n- …and {rest} more (see source_entries)" if rest else ""))
-            raw, name = self._new_entry(category, content, group, {
+            facts = list(dict.fromkeys(" ".join(e.content.split()) for e in group))
+            content = (f"Learned from {len(group)} {topic} memories ({first:%Y-%m-%d} to {last:%Y-%m-%d}), newest first:\n"
+                       + "\n".join(f"- {x}" for x in facts))
+            raw, name = self._new_entry("consolidate", category, content, group, {
                 "protected": True, "kind": "learning",
                 "consolidated": {"count": len(group), "from": _stamp(first), "to": _stamp(last)}})
             self._emit("consolidate", group, f"{len(group)} cold {category}/{topic} memories from {first:%Y-%m-%d} "
@@ -300,17 +300,21 @@ class Planner:
 
     def fuse(self, entries_dir: str) -> None:
         """Related short entries of one category and topic (first tag), ``fuse_min_entries`` or more,
-        become one entry listing every source fact once, word for word — faithful by construction."""
-        short = [e for e in self.available() if len(e.content) <= self.config.fuse_max_chars and not e.pinned]
+        become one entry listing every source fact once, word for word — faithful by construction.
+        Entries compaction made (fused, consolidated), pinned or protected ones and entries in a conflict
+        are left alone, so a second run never swallows what the first one built."""
+        conflicted = self._conflicted()
+        short = [e for e in self.available() if len(e.content) <= self.config.fuse_max_chars and not e.pinned
+                 and e.source != DERIVED and not e.raw.get("protected") and e.id not in conflicted]
         for (category, topic), group in sorted(self._subjects(short).items()):
-            group.sort(key=_created)
+            group.sort(key=lambda e: (_created(e), e.id))
             for start in range(0, len(group), self.config.fuse_max_entries):
                 chunk = group[start : start + self.config.fuse_max_entries]
                 if len(chunk) < self.config.fuse_min_entries:
                     continue
                 facts = list(dict.fromkeys(e.content.strip() for e in chunk))
                 content = f"{topic} ({category}):\n" + "\n".join(_bullet(f) for f in facts)
-                raw, name = self._new_entry(category, content, chunk, {})
+                raw, name = self._new_entry("fuse", category, content, chunk, {})
                 confidences = [e.confidence for e in chunk if e.confidence is not None]
                 if confidences:
                     raw["confidence"] = min(confidences)
@@ -335,6 +339,37 @@ class Planner:
             lines = entry.content.count("\n") + 1
             self._emit("compress", [entry], f"{lines} lines, {'older than ' + str(self.config.compress_age_days) + ' days' if old else 'weak'}: summarised",
                        {"summary": summary, "compressed_at": _stamp(self.now)})
+
+
+def union_changes(keeper: Entry, others: list[Entry]) -> dict[str, Any]:
+    """What a surviving entry gains from the entries merged into it: their references and tags (entry
+    and MIF survivors only; an instruction file's text is the user's)."""
+    if keeper.format not in WRITABLE:
+        return {}
+    changes: dict[str, Any] = {}
+    known = {(r.path, r.symbol) for r in keeper.refs}
+    new_refs = [r for o in others for r in o.refs if not r.rejected and (r.path, r.symbol) not in known]
+    if new_refs:
+        merged = list({(r.path, r.symbol): r for r in [*keeper.refs, *new_refs]}.values())
+        changes["refs"] = [r.model_dump(exclude_none=True) for r in merged]
+    tags = list(dict.fromkeys([*keeper.tags, *(t for o in others for t in o.tags)]))
+    if tags != keeper.tags:
+        changes["tags"] = tags
+    return changes
+
+
+def merge_into(store: Any, entry: Entry, keeper: Entry, journal: Any, reason: str) -> Any:
+    """Merge one entry into another as one journaled operation (the editor's quick fix): the entry gets
+    ``merged_into``, the survivor gains its references and tags."""
+    from ..store import Operation
+
+    state: dict[str, bytes] = {}
+    changes = [store.change_for(entry, {"merged_into": keeper.id})]
+    gained = union_changes(keeper, [entry])
+    if gained:
+        state[changes[0].path] = changes[0].after or b""
+        changes.append(store.change_for(keeper, gained, current=state.get(keeper.location.path)))
+    return journal.apply(Operation(op="merge", reason=reason, changes=changes, entries=[entry.id, keeper.id]))
 
 
 def parse_duration(value: Any) -> timedelta | None:

@@ -14,7 +14,7 @@ from lsprotocol import types
 from datetime import datetime, timezone
 
 from ..compaction import apply_plan, plan_compaction
-from ..compaction.rules import Planner
+from ..compaction.rules import Planner, merge_into
 from ..compaction.plan import journal_operations, operation_changes
 from ..model import Finding, Severity
 from ..staleness import apply_fix, archive_entry, rename_changes, verify_entries
@@ -192,9 +192,8 @@ def register(server: LoreServer) -> None:
     async def merge(ls: LoreServer, entry_id: str, into: str) -> dict[str, Any]:
         with ls.lock:
             assert ls.store is not None
-            entry = ls.store.find(entry_id)[0]
-            record = ls.store.update(entry, {"merged_into": into}, journal=_journal(ls, "merge"), op="merge",
-                                     reason=f"merged into {into} from the editor")
+            entry, keeper = ls.store.find(entry_id)[0], ls.store.find(into)[0]
+            record = merge_into(ls.store, entry, keeper, _journal(ls, "merge"), f"merged into {into} from the editor")
         await _recheck(ls)
         return {"operation": record.id}
 
@@ -290,11 +289,10 @@ def register(server: LoreServer) -> None:
     async def undo(ls: LoreServer, *args: Any) -> dict[str, Any]:
         with ls.lock:
             journal = _journal(ls, "undo")
-            targets = [str(args[0])] if args and args[0] else [r.id for r in journal.last_command()]
             try:
-                done = [journal.undo(t) for t in targets]
+                record = journal.undo(str(args[0])) if args and args[0] else journal.undo_last()
             except Refused as exc:
                 ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=str(exc)))
                 return {"undone": [], "reason": str(exc)}
         await _recheck(ls)
-        return {"undone": [r.undoes for r in done]}
+        return {"undone": record.undone if record else []}

@@ -183,12 +183,13 @@ class Store:
                                          changes=[FileChange(relpath, None, data)], entries=[entry_id]))
         return AddResult(entry_id=entry_id, path=relpath, record=record)
 
-    def change_for(self, entry: Entry, changes: dict[str, Any]) -> FileChange:
+    def change_for(self, entry: Entry, changes: dict[str, Any], current: bytes | None = None) -> FileChange:
         """The file change that sets fields of an entry (``None`` removes a field), in its own format,
         keeping unknown fields, key order and formatting. For instruction files only ``content`` can
-        change: it replaces the entry's lines."""
+        change: it replaces the entry's lines. ``current`` is the file's bytes when an earlier change of
+        the same plan has already changed them (else they are read from disk)."""
         path = resolve_inside(self.ws.root, entry.location.path)
-        before = path.read_bytes()
+        before = current if current is not None else path.read_bytes()
         text = before.decode("utf-8-sig")
         if entry.format == "entry":
             raw = json.loads(text)

@@ -3,7 +3,12 @@
 means two branches that both changed memory merge without conflicts in the journal.
 
 ``undo`` writes the recorded "before" bytes back (refusing when a file changed since), and is itself an
-operation, so an undo can be undone."""
+operation, so an undo can be undone. Undoing a whole command is one operation over all its files.
+
+Several operations (a compaction plan, an undo) are applied as one **batch**, all or nothing: a
+marker ``log/.batch-<id>.json`` names the batch's records before any file is written and is removed
+once every file is; if the process dies in between, the next command that opens the journal rolls the
+batch back (:func:`recover`) so that no half-applied change hides a memory."""
 
 from __future__ import annotations
 
@@ -13,7 +18,7 @@ import json
 import secrets
 import sys
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +52,7 @@ class Operation:
     reason: str
     changes: list[FileChange]
     entries: list[str] = field(default_factory=list)
-    undoes: str | None = None
+    undoes: str | list[str] | None = None
 
 
 @dataclass
@@ -62,8 +67,15 @@ class Record:
     reason: str
     entries: list[str]
     changes: list[FileChange]
-    undoes: str | None
+    undoes: str | list[str] | None
     path: Path
+
+    @property
+    def undone(self) -> list[str]:
+        """The operations this record undoes (none, one, or a whole command's)."""
+        if self.undoes is None:
+            return []
+        return [self.undoes] if isinstance(self.undoes, str) else list(self.undoes)
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -90,6 +102,9 @@ class Journal:
         self.ws = ws
         self.command = command or new_command_id()
         self.argv = " ".join(argv if argv is not None else ["lore", *sys.argv[1:]])
+        self.reads = 0  # journal record files read by this object (tests hold undo to one pass)
+        #: What recovery found when this journal was opened: rolled-back batches, as messages.
+        self.recovered = recover(ws)
 
     # -- apply -----------------------------------------------------------------------------------
 
@@ -97,29 +112,57 @@ class Journal:
         """Check every file still holds its expected "before" bytes, record the operation, then write
         each file atomically. If a write fails, the files already written are put back and the record
         is removed, so the store is as it was."""
-        targets = [(change, self._path(change.path)) for change in operation.changes]
-        for change, path in targets:
-            current = _read_or_none(path)
-            if current != change.before:
-                state = "was created" if change.before is None else "was deleted" if current is None else "changed"
-                raise Refused(f"{change.path} {state} since the change was planned; nothing was written")
-        now = datetime.now(timezone.utc)
-        op_id = f"{now:%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
-        record = Record(op_id, now, self.command, self.argv, operation.op, operation.reason,
-                        operation.entries, operation.changes, operation.undoes,
-                        self.ws.log_dir / f"{op_id}.json")
-        atomic_write(record.path, _encode_record(record))
+        return self.apply_all([operation])[0]
+
+    def apply_all(self, operations: list[Operation]) -> list[Record]:
+        """Apply several operations as one batch, all or nothing. Two operations may change the same
+        file (the later one's "before" is the earlier one's "after"). Refused before anything is
+        written when a file does not hold what the first operation touching it expects."""
+        expected: dict[str, bytes | None] = {}
+        targets: list[tuple[FileChange, Path]] = []
+        for operation in operations:
+            for change in operation.changes:
+                path = self._path(change.path)
+                if change.path not in expected:
+                    current = _read_or_none(path)
+                    if current != change.before:
+                        state = "was created" if change.before is None else "was deleted" if current is None else "changed"
+                        raise Refused(f"{change.path} {state} since the change was planned; nothing was written")
+                elif expected[change.path] != change.before:
+                    raise Refused(f"{change.path}: two changes of one batch do not follow each other; nothing was written")
+                expected[change.path] = change.after
+                targets.append((change, path))
+        start = datetime.now(timezone.utc)
+        records = []
+        for i, operation in enumerate(operations):
+            when = start + timedelta(microseconds=i)  # the batch's order survives sorting by time
+            op_id = f"{when:%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
+            records.append(Record(op_id, when, self.command, self.argv, operation.op, operation.reason,
+                                  operation.entries, operation.changes, operation.undoes,
+                                  self.ws.log_dir / f"{op_id}.json"))
+        marker = self.ws.log_dir / f".batch-{records[0].id}.json" if len(targets) > 1 else None
+        if marker is not None:
+            atomic_write(marker, json.dumps({"records": [r.id for r in records]}).encode())
+        written_records: list[Record] = []
         done: list[tuple[FileChange, Path]] = []
         try:
+            for record in records:
+                atomic_write(record.path, _encode_record(record))
+                written_records.append(record)
             for change, path in targets:
                 _put(path, change.after)
                 done.append((change, path))
         except BaseException:
             for change, path in reversed(done):
                 _put(path, change.before)
-            atomic_delete(record.path)
+            for record in written_records:
+                atomic_delete(record.path)
+            if marker is not None:
+                atomic_delete(marker)
             raise
-        return record
+        if marker is not None:
+            atomic_delete(marker)
+        return records
 
     def record(self, operation: Operation) -> Record:
         """Journal an operation whose files someone else writes (an editor applying a WorkspaceEdit the
@@ -149,6 +192,7 @@ class Journal:
         if not folder.is_dir():
             return out, findings
         for path in sorted(folder.glob("*.json")):
+            self.reads += 1
             try:
                 out.append(_decode_record(json.loads(path.read_text(encoding="utf-8")), path))
             except (OSError, ValueError, KeyError, TypeError) as exc:
@@ -157,9 +201,10 @@ class Journal:
         out.sort(key=lambda r: (r.time, r.id))
         return out, findings
 
-    def find(self, key: str) -> Record:
+    def find(self, key: str, records: list[Record] | None = None) -> Record:
         """An operation by its id, a unique prefix of it, or its random suffix."""
-        records, _ = self.records()
+        if records is None:
+            records, _ = self.records()
         matches = [r for r in records if r.id == key]
         if not matches:
             matches = [r for r in records if r.id.startswith(key) or r.id.endswith("-" + key)]
@@ -175,17 +220,23 @@ class Journal:
         no longer counts)."""
         by_target: dict[str, list[Record]] = {}
         for record in records:
-            if record.undoes:
-                by_target.setdefault(record.undoes, []).append(record)
+            for target in record.undone:
+                by_target.setdefault(target, []).append(record)
         result: dict[str, str] = {}
+        memo: dict[str, str | None] = {}
 
         def active_undo(op_id: str, seen: frozenset[str]) -> str | None:
+            if op_id in memo:
+                return memo[op_id]
+            found = None
             for undo in reversed(by_target.get(op_id, [])):
                 if undo.id in seen:
                     continue
                 if active_undo(undo.id, seen | {undo.id}) is None:
-                    return undo.id
-            return None
+                    found = undo.id
+                    break
+            memo[op_id] = found
+            return found
 
         for record in records:
             undo = active_undo(record.id, frozenset({record.id}))
@@ -198,28 +249,55 @@ class Journal:
     def undo(self, key: str, force: bool = False) -> Record:
         """Reverse one operation. Refused when it is already undone or when a file it wrote has changed
         since (``force`` overrides the latter; the overwritten bytes are still journaled)."""
-        target = self.find(key)
         records, _ = self.records()
-        already = self.undone_by(records).get(target.id)
-        if already:
-            raise Refused(f"operation {target.id} is already undone by {already}")
+        return self.undo_records([self.find(key, records)], records, force=force)
+
+    def undo_last(self, force: bool = False) -> Record | None:
+        """Reverse every operation of the most recent command not already undone, as one operation
+        (all or nothing), reading the journal once. ``None`` when there is nothing to undo."""
+        records, _ = self.records()
+        targets = self.last_command(records)
+        return self.undo_records(targets, records, force=force) if targets else None
+
+    def undo_records(self, targets: list[Record], records: list[Record], force: bool = False) -> Record:
+        """Reverse several operations as one: each file goes back to what it held before the oldest of
+        them touched it. Refused as a whole, before anything is written, when one is already undone or
+        a file changed since the newest of them wrote it (``force`` overrides the latter)."""
+        undone = self.undone_by(records)
+        for target in targets:
+            if target.id in undone:
+                raise Refused(f"operation {target.id} is already undone by {undone[target.id]}")
+        ordered = sorted(targets, key=lambda r: (r.time, r.id))
+        first_before: dict[str, bytes | None] = {}
+        last_after: dict[str, bytes | None] = {}
+        for target in ordered:
+            for change in target.changes:
+                first_before.setdefault(change.path, change.before)
+                last_after[change.path] = change.after
         changes = []
-        for change in target.changes:
-            path = self._path(change.path)
-            current = _read_or_none(path)
-            if current != change.after and not force:
+        for path_name, after in last_after.items():
+            current = _read_or_none(self._path(path_name))
+            if current != after and not force:
+                owner = next(t.id for t in reversed(ordered) if any(c.path == path_name for c in t.changes))
                 raise Refused(
-                    f"{change.path} changed after operation {target.id}; undo would overwrite that change "
+                    f"{path_name} changed after operation {owner}; undo would overwrite that change "
                     "(use --force to undo anyway; the current text is kept in the journal)"
                 )
-            changes.append(FileChange(change.path, current, change.before))
-        return self.apply(Operation(op="undo", reason=f"undo {target.op} {target.id}: {target.reason}",
-                                    changes=changes, entries=target.entries, undoes=target.id))
+            changes.append(FileChange(path_name, current, first_before[path_name]))
+        entries = list(dict.fromkeys(e for t in ordered for e in t.entries))
+        if len(ordered) == 1:
+            target = ordered[0]
+            reason, undoes = f"undo {target.op} {target.id}: {target.reason}", target.id
+        else:
+            kinds = ", ".join(f"{n} {op}" for op, n in sorted(_count_ops(ordered).items()))
+            reason, undoes = f"undo command {ordered[0].command} ({kinds})", [t.id for t in ordered]
+        return self.apply(Operation(op="undo", reason=reason, changes=changes, entries=entries, undoes=undoes))
 
-    def last_command(self) -> list[Record]:
+    def last_command(self, records: list[Record] | None = None) -> list[Record]:
         """The operations of the most recent command that is not an undo and is not already undone,
         newest first."""
-        records, _ = self.records()
+        if records is None:
+            records, _ = self.records()
         undone = self.undone_by(records)
         for record in reversed(records):
             if record.op == "undo" or record.id in undone:
@@ -231,6 +309,56 @@ class Journal:
     def history_of(self, paths: set[str], entry_ids: set[str]) -> list[Record]:
         """Operations that touched any of these files or entries, oldest first."""
         return touching(self.records()[0], paths, entry_ids)
+
+
+def _count_ops(records: list[Record]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for record in records:
+        counts[record.op] = counts.get(record.op, 0) + 1
+    return counts
+
+
+def recover(ws: Workspace) -> list[str]:
+    """Roll back batches a killed process left half applied (a ``.batch-*`` marker still in the log):
+    each file the batch wrote goes back to its "before" bytes (newest change first) when it still holds
+    what the batch wrote, and the batch's records are removed. Returns what was done, as messages."""
+    folder = ws.log_dir
+    try:
+        markers = sorted(folder.glob(".batch-*.json"))
+    except OSError:
+        return []
+    messages = []
+    for marker in markers:
+        try:
+            ids = json.loads(marker.read_text(encoding="utf-8")).get("records", [])
+        except (OSError, ValueError, AttributeError):
+            ids = []
+        records = []
+        for op_id in ids if isinstance(ids, list) else []:
+            path = folder / f"{op_id}.json"
+            try:
+                records.append(_decode_record(json.loads(path.read_text(encoding="utf-8")), path))
+            except (OSError, ValueError, KeyError, TypeError):
+                continue
+        restored, kept = 0, []
+        for record in reversed(records):
+            for change in reversed(record.changes):
+                try:
+                    target = resolve_inside(ws.root, change.path)
+                except PathOutsideRoot:
+                    continue
+                current = _read_or_none(target)
+                if current == change.after and current != change.before:
+                    _put(target, change.before)
+                    restored += 1
+                elif current != change.before:
+                    kept.append(change.path)
+        for record in records:
+            atomic_delete(record.path)
+        atomic_delete(marker)
+        messages.append(f"an interrupted batch of {len(records)} operation(s) was rolled back ({restored} file(s) "
+                        "restored)" + (f"; changed since, left as they are: {', '.join(sorted(set(kept)))}" if kept else ""))
+    return messages
 
 
 def touching(records: list[Record], paths: set[str], entry_ids: set[str]) -> list[Record]:
