@@ -100,6 +100,16 @@ def _first_line(text: str, width: int = 88) -> str:
 _SEVERITY_STYLE = {Severity.error: "bold red", Severity.warning: "yellow", Severity.info: "cyan"}
 
 
+def _change(before: int, after: int) -> str:
+    """``1184 → 149 (87% fewer)``, ``0 → 120 (new)``, ``100 → 110 (10% more)``."""
+    if before == after:
+        return f"{before} (unchanged)"
+    if before == 0:
+        return f"0 → {after} (new)"
+    pct = round(100 * abs(before - after) / before)
+    return f"{before} → {after} ({pct}% {'fewer' if after < before else 'more'})"
+
+
 def _finding_line(finding: Finding) -> str:
     """A finding the way linters print them: ``FILE:LINE: SEVERITY: MESSAGE (KIND)``."""
     style = _SEVERITY_STYLE[finding.severity]
@@ -601,8 +611,12 @@ def review(ctx: typer.Context) -> None:
         if entry.stale_reason and entry.id not in by_entry:
             by_entry[entry.id] = [Finding(kind="marked-stale", severity=Severity.warning, message=entry.stale_reason,
                                           source=entry.location.path, line=entry.location.start_line, entry=entry.id)]
-    if not by_entry:
-        out.print("[green]nothing to review: no stale or marked memories[/]")
+    from .compaction import CompactionConfig
+    from .diagnose import conflicts as find_conflicts
+
+    disagreements = find_conflicts(store, CompactionConfig.load(ws.root))
+    if not by_entry and not disagreements:
+        out.print("[green]nothing to review: no stale, marked or conflicting memories[/]")
         return
     ids = store.by_id()
     done = 0
@@ -640,7 +654,42 @@ def review(ctx: typer.Context) -> None:
             done += 1
         except (Refused, ValueError) as exc:
             err.print(f"  [red]refused:[/] {escape(str(exc))}")
+    else:
+        done += _review_conflicts(store, disagreements, journal)
     out.print(f"\n[dim]{_count(done, 'change', 'changes')} made; `lore log` lists them, `lore undo --last` reverses them[/]")
+
+
+def _review_conflicts(store: Store, disagreements: list[dict[str, Any]], journal: Journal) -> int:
+    """Walk through memories that disagree: keep the newer, keep the older, or skip (both stay)."""
+    from .compaction.actions import keep_one
+
+    ids = store.by_id()
+    done = 0
+    for number, conflict in enumerate(disagreements, 1):
+        newer, older = (ids.get(i) for i in conflict["entries"])
+        if newer is None or older is None:
+            continue
+        out.print(f"\n[bold]conflict {number}/{len(disagreements)}[/] {escape(conflict.get('reason', ''))}")
+        out.print(f"  newer: {_entry_line(newer)}")
+        out.print(f"  older: {_entry_line(older)}")
+        try:
+            choice = typer.prompt("[n] keep the newer, [o] keep the older, [s] skip (both stay), [q] quit",
+                                  default="s").strip().lower()[:1]
+        except typer.Abort:
+            out.print()
+            break
+        if choice == "q":
+            break
+        if choice not in ("n", "o"):
+            continue
+        keep, drop = (newer, older) if choice == "n" else (older, newer)
+        try:
+            keep_one(store, keep, drop, journal)
+            out.print(f"  [green]kept {escape(keep.id)}[/]")
+            done += 1
+        except (Refused, ValueError) as exc:
+            err.print(f"  [red]refused:[/] {escape(str(exc))}")
+    return done
 
 
 def _run_compaction(ws: Workspace, only: list[str] | None, dry_run: bool, as_json: bool,
@@ -681,10 +730,12 @@ def _run_compaction(ws: Workspace, only: list[str] | None, dry_run: bool, as_jso
     for op in plan.operations:
         counts[op.op] = counts.get(op.op, 0) + 1
     summary = ", ".join(f"{n} {op}" for op, n in counts.items()) or "nothing to compact"
-    saved = plan.tokens_before - plan.tokens_after
-    pct = f" ({100 * saved / plan.tokens_before:.0f}% fewer)" if plan.tokens_before else ""
     verb = "would apply" if dry_run else "applied"
-    out.print(f"[bold]{verb}:[/] {summary}; tokens {plan.tokens_before} → {plan.tokens_after}{pct}")
+    out.print(f"[bold]{verb}:[/] {summary}; tokens {_change(plan.tokens_before, plan.tokens_after)}")
+    figures = [f"{name} {_change(*plan.tokens[key])}" for name, key in (("index.md", "index"), ("compacted/", "compacted"))
+               if key in plan.tokens]
+    if figures:
+        out.print(f"[dim]views: {'; '.join(figures)}[/]")
     for conflict in plan.conflicts:
         out.print(f"[yellow]review:[/] {escape(conflict['message'])}")
     if not dry_run and records:

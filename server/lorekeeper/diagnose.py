@@ -49,13 +49,23 @@ def duplicate_findings(store: Store, config: CompactionConfig) -> list[Finding]:
         if newer is None or older is None:
             continue
         for entry, other in ((older, newer), (newer, older)):
+            side = "newer" if other is newer else "older"
             findings.append(Finding(
                 kind="contradiction", severity=Severity.warning, source=entry.location.path,
                 line=entry.location.start_line, entry=entry.id,
-                message=f"contradicts {other.id} ({other.where()}): same statement, other value or polarity",
-                fix={"action": "supersede", "entry": older.id, "by": newer.id} if entry is older else None,
-                related=[_related(other, "the contradicting entry")]))
+                message=f"disagrees with the {side} {other.id} ({other.where()}): {conflict.get('reason', 'another value')}; "
+                        "both stay until one is kept",
+                fix={"action": "supersede", "entry": older.id, "by": newer.id},
+                related=[_related(other, f"the {side} entry")]))
     return findings
+
+
+def conflicts(store: Store, config: CompactionConfig) -> list[dict[str, object]]:
+    """The contradictions among live memories, as compaction finds them (newer first in ``entries``)."""
+    planner = Planner(store.entries, config, datetime.now(timezone.utc))
+    planner.dedup()
+    planner.merge()
+    return [c for c in planner.conflicts if c["kind"] == "contradiction"]
 
 
 def supersession_findings(store: Store, config: CompactionConfig) -> list[Finding]:

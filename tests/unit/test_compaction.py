@@ -269,7 +269,7 @@ def test_config_toggles_from_lore_and_lean_spec(tree: Tree) -> None:
     tree.write(".lean-spec/config.json", json.dumps({"memory": {"fuseMinEntries": 5, "other": 1}}))
     config = CompactionConfig.load(tree.root)
     assert config.dedup is False and config.budget == 500 and config.fuse_min_entries == 5
-    assert config.merge_threshold == 90 and "merge_threshold should be int" in config.problems[0]
+    assert config.merge_threshold == 50 and "merge_threshold should be int" in config.problems[0]
     assert "dedup" not in config.enabled()
 
 

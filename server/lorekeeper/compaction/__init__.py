@@ -17,6 +17,7 @@ from ..tokens import count_tokens
 from .config import OPERATIONS, CompactionConfig
 from .plan import Plan, PlanOperation, apply_plan, check_unchanged, record_hashes, render_diff
 from .rules import Planner, parse_duration, summarize
+from .verify import fact_key
 from .views import ViewEntry, _stamp_time, render_compacted, render_index
 
 __all__ = ["OPERATIONS", "CompactionConfig", "Plan", "PlanOperation", "apply_plan", "check_unchanged",
@@ -43,36 +44,57 @@ def plan_compaction(store: Store, config: CompactionConfig, only: Iterable[str] 
         "fuse": lambda: planner.fuse(entries_dir),
         "compress": planner.compress,
     }
+    if "merge" not in selected:
+        planner.find_conflicts()  # the views never state a contested value as current, whatever ran
     for name in OPERATIONS:
         if name in selected:
             steps[name]()
-    before = [e for e in store.live() if e.format != "instruction"]
-    after = view_entries(store.entries, planner.operations)
     store_prefix = store.ws.rel(store.ws.store)
+    before_views = view_entries(store.entries, [], planner.conflicts)
+    after = view_entries(store.entries, planner.operations, planner.conflicts)
     views = {f"{store_prefix}/{path}": text for path, text in render_compacted(after).items()}
     views[f"{store_prefix}/index.md"] = render_index(after, config.budget)
+    on_disk = {path: _read_text(store, path) for path in views}
+    for old in (store.ws.store / "compacted").glob("*.md") if (store.ws.store / "compacted").is_dir() else []:
+        on_disk.setdefault(store.ws.rel(old), _read_text(store, store.ws.rel(old)))
+    index_path = f"{store_prefix}/index.md"
+    tokens = {
+        "entries": [sum(count_tokens(e.content) for e in before_views), sum(count_tokens(e.content) for e in after)],
+        "index": [count_tokens(on_disk.get(index_path) or ""), count_tokens(views[index_path])],
+        "compacted": [sum(count_tokens(t or "") for p, t in on_disk.items() if p != index_path),
+                      sum(count_tokens(t) for p, t in views.items() if p != index_path)],
+    }
     plan = Plan(
         operations=planner.operations,
         views=views,
         conflicts=planner.conflicts,
-        tokens_before=sum(count_tokens(e.summary or e.content) for e in before),
-        tokens_after=sum(count_tokens(e.shown) for e in after),
+        tokens_before=tokens["entries"][0],
+        tokens_after=tokens["entries"][1],
         hashes={},
+        tokens=tokens,
     )
     record_hashes(plan, store)
     return plan
 
 
-def view_entries(entries: list[Entry], operations: list[PlanOperation]) -> list[ViewEntry]:
+def _read_text(store: Store, path: str) -> str | None:
+    try:
+        return (store.ws.root / path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def view_entries(entries: list[Entry], operations: list[PlanOperation],
+                 conflicts: list[dict] | None = None) -> list[ViewEntry]:
     """The memory the views show once the operations are applied: live entry and MIF entries, minus
-    those merged, superseded or archived, plus new fused and consolidated entries, with summaries."""
-    by_id = {e.id: e for e in entries}
+    those merged, superseded or archived, plus new fused and consolidated entries, with summaries;
+    each marked when it is in an unresolved conflict or restates an instruction file."""
+    instruction_keys = {fact_key(e.content) for e in entries if e.live and e.format == "instruction"}
     shown: dict[str, ViewEntry] = {}
     for entry in entries:
         if entry.live and entry.format != "instruction":
             shown[entry.id] = ViewEntry(entry.id, entry.category, entry.content, _stamp_time(entry.created or 0),
-                                        entry.summary, entry.pinned, entry.confidence or 0.0,
-                                        _source_texts(entry, by_id))
+                                        entry.summary, entry.pinned, entry.confidence or 0.0, entry.location.path)
     for op in operations:
         for entry, fields in op.updates:
             if {"merged_into", "superseded_by", "archived"} & set(fields):
@@ -81,14 +103,14 @@ def view_entries(entries: list[Entry], operations: list[PlanOperation]) -> list[
                 shown[entry.id].summary = fields["summary"]
         if op.new_entry is not None:
             raw = op.new_entry
-            sources = [by_id[s].content for s in raw.get("source_entries", []) if s in by_id] if raw.get("consolidated") else []
             shown[raw["id"]] = ViewEntry(raw["id"], raw["category"], raw["content"], _stamp_time(raw["created"]),
-                                         None, False, float(raw.get("confidence") or 0.0), sources)
+                                         None, False, float(raw.get("confidence") or 0.0), op.new_path or "")
+    for conflict in conflicts or []:
+        if conflict.get("kind") != "contradiction":
+            continue
+        a, b = conflict["entries"]
+        if a in shown and b in shown:
+            shown[a].conflict, shown[b].conflict = b, a
+    for view in shown.values():
+        view.in_instructions = fact_key(view.content) in instruction_keys
     return list(shown.values())
-
-
-def _source_texts(entry: Entry, by_id: dict[str, Entry]) -> list[str]:
-    """A consolidated entry shows only exemplars; compacted/ lists its sources' full text too."""
-    if not entry.raw.get("consolidated"):
-        return []
-    return [by_id[s].content for s in entry.source_entries if s in by_id]

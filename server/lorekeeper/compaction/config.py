@@ -23,8 +23,9 @@ class CompactionConfig:
     archive: bool = True
     #: Off by default: a learning that lists every source fact saves tokens only when a cluster repeats itself.
     consolidate: bool = False
-    #: rapidfuzz token_sort_ratio (0-100) at or above which two entries of one category state the same fact.
-    merge_threshold: int = 90
+    #: rapidfuzz token_sort_ratio (0-100) at or above which two entries are close enough for the verifier
+    #: to look for a contradiction between them (the verifier, not this number, decides).
+    merge_threshold: int = 50
     #: A tag/topic cluster of at least this many short entries is fused into one.
     fuse_min_entries: int = 3
     fuse_max_entries: int = 12

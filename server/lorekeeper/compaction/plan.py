@@ -37,15 +37,18 @@ class Plan:
     operations: list[PlanOperation]
     views: dict[str, str]  # derived view path -> text
     conflicts: list[dict[str, Any]]  # contradictions and supersession cycles, for review
-    tokens_before: int
+    tokens_before: int  # live entries' text, before and after (what a plain list of them costs)
     tokens_after: int
     hashes: dict[str, str | None]  # path -> sha256 of its bytes when planned (None: absent)
+    #: Token counts before and after: "entries" (the plain list), "index" (index.md), "compacted" (compacted/).
+    tokens: dict[str, list[int]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "operations": [op.to_json() for op in self.operations],
             "tokens_before": self.tokens_before,
             "tokens_after": self.tokens_after,
+            "tokens": self.tokens,
             "conflicts": self.conflicts,
             "views": sorted(self.views),
         }

@@ -163,6 +163,11 @@ class Planner:
         the verifier finds in conflict — the same statement with another value, or negated. They are
         reported for review and both stay live (``lore review`` or the editor can keep the newer)."""
         self._same_facts("merge", lambda e: fact_key(e.content))
+        self.find_conflicts()
+
+    def find_conflicts(self) -> None:
+        """Record the contradictions among the entries still available (see :meth:`merge`)."""
+        known = {tuple(c["entries"]) for c in self.conflicts if c["kind"] == "contradiction"}
         pool = self.available(writable_only=False)
         texts = {e.id: normalize(e.content) for e in pool}
         tokens = {e.id: set(terms(e.content)) for e in pool}
@@ -191,7 +196,7 @@ class Planner:
                 other = self.by_id[other_id]
                 newer, older = _newer(entry, other)
                 verdict = compare(older.content, newer.content)
-                if verdict.verdict != "conflict":
+                if verdict.verdict != "conflict" or (newer.id, older.id) in known:
                     continue
                 self.conflicts.append({
                     "kind": "contradiction", "entries": [newer.id, older.id], "similarity": int(score),
@@ -356,20 +361,6 @@ def union_changes(keeper: Entry, others: list[Entry]) -> dict[str, Any]:
     if tags != keeper.tags:
         changes["tags"] = tags
     return changes
-
-
-def merge_into(store: Any, entry: Entry, keeper: Entry, journal: Any, reason: str) -> Any:
-    """Merge one entry into another as one journaled operation (the editor's quick fix): the entry gets
-    ``merged_into``, the survivor gains its references and tags."""
-    from ..store import Operation
-
-    state: dict[str, bytes] = {}
-    changes = [store.change_for(entry, {"merged_into": keeper.id})]
-    gained = union_changes(keeper, [entry])
-    if gained:
-        state[changes[0].path] = changes[0].after or b""
-        changes.append(store.change_for(keeper, gained, current=state.get(keeper.location.path)))
-    return journal.apply(Operation(op="merge", reason=reason, changes=changes, entries=[entry.id, keeper.id]))
 
 
 def parse_duration(value: Any) -> timedelta | None:

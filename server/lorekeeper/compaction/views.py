@@ -1,13 +1,17 @@
-"""Derived views, regenerated from the entries alone: ``compacted/<category>.md`` (every live fact, in
-full) and ``index.md`` (what an agent should read, within a token budget).
+"""Derived views, regenerated from the entries alone: ``compacted/<category>.md`` (every live fact once)
+and ``index.md`` (what an agent should read, within a token budget).
 
-Instruction files are not part of the views: agents load CLAUDE.md and its kind themselves, and
-repeating them here would spend the budget twice."""
+The index is written so that an agent can trust it: pinned memories first, whatever their category;
+no value stated as current when a newer memory contradicts it (both sides of an unresolved conflict are
+shown as such); facts the instruction files already state (agents load those anyway) are not repeated;
+when something does not fit, the line says which ``compacted/`` file and heading hold the rest; no
+empty sections. ``compacted/`` lists every live fact once; a compressed entry appears as its summary
+with the path of its full text, so compression saves tokens where agents read."""
 
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
@@ -25,11 +29,28 @@ class ViewEntry:
     summary: str | None = None
     pinned: bool = False
     confidence: float = 0.0
-    sources: list[str] = field(default_factory=list)  # full source facts of a consolidated entry
+    path: str = ""  # the file holding the full entry
+    conflict: str | None = None  # the entry it disagrees with, while nobody has decided
+    in_instructions: bool = False  # an instruction file states the same fact
+
+    @property
+    def text(self) -> str:
+        """The full text, a MIF title (``# Title``) rendered as a bold lead."""
+        return _titled(self.content)
 
     @property
     def shown(self) -> str:
-        return self.summary or self.content
+        """What the index shows: the summary of a compressed entry, else its text."""
+        return _titled(self.summary) if self.summary else self.text
+
+
+def _titled(text: str) -> str:
+    lines = text.strip().splitlines()
+    if lines and lines[0].startswith("# "):
+        title = lines[0][2:].strip()
+        body = " ".join(line.strip() for line in lines[1:] if line.strip())
+        return f"**{title}** — {body}" if body else f"**{title}**"
+    return text.strip()
 
 
 def _stamp_time(value: Any) -> datetime:
@@ -46,9 +67,20 @@ def _bullet(text: str, suffix: str = "") -> str:
     return "- " + "\n".join(("  " + line if line.strip() else "") if i else line for i, line in enumerate(lines)) + suffix
 
 
+def _conflict_note(entry: ViewEntry, by_id: dict[str, ViewEntry]) -> str:
+    other = by_id.get(entry.conflict or "")
+    if other is None:
+        return ""
+    newer = entry.created >= other.created
+    return (f" ⚠ disagrees with the {'older' if newer else 'newer'} {other.id} ({other.created:%Y-%m-%d}); "
+            "not settled — `lore review`")
+
+
 def render_compacted(entries: list[ViewEntry]) -> dict[str, str]:
-    """``compacted/<category>.md`` for each category: every live entry, newest first, in full."""
+    """``compacted/<category>.md`` for each category: every live entry once, pinned first, then newest
+    first; compressed entries as their summary and the path of their full text."""
     by_category: dict[str, list[ViewEntry]] = defaultdict(list)
+    by_id = {e.id: e for e in entries}
     for entry in entries:
         by_category[entry.category].append(entry)
     out = {}
@@ -56,59 +88,84 @@ def render_compacted(entries: list[ViewEntry]) -> dict[str, str]:
         group.sort(key=lambda e: (not e.pinned, -e.created.timestamp(), e.id))
         lines = [HEADER, "", f"# {category}", ""]
         for entry in group:
-            lines.append(_bullet(entry.content, f" <!-- {entry.id} -->"))
-            if entry.sources:
-                lines.append("  - Sources:")
-                lines.extend("    " + _bullet(s).replace("\n", "\n    ") for s in entry.sources)
-        out[f"compacted/{_slug(category)}.md"] = "\n".join(lines) + "\n"
+            text = f"{_titled(entry.summary)} (full text: `{entry.path}`)" if entry.summary and entry.path else entry.text
+            lines.append(_bullet(text, _conflict_note(entry, by_id) + f" <!-- {entry.id} -->"))
+        out[f"compacted/{slug(category)}.md"] = "\n".join(lines) + "\n"
     return out
 
 
 def render_index(entries: list[ViewEntry], budget: int) -> str:
-    """``index.md``: categories share the token budget in proportion to their size; within one, pinned
-    entries come first (always included), then the most confident and newest. What does not fit is
-    counted and pointed to in ``compacted/``."""
-    by_category: dict[str, list[ViewEntry]] = defaultdict(list)
-    for entry in entries:
-        by_category[entry.category].append(entry)
-    cost = {e.id: count_tokens(_bullet(e.shown)) + 1 for e in entries}
-    head = f"{HEADER}\n<!-- Budget: {budget} tokens. Full text: compacted/<category>.md. -->\n\n# Project memory\n"
-    available = max(0, budget - count_tokens(head))
-    total = sum(cost.values()) or 1
-    order = {c: sorted(g, key=lambda e: (not e.pinned, -e.confidence, -e.created.timestamp(), e.id))
-             for c, g in by_category.items()}
-    chosen: set[str] = set()
-    # Headings and the "…N more" pointer of every category are paid for first.
-    spent = sum(count_tokens(f"\n## {c}\n\n") + count_tokens(f"- …{len(order[c])} more in compacted/{_slug(c)}.md\n")
-                for c in order)
-    available = max(0, available - spent)
-    spent = 0.0
-    # First pass: each category up to its share; pinned entries regardless.
-    for category, group in order.items():
-        share = available * sum(cost[e.id] for e in group) / total
-        used = 0.0
-        for entry in group:
-            if entry.pinned or used + cost[entry.id] <= share:
-                chosen.add(entry.id)
-                used += cost[entry.id]
-        spent += used
-    # Second pass: what is left of the budget goes to the best remaining entries, whatever their category.
-    rest = sorted((e for g in order.values() for e in g if e.id not in chosen),
-                  key=lambda e: (-e.confidence, -e.created.timestamp(), e.id))
-    for entry in rest:
-        if spent + cost[entry.id] <= available:
-            chosen.add(entry.id)
-            spent += cost[entry.id]
+    """``index.md`` within ``budget`` tokens: a pinned section first (always whole), then unresolved
+    conflicts (both sides, marked), then each category's best entries (most confident, then newest) in
+    proportion to its size. Entries an instruction file already states are left out. What does not fit
+    is counted, with the compacted/ file and heading that hold it."""
+    shown = [e for e in entries if not e.in_instructions]
+    pinned = sorted((e for e in shown if e.pinned), key=lambda e: (e.category, -e.created.timestamp(), e.id))
+    conflicted = sorted((e for e in shown if e.conflict and not e.pinned), key=lambda e: (e.conflict or "", e.created, e.id))
+    rest = [e for e in shown if not e.pinned and not e.conflict]
+    head = f"{HEADER}\n<!-- Budget: {budget} tokens. Every fact: compacted/<category>.md. -->\n\n# Project memory\n"
     lines = [head.rstrip("\n")]
+    spent = count_tokens(head)
+    if pinned:
+        section = ["", "## Pinned", ""] + [_bullet(e.shown) for e in pinned]
+        lines += section
+        spent += count_tokens("\n".join(section) + "\n")
+    if conflicted:
+        section = ["", "## Not settled", "", "These memories disagree; neither is current until one is kept."]
+        section += [_bullet(e.shown, f" ({e.created:%Y-%m-%d}; `{e.id}`)") for e in conflicted]
+        cost = count_tokens("\n".join(section) + "\n")
+        if spent + cost <= budget:
+            lines += section
+            spent += cost
+        else:
+            pointer = ["", "## Not settled", "", f"- {len(conflicted)} memories disagree; see compacted/ and `lore review`."]
+            lines += pointer
+            spent += count_tokens("\n".join(pointer) + "\n")
+    by_category: dict[str, list[ViewEntry]] = defaultdict(list)
+    for entry in rest:
+        by_category[entry.category].append(entry)
+    order = {c: sorted(g, key=lambda e: (-e.confidence, -e.created.timestamp(), e.id)) for c, g in by_category.items()}
+    cost = {e.id: count_tokens(_bullet(e.shown)) + 1 for e in rest}
+
+    def more_line(category: str, missing: int, alone: bool) -> str:
+        where = f"compacted/{slug(category)}.md"
+        return (f"- {category}: {missing} in {where}" if alone
+                else f"- …{missing} more in {where} (under “{category}”)")
+
+    # The pointers of every category are paid for first, so that nothing falls out of sight.
+    reserve = sum(count_tokens(f"\n## {c}\n\n") + count_tokens(more_line(c, len(g), False) + "\n") for c, g in order.items())
+    available = max(0, budget - spent - reserve - count_tokens("\n## More\n\n"))
+    total = sum(cost.values()) or 1
+    chosen: set[str] = set()
+    used = 0.0
+    for category, group in order.items():  # each category up to its share
+        share = available * sum(cost[e.id] for e in group) / total
+        taken = 0.0
+        for entry in group:
+            if taken + cost[entry.id] <= share:
+                chosen.add(entry.id)
+                taken += cost[entry.id]
+        used += taken
+    leftover = sorted((e for g in order.values() for e in g if e.id not in chosen),
+                      key=lambda e: (-e.confidence, -e.created.timestamp(), e.id))
+    for entry in leftover:  # what is left of the budget goes to the best remaining entries
+        if used + cost[entry.id] <= available:
+            chosen.add(entry.id)
+            used += cost[entry.id]
+    unseen: list[str] = []
     for category, group in sorted(order.items()):
         picked = [e for e in group if e.id in chosen]
-        lines += ["", f"## {category}", ""]
-        lines += [_bullet(e.shown) for e in picked]
         missing = len(group) - len(picked)
+        if not picked:
+            unseen.append(more_line(category, missing, True))
+            continue
+        lines += ["", f"## {category}", ""] + [_bullet(e.shown) for e in picked]
         if missing:
-            lines.append(f"- …{missing} more in compacted/{_slug(category)}.md")
+            lines.append(more_line(category, missing, False))
+    if unseen:
+        lines += ["", "## More", ""] + unseen
     return "\n".join(lines) + "\n"
 
 
-def _slug(category: str) -> str:
+def slug(category: str) -> str:
     return "".join(c if c.isalnum() or c in "-_" else "-" for c in category.lower()).strip("-") or "uncategorised"

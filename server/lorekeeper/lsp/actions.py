@@ -14,7 +14,8 @@ from lsprotocol import types
 from datetime import datetime, timezone
 
 from ..compaction import apply_plan, plan_compaction
-from ..compaction.rules import Planner, merge_into
+from ..compaction.actions import keep_one, merge_into
+from ..compaction.rules import Planner
 from ..compaction.plan import journal_operations, operation_changes
 from ..model import Finding, Severity
 from ..staleness import apply_fix, archive_entry, rename_changes, verify_entries
@@ -49,6 +50,9 @@ def code_actions(ls: LoreServer, uri: str, line: int) -> list[types.CodeAction]:
             if fix.get("action") == "merge" and writable:
                 actions.append(_action(f"Merge with {fix['into']}", types.CodeActionKind.QuickFix, "lore.merge",
                                        [entry.id, fix["into"]], preferred=True))
+            elif fix.get("action") == "supersede":
+                actions.append(_action(f"Keep the newer ({fix['by']})", types.CodeActionKind.QuickFix,
+                                       "lore.keepNewer", [fix["by"], fix["entry"]]))
             elif fix.get("action") in ("replace-ref", "replace-text"):
                 actions.append(_action(f"Update reference to {fix['new']}", types.CodeActionKind.QuickFix,
                                        "lore.applyFix", [entry.id, finding.model_dump(mode="json")], preferred=True))
@@ -194,6 +198,19 @@ def register(server: LoreServer) -> None:
             assert ls.store is not None
             entry, keeper = ls.store.find(entry_id)[0], ls.store.find(into)[0]
             record = merge_into(ls.store, entry, keeper, _journal(ls, "merge"), f"merged into {into} from the editor")
+        await _recheck(ls)
+        return {"operation": record.id}
+
+    @server.command("lore.keepNewer")
+    async def keep(ls: LoreServer, newer_id: str, older_id: str) -> dict[str, Any]:
+        with ls.lock:
+            assert ls.store is not None
+            newer, older = ls.store.find(newer_id)[0], ls.store.find(older_id)[0]
+            try:
+                record = keep_one(ls.store, newer, older, _journal(ls, "supersede"))
+            except ValueError as exc:
+                ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=str(exc)))
+                return {"operation": None, "reason": str(exc)}
         await _recheck(ls)
         return {"operation": record.id}
 

@@ -83,6 +83,50 @@ class Store:
                     first_seen[entry.id] = entry
         self.entries = entries
         self.findings = findings
+        if only is None:
+            self.findings.extend(self._check_links())
+
+    def _check_links(self) -> list[Finding]:
+        """Entries hidden behind a link that leads nowhere are revived (in memory; their files keep the
+        field) and reported: ``merged_into`` / ``superseded_by`` naming an entry that does not exist,
+        and entries merged into an instruction-file bullet that no longer states their fact (the line
+        moved: fine; the bullet changed or went: the fact would be lost)."""
+        from ..compaction.verify import fact_key
+
+        by_id = self.by_id()
+        instruction_keys: dict[str, str] | None = None
+        findings: list[Finding] = []
+        for entry in self.entries:
+            for name in ("merged_into", "superseded_by"):
+                target_id = getattr(entry, name)
+                if not target_id:
+                    continue
+                target = by_id.get(target_id)
+                if target is None:
+                    findings.append(Finding(
+                        kind="dangling-link", severity=Severity.error, entry=entry.id, field=name,
+                        source=entry.location.path, line=entry.location.start_line,
+                        message=f"{name} {target_id!r} names no entry in memory; shown as live until fixed"))
+                    setattr(entry, name, None)
+                    continue
+                if name == "merged_into" and target.format == "instruction" and entry.format != "instruction":
+                    key = fact_key(entry.content)
+                    if fact_key(target.content) == key:
+                        continue
+                    if instruction_keys is None:
+                        instruction_keys = {fact_key(e.content): e.id for e in self.entries if e.format == "instruction"}
+                    moved = instruction_keys.get(key)
+                    if moved:
+                        continue  # the bullet moved; it still says the same
+                    findings.append(Finding(
+                        kind="orphaned-merge", severity=Severity.warning, entry=entry.id, field=name,
+                        source=entry.location.path, line=entry.location.start_line,
+                        message=f"merged into {target_id}, which no longer states this fact; shown as live again "
+                                "(merge it again, or archive it)",
+                        related=[{"source": target.location.path, "line": target.location.start_line,
+                                  "message": "the bullet it was merged into", "entry": target.id}]))
+                    entry.merged_into = None
+        return findings
 
     def _inside(self, path: Path, findings: list[Finding]) -> bool:
         """Refuse memory files that are symlinks leading out of the workspace: never read them."""

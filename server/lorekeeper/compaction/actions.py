@@ -1,0 +1,33 @@
+"""Decisions a person makes about memories, each one journaled operation: merge one entry into another
+(the editor's quick fix), keep one side of a conflict."""
+
+from __future__ import annotations
+
+from ..model import Entry
+from ..store import Journal, Operation, Record, Store
+from .rules import WRITABLE, union_changes
+
+
+def merge_into(store: Store, entry: Entry, keeper: Entry, journal: Journal, reason: str) -> Record:
+    """Merge one entry into another: the entry gets ``merged_into``, the survivor gains its references
+    and tags."""
+    changes = [store.change_for(entry, {"merged_into": keeper.id})]
+    gained = union_changes(keeper, [entry])
+    if gained:
+        current = changes[0].after if keeper.location.path == entry.location.path else None
+        changes.append(store.change_for(keeper, gained, current=current))
+    return journal.apply(Operation(op="merge", reason=reason, changes=changes, entries=[entry.id, keeper.id]))
+
+
+def keep_one(store: Store, keep: Entry, drop: Entry, journal: Journal) -> Record:
+    """Settle a conflict: ``drop`` gets ``superseded_by`` ``keep`` (it stays on disk, no longer live). An
+    instruction-file entry cannot be marked, so then ``keep`` records ``supersedes`` instead. Two
+    instruction-file entries are the user's text: refused (edit the file)."""
+    reason = f"kept {keep.id} over {drop.id}"
+    if drop.format in WRITABLE:
+        change = store.change_for(drop, {"superseded_by": keep.id})
+    elif keep.format in WRITABLE:
+        change = store.change_for(keep, {"supersedes": list(dict.fromkeys([*keep.supersedes, drop.id]))})
+    else:
+        raise ValueError("both entries are in instruction files: edit the file to keep one")
+    return journal.apply(Operation(op="supersede", reason=reason, changes=[change], entries=[drop.id, keep.id]))

@@ -1,0 +1,324 @@
+"""Compaction you can trust: the verifier on the exact texts that were wrongly merged or superseded,
+conflicts as findings, an index that never states an old value as current, stable and idempotent
+plans, and undo in one pass."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from support import REPO, Tree
+
+from lorekeeper.compaction import CompactionConfig, apply_plan, plan_compaction
+from lorekeeper.compaction.verify import compare
+from lorekeeper.diagnose import memory_findings
+from lorekeeper.store import Journal
+from lorekeeper.workspace import Workspace
+
+NOW = datetime(2026, 11, 1, 12, tzinfo=timezone.utc)
+
+
+def ago(days: float) -> str:
+    return (NOW - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def plan(tree: Tree, **settings):
+    config = CompactionConfig().with_overrides(**settings)
+    store = tree.store()
+    return plan_compaction(store, config, now=NOW), store
+
+
+# Each pair: older text, newer text, what the verifier must say. From the report that found them merged
+# or superseded wrongly, and the contradictions it found missed.
+PAIRS = [
+    ("Pin react to ^18.3.1", "Pin react to ~18.3.1", "conflict"),
+    ("Use `??` instead of `||` for defaults", "Use `||` instead of `??` for defaults", "conflict"),
+    ("Set `z-index: -1` on the backdrop", "Set `z-index: 1` on the backdrop", "conflict"),
+    ("Server time zone is UTC+2", "Server time zone is UTC-2", "conflict"),
+    ("The web service pool size is 10", "The worker service pool size is 10", "different"),
+    ("The mobile app uses Expo Router", "The web app uses Expo Router", "different"),
+    ("Sessions are cached in Postgres", "Sessions are cached in Redis", "different"),
+    ("Max pool size is 20", "Min pool size is 20", "different"),
+    ("Secrets go in `.env`", "Secrets go in `.env.local`", "different"),
+    ("Run `pnpm lint` before pushing", "Run `pnpm typecheck` before pushing", "different"),
+    ("The orders service publishes events that the inventory service consumes",
+     "The inventory service publishes events that the orders service consumes", "different"),
+    ("Request timeout is 10s", "Request timeout is 30s", "conflict"),
+    ("Cache TTL is 300s", "Cache TTL is 60s", "conflict"),
+    ("PRs need two approvals", "PRs need one approval", "conflict"),
+    ("The beta flag is enabled in staging", "The beta flag is disabled in staging", "conflict"),
+    ("Run `make setup` first", "Run `just setup` first", "different"),
+    ("Port 3000 must be free before running e2e", "Port 5432 must be free before running e2e", "different"),
+    ("Free tier is limited to 100 requests/min", "Paid tier is limited to 1000 requests/min", "different"),
+    ("Always run deploy-exports-v3 before the migration", "Always run deploy-imports-v3 before the migration",
+     "different"),
+    ("exports tests must not sleep", "imports tests must not sleep", "different"),
+    ("The exports service listens on port 8081", "The imports service listens on port 8082", "different"),
+    ("Python 3.11 is required", "Python 3.12 is required", "conflict"),
+    ("Tests run with Jest", "Tests run with Vitest", "conflict"),
+    ("Set DATABASE_URL for the API", "Set DB_URL for the API", "conflict"),
+    ("The dev server runs on port 3000", "The dev server runs on port 3001", "conflict"),
+    ("Manage dependencies with Poetry", "Manage dependencies with uv", "conflict"),
+    ("Line length is 100.", "Line length is 120.", "conflict"),
+    ("Always use pnpm.", "always use **pnpm**", "same"),
+    ("Run the linter before committing any code.", "Before committing any code, run the linter!", "same"),
+    ("Tests are running with vitest", "Tests run with Vitest.", "same"),
+    ("Use pnpm", "Do not use pnpm", "conflict"),
+    ("Step 3 runs migrations", "Step 4 runs migrations", "different"),
+]
+
+
+@pytest.mark.parametrize(("older", "newer", "verdict"), PAIRS)
+def test_the_verifier_on_the_texts_that_were_merged_wrongly(older: str, newer: str, verdict: str) -> None:
+    assert compare(older, newer).verdict == verdict
+    assert compare(newer, older).verdict == verdict  # symmetric
+
+
+@pytest.mark.parametrize(("older", "newer", "verdict"), PAIRS)
+def test_no_pair_that_differs_is_merged_or_superseded(tree: Tree, older: str, newer: str, verdict: str) -> None:
+    tree.entry("a.json", {"id": "a", "content": older, "created": ago(30), "tags": ["t"]})
+    tree.entry("b.json", {"id": "b", "content": newer, "created": ago(1), "tags": ["t"]})
+    p, _ = plan(tree, fuse=False)
+    merged = [op for op in p.operations if op.op in ("dedup", "merge", "supersede")]
+    assert bool(merged) == (verdict == "same")
+    conflicts = [c["entries"] for c in p.conflicts if c["kind"] == "contradiction"]
+    assert conflicts == ([["b", "a"]] if verdict == "conflict" else [])
+
+
+def test_a_conflict_is_a_finding_and_keeping_the_newer_is_journaled(tree: Tree) -> None:
+    tree.entry("a.json", {"id": "a", "content": "The dev server runs on port 3000", "created": ago(30)})
+    tree.entry("b.json", {"id": "b", "content": "The dev server runs on port 3001", "created": ago(1)})
+    store = tree.store()
+    found = [f for f in memory_findings(store, CompactionConfig()) if f.kind == "contradiction"]
+    assert {f.entry for f in found} == {"a", "b"}
+    assert all(f.fix == {"action": "supersede", "entry": "a", "by": "b"} for f in found)
+    from lorekeeper.compaction.actions import keep_one
+
+    by_id = store.by_id()
+    keep_one(store, by_id["b"], by_id["a"], tree.journal())
+    assert json.loads((tree.root / ".lore/memory/entries/a.json").read_text())["superseded_by"] == "b"
+    assert [f for f in memory_findings(tree.store(), CompactionConfig()) if f.kind == "contradiction"] == []
+
+
+def test_review_offers_to_keep_the_newer(tree: Tree) -> None:
+    tree.entry("a.json", {"id": "a", "content": "Tests run with Jest", "created": ago(30)})
+    tree.entry("b.json", {"id": "b", "content": "Tests run with Vitest", "created": ago(1)})
+    env = {**os.environ, "NO_COLOR": "1"}
+    proc = subprocess.run([sys.executable, "-m", "lorekeeper.cli", "review"], cwd=tree.root, input="n\n",
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "conflict 1/1" in proc.stdout and "kept b" in proc.stdout
+    assert json.loads((tree.root / ".lore/memory/entries/a.json").read_text())["superseded_by"] == "b"
+
+
+def test_the_index_states_no_old_or_contested_value_as_current(tree: Tree) -> None:
+    tree.write("CLAUDE.md", "- Always use pnpm.\n")
+    tree.entry("pnpm.json", {"id": "pnpm", "content": "always use PNPM", "created": ago(100)})
+    tree.entry("n18.json", {"id": "n18", "content": "Use Node 18 for the API.", "created": ago(200), "category": "decisions"})
+    tree.entry("n20.json", {"id": "n20", "content": "Use Node 20 for the API.", "created": ago(20), "category": "decisions",
+                            "supersedes": ["n18"]})
+    tree.entry("j.json", {"id": "j", "content": "Tests run with Jest", "created": ago(90), "category": "conventions"})
+    tree.entry("v.json", {"id": "v", "content": "Tests run with Vitest", "created": ago(10), "category": "conventions"})
+    tree.entry("pin.json", {"id": "pin", "content": "NEVER run prisma migrate reset", "created": ago(300),
+                            "category": "pitfalls", "pinned": True})
+    tree.write(".lore/memory/mif/m.memory.md", "---\nid: m\ncreated: 2026-05-01T00:00:00Z\n---\n\n# Fastify over Express\n\n"
+                                               "Chosen for schema validation.\n")
+    p, _ = plan(tree)
+    index = p.views[".lore/memory/index.md"]
+    sections = [line for line in index.splitlines() if line.startswith("## ")]
+    assert sections[0] == "## Pinned" and "NEVER run prisma migrate reset" in index.split("## Pinned")[1].split("##")[0]
+    assert "Node 18" not in index and "Use Node 20 for the API." in index  # superseded: gone from the index
+    settled = index.split("## Not settled")[1].split("\n## ")[0]
+    assert "Tests run with Jest" in settled and "Tests run with Vitest" in settled  # contested: shown as such
+    assert "Tests run with" not in index.split("## Not settled")[0]
+    assert "**Fastify over Express** — Chosen for schema validation." in index  # MIF title as a title
+    assert "pnpm" not in index.lower()  # CLAUDE.md says it; the agent loads CLAUDE.md anyway
+    assert all(index.split(s, 1)[1].lstrip("\n").startswith("- ") or index.split(s, 1)[1].lstrip("\n").startswith("These")
+               for s in sections)  # no empty section
+
+
+def test_compacted_lists_every_live_fact_once_and_compressed_ones_as_summary_and_path(tree: Tree) -> None:
+    long_text = "# Runbook\n" + "\n".join(f"Step {i}: restart worker {i} and check its queue." for i in range(150))
+    tree.entry("long.json", {"id": "long", "content": long_text, "created": ago(45), "category": "ops"})
+    tree.entry("short.json", {"id": "short", "content": "Queues drain in under a minute.", "created": ago(2),
+                              "category": "ops"})
+    p, store = plan(tree)
+    compacted = p.views[".lore/memory/compacted/ops.md"]
+    assert "(full text: `.lore/memory/entries/long.json`)" in compacted
+    assert "Step 149" not in compacted and compacted.count("Queues drain in under a minute.") == 1
+    assert p.tokens["compacted"][1] < 600
+
+
+def test_consolidation_lists_every_fact_newest_first_and_leaves_conflicts_out(tree: Tree) -> None:
+    texts = [("Deploys freeze on Fridays.", 400), ("Deploy previews expire after 7 days.", 300),
+             ("Deploy previews expire after 14 days.", 200), ("Rollbacks use the previous image.", 250)]
+    for i, (text, days) in enumerate(texts):
+        tree.entry(f"d{i}.json", {"id": f"d{i}", "content": text, "tags": ["deploy"], "category": "patterns",
+                                  "created": ago(days), "access_count": 0})
+    p, _ = plan(tree, consolidate=True, fuse=False)
+    [op] = [o for o in p.operations if o.op == "consolidate"]
+    assert sorted(op.sources) == ["d0", "d3"]  # d1 / d2 disagree: not folded into a learning
+    body = op.result["content"].splitlines()[1:]
+    assert body == ["- Rollbacks use the previous image.", "- Deploys freeze on Fridays."]  # newest first, all of them
+    assert "more" not in op.result["content"]
+
+
+def test_a_second_run_plans_nothing_and_dry_run_ids_are_the_ids_applied(tree: Tree) -> None:
+    for i, text in enumerate(["Handlers return JSON.", "Validate bodies with zod.", "Errors use problem details.",
+                              "handlers return json"]):
+        tree.entry(f"f{i}.json", {"id": f"f{i}", "content": text, "tags": ["api"], "created": ago(10 - i)})
+    tree.entry("c.json", {"id": "c", "content": "A consolidated learning.", "tags": ["api"], "source": "compaction",
+                          "created": ago(5)})
+    dry, store = plan(tree)
+    planned_ids = [op.result["id"] for op in dry.operations if op.new_entry]
+    apply_plan(dry, store, tree.journal())
+    written = {json.loads(p.read_text())["id"] for p in (tree.root / ".lore/memory/entries").glob("*.json")}
+    assert planned_ids and set(planned_ids) <= written
+    again, _ = plan(tree)
+    assert again.operations == [] and again.conflicts == []
+    assert all((tree.root / path).read_text() == text for path, text in again.views.items())
+    assert json.loads((tree.root / ".lore/memory/entries/c.json").read_text()).get("merged_into") is None
+
+
+def test_an_instruction_survivor_that_changes_revives_what_was_merged_into_it(tree: Tree) -> None:
+    claude = tree.write("CLAUDE.md", "# Rules\n\n- Money is integer cents.\n")
+    tree.entry("m.json", {"id": "m", "content": "money is INTEGER cents", "created": ago(1)})
+    p, store = plan(tree)
+    apply_plan(p, store, tree.journal())
+    assert json.loads((tree.root / ".lore/memory/entries/m.json").read_text())["merged_into"] == "CLAUDE.md:3"
+    claude.write_text("# Rules\n\n- Keep PRs small.\n\n- Money is integer cents.\n")  # the bullet moved
+    assert not [f for f in tree.store().findings if f.kind == "orphaned-merge"]
+    claude.write_text("# Rules\n\n- Money is a decimal string.\n")  # the bullet changed
+    store = tree.store()
+    [finding] = [f for f in store.findings if f.kind == "orphaned-merge"]
+    assert finding.entry == "m" and "m" in {e.id for e in store.live()}
+
+
+def test_a_link_to_a_missing_entry_is_an_error_and_the_entry_stays_visible(tree: Tree) -> None:
+    tree.entry("a.json", {"id": "a", "content": "Use pnpm.", "merged_into": "ghost"})
+    store = tree.store()
+    [finding] = [f for f in store.findings if f.kind == "dangling-link"]
+    assert finding.severity.value == "error" and [e.id for e in store.live()] == ["a"]
+
+
+def test_undo_reads_the_journal_once_and_reverses_the_command_as_one(tree: Tree) -> None:
+    for i in range(30):
+        tree.entry(f"e{i}.json", {"id": f"e{i}", "content": f"Fact {i} about the cache", "created": ago(i + 1)})
+        tree.entry(f"d{i}.json", {"id": f"d{i}", "content": f"fact {i} about the CACHE!", "created": ago(i + 40)})
+    snapshot = {p: p.read_bytes() for p in tree.root.rglob("*") if p.is_file()}
+    p, store = plan(tree, fuse=False)
+    records = apply_plan(p, store, tree.journal("compact"))
+    assert len(records) == 31  # 30 dedups and the views
+    journal = Journal(Workspace(tree.root))
+    undo = journal.undo_last()
+    assert journal.reads == len(records)  # each record file read once, whatever the number of operations
+    assert undo is not None and sorted(undo.undone) == sorted(r.id for r in records)
+    after = {p: b for p, b in ((p, p.read_bytes()) for p in tree.root.rglob("*") if p.is_file()) if "/log/" not in str(p)}
+    assert after == snapshot
+    assert Journal(Workspace(tree.root)).undo_last() is None  # undone already: nothing left
+
+
+_KILLER = """
+import os, sys
+sys.path.insert(0, {tests!r})
+from lorekeeper.store import journal as journal_module
+from lorekeeper.compaction import CompactionConfig, apply_plan, plan_compaction
+from lorekeeper.store import Journal, Store
+from lorekeeper.workspace import Workspace
+
+writes = 0
+real_put = journal_module._put
+
+
+def put(path, data):
+    global writes
+    writes += 1
+    if writes == {kill_at}:
+        os._exit(9)  # as kill -9: no cleanup runs
+    real_put(path, data)
+
+
+journal_module._put = put
+ws = Workspace({root!r})
+store = Store.open(ws)
+apply_plan(plan_compaction(store, CompactionConfig()), store, Journal(ws))
+"""
+
+
+@pytest.mark.parametrize("kill_at", [1, 3, 6])
+def test_a_compaction_killed_in_the_middle_is_rolled_back_by_the_next_command(tree: Tree, kill_at: int) -> None:
+    for i, text in enumerate(["Handlers return JSON.", "Validate bodies with zod.", "Errors use problem details."]):
+        tree.entry(f"f{i}.json", {"id": f"f{i}", "content": text, "tags": ["api"], "created": ago(10 - i)})
+    tree.entry("a.json", {"id": "a", "content": "Use pnpm.", "created": ago(3)})
+    tree.entry("b.json", {"id": "b", "content": "use PNPM", "created": ago(1)})
+    snapshot = {p: p.read_bytes() for p in tree.root.rglob("*") if p.is_file()}
+    script = _KILLER.format(tests=str(REPO / "tests"), kill_at=kill_at, root=str(tree.root))
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 9, proc.stderr
+    journal = Journal(Workspace(tree.root))  # the next command opens the journal: recovery runs
+    assert journal.recovered and "rolled back" in journal.recovered[0]
+    after = {p: p.read_bytes() for p in tree.root.rglob("*") if p.is_file() and "/log/" not in str(p)}
+    assert after == snapshot
+    store = tree.store()
+    assert {e.id for e in store.live()} == {"f0", "f1", "f2", "a", "b"}
+    assert not [f for f in store.findings if f.kind == "dangling-link"]
+    assert journal.records()[0] == []  # no operation recorded that did not happen
+
+
+# -- property: over random stores, nothing is lost and nothing old is stated as current ----------------
+
+_SUBJECTS = ["the API", "the worker", "the billing job", "the search index", "the web app"]
+_VALUES = ["10s", "30s", "3000", "3001", "Jest", "Vitest", "Postgres", "Redis"]
+
+
+@st.composite
+def stores(draw):
+    entries = []
+    n = draw(st.integers(min_value=2, max_value=14))
+    for i in range(n):
+        subject = draw(st.sampled_from(_SUBJECTS))
+        value = draw(st.sampled_from(_VALUES))
+        style = draw(st.sampled_from(["plain", "upper", "punct"]))
+        text = f"{subject} uses {value}"
+        text = text.upper() if style == "upper" else text + "!" if style == "punct" else text
+        entry = {"id": f"e{i}", "content": text, "created": ago(100 - i), "tags": [draw(st.sampled_from(["a", "b"]))],
+                 "category": draw(st.sampled_from(["conventions", "decisions"]))}
+        if i and draw(st.booleans()) and draw(st.booleans()):
+            entry["supersedes"] = [f"e{draw(st.integers(min_value=0, max_value=i - 1))}"]
+        entries.append(entry)
+    return entries
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(entries=stores())
+def test_every_live_fact_survives_and_no_superseded_value_is_in_the_index(tmp_path_factory, entries) -> None:
+    from lorekeeper.compaction.verify import fact_key
+
+    root = tmp_path_factory.mktemp("store")
+    tree = Tree(root)
+    for entry in entries:
+        tree.entry(f"{entry['id']}.json", entry)
+    p, store = plan(tree, consolidate=True, consolidate_unread=True, consolidate_age_days=1, budget=4000)
+    apply_plan(p, store, tree.journal())
+    compacted = "".join((root / ".lore/memory/compacted").glob("*.md").__next__().parent.joinpath(f).read_text()
+                        for f in os.listdir(root / ".lore/memory/compacted"))
+    index = (root / ".lore/memory/index.md").read_text()
+    superseded = {t for e in entries for t in e.get("supersedes", [])}
+    by_id = {e["id"]: e for e in entries}
+    for entry in entries:
+        if entry["id"] in superseded:
+            continue
+        # The fact is in compacted/: as written, or as the text of an entry that states the same fact.
+        key = fact_key(entry["content"])
+        assert any(fact_key(other["content"]) == key and other["content"] in compacted for other in entries), entry
+    for old in superseded:
+        text = by_id[old]["content"]
+        if not any(fact_key(e["content"]) == fact_key(text) for e in entries if e["id"] not in superseded):
+            assert text not in index
