@@ -256,7 +256,7 @@ def bench_lsp(sizes: list[int], edits: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", choices=["check-stale", "compact", "lsp", "real-stale"], help="run one benchmark")
+    parser.add_argument("--only", choices=["check-stale", "compact", "lsp", "real-stale", "trust"], help="run one benchmark")
     parser.add_argument("--mirror", type=Path, default=os.environ.get("LORE_BENCH_MIRROR"),
                         help="real-stale: folder of git directories (owner+name/repo); else cloned from GitHub")
     parser.add_argument("--repo", action="append", help="real-stale: only repositories whose name holds this")
@@ -276,6 +276,10 @@ def main() -> None:
         bench_lsp([int(s) for s in args.lsp_sizes.split(",")], args.edits)
     if args.only in (None, "compact"):
         bench_compact([int(s) for s in args.compact_sizes.split(",")], args.runs)
+    if args.only in (None, "trust"):
+        import bench_compact_trust
+
+        bench_compact_trust.bench_trust()
     if args.only in (None, "real-stale"):
         import bench_real_stale
 

@@ -22,7 +22,7 @@ from ..model import Entry
 from ..text import normalize, terms
 from .config import CompactionConfig
 from .plan import PlanOperation
-from .verify import compare, fact_key, parse
+from .verify import compare, fact_key, fact_size
 
 WRITABLE = ("entry", "mif")
 DERIVED = "compaction"  # the ``source`` of entries compaction wrote (fused, consolidated)
@@ -40,7 +40,7 @@ def _rank(entry: Entry) -> tuple:
     """Which entry of a group that states one fact survives: one we must not edit (instruction files),
     then a pinned one, then the most complete (more references, then more words that carry facts), then
     the newest."""
-    return (entry.format == "instruction", entry.pinned, len(entry.refs), len(parse(entry.content).tokens),
+    return (entry.format == "instruction", entry.pinned, len(entry.refs), fact_size(entry.content),
             _created(entry), entry.confidence or 0.0, entry.id)
 
 
@@ -85,7 +85,7 @@ class Planner:
         cycles are reported and left alone."""
         edges = {e.id: [t for t in e.supersedes if t in self.by_id and t != e.id] for e in self.pool if e.supersedes}
         in_cycle = self._cycles(edges)
-        for entry in sorted(self.pool, key=_rank, reverse=True):
+        for entry in sorted((e for e in self.pool if e.id in edges), key=lambda e: (_created(e), e.id), reverse=True):
             if entry.id in in_cycle:
                 continue
             targets = [self.by_id[t] for t in edges.get(entry.id, [])

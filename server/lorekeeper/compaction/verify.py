@@ -27,13 +27,19 @@ from collections import Counter
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from functools import lru_cache
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import snowballstemmer
 
 Verdict = Literal["same", "conflict", "different"]
 
 _STEMMER = snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=None)
+def _stem(word: str) -> str:
+    """Snowball's English stem, memoised: a store's vocabulary is small and stemming is slow in Python."""
+    return _STEMMER.stemWord(word)
 
 #: Words that carry no fact of their own (articles, auxiliaries, modals, pronouns, prepositions,
 #: emphasis). Relation words that start a clause are not here: they keep their clause's meaning.
@@ -106,14 +112,14 @@ _LITERAL = re.compile(
     r"|\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?)"
     r"|(?P<op>(?<!\S)(?:\?\?|\|\||&&|===|!==|==|!=|>=|<=|=>|->)(?!\S))",
 )
-_WORD = re.compile(r"[A-Za-z]+(?:'[a-z]+)?|\x00\d+\x00|[=:]")
+_CODE_SPAN = re.compile(r"(?P<code>`[^`]+`)")
+_WORD = re.compile(r"[A-Za-z]+(?:'[a-z]+)?|\x00[\ue000-\uf8ff]\x00|[=:]")
 _BOUNDARY = re.compile(r"[,;!?()\[\]{}—–]|\.(?:\s|$)|\s-\s")
 _MARKUP = re.compile(r"(\*\*|__|(?<!\w)[*_](?=\w)|(?<=\w)[*_](?!\w)|^#+\s|^\s*(?:[-*+]|\d+[.)])\s+|~~)", re.M)
-_ANTONYM_STEMS = {frozenset((_STEMMER.stemWord(a), _STEMMER.stemWord(b))) for a, b in _ANTONYMS}
+_ANTONYM_STEMS = {frozenset((_stem(a), _stem(b))) for a, b in _ANTONYMS}
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(NamedTuple):
     text: str  # canonical: a stem, or a literal as written (numbers canonicalised)
     literal: str | None  # the literal kind (code, path, number...), None for a word
     subject: bool  # before the clause's predicate
@@ -174,7 +180,6 @@ def _canonical_literal(kind: str, raw: str) -> str:
 def parse(text: str) -> Statement:
     """Reduce a memory's text to a :class:`Statement` (cached: the same text is parsed once)."""
     clean = unicodedata.normalize("NFKC", text)
-    clean = _MARKUP.sub(" ", clean)
     literals: list[tuple[str, str]] = []
 
     def stash(match: re.Match[str]) -> str:
@@ -183,9 +188,10 @@ def parse(text: str) -> Statement:
         if kind == "code" and re.fullmatch(r"`[a-z]+`", raw):
             return f" {raw.strip('`')} "  # `pnpm`, `logger`: the word itself, marked up
         literals.append((kind, _canonical_literal(kind, raw)))
-        return f" \x00{len(literals) - 1}\x00 "
+        return f" \x00{chr(0xE000 + len(literals) - 1)}\x00 "  # no digit, no word character: nothing re-reads it
 
-    masked = _LITERAL.sub(stash, clean)
+    masked = _CODE_SPAN.sub(stash, clean)  # code first: Markdown inside a code span is code
+    masked = _LITERAL.sub(stash, _MARKUP.sub(" ", masked))
     negated = False
     clauses: list[tuple[Token, ...]] = []
     for sentence in _BOUNDARY.split(masked):
@@ -193,10 +199,11 @@ def parse(text: str) -> Statement:
         current: list[tuple[str, str | None, str, str]] = []  # (text, literal kind, previous word, as written)
         previous = ""
         groups: list[list[tuple[str, str | None, str, str]]] = [current]
+        marked: set[int] = set()  # clauses whose predicate start is marked
         for raw in words:
             low = raw.lower()
             if raw.startswith("\x00"):
-                kind, value = literals[int(raw.strip("\x00"))]
+                kind, value = literals[ord(raw[1]) - 0xE000]
                 current.append((value, kind, previous, value))
                 previous = value
                 continue
@@ -214,11 +221,12 @@ def parse(text: str) -> Statement:
                 previous = low
                 continue
             if low in FUNCTION_WORDS or low in ("=", ":"):
-                if low in _PREDICATE_FUNCTION_WORDS and not any(item[1] == "\x01" for item in current):
+                if low in _PREDICATE_FUNCTION_WORDS and id(current) not in marked:
                     current.append(("", "\x01", previous, ""))  # where the predicate starts
+                    marked.add(id(current))
                 previous = low
                 continue
-            current.append((_STEMMER.stemWord(low), None, previous, raw))
+            current.append((_stem(low), None, previous, raw))
             previous = low
         for group in groups:
             if group:
@@ -255,7 +263,7 @@ def _with_roles(group: list[tuple[str, str | None, str, str]], words: list[str])
                  for i, (text, kind, after, shown) in enumerate(group) if kind != "\x01")
 
 
-_PREDICATE_STEMS = frozenset(_STEMMER.stemWord(w) for w in _PREDICATE_WORDS)
+_PREDICATE_STEMS = frozenset(_stem(w) for w in _PREDICATE_WORDS)
 
 
 def same_fact(a: str, b: str) -> bool:
@@ -322,6 +330,18 @@ def _show(token: Token) -> str:
     return token.shown or token.text
 
 
+@lru_cache(maxsize=1 << 18)
+def _summary(text: str) -> tuple[str, int]:
+    statement = parse(text)
+    return statement.key, len(statement.tokens)
+
+
 def fact_key(text: str) -> str:
-    """A key two texts share exactly when they state the same fact (see :func:`compare`)."""
-    return parse(text).key
+    """A key two texts share exactly when they state the same fact (see :func:`compare`). Keys are
+    small and cached on their own, so a large store is parsed once."""
+    return _summary(text)[0]
+
+
+def fact_size(text: str) -> int:
+    """How many words and literals carry the text's fact (a longer same-fact text is more complete)."""
+    return _summary(text)[1]
