@@ -330,3 +330,19 @@ def test_a_name_the_memory_places_in_a_file_is_stale_once_the_code_drops_it(tree
     [finding] = check(tree.root)
     assert (finding.kind, finding.ref, finding.severity) == ("stale-symbol", "function_calling_mode", Severity.error)
     assert f"removed in {sha}" in finding.message
+
+
+def test_grep_at_a_commit_finds_whole_words_only_with_many_words(tree: Tree) -> None:
+    """grep_at asks git once for all words (one alternation): whole words only, a word that is the start
+    of a longer one on the same line is still found on its own, and regex characters are literal."""
+    from lorekeeper.refs.history import GitHistory
+
+    tree.write("src/a.js", "const open_pool = open($store);\nfunction openx() {}\n")
+    tree.write("src/b.py", "def close(): pass  # a.b\n")
+    sha = commit(tree, "code")
+    found = GitHistory(tree.root).grep_at(sha, {"open", "open_pool", "$store", "close", "a.b", "openx", "pool", "never"},
+                                          ("*.js", "*.py"))
+    assert found is not None
+    assert found["open"] == {"src/a.js"} and found["open_pool"] == {"src/a.js"} and found["openx"] == {"src/a.js"}
+    assert found["$store"] == {"src/a.js"} and found["close"] == {"src/b.py"} and found["a.b"] == {"src/b.py"}
+    assert found["pool"] == set() and found["never"] == set()

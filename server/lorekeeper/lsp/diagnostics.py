@@ -20,9 +20,11 @@ log = logging.getLogger("lorekeeper.lsp")
 SEVERITY = {Severity.error: types.DiagnosticSeverity.Error, Severity.warning: types.DiagnosticSeverity.Warning,
             Severity.info: types.DiagnosticSeverity.Information}
 DOCS = Path(__file__).resolve().parents[3] / "docs"
-_PAGES = {"duplicate": "compaction.md#dedup", "near-duplicate": "compaction.md#merge", "contradiction": "compaction.md#merge",
+_PAGES = {"duplicate": "compaction.md#dedup", "near-duplicate": "compaction.md#merge", "contradiction": "compaction.md#conflicts",
           "dangling-supersedes": "compaction.md#supersede", "supersession-cycle": "compaction.md#supersede",
-          "verbose-entry": "compaction.md#compress"}
+          "verbose-entry": "compaction.md#compress", "dangling-link": "compaction.md#links-that-lead-nowhere",
+          "orphaned-merge": "compaction.md#links-that-lead-nowhere",
+          "history-unavailable": "staleness.md#finding-kinds"}
 
 
 def docs_href(kind: str) -> str:

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable, TypeVar
 
 from ..store.files import atomic_write
 
@@ -169,6 +170,16 @@ class GitHistory:
 
     # -- blame ------------------------------------------------------------------------------------
 
+    def prefetch(self, blames: Iterable[str]) -> None:
+        """What judging unresolved references will ask git first, asked at once: the blame of each
+        file holding one, and the working tree's changes (``git status``, to tell an uncommitted removal
+        from a committed one)."""
+        if not self.available:
+            return
+        self._load()
+        jobs: list[Callable[[], Any]] = [self.dirty, *(lambda p=p: self.blame(p) for p in sorted(set(blames)))]
+        parallel(lambda job: job(), jobs)
+
     def blame(self, path: str, content: bytes | None = None) -> list[str] | None:
         """The commit that last changed each line of the file as it is in the working tree (``ZERO``
         for uncommitted lines), or ``None`` if git cannot say. Cached by the file's content."""
@@ -290,10 +301,12 @@ class GitHistory:
         words = sorted(set(words))
         if not words or not self.available:
             return {w: set() for w in words}
-        args = ["grep", "-I", "-z", "-o", "-w", "-F"]
-        for word in words:
-            args += ["-e", word]
-        out = self._run(*args, commit, "--", *pathspecs, what="grep", ok=(0, 1))  # 1: nothing matched
+        # One extended regex (an alternation) rather than one -e per word: git grep runs each pattern on
+        # its own, which grows with the number of words (230 words: minutes on a 3,000-file tree; the
+        # alternation: under a second, with the same matches).
+        pattern = "(" + "|".join(_ERE_SPECIAL.sub(r"\\\g<0>", w) for w in words) + ")"
+        out = self._run("grep", "-I", "-z", "-o", "-w", "-E", "-e", pattern, commit, "--", *pathspecs,
+                        what="grep", ok=(0, 1))  # 1: nothing matched
         if out is None:
             return None
         found: dict[str, set[str]] = {w: set() for w in words}
@@ -396,6 +409,22 @@ class GitHistory:
         """Whether the committed HEAD still mentions ``term`` (as a whole word) in these paths."""
         found = self.grep_at("HEAD", [term], pathspecs) if self.available else None
         return bool(found and found.get(term))
+
+
+T = TypeVar("T")
+R = TypeVar("R")
+_ERE_SPECIAL = re.compile(r"[.\[\]()*+?{}|^$\\]")
+
+
+def parallel(fn: Callable[[T], R], items: list[T], workers: int = 4) -> list[R]:
+    """``[fn(x) for x in items]``, run on a few threads when there is more than one item: for work that
+    waits on git subprocesses (the GIL is released while they run)."""
+    if len(items) < 2:
+        return [fn(item) for item in items]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=min(workers, len(items), (os.cpu_count() or 1) * 2)) as pool:
+        return list(pool.map(fn, items))
 
 
 def _chunks(items: list[str], size: int) -> list[list[str]]:

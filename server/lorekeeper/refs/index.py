@@ -308,11 +308,13 @@ class CodeIndex:
         if missing:
             for word in missing:
                 self._mentions[word] = []
+            # Compared as bytes (no decoding of the ~1.7M identifiers of a 3,000-file tree).
+            wanted_bytes = {word.encode("utf-8"): word for word in missing}
             for path in self.code_files:
                 data = self.read(path)
                 if data is None:
                     continue
-                found = missing.intersection(m.decode("ascii") for m in _IDENTIFIER.findall(data))
+                found = {wanted_bytes[m] for m in wanted_bytes.keys() & set(_IDENTIFIER.findall(data))}
                 for word in found:
                     self._mentions[word].append(path)
                 if found:

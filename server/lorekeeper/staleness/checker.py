@@ -95,6 +95,11 @@ class StalenessChecker:
                 item = Pending(entry, ref, result, self.base_of(entry, ref))
                 if not check.now(self, item):
                     pending.setdefault(ref.kind, []).append(item)
+        # Every unresolved reference of an instruction file is judged against its line's blame: ask git
+        # for all of those files at once (and for git status) rather than one after another.
+        if pending:
+            self.history.prefetch({i.entry.location.path for items in pending.values() for i in items
+                                   if i.entry.format == "instruction"})
         for kind, items in pending.items():
             CHECKS[kind].judge(self, items)
         for entry in targets:

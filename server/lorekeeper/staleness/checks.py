@@ -17,6 +17,7 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from ..model import Entry, Finding, Severity
+from ..refs.history import parallel
 from ..refs.index import in_module_path
 from ..refs.manifests import WELL_KNOWN_TOOLS, parse_manifest
 from ..refs.extract import BUN_BUILTINS, PNPM_BUILTINS, YARN_BUILTINS
@@ -269,9 +270,11 @@ class SymbolCheck:
             baseline = baselines[id(item)]
             if baseline and baseline.commit:
                 by_commit.setdefault(baseline.commit, []).append(item)
-        for commit, group in by_commit.items():
-            words = {w for item in group for w in _words(item.ref.target)}
-            found = history.grep_at(commit, words, CODE_PATHSPECS)
+        commits = list(by_commit)
+        answers = parallel(lambda c: history.grep_at(c, {w for i in by_commit[c] for w in _words(i.ref.target)},
+                                                     CODE_PATHSPECS), commits)
+        for commit, found in zip(commits, answers):
+            group = by_commit[commit]
             if found is None:
                 continue  # git could not answer: reported as a history problem
             wanted: dict[int, list[str]] = {}
