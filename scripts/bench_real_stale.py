@@ -224,7 +224,9 @@ def match(finding: dict[str, Any], refs: list[dict[str, Any]]) -> dict[str, Any]
     kinds = _LABEL_KINDS.get(_finding_family(finding.get("kind", "")))
     same_file = [r for r in refs if r["file"] == source and (kinds is None or r.get("kind") in kinds)] or \
         [r for r in refs if r["file"] == source]
-    exact = [r for r in same_file if _norm(r.get("target") or "") in (target, target.split(":")[-1])]
+    # A stated version is labelled "node 20" or "node@20" (the finding's ref).
+    exact = [r for r in same_file if _norm(r.get("target") or "") in (target, target.split(":")[-1])
+             or _norm(r.get("target") or "").lower().replace(" ", "@") == target.lower()]
     if exact:
         return min(exact, key=lambda r: abs((r.get("line") or 0) - line))
     near = [r for r in same_file if target and target in (r.get("text") or "") and abs((r.get("line") or 0) - line) <= 3]
@@ -239,7 +241,7 @@ def score(item: Labelled, variant: str, findings: list[dict[str, Any]], seconds:
             continue
         label = match(finding, refs)
         outcome.matched.append((finding, label))
-        if label and label["verdict"] in STALE_VERDICTS and finding.get("severity") == "error" and label.get("removed_in"):
+        if label and label["verdict"] in STALE_VERDICTS and label.get("removed_in"):
             named = finding.get("commit") or _sha_in(finding.get("message", ""))
             if named:
                 outcome.commits_named += 1

@@ -349,7 +349,8 @@ def test_stated_values_the_config_no_longer_holds(tree: Tree) -> None:
                                      f"in {git(tree.root, 'rev-parse', '--short=7', 'HEAD~1').strip()} on 2026-01-15"),
         # A runtime version is compared with what declares it (one finding, not a second stale-value).
         (".lore/memory/entries/n.json", "stale-version",
-         "node 20: `.nvmrc` now says 22 (it said 20 when this memory was written on 2026-02-01)"),
+         f"node 20: `.nvmrc` now says 22 (changed in {git(tree.root, 'rev-parse', '--short=7', 'HEAD').strip()} on "
+         "2026-03-01: bump; it said 20 when this memory was written on 2026-02-01)"),
     }
 
 

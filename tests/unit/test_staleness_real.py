@@ -264,11 +264,18 @@ def test_versions_stated_in_a_memory_are_compared_with_what_declares_them(tree: 
     tree.write("CLAUDE.md", "- Requires Go 1.24+.\n- Python 3.11 is used by the scripts.\n")
     commit(tree, "initial")
     assert check(tree.root) == []
+    tree.write("go.mod", "module example.com/x\n\n// a comment\ngo 1.24.0\n")
+    commit(tree, "touch go.mod, same version", date="2026-04-01T12:00:00Z")
     tree.write("go.mod", "module example.com/x\n\ngo 1.25.1\n")
-    commit(tree, "bump go")
+    bump = commit(tree, "bump go", date="2026-05-01T12:00:00Z")
+    tree.write("go.mod", "module example.com/x\n\ngo 1.26.0\n")
+    commit(tree, "bump go again", date="2026-06-01T12:00:00Z")
     [finding] = check(tree.root)
     assert (finding.kind, finding.severity, finding.line) == ("stale-version", Severity.warning, 1)
-    assert "`go.mod` now says 1.25.1 (it said 1.24.0 when this memory was written" in finding.message
+    # The commit named is the first one after the memory whose declaration stopped matching it.
+    assert f"`go.mod` now says 1.26.0 (changed in {bump} on 2026-05-01: bump go; it said 1.24.0 when this memory was written" \
+        in finding.message
+    assert finding.commit and finding.commit.startswith(bump)
 
 
 # -- when git cannot answer ------------------------------------------------------------------------

@@ -524,6 +524,9 @@ class PackageManagerCheck:
 
 # -- stated versions ------------------------------------------------------------------------------
 
+_MAX_VERSION_COMMITS = 300  # commits to a manifest since the memory was written, read to date a change
+
+
 class VersionCheck:
     """"Go 1.24", "Node 20", "Python 3.11": compared with what the project declares (go.mod, .nvmrc,
     engines, .python-version, requires-python, rust-toolchain, rust-version). A warning when the
@@ -565,9 +568,31 @@ class VersionCheck:
             then = declared_version(item.data["tool"], item.base, nearest_then, read_then)
             if then is None or not version_matches(item.data["stated"], then[1]):
                 continue  # the memory did not match the project even then: not a drift we can prove
+            change = _version_change(checker, item, commit)
             checker.add(item, "stale-version", Severity.warning,
                         f"{item.data['tool']} {item.data['stated']}: `{item.data['path']}` now says {item.data['now']} "
-                        f"(it said {then[1]} when this memory was {baseline.how})")
+                        + (f"(changed in {change.describe()}; " if change else "(")
+                        + f"it said {then[1]} when this memory was {baseline.how})", commit=change)
+
+
+def _version_change(checker: "StalenessChecker", item: "Pending", since: str) -> Any:
+    """The first commit after ``since`` whose declaration (in the file that declares it now) no longer
+    matches the memory; ``None`` when git cannot say (the file moved, history too long)."""
+    history, path = checker.history, item.data["path"]
+    log = history._log(since, [path])
+    if not log or len(log) > _MAX_VERSION_COMMITS:
+        return None
+    commits = [c for c, _ in reversed(log)]  # oldest first
+    contents = history.read_at([(c.sha, path) for c in commits])
+    for c in commits:
+        data = contents.get((c.sha, path))
+        if data is None:
+            return None
+        declared = declared_version(item.data["tool"], item.base, lambda names, base: path if PurePosixPath(path).name in names else None,
+                                    lambda p, data=data: data if p == path else None)
+        if declared is not None and not version_matches(item.data["stated"], declared[1]):
+            return c
+    return None
 
 
 CHECKS: dict[str, Any] = {
