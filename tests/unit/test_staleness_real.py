@@ -353,3 +353,48 @@ def test_grep_at_a_commit_finds_whole_words_only_with_many_words(tree: Tree) -> 
     assert found["open"] == {"src/a.js"} and found["open_pool"] == {"src/a.js"} and found["openx"] == {"src/a.js"}
     assert found["$store"] == {"src/a.js"} and found["close"] == {"src/b.py"} and found["a.b"] == {"src/b.py"}
     assert found["pool"] == set() and found["never"] == set()
+
+
+def test_a_bare_file_name_gone_everywhere_is_judged_by_what_the_tree_held_then(tree: Tree) -> None:
+    """`ajv-provider.ts` in a list under its folder: found nowhere now, but the tree held a file of that
+    name when the line was written. Its folder moved first (the name still held), then it was renamed:
+    the rename is what made the line false, and the fix is the new name."""
+    tree.write("src/validation/ajv-provider.ts", "export class AjvProvider {}\n")
+    tree.write("CLAUDE.md", "Validation lives in its own folder:\n- `ajv-provider.ts` - the default validator\n")
+    commit(tree, "initial", date="2026-01-01T12:00:00Z")
+    git(tree.root, "mv", "src/validation", "src/validators")
+    commit(tree, "move the folder", date="2026-02-01T12:00:00Z")
+    git(tree.root, "mv", "src/validators/ajv-provider.ts", "src/validators/ajvProvider.ts")
+    renamed = commit(tree, "camelCase file names", date="2026-03-01T12:00:00Z")
+    assert loud(check(tree.root)) == [("CLAUDE.md", 2, "moved-path", "ajv-provider.ts")]
+    [full] = [f for f in check(tree.root) if f.kind == "moved-path"]
+    assert full.severity == Severity.error
+    assert f"was moved to `ajvProvider.ts` in {renamed}" in full.message
+    assert full.fix == {"action": "replace-ref", "old": "ajv-provider.ts", "new": "ajvProvider.ts"}
+
+
+def test_a_root_script_gone_while_another_package_defines_one_is_a_warning(tree: Tree) -> None:
+    """Inspector's old AGENTS.md: `npm run dev` at the root, whose package.json defined "dev" when the
+    line was written; V2 replaced the root scripts, and clients/tui defines a "dev" of its own. Gone from
+    where the memory runs it (so not silent), but perhaps what it means now (so not an error)."""
+    tree.write("package.json", json.dumps({"scripts": {"dev": "vite", "build": "tsc"}}))
+    tree.write("AGENTS.md", "- Development mode: `npm run dev`\n- Build: `npm run build`\n")
+    commit(tree, "v1", date="2026-01-01T12:00:00Z")
+    tree.write("package.json", json.dumps({"scripts": {"build": "tsc -b"}, "workspaces": ["clients/*"]}))
+    tree.write("clients/tui/package.json", json.dumps({"name": "tui", "scripts": {"dev": "tsx src/main.ts"}}))
+    v2 = commit(tree, "v2 replaces the root scripts", date="2026-02-01T12:00:00Z")
+    [finding] = [f for f in check(tree.root) if f.severity != Severity.info]
+    assert (finding.kind, finding.severity, finding.line, finding.ref) == ("stale-script", Severity.warning, 1, "dev")
+    assert f"removed in {v2}" in finding.message and "`clients/tui/package.json` defines one" in finding.message
+
+
+def test_a_command_run_in_a_folder_that_is_gone_reports_the_folder_once(tree: Tree) -> None:
+    tree.write("client/package.json", json.dumps({"scripts": {"lint": "eslint ."}}))
+    tree.write("package.json", json.dumps({"scripts": {"build": "tsc"}}))
+    tree.write("AGENTS.md", "- Client lint: `cd client && npm run lint`\n")
+    commit(tree, "v1", date="2026-01-01T12:00:00Z")
+    shutil.rmtree(tree.root / "client")
+    gone = commit(tree, "remove the v1 client", date="2026-02-01T12:00:00Z")
+    assert loud(check(tree.root)) == [("AGENTS.md", 1, "stale-path", "client/")]
+    [finding] = [f for f in check(tree.root) if f.kind == "stale-path"]
+    assert finding.severity == Severity.error and f"deleted in {gone}" in finding.message

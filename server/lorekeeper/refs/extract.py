@@ -435,7 +435,9 @@ def _one_command(command: str, args: list[str], segment: str, i: int,
     refs: list[Reference] = []
     if command == "cd":
         target = args[0] if args else ""
-        path = _as_path(target) if target and not target.startswith(("~", "/", "$", "-")) and target != ".." else None
+        plain = target and not target.startswith(("~", "/", "$", "-")) and target != ".."
+        # `cd client`: whatever cd is given is a folder, a bare word included.
+        path = (_as_path(target) or (target if re.fullmatch(r"\w[\w.\-]*", target) else None)) if plain else None
         if not path:
             return [], None
         folder = _join(cwd, path.rstrip("/"))

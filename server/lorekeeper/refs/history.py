@@ -69,6 +69,7 @@ class GitHistory:
         self._exists: dict[tuple[str, str], str | None] = {}
         self._blobs: dict[tuple[str, str], bytes | None] = {}
         self._renames: dict[str, dict[str, str]] = {}
+        self._names_at: dict[str, dict[str, list[str]]] = {}  # commit -> file name -> paths (not persisted)
         self._dirty_paths: set[str] | None = None
         self._loaded = False
         self._changed = False
@@ -250,6 +251,22 @@ class GitHistory:
                         kind = "tree"  # a folder given as a path lists its content
                     self._exists[(commit, path)] = kind
         return {(c, p): self._exists[(c, p.rstrip("/"))] for c, p in pairs if (c, p.rstrip("/")) in self._exists}
+
+    def paths_named(self, commit: str, name: str) -> list[str] | None:
+        """The paths of ``commit``'s tree whose file name is ``name`` (one ``git ls-tree -r`` per commit,
+        trees only); ``None`` if git could not answer."""
+        if commit not in self._names_at:
+            if not self.available:
+                return None
+            out = self._run("ls-tree", "-r", "-z", "--name-only", "--full-tree", commit, what="ls-tree -r")
+            if out is None:
+                return None
+            names: dict[str, list[str]] = {}
+            for path in out.split("\x00"):
+                if path:
+                    names.setdefault(path.rsplit("/", 1)[-1], []).append(path)
+            self._names_at[commit] = names
+        return self._names_at[commit].get(name, [])
 
     def read_at(self, pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], bytes | None]:
         """For each ``(commit, path)``: the file's bytes at that commit, or ``None`` if it was not there.

@@ -53,6 +53,9 @@ def _unknown_past(checker: "StalenessChecker") -> bool:
 
 # -- paths ------------------------------------------------------------------------------------------
 
+_FILE_NAME = re.compile(r"^[\w.-]+\.[A-Za-z0-9]+$")  # `conftest.py`, `ajv-provider.ts` (not `README`)
+
+
 class PathCheck:
     """Files and folders. Resolved relative to the command's folder or the instruction file's folder
     (and the folders above it), then the root; a bare file name anywhere in the tree; git-ignored,
@@ -114,10 +117,12 @@ class PathCheck:
                 continue  # git could not answer: reported once as a history problem
             existed = [c for c in candidates if answers[(baseline.commit, c)]]
             if not existed:
+                existed = self._named_at_baseline(checker, item, baseline.commit)
+            if not existed:
                 self._not_at_baseline(checker, item, baseline, what)
                 continue
             path = existed[0]
-            if answers[(baseline.commit, path)] == "tree" and not path.endswith("/"):
+            if answers.get((baseline.commit, path)) == "tree" and not path.endswith("/"):
                 path += "/"
                 what = "folder"
             if answers.get(("HEAD", path.rstrip("/"))):
@@ -126,22 +131,42 @@ class PathCheck:
                 continue
             self._gone(checker, item, path, baseline, what)
 
+    @staticmethod
+    def _named_at_baseline(checker: "StalenessChecker", item: "Pending", commit: str) -> list[str]:
+        """A bare file name (`ajv-provider.ts`) found nowhere today: the files of that name the tree held
+        when the memory was written, nearest to the memory's folder first (what the name meant then)."""
+        name = item.ref.target
+        if "/" in name or not _FILE_NAME.match(name):
+            return []
+        paths = checker.history.paths_named(commit, name) or []
+        base = item.base or ""
+        return sorted(paths, key=lambda p: (not p.startswith(base), p.count("/"), p))[:3]
+
     def _gone(self, checker: "StalenessChecker", item: "Pending", path: str, baseline: Baseline, what: str) -> None:
         history, index = checker.history, checker.index
+        target = item.ref.target
+        bare = "/" not in target.rstrip("/")
         removal = history.removal(path, baseline.commit or "")
-        when = f" in {removal.commit.describe()}" if removal else " after this memory was written"
         moved, since = (removal.moved_to, removal.commit.sha) if removal else (None, "")
+        # A bare name (`ajv-provider.ts`) stayed true while the file kept its name: the commit that made
+        # it false is the first of the chain that renamed or deleted it, not a move of its folder.
+        decisive = removal
         for _ in range(5):  # follow a chain of renames to a place that exists now
+            if bare and decisive is not None and moved and PurePosixPath(moved).name == PurePosixPath(path).name:
+                decisive = None
             if not moved or index.exists(moved):
                 break
             later = history.removal(moved, since)
+            if decisive is None:
+                decisive = later
             if later is None or not later.moved_to:
                 moved = None
                 break
             moved, since = later.moved_to, later.commit.sha
-        target = item.ref.target
+        removal = decisive or removal
+        when = f" in {removal.commit.describe()}" if removal else " after this memory was written"
         if moved and index.exists(moved):
-            new = _respell(target, path, moved)
+            new = PurePosixPath(moved).name if bare else _respell(target, path, moved)
             checker.add(item, "moved-path", Severity.error, f"`{target}` was moved to `{new}`{when}",
                         fix={"action": "replace-ref", "old": target, "new": new}, commit=removal.commit if removal else None)
             return
@@ -375,6 +400,8 @@ class ManifestNameCheck:
         name = ref.target
         if ref.package == "*":
             return True  # a recursive run: any package may define it, or none (pnpm -r skips those)
+        if ref.scope and not index.exists(ref.scope):
+            return True  # `cd gone && npm run lint`: the missing folder is the finding, not its scripts
         folder = item.base
         if ref.package:
             found = index.package_folder(ref.package)
@@ -394,8 +421,10 @@ class ManifestNameCheck:
                 return True  # `pnpm vitest`, `uv run pytest`: a dependency's executable
         if any(m.dynamic for m in manifests):
             return True
-        if not ref.package and any(m.defines(name) for m in index.all_manifests(ref.kind)):
-            return True  # defined by another package of the workspace: the memory may mean that one
+        # Defined by another package of the workspace: the memory may mean that one, unless the manifest
+        # in scope defined it when the memory was written (judged below).
+        item.data["elsewhere"] = [] if ref.package else \
+            [m.path for m in index.all_manifests(ref.kind) if m.defines(name)]
         item.data["manifests"] = [m.path for m in manifests]
         return False
 
@@ -420,11 +449,22 @@ class ManifestNameCheck:
                 if manifest is not None and manifest.defines(name):
                     defined_then = path
                     break
+            elsewhere = item.data["elsewhere"]
             if defined_then:
                 needle = f'"{name}"' if defined_then.endswith("package.json") else name
                 change = history.word_change(needle, baseline.commit, [defined_then])
                 when = f"removed in {change.describe()}" if change else "removed after this memory was written"
-                checker.add(item, kind, Severity.error, f"{label} is not defined in {defined_then} ({when})", commit=change)
+                if elsewhere:
+                    # Gone from where the memory runs it, but another package has one of that name:
+                    # perhaps what the memory means now; a warning, not a proof.
+                    checker.add(item, kind, Severity.warning,
+                                f"{label} is not defined in {defined_then} any more ({when}); "
+                                f"`{elsewhere[0]}` defines one", commit=change)
+                else:
+                    checker.add(item, kind, Severity.error, f"{label} is not defined in {defined_then} ({when})",
+                                commit=change)
+            elif elsewhere:
+                continue  # never this manifest's: the memory may mean the other package's
             elif item.ref.strong and item.ref.kind != "console" and not _unknown_past(checker):
                 checker.add(item, "unresolved-" + kind.split("-", 1)[1], Severity.info,
                             f"{label} is not defined in {item.data['manifests'][0]}, and was not when this memory "
