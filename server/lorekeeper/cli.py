@@ -660,8 +660,9 @@ def review(ctx: typer.Context) -> None:
 
 
 def _review_conflicts(store: Store, disagreements: list[dict[str, Any]], journal: Journal) -> int:
-    """Walk through memories that disagree: keep the newer, keep the older, or skip (both stay)."""
-    from .compaction.actions import keep_one
+    """Walk through memories that disagree: keep the newer, keep the older, say both are true (the pair
+    is not reported again), or skip (both stay, and are reported again)."""
+    from .compaction.actions import keep_both, keep_one
 
     ids = store.by_id()
     done = 0
@@ -673,19 +674,23 @@ def _review_conflicts(store: Store, disagreements: list[dict[str, Any]], journal
         out.print(f"  newer: {_entry_line(newer)}")
         out.print(f"  older: {_entry_line(older)}")
         try:
-            choice = typer.prompt("[n] keep the newer, [o] keep the older, [s] skip (both stay), [q] quit",
+            choice = typer.prompt("[n] keep the newer, [o] keep the older, [b] both are true, [s] skip, [q] quit",
                                   default="s").strip().lower()[:1]
         except typer.Abort:
             out.print()
             break
         if choice == "q":
             break
-        if choice not in ("n", "o"):
+        if choice not in ("n", "o", "b"):
             continue
-        keep, drop = (newer, older) if choice == "n" else (older, newer)
         try:
-            keep_one(store, keep, drop, journal)
-            out.print(f"  [green]kept {escape(keep.id)}[/]")
+            if choice == "b":
+                keep_both(store, newer, older, journal)
+                out.print("  [green]both kept; this pair is not reported again[/]")
+            else:
+                keep, drop = (newer, older) if choice == "n" else (older, newer)
+                keep_one(store, keep, drop, journal)
+                out.print(f"  [green]kept {escape(keep.id)}[/]")
             done += 1
         except (Refused, ValueError) as exc:
             err.print(f"  [red]refused:[/] {escape(str(exc))}")

@@ -73,6 +73,8 @@ class Entry(BaseModel):
     agent: str | None = None
     tags: list[str] = Field(default_factory=list)
     supersedes: list[str] = Field(default_factory=list)
+    #: Entries a person said this one does not contradict ("both are true"): never reported as a conflict.
+    coexists_with: list[str] = Field(default_factory=list)
     confidence: float | None = None
     merged_into: str | None = None
     superseded_by: str | None = None

@@ -122,3 +122,25 @@ async def test_status_and_entry_at_for_editor_extensions(client: LanguageClient,
     entry = await client.workspace_execute_command_async(types.ExecuteCommandParams(
         command="lore.entryAt", arguments=[(workspace / "CLAUDE.md").as_uri(), 15]))
     assert entry == "CLAUDE.md:16"
+
+
+async def test_a_conflict_offers_keep_the_newer_and_both_are_true(client: LanguageClient, workspace: Path) -> None:
+    entries = workspace / ".lore/memory/entries"
+    older, newer = entries / "zz-older.json", entries / "zz-newer.json"
+    older.write_text(json.dumps({"id": "zz-older", "content": "Bundle the widget with webpack.",
+                                 "created": "2026-01-02T00:00:00Z"}, indent=2) + "\n")
+    newer.write_text(json.dumps({"id": "zz-newer", "content": "We moved the widget from webpack to Vite.",
+                                 "created": "2026-06-02T00:00:00Z"}, indent=2) + "\n")
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=p.as_uri(), type=types.FileChangeType.Created) for p in (older, newer)]))
+    diagnostics = await wait_for_diagnostics(client, older.as_uri(),
+                                             lambda ds: any(d.code == "contradiction" for d in ds))
+    assert any("webpack" in d.message for d in diagnostics if d.code == "contradiction")
+    found = await actions(client, older, 2)
+    titles = [a.title for a in found]
+    assert "Keep the newer (zz-newer)" in titles
+    both = next(a for a in found if a.title.startswith("Both are true"))
+    result = await run(client, both)
+    assert result["operation"]
+    assert json.loads(newer.read_text())["coexists_with"] == ["zz-older"]
+    await wait_for_diagnostics(client, older.as_uri(), lambda ds: not any(d.code == "contradiction" for d in ds))

@@ -1,5 +1,5 @@
 """Decisions a person makes about memories, each one journaled operation: merge one entry into another
-(the editor's quick fix), keep one side of a conflict."""
+(the editor's quick fix), keep one side of a conflict, or say that both sides are true."""
 
 from __future__ import annotations
 
@@ -31,3 +31,15 @@ def keep_one(store: Store, keep: Entry, drop: Entry, journal: Journal) -> Record
     else:
         raise ValueError("both entries are in instruction files: edit the file to keep one")
     return journal.apply(Operation(op="supersede", reason=reason, changes=[change], entries=[drop.id, keep.id]))
+
+
+def keep_both(store: Store, newer: Entry, older: Entry, journal: Journal) -> Record:
+    """Settle a conflict the verifier inferred wrongly: both memories are true. The newer one (or the
+    other, when the newer is in an instruction file) records ``coexists_with`` the other, and the pair
+    is never reported again. Two instruction-file entries are the user's text: refused."""
+    first, second = (newer, older) if newer.format in WRITABLE else (older, newer)
+    if first.format not in WRITABLE:
+        raise ValueError("both entries are in instruction files: reword one of them to tell them apart")
+    change = store.change_for(first, {"coexists_with": list(dict.fromkeys([*first.coexists_with, second.id]))})
+    return journal.apply(Operation(op="keep-both", reason=f"{first.id} and {second.id} are both true",
+                                   changes=[change], entries=[first.id, second.id]))

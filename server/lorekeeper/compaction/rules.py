@@ -22,7 +22,8 @@ from ..model import Entry
 from ..text import normalize, terms
 from .config import CompactionConfig
 from .plan import PlanOperation
-from .verify import compare, fact_key, fact_size
+from .updates import anchors, context, marks_change, retired
+from .verify import compare, compatible, fact_key, fact_keys, fact_size
 
 WRITABLE = ("entry", "mif")
 DERIVED = "compaction"  # the ``source`` of entries compaction wrote (fused, consolidated)
@@ -130,19 +131,13 @@ class Planner:
     def dedup(self) -> None:
         """Exact duplicates: the same text after normalisation (case, whitespace, punctuation, Markdown)
         and the same literals (the verifier's key: ``^18.3.1`` is not ``~18.3.1``)."""
-        self._same_facts("dedup", lambda e: normalize(e.content) + "\x00" + fact_key(e.content))
+        self._same_facts("dedup", lambda e: [normalize(e.content) + "\x00" + fact_key(e.content)])
 
-    def _same_facts(self, op: str, key_of: Any) -> None:
+    def _same_facts(self, op: str, keys_of: Any) -> None:
         """Entries that share a key become one: the survivor is the most complete copy, it gains the
-        others' references and tags, and the others get ``merged_into`` it."""
-        groups: dict[str, list[Entry]] = defaultdict(list)
-        for entry in self.available(writable_only=False):
-            key = key_of(entry)
-            if key.strip("\x00"):
-                groups[key].append(entry)
-        for group in groups.values():
-            if len(group) < 2:
-                continue
+        others' references and tags, and the others get ``merged_into`` it. Entries are grouped when
+        they share any of their keys, then split where the words they write as code differ."""
+        for group in _groups(self.available(writable_only=False), keys_of):
             keeper = max(group, key=_rank)
             others = [e for e in group if e is not keeper and e.format in WRITABLE]
             if not others:
@@ -162,47 +157,31 @@ class Planner:
         (rapidfuzz token_sort_ratio over candidates that share rare words, so 10k entries stay fast) that
         the verifier finds in conflict — the same statement with another value, or negated. They are
         reported for review and both stay live (``lore review`` or the editor can keep the newer)."""
-        self._same_facts("merge", lambda e: fact_key(e.content))
+        self._same_facts("merge", lambda e: fact_keys(e.content))
         self.find_conflicts()
 
     def find_conflicts(self) -> None:
-        """Record the contradictions among the entries still available (see :meth:`merge`)."""
+        """Record the contradictions among the entries still available (see :meth:`merge`). Candidates
+        are pairs the verifier could find in conflict: near-identical texts (rapidfuzz token_sort_ratio
+        over entries that share rare words, so 10k entries stay fast), and texts that share what an
+        update in other words turns on — a value one of them retires, tools of one role, versions of
+        one name, parts of an environment variable (:func:`.updates.anchors`). Pairs a person marked as
+        both true (``coexists_with``) are left alone."""
         known = {tuple(c["entries"]) for c in self.conflicts if c["kind"] == "contradiction"}
         pool = self.available(writable_only=False)
-        texts = {e.id: normalize(e.content) for e in pool}
-        tokens = {e.id: set(terms(e.content)) for e in pool}
-        postings: dict[str, list[Entry]] = defaultdict(list)
-        for entry in pool:
-            for token in tokens[entry.id]:
-                postings[token].append(entry)
-        cap = max(50, len(pool) // 100)
-        seen: set[tuple[str, str]] = set()
-        for entry in pool:
-            shared: dict[str, int] = defaultdict(int)
-            for token in tokens[entry.id]:
-                posting = postings[token]
-                if len(posting) > cap:
-                    continue  # too common to say anything
-                for other in posting:
-                    if other.id > entry.id:
-                        shared[other.id] += 1
-            for other_id, count in shared.items():
-                if count < 2 or (entry.id, other_id) in seen:
-                    continue
-                seen.add((entry.id, other_id))
-                score = fuzz.token_sort_ratio(texts[entry.id], texts[other_id])
-                if score < self.config.merge_threshold:
-                    continue
-                other = self.by_id[other_id]
-                newer, older = _newer(entry, other)
-                verdict = compare(older.content, newer.content)
-                if verdict.verdict != "conflict" or (newer.id, older.id) in known:
-                    continue
-                self.conflicts.append({
-                    "kind": "contradiction", "entries": [newer.id, older.id], "similarity": int(score),
-                    "old": verdict.old, "new": verdict.new, "reason": verdict.reason,
-                    "message": f"{newer.id} and {older.id} disagree ({verdict.reason}); both stay until one is "
-                               f"kept — newer: {_short(newer.content)} / older: {_short(older.content)}"})
+        for (a, b), score in sorted(_candidate_pairs(pool, self.config.merge_threshold).items()):
+            entry, other = self.by_id[a], self.by_id[b]
+            if b in entry.coexists_with or a in other.coexists_with:
+                continue
+            newer, older = _newer(entry, other)
+            verdict = compare(older.content, newer.content)
+            if verdict.verdict != "conflict" or (newer.id, older.id) in known:
+                continue
+            self.conflicts.append({
+                "kind": "contradiction", "entries": [newer.id, older.id], "similarity": int(score),
+                "old": verdict.old, "new": verdict.new, "reason": verdict.reason,
+                "message": f"{newer.id} and {older.id} disagree ({verdict.reason}); both stay until one is "
+                           f"kept — newer: {_short(newer.content)} / older: {_short(older.content)}"})
 
     # -- archive ---------------------------------------------------------------------------------
 
@@ -344,6 +323,104 @@ class Planner:
             lines = entry.content.count("\n") + 1
             self._emit("compress", [entry], f"{lines} lines, {'older than ' + str(self.config.compress_age_days) + ' days' if old else 'weak'}: summarised",
                        {"summary": summary, "compressed_at": _stamp(self.now)})
+
+
+def _candidate_pairs(pool: list[Entry], threshold: int) -> dict[tuple[str, str], float]:
+    """Pairs of entries (ids in order) worth asking the verifier about, with their similarity."""
+    texts = {e.id: normalize(e.content) for e in pool}
+    tokens = {e.id: set(terms(e.content)) for e in pool}
+    postings: dict[str, list[Entry]] = defaultdict(list)
+    for entry in pool:
+        for token in tokens[entry.id]:
+            postings[token].append(entry)
+    cap = max(50, len(pool) // 100)
+    pairs: dict[tuple[str, str], float] = {}
+    for entry in pool:
+        shared: dict[str, int] = defaultdict(int)
+        for token in tokens[entry.id]:
+            posting = postings[token]
+            if len(posting) > cap:
+                continue  # too common to say anything
+            for other in posting:
+                if other.id > entry.id:
+                    shared[other.id] += 1
+        for other_id, count in shared.items():
+            if count >= 2:
+                score = fuzz.token_sort_ratio(texts[entry.id], texts[other_id])
+                if score >= threshold:
+                    pairs[(entry.id, other_id)] = score
+    # Updates in other words share little wording: they meet through what the update turns on.
+    by_anchor: dict[str, list[Entry]] = defaultdict(list)
+    for entry in pool:
+        for anchor in anchors(entry.content):
+            by_anchor[anchor].append(entry)
+    holders: dict[str, set[str]] = defaultdict(set)
+    changing = [e for e in pool if retired(e.content) or marks_change(e.content)]
+    if changing:
+        for other in pool:
+            for token in context(other.content):
+                holders[token].add(other.id)
+    for entry in changing:
+        found: set[str] = set()
+        for wanted in retired(entry.content):  # the entries that state a value this one retires
+            found |= set.intersection(*(holders.get(t, set()) for t in wanted))
+        if marks_change(entry.content):  # "... now ...": the entries that share two of its words
+            counts: dict[str, int] = defaultdict(int)
+            for token in context(entry.content):
+                if not token.startswith("=") and len(holders[token]) <= cap:
+                    for other_id in holders[token]:
+                        counts[other_id] += 1
+            found |= {i for i, n in counts.items() if n >= 2}
+        for other_id in found - {entry.id}:
+            pairs.setdefault((min(entry.id, other_id), max(entry.id, other_id)), 0)
+    for anchor, members in by_anchor.items():
+        if len(members) < 2 or len(members) > cap:
+            continue
+        for i, entry in enumerate(members):
+            for other in members[i + 1:]:
+                if tokens[entry.id] & tokens[other.id]:
+                    pair = (min(entry.id, other.id), max(entry.id, other.id))
+                    pairs.setdefault(pair, 0)
+    return pairs
+
+
+def _groups(entries: list[Entry], keys_of: Any) -> list[list[Entry]]:
+    """Groups of two or more entries that state one fact: joined through any shared key (union-find),
+    then split so that every member is :func:`compatible` with the first of its group."""
+    parent = list(range(len(entries)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    first: dict[str, int] = {}
+    for i, entry in enumerate(entries):
+        for key in keys_of(entry):
+            if not key.strip("\x00"):
+                continue
+            if key in first:
+                parent[find(i)] = find(first[key])
+            else:
+                first[key] = i
+    joined: dict[int, list[Entry]] = defaultdict(list)
+    for i, entry in enumerate(entries):
+        joined[find(i)].append(entry)
+    groups: list[list[Entry]] = []
+    for members in joined.values():
+        if len(members) < 2:
+            continue
+        parts: list[list[Entry]] = []
+        for entry in sorted(members, key=_rank, reverse=True):
+            home = next((p for p in parts if compatible(p[0].content, entry.content)), None)
+            if home is None:
+                parts.append([entry])
+            else:
+                home.append(entry)
+        order = {id(e): i for i, e in enumerate(members)}
+        groups.extend(sorted(p, key=lambda e: order[id(e)]) for p in parts if len(p) > 1)
+    return groups
 
 
 def union_changes(keeper: Entry, others: list[Entry]) -> dict[str, Any]:

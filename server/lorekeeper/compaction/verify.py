@@ -31,6 +31,8 @@ from typing import Literal, NamedTuple
 
 import snowballstemmer
 
+from .vocabulary import roles_of
+
 Verdict = Literal["same", "conflict", "different"]
 
 _STEMMER = snowballstemmer.stemmer("english")
@@ -60,7 +62,10 @@ NEGATIONS = frozenset("not no never don't dont doesn't doesnt isn't isnt aren't 
 VALUE_MARKERS = frozenset("with using via use uses used prefer prefers preferred is are be was = : default defaults"
                           " set pin pinned switch switched migrate migrated move moved run runs on".split())
 #: Words that say which of two things is preferred: a swap across them reverses the preference.
-PREFERENCE_MARKERS = frozenset("instead rather over than from".split())
+#: "over" and "than" only do so next to a verb of preference ("prefer X over Y"; not "calls B over gRPC").
+PREFERENCE_MARKERS = frozenset("instead rather".split())
+_WEAK_PREFERENCE_MARKERS = frozenset("over than".split())
+_PREFERENCE_VERBS = frozenset("prefer favor favour choose pick better worse faster slower".split())
 _ANTONYMS = [("enabled", "disabled"), ("enable", "disable"), ("on", "off"), ("true", "false"), ("yes", "no"),
              ("max", "min"), ("maximum", "minimum"), ("allow", "deny"), ("allowed", "denied"), ("allow", "block"),
              ("allowlist", "blocklist"), ("whitelist", "blacklist"), ("before", "after"), ("sync", "async"),
@@ -70,13 +75,19 @@ _ANTONYMS = [("enabled", "disabled"), ("enable", "disable"), ("on", "off"), ("tr
              ("ascending", "descending"), ("increase", "decrease"), ("start", "stop"), ("open", "close"),
              ("lazy", "eager"), ("inner", "outer"), ("above", "below"), ("more", "less"), ("higher", "lower"),
              ("add", "remove"), ("accept", "reject"), ("mutable", "immutable"), ("blocking", "nonblocking"),
-             ("leading", "trailing"), ("tabs", "spaces"), ("single", "double"), ("light", "dark")]
+             ("leading", "trailing"), ("tabs", "spaces"), ("single", "double"), ("light", "dark"),
+             ("positive", "negative"), ("manual", "automatic"), ("manually", "automatically"), ("fails", "succeeds"),
+             ("failing", "passing"), ("sequential", "parallel"), ("serial", "parallel"), ("online", "offline"),
+             ("forbidden", "allowed"), ("forbid", "allow"), ("mandatory", "optional")]
 #: Function words that end a clause's subject ("X is ...", "X must ...", "key: value").
 _PREDICATE_FUNCTION_WORDS = frozenset("is are was were be been am must should can could will would shall may might"
                                       " do does did have has had = :".split())
+_COPULAS = frozenset("is are was were be been stays remains turned switched set left".split())
 #: Nouns a number names rather than measures ("port 3000 must be free", "step 3 runs migrations").
 IDENTIFIER_NOUNS = frozenset("port step stage phase ticket issue pr pull item task rule migration line page chapter"
-                             " section room attempt case test job level tier id number no # v".split())
+                             " section room attempt case test job level tier id number no # v code error status http"
+                             " node shard replica region zone partition queue worker tag commit build release note adr rfc"
+                             " incident sprint milestone".split())
 #: Verbs that start an imperative ("Use pnpm", "Run tests with ...") or end a subject ("X runs Y").
 _PREDICATE_WORDS = frozenset(
     "is are was were be must should can will need needs require requires use uses run runs go goes live lives call"
@@ -103,17 +114,18 @@ _LITERAL = re.compile(
     r"|(?P<url>\b(?:https?|ftp|ssh|git)://[^\s`)]+)"
     r"|(?P<tz>\b(?:UTC|GMT)\s*[+-]\s*\d{1,2}(?::?\d{2})?)"
     r"|(?P<path>(?<![\w@])(?:\.{1,2}/)?[\w.-]+(?:/[\w.-]+)+/?|(?<![\w.])\.[A-Za-z0-9][\w.-]*"
-    r"|\b[\w-]+\.(?:" + "|".join(_CODE_EXTENSIONS) + r")\b)"
+    r"|\b[\w-]+(?:\.[\w-]+)*\.(?:" + "|".join(_CODE_EXTENSIONS) + r")\b)"
     r"|(?P<env>\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b)"
     r"|(?P<number>(?<![\w.])(?:[<>]=?|[=!]=|~|\^)?\s?v?[-+]?\d+(?:[.,]\d+)*"
-    r"(?:\s?(?:/\s?(?:min|s|sec|h|hour|day|req)|ms|milliseconds?|secs?|seconds?|mins?|minutes?|hrs?|hours?|days?"
-    r"|weeks?|%|percent|kb|mb|gb|tb|px|rem|em|x|k|s|h|d)\b)?(?![\w]|\.\d))"
+    r"(?:\s?(?i:/\s?(?:min|s|sec|h|hour|day|req)|ms|milliseconds?|secs?|seconds?|mins?|minutes?|hrs?|hours?|days?"
+    r"|weeks?|percent|kib|mib|gib|kb|mb|gb|tb|px|rem|em|x|k|s|h|d)\b|%)?(?![\w]|\.\d))"
     r"|(?P<ident>\b[a-z][a-z0-9]*[A-Z]\w*\b|\b[A-Za-z]\w*_\w+\b|\b[A-Za-z][\w]*(?:-[\w]+)*-v?\d+\b"
+    r"|\b[a-z][a-z0-9]*-(?:svc|service|api|worker|job|queue|app|db|server|client|bot|cli|gateway|bucket)\b"
     r"|\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?)"
     r"|(?P<op>(?<!\S)(?:\?\?|\|\||&&|===|!==|==|!=|>=|<=|=>|->)(?!\S))",
 )
 _CODE_SPAN = re.compile(r"(?P<code>`[^`]+`)")
-_WORD = re.compile(r"[A-Za-z]+(?:'[a-z]+)?|\x00[\ue000-\uf8ff]\x00|[=:]")
+_WORD = re.compile(r"[A-Za-z]+(?:'[a-z]+)?|\x00[\ue000-\uf8ff]\x00|\x02[A-Za-z]+\x02|[=:]")
 _BOUNDARY = re.compile(r"[,;!?()\[\]{}—–]|\.(?:\s|$)|\s-\s")
 _MARKUP = re.compile(r"(\*\*|__|(?<!\w)[*_](?=\w)|(?<=\w)[*_](?!\w)|^#+\s|^\s*(?:[-*+]|\d+[.)])\s+|~~)", re.M)
 _ANTONYM_STEMS = {frozenset((_stem(a), _stem(b))) for a, b in _ANTONYMS}
@@ -125,6 +137,7 @@ class Token(NamedTuple):
     subject: bool  # before the clause's predicate
     after: str  # the word written just before it (for value markers)
     shown: str = ""  # as written
+    code: str = ""  # a word written as code (`stage`): its exact form, which must match another code word's
 
 
 @dataclass(frozen=True)
@@ -134,7 +147,17 @@ class Statement:
     text: str
     clauses: tuple[tuple[Token, ...], ...]
     negated: bool
-    key: str = field(compare=False)
+    key: str = field(compare=False)  # clauses in a canonical order: clause order never counts
+    flat: str = field(compare=False, default="")  # the words in their written order: punctuation never counts
+
+    @property
+    def code_words(self) -> dict[str, list[str]]:
+        """The words written as code, by stem: each stem's exact forms."""
+        found: dict[str, list[str]] = {}
+        for token in self.tokens:
+            if token.code:
+                found.setdefault(token.text, []).append(token.code)
+        return {stem: sorted(forms) for stem, forms in found.items()}
 
     @property
     def tokens(self) -> list[Token]:
@@ -165,7 +188,7 @@ def _canonical_literal(kind: str, raw: str) -> str:
         number = number.lstrip("v")
         unit = unit.lstrip("/")
         per = "/" if "/" in compact[len(op) + len(number):] else ""
-        unit = _UNITS.get(unit, unit)
+        unit = _UNITS.get(unit.lower(), unit.lower())
         return f"{op}{number.replace(',', '')}{per}{unit}"
     if kind == "tz":
         return raw.replace(" ", "").upper()
@@ -185,8 +208,14 @@ def parse(text: str) -> Statement:
     def stash(match: re.Match[str]) -> str:
         kind = match.lastgroup or "code"
         raw = match.group(0)
-        if kind == "code" and re.fullmatch(r"`[a-z]+`", raw):
-            return f" {raw.strip('`')} "  # `pnpm`, `logger`: the word itself, marked up
+        if kind == "code" and re.fullmatch(r"`[A-Za-z]+`", raw):
+            # `pnpm`, `Docker`: the word itself, marked up. It equals the plain word, but two code words
+            # must match as written (`stage` is not `staging`): see :func:`compatible`.
+            return f" \x02{raw.strip('`')}\x02 "
+        if kind == "code":
+            inner = _LITERAL.fullmatch(raw.strip("`").strip())
+            if inner and inner.lastgroup not in (None, "code", "op"):
+                kind, raw = inner.lastgroup, inner.group(0)  # `packages/ui` is the path packages/ui
         literals.append((kind, _canonical_literal(kind, raw)))
         return f" \x00{chr(0xE000 + len(literals) - 1)}\x00 "  # no digit, no word character: nothing re-reads it
 
@@ -196,47 +225,60 @@ def parse(text: str) -> Statement:
     clauses: list[tuple[Token, ...]] = []
     for sentence in _BOUNDARY.split(masked):
         words = [w for w in _WORD.findall(sentence)]
-        current: list[tuple[str, str | None, str, str]] = []  # (text, literal kind, previous word, as written)
+        # (text, literal kind, previous word, as written, exact form of a code word)
+        current: list[tuple[str, str | None, str, str, str]] = []
         previous = ""
-        groups: list[list[tuple[str, str | None, str, str]]] = [current]
+        groups: list[list[tuple[str, str | None, str, str, str]]] = [current]
         marked: set[int] = set()  # clauses whose predicate start is marked
         for raw in words:
             low = raw.lower()
             if raw.startswith("\x00"):
                 kind, value = literals[ord(raw[1]) - 0xE000]
-                current.append((value, kind, previous, value))
+                current.append((value, kind, previous, value, ""))
                 previous = value
+                continue
+            if raw.startswith("\x02"):
+                word = raw.strip("\x02")
+                current.append((_stem(word.lower()), None, previous, word, word))
+                previous = word.lower()
                 continue
             if low in NEGATIONS or low.endswith("n't"):
                 negated = not negated if low != "nor" else negated
                 previous = low
                 continue
             if low in _NUMBER_WORDS and low not in ("one",) or (low == "one" and _counts_something(words, raw)):
-                current.append((_NUMBER_WORDS[low], "number", previous, raw))
+                current.append((_NUMBER_WORDS[low], "number", previous, raw, ""))
                 previous = low
                 continue
             if low in CLAUSE_WORDS:
-                current = [(low, None, previous, raw)]
+                current = [(low, None, previous, raw, "")]
                 groups.append(current)
+                previous = low
+                continue
+            if low in ("on", "off") and previous in _COPULAS:
+                current.append((low, None, previous, raw, ""))  # "the flag is on": a value, not a preposition
                 previous = low
                 continue
             if low in FUNCTION_WORDS or low in ("=", ":"):
                 if low in _PREDICATE_FUNCTION_WORDS and id(current) not in marked:
-                    current.append(("", "\x01", previous, ""))  # where the predicate starts
+                    current.append(("", "\x01", previous, "", ""))  # where the predicate starts
                     marked.add(id(current))
                 previous = low
                 continue
-            current.append((_stem(low), None, previous, raw))
+            current.append((_stem(low), None, previous, raw, ""))
             previous = low
         for group in groups:
             if group:
-                clauses.append(_with_roles(group, words))
+                clauses.append(_with_roles(group))
     key_clauses = sorted(" ".join(t.text for t in clause) for clause in clauses)
     # A guard that does not depend on the tokenizer above: every digit run, with the sign or operator
     # written before it, must match too ("100." is not "120."; "^18" is not "~18").
     digits = sorted(_RAW_NUMBER.findall(text))
-    key = ("!" if negated else "") + " | ".join(key_clauses) + (" #" + " ".join(digits) if digits else "")
-    return Statement(text, tuple(clauses), negated, key)
+    guard = " #" + " ".join(digits) if digits else ""
+    mark = "!" if negated else ""
+    key = mark + " | ".join(key_clauses) + guard
+    flat = mark + " ".join(t.text for clause in clauses for t in clause) + guard
+    return Statement(text, tuple(clauses), negated, key, flat)
 
 
 _RAW_NUMBER = re.compile(r"[<>=!~^+\-]*\d+(?:[.,:]\d+)*")
@@ -249,50 +291,96 @@ def _counts_something(words: list[str], raw: str) -> bool:
     return bool(nxt) and nxt not in FUNCTION_WORDS and nxt not in CLAUSE_WORDS and not nxt.startswith("\x00")
 
 
-def _with_roles(group: list[tuple[str, str | None, str, str]], words: list[str]) -> tuple[Token, ...]:
+def _with_roles(group: list[tuple[str, str | None, str, str, str]]) -> tuple[Token, ...]:
     """Mark each token of a clause as subject (before its predicate) or not. An imperative (the clause
-    opens with a verb) has no subject."""
+    opens with a verb) has no subject, unless a predicate function word follows ("Read timeout is 5s":
+    "read" names the subject there)."""
     first_predicate = None
-    for i, (text, kind, _, _) in enumerate(group):
+    for i, (text, kind, _, _, _) in enumerate(group):
         if kind == "\x01" or (kind is None and (text in _PREDICATE_STEMS or text in CLAUSE_WORDS)):
             first_predicate = i
             break
+    if first_predicate == 0 and group[0][1] is None and group[0][0] not in CLAUSE_WORDS:
+        marker = next((i for i, item in enumerate(group) if item[1] == "\x01"), None)
+        if marker is not None:
+            first_predicate = marker
     if first_predicate is None:
         first_predicate = len(group)
-    return tuple(Token(text, kind, i < first_predicate, after, shown)
-                 for i, (text, kind, after, shown) in enumerate(group) if kind != "\x01")
+    return tuple(Token(text, kind, i < first_predicate, after, shown, code)
+                 for i, (text, kind, after, shown, code) in enumerate(group) if kind != "\x01")
 
 
 _PREDICATE_STEMS = frozenset(_stem(w) for w in _PREDICATE_WORDS)
+_PREFERENCE_STEMS = frozenset(_stem(w) for w in _PREFERENCE_VERBS)
+_REQUIREMENT_STEMS = frozenset(_stem(w) for w in "require need support minimum maximum default use target pin"
+                               " recommend expect version".split())
 
 
 def same_fact(a: str, b: str) -> bool:
     return compare(a, b).verdict == "same"
 
 
+def compatible(a: str, b: str) -> bool:
+    """Whether the words both texts write as code match exactly (`stage` is not `staging`, though both
+    stem alike); a word written as code on one side only is the plain word."""
+    ca, cb = _summary(a)[3], _summary(b)[3]
+    if not ca or not cb:
+        return True
+    da, db = dict(ca), dict(cb)
+    return all(da[stem] == db[stem] for stem in da.keys() & db.keys())
+
+
 def compare(a: str, b: str) -> Comparison:
     """Whether two texts state the same fact, conflict (everything but one value or the polarity
     matches), or are different facts. Symmetric in its verdict; ``old``/``new`` follow ``a``/``b``."""
     sa, sb = parse(a), parse(b)
-    if sa.key == sb.key:
-        return Comparison("same", "the same words and literals")
+    if sa.key == sb.key or sa.flat == sb.flat:
+        if compatible(a, b):
+            return Comparison("same", "the same words and literals")
+        ca, cb = sa.code_words, sb.code_words
+        stem = next(s for s in sorted(ca.keys() & cb.keys()) if ca[s] != cb[s])
+        old, new = "/".join(ca[stem]), "/".join(cb[stem])
+        if any(t.subject for t in sa.tokens if t.code and t.text == stem):
+            return Comparison("different", f"about another subject (`{old}` / `{new}`)")
+        return Comparison("conflict", f"another value (`{old}` / `{new}`)", old, new)
     flat_a, flat_b = _ordered(sa), _ordered(sb)
     texts_a, texts_b = [t.text for t in flat_a], [t.text for t in flat_b]
     if sa.negated != sb.negated:
         if sorted(texts_a) == sorted(texts_b):
             return Comparison("conflict", "the same statement, one negated", "not" if sa.negated else "",
                               "not" if sb.negated else "")
-        return Comparison("different", "other words, and one is negated")
+        return _in_other_words(a, b) or Comparison("different", "other words, and one is negated")
     changes = [op for op in SequenceMatcher(None, texts_a, texts_b, autojunk=False).get_opcodes() if op[0] != "equal"]
     if len(changes) == 1 and changes[0][0] == "replace" and changes[0][2] - changes[0][1] == 1 \
             and changes[0][4] - changes[0][3] == 1:
         ta, tb = flat_a[changes[0][1]], flat_b[changes[0][3]]
-        return _one_difference(ta, tb)
+        return _one_difference(ta, tb, flat_a)
     if Counter(texts_a) == Counter(texts_b):
-        if any(t.text in PREFERENCE_MARKERS or t.after in PREFERENCE_MARKERS for t in flat_a):
+        if _states_preference(flat_a):
             return Comparison("conflict", "the same words with the preference reversed")
         return Comparison("different", "the same words in other roles (a reversal is another fact)")
-    return Comparison("different", "other words or literals")
+    return _in_other_words(a, b) or Comparison("different", "other words or literals")
+
+
+def _in_other_words(older: str, newer: str) -> Comparison | None:
+    """An update written as another sentence (see :mod:`.updates`)."""
+    from .updates import disagreement
+
+    found = disagreement(older, newer)
+    return Comparison("conflict", found.reason, found.old, found.new) if found else None
+
+
+@lru_cache(maxsize=1)
+def antonyms() -> frozenset[tuple[str, str]]:
+    """Pairs of opposite words, as stems, in both orders."""
+    return frozenset((a, b) for pair in _ANTONYM_STEMS for a in pair for b in pair if a != b)
+
+
+def _states_preference(tokens: list[Token]) -> bool:
+    if any(t.text in PREFERENCE_MARKERS or t.after in PREFERENCE_MARKERS for t in tokens):
+        return True
+    weak = any(t.after in _WEAK_PREFERENCE_MARKERS for t in tokens)
+    return weak and any(t.text in _PREFERENCE_STEMS or t.after in _PREFERENCE_VERBS for t in tokens)
 
 
 def _ordered(statement: Statement) -> list[Token]:
@@ -304,26 +392,99 @@ def _ordered(statement: Statement) -> list[Token]:
 _DIGITS = re.compile(r"[-+]?\d+(?:\.\d+)*")
 
 
-def _one_difference(ta: Token, tb: Token) -> Comparison:
+def _one_difference(ta: Token, tb: Token, context: list[Token]) -> Comparison:
     pair = f"{_show(ta)} / {_show(tb)}"
+    conflict = Comparison("conflict", f"another value ({pair})", _show(ta), _show(tb))
     numbers = ta.literal in ("number", "tz") and tb.literal in ("number", "tz")
+    if _shared_tool_role(ta, tb):
+        return Comparison("conflict", f"another tool for the same job ({pair})", _show(ta), _show(tb))
     if ta.subject or tb.subject:
-        if numbers and ta.after not in IDENTIFIER_NOUNS:
-            return Comparison("conflict", f"another value ({pair})", _show(ta), _show(tb))  # "Python 3.11 is required"
+        # A number in the subject is a value when it is a version ("Python 3.11 is required") or the
+        # statement is about what is required or used ("Node 18 is the minimum"); otherwise it names
+        # one of several things ("Node 3 in the cluster has a small disk", "HTTP 429 responses ...").
+        version = any("." in t.text or t.text[:1] in "^~<>=" for t in (ta, tb))
+        about_use = any(t.text in _REQUIREMENT_STEMS for t in context if not t.subject)
+        if numbers and ta.after not in IDENTIFIER_NOUNS and (version or about_use):
+            return conflict
         return Comparison("different", f"about another subject ({pair})")
-    if ta.literal == tb.literal == "code" and _DIGITS.sub("0", ta.text) == _DIGITS.sub("0", tb.text):
-        return Comparison("conflict", f"another value ({pair})", _show(ta), _show(tb))  # `z-index: -1` / `z-index: 1`
-    if ta.literal in ("code", "path", "url", "ident") or tb.literal in ("code", "path", "url", "ident"):
+    kind_a, kind_b = _literal_kind(ta), _literal_kind(tb)
+    if kind_a in _NAMES or kind_b in _NAMES:
+        if ta.after in IDENTIFIER_NOUNS or tb.after in IDENTIFIER_NOUNS:
+            return Comparison("different", f"another item ({pair})")  # "pushed tag `2.14.22`"
+        if kind_a == kind_b == "code" and _LETTERS.sub("", ta.text) == _LETTERS.sub("", tb.text):
+            return conflict  # `z-index: -1` / `z-index: 1`; `^2.4.0` / `~2.4.0`; `["-created_at"]`
+        parts_a, parts_b = _name_parts(ta.text), _name_parts(tb.text)
+        siblings = kind_a == "path" and bool(parts_a - parts_b and parts_b - parts_a)
+        if kind_a == kind_b and parts_a & parts_b and not siblings:
+            # The same kind of name in the predicate, one the other plus or minus a part: where one
+            # setting is read from or lives ("reads the URL from `REDIS_URL`" / "`CACHE_REDIS_URL`";
+            # "aliases are in `tsconfig.json`" / "`tsconfig.base.json`"). Two siblings
+            # (`src/api/config.ts` / `src/web/config.ts`) are two things.
+            if kind_a == "env" or (kind_a == "path" and ta.after in _PLACE_WORDS):
+                return conflict
+        if kind_a == kind_b == "code" and ta.after in _MEANS_WORDS and tb.after in _MEANS_WORDS:
+            return conflict  # "Run the Go tests with `go test ./...`" / "... with `gotestsum -- ./...`"
         return Comparison("different", f"names another thing ({pair})")
     if ta.literal or tb.literal:
         if numbers and ta.after in IDENTIFIER_NOUNS and tb.after in IDENTIFIER_NOUNS and ta.after not in ("port",):
             return Comparison("different", f"another item ({pair})")
-        return Comparison("conflict", f"another value ({pair})", _show(ta), _show(tb))
+        return conflict
     if frozenset((ta.text, tb.text)) in _ANTONYM_STEMS:
         return Comparison("conflict", f"the opposite ({pair})", _show(ta), _show(tb))
-    if ta.after in VALUE_MARKERS or tb.after in VALUE_MARKERS:
+    if (ta.after in VALUE_MARKERS or tb.after in VALUE_MARKERS) and _names_something(ta) and _names_something(tb):
         return Comparison("conflict", f"another choice ({pair})", _show(ta), _show(tb))
     return Comparison("different", f"one other word ({pair})")
+
+
+_NAMES = ("code", "path", "url", "ident", "env")
+_LETTERS = re.compile(r"[^A-Za-z]")
+#: Words before a place (a file, a folder) where something is defined or kept.
+_PLACE_WORDS = frozenset("in from at under into inside within to".split())
+#: Words before the means by which something is done.
+_MEANS_WORDS = frozenset("with using via by through".split())
+_ENV_NAME = re.compile(r"`?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+`?")
+_PATH_NAME = re.compile(r"`?(?:[\w.-]*/[\w./-]*|\.?[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{1,6})`?")
+
+
+def _literal_kind(token: Token) -> str | None:
+    """A literal's kind, a code span classified by what it holds (an env var, a path, code)."""
+    if token.literal == "code":
+        if _ENV_NAME.fullmatch(token.text):
+            return "env"
+        if _PATH_NAME.fullmatch(token.text):
+            return "path"
+    return token.literal
+
+
+def _name_parts(text: str) -> set[str]:
+    """The words a name is made of (``CACHE_REDIS_URL``: cache, redis, url; ``tsconfig.base.json``:
+    tsconfig, base), without extensions and single letters."""
+    parts = re.split(r"[^A-Za-z0-9]+", text.strip("`").lower())
+    return {p for p in parts if len(p) > 1 and p not in _EXTENSIONS}
+
+
+_EXTENSIONS = frozenset(_CODE_EXTENSIONS) | {"src", "lib"}
+
+
+def _names_something(token: Token) -> bool:
+    """A word that names a thing (a tool, a product, a proper name) rather than describing an action:
+    written as code, capitalised inside a sentence, or a known tool. "Tests run with Jest" / "...
+    Vitest" name two tools; "the database is wiped" / "... erased" say one thing twice."""
+    if token.code or token.literal:
+        return True
+    shown = token.shown or token.text
+    if shown[:1].isupper() and token.after:
+        return True
+    return bool(roles_of(shown))
+
+
+def _shared_tool_role(ta: Token, tb: Token) -> bool:
+    """Two different tools that do the same job (a command counts as the tool that runs it)."""
+    names = []
+    for token in ta, tb:
+        words = (token.code or token.shown or token.text).strip("`").split()
+        names.append(words[0].lower() if words else "")
+    return names[0] != names[1] and bool(roles_of(names[0]) & roles_of(names[1]))
 
 
 def _show(token: Token) -> str:
@@ -331,9 +492,19 @@ def _show(token: Token) -> str:
 
 
 @lru_cache(maxsize=1 << 18)
-def _summary(text: str) -> tuple[str, int]:
+def _summary(text: str) -> tuple[str, int, str, tuple[tuple[str, tuple[str, ...]], ...]]:
+    """What grouping needs of a text, small enough to keep for every entry of a large store."""
     statement = parse(text)
-    return statement.key, len(statement.tokens)
+    code = tuple((stem, tuple(forms)) for stem, forms in sorted(statement.code_words.items()))
+    return statement.key, len(statement.tokens), statement.flat, code
+
+
+def fact_keys(text: str) -> tuple[str, str]:
+    """Both keys of a text: two texts that share either one state the same fact, provided the words
+    they write as code match (:func:`compatible`). The first ignores clause order, the second
+    punctuation ("Before releasing, bump..." / "Before releasing bump...")."""
+    key, _, flat, _ = _summary(text)
+    return key, flat
 
 
 def fact_key(text: str) -> str:

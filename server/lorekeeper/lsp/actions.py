@@ -14,7 +14,7 @@ from lsprotocol import types
 from datetime import datetime, timezone
 
 from ..compaction import apply_plan, plan_compaction
-from ..compaction.actions import keep_one, merge_into
+from ..compaction.actions import keep_both, keep_one, merge_into
 from ..compaction.rules import Planner
 from ..compaction.plan import journal_operations, operation_changes
 from ..model import Finding, Severity
@@ -53,6 +53,8 @@ def code_actions(ls: LoreServer, uri: str, line: int) -> list[types.CodeAction]:
             elif fix.get("action") == "supersede":
                 actions.append(_action(f"Keep the newer ({fix['by']})", types.CodeActionKind.QuickFix,
                                        "lore.keepNewer", [fix["by"], fix["entry"]]))
+                actions.append(_action("Both are true (stop reporting this pair)", types.CodeActionKind.QuickFix,
+                                       "lore.keepBoth", [fix["by"], fix["entry"]]))
             elif fix.get("action") in ("replace-ref", "replace-text"):
                 actions.append(_action(f"Update reference to {fix['new']}", types.CodeActionKind.QuickFix,
                                        "lore.applyFix", [entry.id, finding.model_dump(mode="json")], preferred=True))
@@ -208,6 +210,19 @@ def register(server: LoreServer) -> None:
             newer, older = ls.store.find(newer_id)[0], ls.store.find(older_id)[0]
             try:
                 record = keep_one(ls.store, newer, older, _journal(ls, "supersede"))
+            except ValueError as exc:
+                ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=str(exc)))
+                return {"operation": None, "reason": str(exc)}
+        await _recheck(ls)
+        return {"operation": record.id}
+
+    @server.command("lore.keepBoth")
+    async def both(ls: LoreServer, newer_id: str, older_id: str) -> dict[str, Any]:
+        with ls.lock:
+            assert ls.store is not None
+            newer, older = ls.store.find(newer_id)[0], ls.store.find(older_id)[0]
+            try:
+                record = keep_both(ls.store, newer, older, _journal(ls, "keep-both"))
             except ValueError as exc:
                 ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=str(exc)))
                 return {"operation": None, "reason": str(exc)}

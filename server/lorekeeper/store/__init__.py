@@ -185,9 +185,13 @@ class Store:
         content = content.strip()
         if not content:
             raise ValueError("the fact is empty")
+        from ..compaction.verify import same_fact
+
         key = normalize(content)
         for entry in self.entries:
-            if normalize(entry.content) == key:
+            # the same text once case, Markdown and punctuation go, and every literal the same
+            # ("Pin react to ^18.3.1" is not a copy of "Pin react to ~18.3.1")
+            if normalize(entry.content) == key and same_fact(entry.content, content):
                 return AddResult(entry_id=None, path=None, duplicate_of=entry)
         for ref in refs or []:
             try:

@@ -28,6 +28,7 @@ class _Fields(BaseModel):
     agent: str | None = None
     tags: list[str] | None = None
     supersedes: list[str] | str | None = None
+    coexists_with: list[str] | None = None
     confidence: float | None = None
     merged_into: str | None = None
     superseded_by: str | None = None
@@ -45,7 +46,7 @@ class _Fields(BaseModel):
     access_count: int | None = None
     archived: bool | str | None = None
 
-    @field_validator("tags", "source_entries", mode="before")
+    @field_validator("tags", "source_entries", "coexists_with", mode="before")
     @classmethod
     def _strings_only(cls, value: Any) -> Any:
         if isinstance(value, list) and not all(isinstance(v, str) for v in value):
@@ -158,7 +159,7 @@ def build_entry(
 
     # Every value was validated above; constructing without a second validation pass halves load time.
     # (Every field is passed, the lists fresh: model_construct's own default handling is slow.)
-    for name in ("tags", "supersedes", "source_entries"):
+    for name in ("tags", "supersedes", "source_entries", "coexists_with"):
         values.setdefault(name, [])
     entry = Entry.model_construct(**{**_ENTRY_DEFAULTS, **values, "created_from": created_from, "refs": parsed_refs,
                                      "format": fmt, "location": location, "raw": raw})
