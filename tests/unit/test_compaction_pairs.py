@@ -1,7 +1,8 @@
 """The labelled pairs of tests/data/compaction, each planned as a two-entry store: no coexisting pair
 loses a fact, no update is merged silently. ``pairs.jsonl`` was written for this (each trap class of the
 compaction issue); ``real_pairs.jsonl`` holds statements from public repositories' memory files, as
-their authors wrote them. Recall (how many duplicates merge, how many updates are flagged) is reported
+their authors wrote them; ``heldout.jsonl`` was written apart, in other styles, to measure rules tuned
+on the first two. Recall (how many duplicates merge, how many updates are flagged) is reported
 by ``scripts/bench --only trust``; here only what must never happen, and the floors that hold today."""
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ def _load(name: str) -> list[dict]:
 
 PAIRS = _load("pairs.jsonl")
 REAL = _load("real_pairs.jsonl")
+HELDOUT = _load("heldout.jsonl")  # written apart from the rules; measured, see scripts/bench --only trust
 
 
 def _plan(root: Path, pair: dict) -> tuple[bool, bool]:
@@ -46,12 +48,12 @@ def test_the_labelled_set_covers_every_class() -> None:
     assert {p["form"] for p in PAIRS if p["label"] == "update"} == {"same-sentence", "restated", "transition"}
 
 
-@pytest.mark.parametrize("pair", [p for p in PAIRS + REAL if p["label"] in ("coexist", "update")],
+@pytest.mark.parametrize("pair", [p for p in PAIRS + REAL + HELDOUT if p["label"] in ("coexist", "update")],
                          ids=lambda p: p["id"])
 def test_no_coexisting_pair_loses_a_fact_and_no_update_merges_silently(tmp_path: Path, pair: dict) -> None:
     merged, conflict = _plan(tmp_path, pair)
     assert not merged, f"{pair['label']} pair merged: {pair['a']!r} / {pair['b']!r}"
-    if pair["label"] == "coexist" and pair["id"].startswith("a"):
+    if pair["label"] == "coexist" and pair["id"][0] in "ah":
         assert not conflict, "two true facts reported as a conflict"
 
 

@@ -34,7 +34,7 @@ _CHANGE_VERBS = ("moved migrated switched changed upgraded downgraded bumped rai
                  " tightened relaxed").split()
 _REMOVED = ("removed retired dropped deprecated deleted sunset sunsetted decommissioned discontinued abandoned"
             " gone obsolete replaced").split()
-_BE = r"(?:was|were|has\s+been|have\s+been|is|are|got|had\s+been)"
+_BE = r"(?:was|were|has\s+been|have\s+been|got|had\s+been|is\s+now|are\s+now)"
 _TOKEN = r"(?:`[^`]+`|[^\s`,;:()\"]+)"
 _PHRASE = rf"{_TOKEN}(?:\s+{_TOKEN}){{0,3}}"
 #: Words that end a value phrase ("to uv *in* March", "to 16.2 *on* 2024-05-18").
@@ -55,17 +55,22 @@ _PATTERNS = [
     ("replaced", re.compile(rf"(?P<old>{_TOKEN}(?:\s+{_TOKEN})?)\s+{_BE}\s+(?:now\s+)?replaced\s+(?:with|by)\s+"
                             rf"(?P<new>{_PHRASE})", re.I)),
     # "`make lint` was removed", "RabbitMQ is deprecated"
-    ("removed", re.compile(rf"(?P<old>{_TOKEN}(?:\s+{_TOKEN})?)\s+{_BE}\s+(?:now\s+)?(?:{'|'.join(_REMOVED)})\b", re.I)),
+    # (past or perfect only: "old logs are deleted after 30 days" is a policy, not a retirement)
+    ("removed", re.compile(rf"(?P<old>{_TOKEN}(?:\s+{_TOKEN})?)\s+{_BE}\s+(?:{'|'.join(_REMOVED)})\b", re.I)),
     # "We retired RabbitMQ", "stopped using caret constraints", "no longer use Redis"
-    ("removed", re.compile(rf"(?:^|\b(?:we|they|team|has|have|i)\s+|;\s*)(?:{'|'.join(_REMOVED)}|stopped\s+using|"
-                           rf"no\s+longer\s+uses?)\s+(?P<old>{_PHRASE})", re.I)),
+    ("removed", re.compile(rf"(?:^|\b(?:we|they|team|has|have|i)\s+|[;:]\s*|\*\*\s*)(?:{'|'.join(_REMOVED)}|stopped\s+using|"
+                           rf"no\s+longer\s+uses?|got\s+rid\s+of)\s+(?P<old>{_PHRASE})", re.I)),
+    # "Migrated off RabbitMQ", "moved away from Heroku"
+    ("removed", re.compile(rf"\b(?:migrated|moved|switched|transitioned)\s+(?:off(?:\s+of)?|away\s+from)\s+"
+                           rf"(?P<old>{_PHRASE})", re.I)),
     # "use `pnpm changeset` instead of `npm version patch`"
     ("instead", re.compile(rf"\b(?:instead\s+of|rather\s+than)\s+(?P<old>{_PHRASE})", re.I)),
     # "`X` is no longer used"
     ("removed", re.compile(rf"(?P<old>{_TOKEN})\s+(?:is|are)\s+no\s+longer\s+(?:used|needed|required|supported|"
                            rf"in\s+use|maintained)", re.I)),
     # "there is no `setup.py`"
-    ("removed", re.compile(r"\bthere\s+(?:is|are)\s+no(?:\s+longer)?\s+(?:a\s+|an\s+)?(?P<old>`[^`]+`)", re.I)),
+    ("removed", re.compile(r"\bthere\s+(?:is|are)\s+no(?:\s+longer)?\s+(?:a\s+|an\s+)?(?:[\w-]+\s+){0,2}?(?P<old>`[^`]+`)",
+                           re.I)),
     # "Do not use `moment` in the dashboard any more"
     ("removed", re.compile(rf"\b(?:not|n't|never|no\s+more)\s+(?:\w+\s+){{0,2}}?(?P<old>`[^`]+`|(?-i:[A-Z])[\w.+-]*)"
                            rf"[^.;]*\bany\s?more\b", re.I)),
@@ -192,7 +197,8 @@ _GENERIC = frozenset(
     " move migrat chang upgrad bump rais lower reduc increas renam replac remov retir drop deprec stop start go"
     " went get got put keep take call note tip gotcha alway never ensur sure make"
     " e g eg etc via exact back turn".split()
-)
+) | frozenset("before after instead rather unless if when whenever while until because since so then that which who"
+              " whose where but otherwise except".split())  # words that join clauses say nothing of a subject
 
 
 @lru_cache(maxsize=65536)
@@ -259,7 +265,7 @@ def _only_numbers(phrase: str) -> bool:
     from .verify import parse
 
     tokens = parse(phrase).tokens
-    return bool(tokens) and all(t.literal in ("number", "tz") for t in tokens)
+    return bool(tokens) and all(t.literal in ("number", "tz", "time") for t in tokens)
 
 
 # -- typed values ------------------------------------------------------------------------------------
@@ -359,7 +365,7 @@ def _dropped(values: Iterable[str]) -> set[str]:
 #: settings ("maximum chunk size" / "average chunk size"), however they are worded.
 _QUALIFIERS = frozenset("max maximum min minimum averag avg median default p50 p95 p99 upper lower soft hard initi"
                         " read write inbound outbound ingress egress primari replica local remot product prod"
-                        " dev test".split())
+                        " dev test stage".split())
 
 
 def _same_subject(a: str, b: str, values: Iterable[str], changed: bool, shared: int = 1,
@@ -367,7 +373,8 @@ def _same_subject(a: str, b: str, values: Iterable[str], changed: bool, shared: 
     """Whether two texts speak of the same subject, apart from their ``values``: they share at least
     ``shared`` words, and they do not each name a scope the other lacks. When the newer text says that
     something changed, each may use words the other does not ("sessions expire" / "users are logged
-    out"), but not names (a component, a file, a product: "apps/web" / "the API")."""
+    out"), but not each a name (a component, a file, a product: "apps/web" / "the API") or each a
+    qualifier ("maximum" / "average", "staging" / "production")."""
     drop = _dropped(values)
     ca = {t for t in context(a) - drop if not t.startswith("=")}
     cb = {t for t in context(b) - drop if not t.startswith("=")}
@@ -375,9 +382,12 @@ def _same_subject(a: str, b: str, values: Iterable[str], changed: bool, shared: 
         return False
     if not (ca - cb and cb - ca):
         return True
-    scope_a = (named(a) if names_scope else frozenset()) | _QUALIFIERS
-    scope_b = (named(b) if names_scope else frozenset()) | _QUALIFIERS
-    return changed and not ((ca - cb) & scope_a) and not ((cb - ca) & scope_b)
+    if not changed:
+        return False
+    # each side names a scope of its own: two things ("maximum" / "average"; "apps/web" / "the API")
+    if (ca - cb) & _QUALIFIERS and (cb - ca) & _QUALIFIERS:
+        return False
+    return not (names_scope and (ca - cb) & named(a) and (cb - ca) & named(b))
 
 
 def _about_what_changed(stating: str, changing: str, values: Iterable[str]) -> bool:
@@ -434,6 +444,15 @@ def disagreement(older: str, newer: str) -> Disagreement | None:
             what = f"{change.old} → {change.new}" if change.new else f"{change.old} {change.how}"
             old, new = (change.old, change.new or "") if direction == 1 else (change.new or "", change.old)
             return Disagreement(f"{'the newer' if direction == 1 else 'the older'} says: {what}", old, new)
+    # 1b. A change to a named value: "Staging moved to `us-east-1`" retires the `us-west-2` an older
+    #     memory gives the same subject (a name of the same kind, sharing a part).
+    for sentence in _sentences(newer):
+        for match in _MOVED_TO.finditer(sentence):
+            new_name = match.group("new").strip("`")
+            for old_name in _names_like(older, new_name):
+                if not _mentions(newer, old_name) and not _negated_near(older, old_name) and \
+                        _same_subject(_sentence_with(older, old_name), sentence, [old_name, new_name], True):
+                    return Disagreement(f"the newer says: moved to {new_name} (was {old_name})", old_name, new_name)
     if older_negated or not (_single_fact(older) and _single_fact(newer)):
         return None  # a runbook names many values: only a change said outright is evidence against it
     changed = marks_change(newer)
@@ -455,12 +474,12 @@ def disagreement(older: str, newer: str) -> Disagreement | None:
         if va[name] != vb[name] and not _mentions(said_b, va[name]) and not _mentions(said_a, vb[name]):
             if _same_subject(said_a, said_b, [va[name], vb[name], name], changed, shared=0):
                 return Disagreement(f"another version of {name} ({va[name]} / {vb[name]})", va[name], vb[name])
-    # 4. The same setting assigned another value (`MAX_UPLOAD_MB=10` / `MAX_UPLOAD_MB=25`): the key names
-    #    the subject, so only a qualifier (production / staging) tells two settings apart.
+    # 4. The same setting assigned another value (`MAX_UPLOAD_MB=10` / `MAX_UPLOAD_MB=25`), for the same
+    #    subject (not "api uses `connection_limit=10`" / "worker uses `connection_limit=5`").
     sa, sb = assignments_in(older), assignments_in(newer)
     for key in sa.keys() & sb.keys():
         if sa[key] != sb[key] and _same_subject(_sentence_with(older, key), _sentence_with(newer, key),
-                                                [key, sa[key], sb[key]], changed, shared=0, names_scope=False):
+                                                [key, sa[key], sb[key]], changed, shared=0):
             return Disagreement(f"{key} set to another value ({sa[key]} / {sb[key]})", sa[key], sb[key])
     # 4. The same names, one side negated ("Use `unsafe` in `crates/codec`" / "`crates/codec` must
     #    contain no `unsafe` code").
@@ -479,6 +498,25 @@ def disagreement(older: str, newer: str) -> Disagreement | None:
     if not changed:
         return None
     # 6. The newer text says something changed: another port, quantity or the opposite, same subject.
+    # (sentence by sentence: "Refresh tokens expire after 30 days" is not what "Access token TTL reduced
+    # to 5 minutes; the refresh flow renews it" changed)
+    for said_a in _sentences(older):
+        for said_b in _sentences(newer):
+            found = _another_quantity(said_a, said_b)
+            if found:
+                return found
+    from .verify import antonyms
+
+    for word_a in context(older):
+        for word_b in context(newer) - context(older):
+            if (word_a, word_b) in antonyms() and word_b not in context(older) and word_a not in context(newer):
+                if _same_subject(older, newer, [word_a, word_b], True, shared=2):
+                    return Disagreement(f"the opposite ({word_a} / {word_b})", word_a, word_b)
+    return None
+
+
+def _another_quantity(older: str, newer: str) -> Disagreement | None:
+    """Another port or quantity (of one dimension) for the same subject, in two sentences."""
     pa, pb = ports_in(older), ports_in(newer)
     if pa and pb and not pa & pb and _same_subject(older, newer, [*pa, *pb, "port"], True, shared=2):
         return Disagreement(f"another port ({', '.join(sorted(pa))} / {', '.join(sorted(pb))})",
@@ -491,13 +529,6 @@ def disagreement(older: str, newer: str) -> Disagreement | None:
         if only_a and only_b and _same_subject(older, newer, [*only_a, *only_b], True, shared=shared):
             return Disagreement(f"another value ({', '.join(sorted(only_a))} / {', '.join(sorted(only_b))})",
                                 ", ".join(sorted(only_a)), ", ".join(sorted(only_b)))
-    from .verify import antonyms
-
-    for word_a in context(older):
-        for word_b in context(newer) - context(older):
-            if (word_a, word_b) in antonyms() and word_b not in context(older) and word_a not in context(newer):
-                if _same_subject(older, newer, [word_a, word_b], True, shared=2):
-                    return Disagreement(f"the opposite ({word_a} / {word_b})", word_a, word_b)
     return None
 
 
@@ -511,7 +542,31 @@ def assignments_in(text: str) -> dict[str, str]:
     found: dict[str, str] = {}
     for match in _ASSIGNMENT.finditer(text):
         key, value = (match.group(1), match.group(2)) if match.group(1) else (match.group(3), match.group(4))
+        if value.startswith("//"):
+            continue  # `https://...` is an address, not a setting
         found.setdefault(key.lower(), value.strip().strip("'\"").rstrip(",;"))
+    return found
+
+
+_MOVED_TO = re.compile(r"\b(?:moved|migrated|switched|changed|renamed|upgraded|bumped|repointed|pointed|relocated)\b"
+                       r"[^.;]*?\bto\s+(?P<new>`[^`]+`)", re.I)
+
+
+def _names_like(text: str, name: str) -> list[str]:
+    """The names ``text`` writes (code, paths, identifiers) of the same kind as ``name`` and sharing a
+    part with it (`us-west-2` for `us-east-1`; `src/lib` for `packages/lib`), other than ``name``."""
+    from .verify import _literal_kind, parse
+
+    wanted = parse(f"`{name}`").tokens
+    if len(wanted) != 1:
+        return []
+    kind, parts = _literal_kind(wanted[0]), _parts(name)
+    found = []
+    for token in parse(text).tokens:
+        if token.literal in ("code", "path", "ident", "env", "url") and _literal_kind(token) == kind:
+            value = token.text.strip("`")
+            if value.lower() != name.lower() and _parts(value) & parts:
+                found.append(value)
     return found
 
 

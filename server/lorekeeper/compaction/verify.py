@@ -116,6 +116,7 @@ _LITERAL = re.compile(
     r"|(?P<path>(?<![\w@])(?:\.{1,2}/)?[\w.-]+(?:/[\w.-]+)+/?|(?<![\w.])\.[A-Za-z0-9][\w.-]*"
     r"|\b[\w-]+(?:\.[\w-]+)*\.(?:" + "|".join(_CODE_EXTENSIONS) + r")\b)"
     r"|(?P<env>\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b)"
+    r"|(?P<time>(?<![\w.:])\d{1,2}:\d{2}(?::\d{2})?(?![\w:]))"
     r"|(?P<number>(?<![\w.])(?:[<>]=?|[=!]=|~|\^)?\s?v?[-+]?\d+(?:[.,]\d+)*"
     r"(?:\s?(?i:/\s?(?:min|s|sec|h|hour|day|req)|ms|milliseconds?|secs?|seconds?|mins?|minutes?|hrs?|hours?|days?"
     r"|weeks?|percent|kib|mib|gib|kb|mb|gb|tb|px|rem|em|x|k|s|h|d)\b|%)?(?![\w]|\.\d))"
@@ -395,7 +396,7 @@ _DIGITS = re.compile(r"[-+]?\d+(?:\.\d+)*")
 def _one_difference(ta: Token, tb: Token, context: list[Token]) -> Comparison:
     pair = f"{_show(ta)} / {_show(tb)}"
     conflict = Comparison("conflict", f"another value ({pair})", _show(ta), _show(tb))
-    numbers = ta.literal in ("number", "tz") and tb.literal in ("number", "tz")
+    numbers = ta.literal in ("number", "tz", "time") and tb.literal in ("number", "tz", "time")
     if _shared_tool_role(ta, tb):
         return Comparison("conflict", f"another tool for the same job ({pair})", _show(ta), _show(tb))
     if ta.subject or tb.subject:
@@ -411,6 +412,8 @@ def _one_difference(ta: Token, tb: Token, context: list[Token]) -> Comparison:
     if kind_a in _NAMES or kind_b in _NAMES:
         if ta.after in IDENTIFIER_NOUNS or tb.after in IDENTIFIER_NOUNS:
             return Comparison("different", f"another item ({pair})")  # "pushed tag `2.14.22`"
+        if ta.after in _COPULA_VALUE and tb.after in _COPULA_VALUE and kind_a == kind_b:
+            return conflict  # "The session cookie is named `acme_sid`" / "... `__Host-acme_sid`"
         if kind_a == kind_b == "code" and _LETTERS.sub("", ta.text) == _LETTERS.sub("", tb.text):
             return conflict  # `z-index: -1` / `z-index: 1`; `^2.4.0` / `~2.4.0`; `["-created_at"]`
         parts_a, parts_b = _name_parts(ta.text), _name_parts(tb.text)
@@ -437,6 +440,8 @@ def _one_difference(ta: Token, tb: Token, context: list[Token]) -> Comparison:
 
 
 _NAMES = ("code", "path", "url", "ident", "env")
+#: Words right before the one value a subject has ("the class is `db.t4g.medium`", "named `acme_sid`").
+_COPULA_VALUE = frozenset("is are was were = : named called".split())
 _LETTERS = re.compile(r"[^A-Za-z]")
 #: Words before a place (a file, a folder) where something is defined or kept.
 _PLACE_WORDS = frozenset("in from at under into inside within to".split())

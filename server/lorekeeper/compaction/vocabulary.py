@@ -58,7 +58,7 @@ ROLES: dict[str, str] = {
     "rust-web-framework": "actix actix-web axum rocket warp poem",
     "rust-async-runtime": "tokio async-std smol",
     "monorepo-tool": "turborepo turbo nx lerna rush",
-    "docs-generator": "sphinx mkdocs docusaurus vitepress jekyll hugo",
+    "docs-generator": "sphinx mkdocs mkdocstrings docusaurus vitepress jekyll hugo typedoc pdoc",
     "version-manager": "nvm fnm volta asdf pyenv mise",
     "feature-flags": "launchdarkly unleash flagsmith growthbook split",
     "container-registry": "ecr gcr ghcr dockerhub quay",
