@@ -229,7 +229,7 @@ def bench_trust() -> None:
           " paraphrases are the semantic stage's")
     for name, title in (("pairs.jsonl", "written pairs, one per trap class"),
                         ("real_pairs.jsonl", "real pairs from public memory files"),
-                        ("heldout.jsonl", "held-out pairs (never tuned on)")):
+                        ("heldout.jsonl", "held-out pairs (written apart; first measured before the rules saw them)")):
         if (DATA / name).is_file():
             bench_pairs(DATA / name, title)
     if (DATA / "stores").is_dir():

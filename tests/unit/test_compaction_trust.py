@@ -465,3 +465,9 @@ def test_add_never_takes_a_changed_literal_for_a_copy(tree: Tree) -> None:
     third = lore("add", "pin react to ^18.3.1.", "--json", cwd=tree.root)
     assert json.loads(third.stdout)["status"] == "skipped"
     assert len(list((tree.root / ".lore/memory/entries").glob("*.json"))) == 2
+
+
+def test_words_written_as_a_command_match_the_plain_words_but_commands_stay_apart() -> None:
+    assert compare("Review changes with `cargo insta review`.", "review changes with cargo insta review").verdict == "same"
+    assert compare("After pulling, run `bundle install`.", "After pulling, run `yarn install`.").verdict == "different"
+    assert compare("Run `make setup` first", "Run `just setup` first").verdict == "conflict"

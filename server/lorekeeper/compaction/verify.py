@@ -126,7 +126,7 @@ _LITERAL = re.compile(
     r"|(?P<op>(?<!\S)(?:\?\?|\|\||&&|===|!==|==|!=|>=|<=|=>|->)(?!\S))",
 )
 _CODE_SPAN = re.compile(r"(?P<code>`[^`]+`)")
-_WORD = re.compile(r"[A-Za-z]+(?:'[a-z]+)?|\x00[\ue000-\uf8ff]\x00|\x02[A-Za-z]+\x02|[=:]")
+_WORD = re.compile(r"[A-Za-z]+(?:'[a-z]+)?|\x00[\ue000-\uf8ff]\x00|\x02\x03?[A-Za-z]+\x02|[=:]")
 _BOUNDARY = re.compile(r"[,;!?()\[\]{}—–]|\.(?:\s|$)|\s-\s")
 _MARKUP = re.compile(r"(\*\*|__|(?<!\w)[*_](?=\w)|(?<=\w)[*_](?!\w)|^#+\s|^\s*(?:[-*+]|\d+[.)])\s+|~~)", re.M)
 _ANTONYM_STEMS = {frozenset((_stem(a), _stem(b))) for a, b in _ANTONYMS}
@@ -213,6 +213,9 @@ def parse(text: str) -> Statement:
             # `pnpm`, `Docker`: the word itself, marked up. It equals the plain word, but two code words
             # must match as written (`stage` is not `staging`): see :func:`compatible`.
             return f" \x02{raw.strip('`')}\x02 "
+        if kind == "code" and re.fullmatch(r"`[A-Za-z]+(?: [A-Za-z]+)+`", raw):
+            # `cargo insta review`: words written as code, each matched as written (see above)
+            return " " + " ".join(f"\x02\x03{word}\x02" for word in raw.strip("`").split()) + " "
         if kind == "code":
             inner = _LITERAL.fullmatch(raw.strip("`").strip())
             if inner and inner.lastgroup not in (None, "code", "op"):
@@ -239,8 +242,10 @@ def parse(text: str) -> Statement:
                 previous = value
                 continue
             if raw.startswith("\x02"):
-                word = raw.strip("\x02")
-                current.append((_stem(word.lower()), None, previous, word, word))
+                # the exact form, marked "\x03" when the word is part of a command (`bundle install`)
+                code = raw.strip("\x02")
+                word = code.lstrip("\x03")
+                current.append((_stem(word.lower()), None, previous, word, code))
                 previous = word.lower()
                 continue
             if low in NEGATIONS or low.endswith("n't"):
@@ -399,6 +404,8 @@ def _one_difference(ta: Token, tb: Token, context: list[Token]) -> Comparison:
     numbers = ta.literal in ("number", "tz", "time") and tb.literal in ("number", "tz", "time")
     if _shared_tool_role(ta, tb):
         return Comparison("conflict", f"another tool for the same job ({pair})", _show(ta), _show(tb))
+    if ta.code.startswith("\x03") or tb.code.startswith("\x03"):
+        return Comparison("different", f"another command ({pair})")  # `bundle install` / `yarn install`
     if ta.subject or tb.subject:
         # A number in the subject is a value when it is a version ("Python 3.11 is required") or the
         # statement is about what is required or used ("Node 18 is the minimum"); otherwise it names
@@ -487,7 +494,7 @@ def _shared_tool_role(ta: Token, tb: Token) -> bool:
     """Two different tools that do the same job (a command counts as the tool that runs it)."""
     names = []
     for token in ta, tb:
-        words = (token.code or token.shown or token.text).strip("`").split()
+        words = (token.code or token.shown or token.text).strip("`\x03").split()
         names.append(words[0].lower() if words else "")
     return names[0] != names[1] and bool(roles_of(names[0]) & roles_of(names[1]))
 

@@ -89,7 +89,7 @@ def render_compacted(entries: list[ViewEntry]) -> dict[str, str]:
         lines = [HEADER, "", f"# {category}", ""]
         for entry in group:
             text = f"{_titled(entry.summary)} (full text: `{entry.path}`)" if entry.summary and entry.path else entry.text
-            lines.append(_bullet(text, _conflict_note(entry, by_id) + f" <!-- {entry.id} -->"))
+            lines.append(_bullet(text, _conflict_note(entry, by_id)))
         out[f"compacted/{slug(category)}.md"] = "\n".join(lines) + "\n"
     return out
 
