@@ -1,9 +1,10 @@
 // Drives VS Code (code-server) in headless Chromium with the Lorekeeper extension installed, on the
 // example workspace after its refactor. Checks: a stale-memory squiggle and its Problems entry, the
-// provenance hover, the merge quick fix applied, and the compact command opening the refactor preview.
+// provenance hover, the merge quick fix applied, Ctrl+Z after it learnt by the journal (undo then does
+// not refuse), and compaction: the preview document, one modal for the whole plan, applied by the server.
 // Saves a screenshot of each step. Run by scripts/e2e-vscode.
 const { chromium } = require("playwright-core");
-const { readFileSync } = require("node:fs");
+const { existsSync, readFileSync, readdirSync } = require("node:fs");
 const { join } = require("node:path");
 
 const [url, workspace, shots] = process.argv.slice(2);
@@ -18,6 +19,13 @@ const browser = await chromium.launch({
 });
 const page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
 const shot = (name) => page.screenshot({ path: join(shots, `${name}.png`) });
+
+async function palette(command) {
+  await page.keyboard.press("F1");
+  await page.keyboard.type(command);
+  await page.waitForSelector(`.quick-input-list .monaco-list-row:has-text("${command.split(": ")[1]}")`, { timeout: 15000 });
+  await page.keyboard.press("Enter");
+}
 
 async function quickOpen(name) {
   await page.keyboard.press("Control+P");
@@ -70,18 +78,58 @@ try {
       merged = JSON.parse(readFileSync(join(workspace, ".lore/memory/entries", duplicate), "utf8")).merged_into === "6d5c4b3a2f1e";
     }
     check("merge applied (journaled)", merged);
+
+    // The editor's undo after the quick fix: the file goes back, the journal learns it, and the palette's
+    // undo then has nothing to refuse.
+    await page.locator(".view-line", { hasText: "content" }).first().click();
+    await page.waitForTimeout(1500);  // the editor has reloaded the merged file
+    await page.keyboard.press("Control+Z");
+    await page.keyboard.press("Control+S");
+    let reverted = false;
+    for (let i = 0; i < 40 && !reverted; i++) {
+      await page.waitForTimeout(250);
+      reverted = !("merged_into" in JSON.parse(readFileSync(join(workspace, ".lore/memory/entries", duplicate), "utf8")));
+    }
+    check("Ctrl+Z reverts the quick fix in the file", reverted);
+    let learnt = false;
+    for (let i = 0; i < 40 && !learnt; i++) {
+      await page.waitForTimeout(250);
+      learnt = readdirSync(join(workspace, ".lore/memory/log")).filter((f) => f.endsWith(".json"))
+        .some((f) => readFileSync(join(workspace, ".lore/memory/log", f), "utf8").includes("reverted outside Lorekeeper"));
+    }
+    check("the journal records the editor's undo", learnt);
+    await palette("Lorekeeper: Undo Last Change");
+    const refused = await page.waitForSelector('.notifications-toasts:has-text("refus")', { timeout: 4000 })
+      .then(() => true, () => false);
+    await shot("5-undo-after-ctrl-z");
+    check("palette undo after Ctrl+Z does not refuse", !refused);
   }
 
-  await page.keyboard.press("F1");
-  await page.keyboard.type("Lorekeeper: Compact Memory");
-  await page.waitForSelector('.quick-input-list .monaco-list-row:has-text("Compact Memory")', { timeout: 15000 });
-  await page.keyboard.press("Enter");
+  // Compaction: a readable preview, accepted whole in a modal, applied by the server (no partial mode).
+  await palette("Lorekeeper: Compact Memory");
   await page.waitForSelector('.quick-input-list .monaco-list-row:has-text("Compact: rules")', { timeout: 20000 });
   await page.keyboard.press("Enter");
-  const preview = await page.waitForSelector('text=/Refactor Preview/i', { timeout: 30000 }).then(() => true, () => false);
+  const previewTab = await page.waitForSelector('.tab:has-text("Compaction preview")', { timeout: 30000 })
+    .then(() => true, () => false);
+  const apply = page.locator('.monaco-dialog-box .monaco-button:has-text("Apply")').first();
+  const modal = await apply.waitFor({ timeout: 20000 }).then(() => true, () => false);
   await page.waitForTimeout(1000);
-  await shot("5-compact-preview");
-  check("compact opens the refactor preview", preview);
+  await shot("6-compact-preview");
+  check("compact shows the preview and asks once, for the whole plan", previewTab && modal);
+  if (modal) {
+    await apply.click();
+    const superseded = join(workspace, ".lore/memory/entries/20260503T120000Z-9a8b7c6d5e4f.json");
+    let applied = false;
+    for (let i = 0; i < 60 && !applied; i++) {
+      await page.waitForTimeout(250);
+      applied = JSON.parse(readFileSync(superseded, "utf8")).superseded_by === "4e5f6a7b8c9d"
+        && existsSync(join(workspace, ".lore/memory/index.md"))
+        && JSON.parse(readFileSync(join(workspace, ".lore/memory/entries", duplicate), "utf8")).merged_into === "6d5c4b3a2f1e";
+    }
+    await page.waitForTimeout(500);
+    await shot("7-compact-applied");
+    check("the whole plan is applied by the server (every file, index.md)", applied);
+  }
 } catch (error) {
   check("run", false, String(error).split("\n")[0]);
   await shot("error").catch(() => {});

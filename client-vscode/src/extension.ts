@@ -13,11 +13,32 @@ import {
   RESTART_KEYS,
   Status,
   compactChoices,
+  compactDetail,
   initializationOptions,
   readSettings,
   serverCommand,
   statusText,
 } from "./settings";
+
+const PREVIEW_SCHEME = "lorekeeper-preview";
+
+/** Read-only documents holding compaction previews, by plan id. */
+class PreviewDocuments implements vscode.TextDocumentContentProvider {
+  private readonly texts = new Map<string, string>();
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+
+  show(plan: string, text: string): vscode.Uri {
+    const uri = vscode.Uri.parse(`${PREVIEW_SCHEME}:Compaction preview ${plan}.md`);
+    this.texts.set(uri.toString(), text);
+    this.changed.fire(uri);
+    return uri;
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.texts.get(uri.toString()) ?? "This preview is gone; run Lorekeeper: Compact Memory again.";
+  }
+}
 
 let client: LanguageClient | undefined;
 let output: vscode.LogOutputChannel;
@@ -95,21 +116,42 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const register = (name: string, fn: (...args: any[]) => unknown) =>
     context.subscriptions.push(vscode.commands.registerCommand(name, fn));
 
+  // The compaction preview: a read-only document of the plan, one section per operation. The plan is
+  // applied by the server as a whole (never as an edit VS Code could apply in part), and only the plan
+  // that was previewed: if memory changed meanwhile, the server refuses and asks for a new preview.
+  const previews = new PreviewDocuments();
+  context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(PREVIEW_SCHEME, previews));
   register("lorekeeper.compact", async () => {
     const status = (await execute("lore.status")) as { stages?: string[] } | undefined;
     const choice = await vscode.window.showQuickPick(compactChoices(status?.stages ?? ["rules"]), {
       title: "Lorekeeper: Compact Memory",
-      placeHolder: "Nothing is written before you confirm the preview",
+      placeHolder: "Nothing is written before you accept the preview",
     });
-    if (choice) {
-      // The server sends the plan as a WorkspaceEdit whose changes need confirmation: VS Code opens the
-      // refactor preview, and nothing is written until it is applied.
-      const result = await execute("lore.compact", { dryRun: false, only: choice.only });
-      if (result && result.applied === false) {
-        void vscode.window.showInformationMessage(`Lorekeeper: compaction not applied (${result.reason ?? "cancelled"}).`);
-      }
-      await refreshStatus();
+    if (!choice) {
+      return;
     }
+    const plan = await execute("lore.compact", { dryRun: true, only: choice.only });
+    if (!plan || plan.applied === false) {
+      void vscode.window.showWarningMessage(`Lorekeeper: no plan (${plan?.reason ?? "the server did not answer"}).`);
+      return;
+    }
+    const count = plan.operations?.length ?? 0;
+    const uri = previews.show(plan.plan, plan.preview);
+    await vscode.window.showTextDocument(uri, { preview: true, preserveFocus: false });
+    const answer = await vscode.window.showInformationMessage(
+      count ? `Apply ${count} compaction operation(s)?` : "Nothing to merge: rewrite index.md and compacted/?",
+      { modal: true, detail: compactDetail(plan) }, "Apply");
+    if (answer !== "Apply") {
+      return;
+    }
+    const result = await execute("lore.compact", { plan: plan.plan, only: choice.only });
+    if (result?.applied) {
+      void vscode.window.showInformationMessage(
+        `Lorekeeper: compaction applied (${count} operation(s)). "Lorekeeper: Undo Last Change" reverses it.`);
+    } else {
+      void vscode.window.showWarningMessage(`Lorekeeper: compaction not applied (${result?.reason ?? "no answer"}).`);
+    }
+    await refreshStatus();
   });
   register("lorekeeper.checkStale", async () => {
     const result = await execute("lore.checkStale");
@@ -141,8 +183,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   register("lorekeeper.undo", async () => {
     const result = await execute("lore.undo");
     const undone = result?.undone ?? [];
-    void vscode.window.showInformationMessage(
-      undone.length ? `Lorekeeper: undid ${undone.length} operation(s).` : `Lorekeeper: nothing undone. ${result?.reason ?? ""}`);
+    if (undone.length) {
+      void vscode.window.showInformationMessage(`Lorekeeper: ${result.reason ?? `undid ${undone.length} operation(s)`}.`);
+    } else if (result?.refused) {
+      // the server has shown why
+    } else {
+      void vscode.window.showInformationMessage("Lorekeeper: nothing to undo.");
+    }
     await refreshStatus();
   });
   register("lorekeeper.restart", async () => {

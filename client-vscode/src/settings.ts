@@ -94,3 +94,20 @@ export function compactChoices(stages: string[]): { label: string; description: 
   const choices = stages.map((stage) => ({ label: `Compact: ${stage}`, description: described[stage] ?? stage }));
   return [...choices, { label: "Compact: dedup and merge only", description: "the safest subset", only: "dedup,merge" }];
 }
+
+/** The modal's detail for a compaction plan: its tokens before and after, and what is left for review. */
+export function compactDetail(plan: { tokens?: Record<string, number[]>; conflicts?: unknown[] }): string {
+  const lines = ["The preview shows every operation. It is applied whole or not at all; every original stays on disk."];
+  const names: Record<string, string> = { entries: "entries", index: "index.md", compacted: "compacted/" };
+  for (const [key, label] of Object.entries(names)) {
+    const pair = plan.tokens?.[key];
+    if (pair && pair.length === 2) {
+      lines.push(`Tokens in ${label}: ${pair[0]} → ${pair[1]}`);
+    }
+  }
+  const conflicts = plan.conflicts?.length ?? 0;
+  if (conflicts) {
+    lines.push(`${conflicts} conflict(s) left for review (not acted on).`);
+  }
+  return lines.join("\n");
+}

@@ -44,3 +44,12 @@ test("compaction offers the server's stages", () => {
   assert.match(choices[0].description, /deterministic/);
   assert.equal(choices.at(-1).only, "dedup,merge");
 });
+
+test("the compaction modal says what the plan does to tokens and what it leaves for review", () => {
+  const detail = s.compactDetail({ tokens: { entries: [296, 268], index: [0, 338] }, conflicts: [{}, {}] });
+  assert.match(detail, /applied whole or not at all/);
+  assert.match(detail, /Tokens in entries: 296 → 268/);
+  assert.match(detail, /Tokens in index.md: 0 → 338/);
+  assert.match(detail, /2 conflict\(s\) left for review/);
+  assert.doesNotMatch(s.compactDetail({}), /conflict/);
+});

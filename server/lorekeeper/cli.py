@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections import Counter
 from datetime import datetime
@@ -698,9 +699,10 @@ def _review_conflicts(store: Store, disagreements: list[dict[str, Any]], journal
 
 
 def _run_compaction(ws: Workspace, only: list[str] | None, dry_run: bool, as_json: bool,
-                    overrides: dict[str, Any]) -> None:
-    """Plan, then preview (``dry_run``) or apply: shared by ``compact`` and ``gc``."""
-    from .compaction import CompactionConfig, apply_plan, plan_compaction, render_diff
+                    overrides: dict[str, Any], reviewed: str | None = None) -> None:
+    """Plan, then preview (``dry_run``) or apply: shared by ``compact`` and ``gc``. ``reviewed``: the
+    id of a plan the user previewed; applying refuses when the plan made now differs."""
+    from .compaction import CompactionConfig, apply_plan, plan_compaction, plan_id, render_diff
 
     config = CompactionConfig.load(ws.root).with_overrides(**overrides)
     for problem in config.problems:
@@ -712,6 +714,9 @@ def _run_compaction(ws: Workspace, only: list[str] | None, dry_run: bool, as_jso
         _fail(str(exc), USAGE)
         return
     records = []
+    if reviewed is not None and not dry_run and plan_id(plan) != reviewed:
+        _fail(f"memory changed since plan {reviewed} was previewed (it now plans {plan_id(plan)}); nothing was "
+              "written — preview again with `lore compact --dry-run`", REFUSED)
     if not dry_run:
         try:
             records = apply_plan(plan, store, _journal(ws))
@@ -736,7 +741,8 @@ def _run_compaction(ws: Workspace, only: list[str] | None, dry_run: bool, as_jso
         counts[op.op] = counts.get(op.op, 0) + 1
     summary = ", ".join(f"{n} {op}" for op, n in counts.items()) or "nothing to compact"
     verb = "would apply" if dry_run else "applied"
-    out.print(f"[bold]{verb}:[/] {summary}; tokens {_change(plan.tokens_before, plan.tokens_after)}")
+    out.print(f"[bold]{verb}:[/] {summary}; tokens {_change(plan.tokens_before, plan.tokens_after)}"
+              f" [dim](plan {plan_id(plan)})[/]")
     figures = [f"{name} {_change(*plan.tokens[key])}" for name, key in (("index.md", "index"), ("compacted/", "compacted"))
                if key in plan.tokens]
     if figures:
@@ -746,7 +752,7 @@ def _run_compaction(ws: Workspace, only: list[str] | None, dry_run: bool, as_jso
     if not dry_run and records:
         out.print(f"[dim]{_count(len(records), 'operation', 'operations')} journaled; `lore undo --last` reverses them[/]")
     elif dry_run:
-        out.print("[dim]nothing was written (--dry-run)[/]")
+        out.print(f"[dim]nothing was written (--dry-run); `lore compact --plan {plan_id(plan)}` applies exactly this plan[/]")
 
 
 @app.command()
@@ -755,6 +761,9 @@ def compact(
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the plan as a diff of the files it would change; write nothing."),
     only: Optional[str] = typer.Option(None, "--only", help="Comma-separated operations: supersede, dedup, merge, archive, consolidate, fuse, compress (views alone: 'views')."),
     budget: Optional[int] = typer.Option(None, "--budget", min=100, help="Token budget of index.md (default 2000)."),
+    reviewed: Optional[str] = typer.Option(None, "--plan", metavar="ID|FILE",
+                                           help="Apply only the plan previewed with --dry-run: its id, or the file "
+                                                "its --json output was saved to. Refused if memory changed since."),
     as_json: bool = JsonOption,
 ) -> None:
     """Compact memory with deterministic rules: dedup, merge near-duplicates, follow supersession, fuse
@@ -762,7 +771,23 @@ def compact(
     index.md (within the token budget) and compacted/. Nothing is deleted; every operation is undoable."""
     ws = _workspace(ctx)
     selected = [o.strip() for o in only.split(",") if o.strip()] if only else None
-    _run_compaction(ws, selected, dry_run, as_json, {"budget": budget})
+    _run_compaction(ws, selected, dry_run, as_json, {"budget": budget}, _plan_arg(reviewed) if reviewed else None)
+
+
+def _plan_arg(value: str) -> str:
+    """A plan id, given as itself or as a file holding `lore compact --dry-run --json` output."""
+    path = Path(value)
+    if re.fullmatch(r"[0-9a-f]{12}", value) and not path.is_file():
+        return value
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        plan = data.get("plan") if isinstance(data, dict) else None
+    except (OSError, ValueError) as exc:
+        _fail(f"--plan {value}: not a plan id, and not a readable plan file ({exc})", USAGE)
+        raise  # _fail exits; this line only tells type checkers
+    if not isinstance(plan, str):
+        _fail(f"--plan {value}: the file holds no plan id (save `lore compact --dry-run --json` output)", USAGE)
+    return plan
 
 
 @app.command()

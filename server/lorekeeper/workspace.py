@@ -182,6 +182,11 @@ class Workspace:
     def log_dir(self) -> Path:
         return self.store / "log"
 
+    @property
+    def cache_dir(self) -> Path:
+        """Lorekeeper's caches (git-ignored): ``.lore/cache``."""
+        return self.root / ".lore" / "cache"
+
     def rel(self, path: Path) -> str:
         return rel(self.root, path)
 

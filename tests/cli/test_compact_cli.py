@@ -70,3 +70,20 @@ def test_gc_flags(ws: Path) -> None:
     applied = lore("gc", "--archive", cwd=ws)
     assert applied.returncode == 0 and "applied: 1 archive" in applied.stdout
     assert json.loads((ws / ".lore/memory/entries/t.json").read_text())["archived"] is True
+
+
+def test_apply_exactly_the_previewed_plan(ws: Path, tree: Tree) -> None:
+    saved = ws / "plan.json"
+    saved.write_text(lore("compact", "--dry-run", "--json", cwd=ws).stdout)
+    plan = json.loads(saved.read_text())["plan"]
+    tree.entry("c.json", {"id": "c", "content": "ALWAYS use pnpm!", "created": "2026-03-01T00:00:00Z"})  # memory moves on
+    before = snapshot(ws)
+    refused = lore("compact", "--plan", str(saved), cwd=ws)
+    assert refused.returncode == 3 and f"changed since plan {plan} was previewed" in refused.stderr
+    assert snapshot(ws) == before
+    again = lore("compact", "--dry-run", cwd=ws)
+    fresh = again.stdout.split("lore compact --plan ")[1].split("`")[0]
+    applied = lore("compact", "--plan", fresh, cwd=ws)
+    assert applied.returncode == 0, applied.stderr
+    assert json.loads((ws / ".lore/memory/entries/a.json").read_text())["merged_into"] == "c"
+    assert lore("compact", "--plan", "nonsense.json", cwd=ws).returncode == 2

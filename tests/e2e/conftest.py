@@ -29,6 +29,13 @@ def workspace(tmp_path: Path) -> Path:
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=[str(LORE), "serve"]), params=CLIENTS)
 async def client(lsp_client: LanguageClient, request, workspace: Path):
     lsp_client.applied_edits = []  # type: ignore[attr-defined]
+    lsp_client.questions = []  # type: ignore[attr-defined]
+    lsp_client.answer = "Apply"  # type: ignore[attr-defined]  # what the user clicks when the server asks
+
+    @lsp_client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
+    def show_message_request(client: LanguageClient, params: types.ShowMessageRequestParams):
+        client.questions.append(params)  # type: ignore[attr-defined]
+        return next((a for a in params.actions or [] if a.title == client.answer), None)  # type: ignore[attr-defined]
 
     @lsp_client.feature(types.WORKSPACE_APPLY_EDIT)
     def apply_edit(client: LanguageClient, params: types.ApplyWorkspaceEditParams):

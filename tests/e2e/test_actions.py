@@ -68,32 +68,69 @@ async def test_archive_and_mark_valid(client: LanguageClient, workspace: Path) -
     await wait_for_diagnostics(client, entry.as_uri(), lambda ds: len(ds) == 0)
 
 
-async def test_compact_sends_an_annotated_edit_and_reports_progress(client: LanguageClient, workspace: Path) -> None:
+def _memory_bytes(workspace: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(workspace)): p.read_bytes() for p in (workspace / ".lore/memory").rglob("*")
+            if p.is_file() and "/log/" not in str(p)}
+
+
+async def test_compact_asks_then_applies_the_whole_plan_itself(client: LanguageClient, workspace: Path) -> None:
     claude = workspace / "CLAUDE.md"
     await wait_for_diagnostics(client, claude.as_uri())
     found = await actions(client, claude, 15)
     compact = next(a for a in found if a.title == "Compact memory…")
     assert compact.kind == "source.lorekeeper.compact"
     result = await run(client, compact)
-    assert result["applied"] is True and [o["op"] for o in result["operations"]] == ["supersede", "dedup"]
-    [edit] = client.applied_edits
-    changes = edit.edit.document_changes
-    created = [c for c in changes if isinstance(c, types.CreateFile)]
-    edits = [c for c in changes if isinstance(c, types.TextDocumentEdit)]
-    assert any(c.uri.endswith("/.lore/memory/index.md") for c in created)
-    assert any(e.text_document.uri.endswith("20260503T120000Z-9a8b7c6d5e4f.json")
-               and '"superseded_by": "4e5f6a7b8c9d"' in e.edits[0].new_text for e in edits)
-    vscode = getattr(client, "client_name", "") == "visual-studio-code"
-    if vscode:  # declares changeAnnotationSupport: every edit needs confirmation (the refactor preview)
-        annotation = edit.edit.change_annotations["lorekeeper"]
-        assert annotation.needs_confirmation is True
-        assert all(e.edits[0].annotation_id == "lorekeeper" for e in edits)
+    # The server asked (with the preview shown where the client shows documents) and, told "Apply",
+    # wrote every file itself: the client never gets an edit it could apply in part.
+    [question] = client.questions
+    assert "apply 2 compaction operation(s)" in question.message
+    assert client.applied_edits == []
+    preview = workspace / ".lore/cache/compaction-preview.md"
+    assert "## 1. supersede 9a8b7c6d5e4f by 4e5f6a7b8c9d" in preview.read_text()
+    if getattr(client, "client_name", "") == "visual-studio-code":  # declares window.showDocument
+        assert [d.uri for d in client.shown_documents] == [preview.as_uri()]
         [(token, reports)] = [(t, r) for t, r in client.progress_reports.items() if str(t).startswith("lorekeeper-")]
         assert reports[0].kind == "begin" and reports[0].title == "Compacting memory" and reports[-1].kind == "end"
-    else:
-        assert edit.edit.change_annotations is None
+    assert result["applied"] is True and [o["op"] for o in result["operations"]] == ["supersede", "dedup"]
+    old = json.loads((workspace / ".lore/memory/entries/20260503T120000Z-9a8b7c6d5e4f.json").read_text())
+    assert old["superseded_by"] == "4e5f6a7b8c9d" and (workspace / ".lore/memory/index.md").is_file()
     log = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="lore.showLog"))
     assert [o["op"] for o in log["operations"][:3]] == ["views", "dedup", "supersede"]
+    undone = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="lore.undo"))
+    assert len(undone["undone"]) == 3 and "superseded_by" not in json.loads(
+        (workspace / ".lore/memory/entries/20260503T120000Z-9a8b7c6d5e4f.json").read_text())
+
+
+async def test_compact_cancelled_writes_nothing(client: LanguageClient, workspace: Path) -> None:
+    await wait_for_diagnostics(client, (workspace / "CLAUDE.md").as_uri())
+    client.answer = "Cancel"
+    before = _memory_bytes(workspace)
+    result = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="lore.compact"))
+    assert result["applied"] is False and result["reason"] == "cancelled"
+    assert _memory_bytes(workspace) == before
+    wrong = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="lore.compact", arguments=["notadict"]))
+    assert wrong["applied"] is False and _memory_bytes(workspace) == before
+
+
+async def test_compact_applies_exactly_the_previewed_plan(client: LanguageClient, workspace: Path) -> None:
+    await wait_for_diagnostics(client, (workspace / "CLAUDE.md").as_uri())
+    dry = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="lore.compact", arguments=[{"dryRun": True}]))
+    assert dry["preview"].startswith(f"# Compaction preview: 2 operation(s), plan {dry['plan']}")
+    entry = workspace / ".lore/memory/entries/20260716T130500Z-8f7e6d5c4b3a.json"
+    data = json.loads(entry.read_text())
+    entry.write_text(json.dumps({**data, "tags": ["edited"]}, indent=2) + "\n")  # memory changes after the preview
+    before = _memory_bytes(workspace)
+    stale = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="lore.compact", arguments=[{"plan": dry["plan"]}]))
+    assert stale["applied"] is False and "changed since the preview" in stale["reason"]
+    assert _memory_bytes(workspace) == before and client.questions == []
+    fresh = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="lore.compact", arguments=[{"dryRun": True}]))
+    done = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="lore.compact", arguments=[{"plan": fresh["plan"]}]))
+    assert done["applied"] is True and json.loads(entry.read_text())["merged_into"] == "6d5c4b3a2f1e"
 
 
 async def test_fuse_a_topic_cluster(client: LanguageClient, workspace: Path) -> None:
@@ -144,3 +181,25 @@ async def test_a_conflict_offers_keep_the_newer_and_both_are_true(client: Langua
     assert result["operation"]
     assert json.loads(newer.read_text())["coexists_with"] == ["zz-older"]
     await wait_for_diagnostics(client, older.as_uri(), lambda ds: not any(d.code == "contradiction" for d in ds))
+
+
+async def test_the_editors_undo_after_a_quick_fix_is_learnt_by_the_journal(client: LanguageClient, workspace: Path) -> None:
+    dup = workspace / ".lore/memory/entries/20260716T130500Z-8f7e6d5c4b3a.json"
+    keeper = workspace / ".lore/memory/entries/20260715T130000Z-6d5c4b3a2f1e.json"
+    await wait_for_diagnostics(client, dup.as_uri())
+    before = {dup: dup.read_bytes(), keeper: keeper.read_bytes()}
+    found = await actions(client, dup, 3)
+    await run(client, next(a for a in found if a.title == "Merge with 6d5c4b3a2f1e"))
+    assert json.loads(dup.read_text())["merged_into"] == "6d5c4b3a2f1e"
+    for path, data in before.items():  # Ctrl+Z in both files, then save: the editor writes the old text
+        path.write_bytes(data)
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=p.as_uri(), type=types.FileChangeType.Changed) for p in before]))
+    await wait_for_diagnostics(client, dup.as_uri(), lambda ds: any(d.code == "duplicate" for d in ds))
+    log = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="lore.showLog"))
+    newest, merge = log["operations"][:2]
+    assert newest["op"] == "undo" and "reverted outside Lorekeeper" in newest["reason"]
+    assert merge["op"] == "merge" and merge["undone_by"] == newest["id"]
+    undone = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="lore.undo"))
+    assert undone == {"undone": []}  # nothing left to undo, and no refusal over a change already gone
+    assert {p: p.read_bytes() for p in before} == before

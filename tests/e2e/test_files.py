@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from e2e_helpers import wait_for_diagnostics
@@ -23,6 +24,18 @@ async def test_renaming_a_file_offers_to_update_its_memories(client: LanguageCli
     unrelated = await client.workspace_will_rename_files_async(types.RenameFilesParams(files=[
         types.FileRename(old_uri=(workspace / "tsconfig.base.json").as_uri(), new_uri=(workspace / "x.json").as_uri())]))
     assert unrelated is None
+    # The user ticks only the JSON entry's edit: the journal records that file, nothing it did not write.
+    entry = workspace / ".lore/memory/entries/20260420T083000Z-c2e4f6a8b0d1.json"
+    entry.write_text(texts[entry.name])
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=entry.as_uri(), type=types.FileChangeType.Changed)]))
+    for _ in range(50):
+        log = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="lore.showLog"))
+        if log["operations"]:
+            break
+        await asyncio.sleep(0.1)
+    [record] = log["operations"]
+    assert record["op"] == "update-ref" and record["files"] == [".lore/memory/entries/" + entry.name]
 
 
 async def test_code_lens_on_entries(client: LanguageClient, workspace: Path) -> None:

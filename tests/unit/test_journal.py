@@ -125,3 +125,31 @@ def test_unreadable_journal_record_is_a_finding_not_a_crash(tree: Tree) -> None:
     records, problems = tree.journal().records()
     assert len(records) == 1
     assert problems[0].kind == "invalid-journal-record" and problems[0].source.endswith("zz-broken.json")
+
+
+def test_an_operation_reverted_outside_is_recorded_and_undo_does_not_refuse(tree: Tree) -> None:
+    # A quick fix merged u into v (two files); the editor's Ctrl+Z then put u back, byte for byte.
+    tree.entry("u.json", {"id": "u", "content": "Use pnpm.", "tags": ["a"]})
+    tree.entry("v.json", {"id": "v", "content": "use PNPM", "tags": ["b"]})
+    from lorekeeper.compaction.actions import merge_into
+
+    store = tree.store()
+    by_id = store.by_id()
+    u_before = _entry_bytes(tree, "u.json")
+    record = merge_into(store, by_id["u"], by_id["v"], tree.journal(), "test")
+    assert [c.path.rsplit("/", 1)[1] for c in record.changes] == ["u.json", "v.json"]
+    (tree.root / ".lore/memory/entries/u.json").write_bytes(u_before)  # the editor's undo, saved
+    journal = tree.journal()
+    assert journal.reconcile({".lore/memory/entries/u.json"}) == []  # v still holds the merge: not reverted
+    undo = journal.undo_last()  # completes what the editor began, instead of refusing
+    assert undo is not None and [c.path.rsplit("/", 1)[1] for c in undo.changes] == ["v.json"]
+    assert json.loads(_entry_bytes(tree, "v.json"))["tags"] == ["b"]
+
+    # A one-file operation reverted by hand is recorded as undone; undo --last then has nothing to do.
+    [entry] = [e for e in tree.store().entries if e.id == "u"]
+    op = tree.store().update(entry, {"pinned": True}, journal=tree.journal(), op="pin", reason="test")
+    (tree.root / ".lore/memory/entries/u.json").write_bytes(u_before)
+    [seen] = tree.journal().reconcile({".lore/memory/entries/u.json"})
+    assert seen.undoes == op.id and seen.changes == [] and "reverted outside Lorekeeper" in seen.reason
+    assert tree.journal().reconcile({".lore/memory/entries/u.json"}) == []  # once
+    assert tree.journal().undo_last() is None

@@ -15,13 +15,13 @@ from ..model import Entry
 from ..store import Store
 from ..tokens import count_tokens
 from .config import OPERATIONS, CompactionConfig
-from .plan import Plan, PlanOperation, apply_plan, check_unchanged, record_hashes, render_diff
+from .plan import Plan, PlanOperation, apply_plan, check_unchanged, plan_id, record_hashes, render_diff, render_preview
 from .rules import Planner, parse_duration, summarize
 from .verify import fact_key
 from .views import ViewEntry, _stamp_time, render_compacted, render_index
 
 __all__ = ["OPERATIONS", "CompactionConfig", "Plan", "PlanOperation", "apply_plan", "check_unchanged",
-           "parse_duration", "plan_compaction", "render_diff", "summarize", "view_entries"]
+           "parse_duration", "plan_compaction", "plan_id", "render_diff", "render_preview", "summarize", "view_entries"]
 
 
 def plan_compaction(store: Store, config: CompactionConfig, only: Iterable[str] | None = None,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +46,7 @@ class Plan:
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "plan": plan_id(self),
             "operations": [op.to_json() for op in self.operations],
             "tokens_before": self.tokens_before,
             "tokens_after": self.tokens_after,
@@ -52,6 +54,22 @@ class Plan:
             "conflicts": self.conflicts,
             "views": sorted(self.views),
         }
+
+
+#: Fields whose values are the time a plan was made: they do not make two plans differ.
+_STAMPS = frozenset({"created", "archived_at", "compressed_at"})
+
+
+def plan_id(plan: Plan) -> str:
+    """A short id of what a plan does and of the files it was planned from: the same store planned twice
+    gives the same id (times of day aside), and any change to a file the plan touches changes it. A
+    preview shows it; applying "exactly the previewed plan" re-plans and compares ids."""
+    what = [(op.op, op.sources, (op.result or {}).get("id"), op.reason,
+             [(entry.id, {k: v for k, v in fields.items() if k not in _STAMPS}) for entry, fields in op.updates],
+             {k: v for k, v in (op.new_entry or {}).items() if k not in _STAMPS})
+            for op in plan.operations]
+    data = json.dumps({"operations": what, "files": plan.hashes}, sort_keys=True, default=str)
+    return hashlib.sha256(data.encode()).hexdigest()[:12]
 
 
 def _sha(data: bytes | None) -> str | None:
@@ -157,3 +175,59 @@ def _diff(change: FileChange) -> str:
     new = f"b/{change.path}" if change.after is not None else "/dev/null"
     text = "".join(difflib.unified_diff(before, after, old, new))
     return text if text.endswith("\n") or not text else text + "\n\\ No newline at end of file\n"
+
+
+def render_preview(plan: Plan, store: Store) -> str:
+    """The plan as a document a person reads before accepting it whole: one section per operation (what
+    happens to which entry, the fields it sets, a new entry's text), the conflicts left for review, and
+    the diff of index.md. Writes nothing."""
+    by_id = store.by_id()
+    tokens = plan.tokens or {}
+    lines = [f"# Compaction preview: {len(plan.operations)} operation(s), plan {plan_id(plan)}", "",
+             "Nothing is written until you apply it, and then all of it or nothing. Every original stays on "
+             "disk; `lore undo --last` (or the Undo command) reverses it.", ""]
+    for name, label in (("entries", "entries"), ("index", "index.md"), ("compacted", "compacted/")):
+        if name in tokens:
+            before, after = tokens[name]
+            lines.append(f"- tokens in {label}: {before} → {after}")
+    for number, op in enumerate(plan.operations, 1):
+        lines += ["", f"## {number}. {_title(op)}", "", op.reason, ""]
+        if op.new_entry is not None:
+            lines += [f"New entry `{op.new_entry['id']}` ({op.new_path}):", ""]
+            lines += ["> " + line if line else ">" for line in str(op.new_entry.get("content", "")).splitlines()]
+            lines.append("")
+        for entry, fields in op.updates:
+            shown = ", ".join(f"{k}: {_value(v)}" for k, v in fields.items())
+            lines.append(f"- `{entry.id}` ({entry.where()}) — {shown}")
+            lines.append(f"  > {_first_line(by_id.get(entry.id, entry).content)}")
+    if plan.conflicts:
+        lines += ["", "## Left for review (not acted on)", ""]
+        lines += [f"- {c.get('message', '')}" for c in plan.conflicts]
+    index = next((p for p in plan.views if p.endswith("/index.md")), None)
+    if index is not None:
+        before = _read(store, index)
+        change = FileChange(index, before, plan.views[index].encode("utf-8"))
+        diff = _diff(change) if before != change.after else ""
+        lines += ["", f"## {index}", ""] + (["```diff", diff.rstrip("\n"), "```"] if diff else ["Unchanged."])
+    return "\n".join(lines) + "\n"
+
+
+def _title(op: PlanOperation) -> str:
+    result = (op.result or {}).get("id")
+    if op.op in ("dedup", "merge") and result:
+        return f"{op.op} {', '.join(op.sources)} into {result}"
+    if op.op == "supersede" and result:
+        return f"supersede {', '.join(op.sources)} by {result}"
+    if op.op in ("fuse", "consolidate") and result:
+        return f"{op.op} {len(op.sources)} memories into a new entry {result}"
+    return f"{op.op} {', '.join(op.sources)}"
+
+
+def _value(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
+    return text if len(text) <= 80 else text[:79] + "…"
+
+
+def _first_line(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= 100 else flat[:99] + "…"

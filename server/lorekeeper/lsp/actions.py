@@ -13,11 +13,12 @@ from lsprotocol import types
 
 from datetime import datetime, timezone
 
-from ..compaction import apply_plan, plan_compaction
+from ..compaction import apply_plan, plan_compaction, render_preview
 from ..compaction.actions import keep_both, keep_one, merge_into
 from ..compaction.rules import Planner
-from ..compaction.plan import journal_operations, operation_changes
+from ..compaction.plan import operation_changes
 from ..model import Finding, Severity
+from ..refs.index import ensure_cache_dir
 from ..staleness import apply_fix, archive_entry, rename_changes, verify_entries
 from ..store import FileChange, Journal, Operation, Refused
 from .diagnostics import publish
@@ -109,6 +110,37 @@ def _end(ls: LoreServer, token: str | None, message: str) -> None:
         ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
 
 
+def _unchanged_view(ls: LoreServer, path: str, text: str) -> bool:
+    try:
+        return (ls.ws.root / path).read_text(encoding="utf-8") == text
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+async def _confirm(ls: LoreServer, preview: str, count: int) -> bool:
+    """Show the preview (written to the cache folder, opened where the client can show documents) and
+    ask to apply it whole. A client that cannot ask gets no compaction."""
+    path = ls.ws.cache_dir / "compaction-preview.md"
+    try:
+        ensure_cache_dir(path.parent)
+        path.write_text(preview, encoding="utf-8")
+        caps = ls.client_capabilities.window
+        if caps and caps.show_document and caps.show_document.support:
+            await ls.window_show_document_async(types.ShowDocumentParams(uri=path.as_uri(), take_focus=True))
+    except Exception as exc:  # the preview is a courtesy; the question below is what guards the store
+        log.warning("compaction preview not shown: %s", exc)
+    try:
+        answer = await ls.window_show_message_request_async(types.ShowMessageRequestParams(
+            type=types.MessageType.Info,
+            message=f"Lorekeeper: apply {count} compaction operation(s)? The preview is in {ls.ws.rel(path)}; "
+                    "every original stays on disk and Undo reverses it.",
+            actions=[types.MessageActionItem(title="Apply"), types.MessageActionItem(title="Cancel")]))
+    except Exception as exc:
+        log.warning("compaction not confirmed: %s", exc)
+        return False
+    return bool(answer and answer.title == "Apply")
+
+
 async def _recheck(ls: LoreServer) -> list[Finding]:
     findings = await asyncio.get_running_loop().run_in_executor(None, ls.full_check)
     publish(ls, findings)
@@ -173,8 +205,9 @@ def register(server: LoreServer) -> None:
             return None
         caps = ls.client_capabilities.workspace
         annotated = bool(caps and caps.workspace_edit and caps.workspace_edit.change_annotation_support)
-        _journal(ls, "rename").record(Operation(op="update-ref", reason="references follow a rename in the editor",
-                                                changes=changes, entries=entries))
+        # Journaled as its files reach disk (the user may untick some of the edit), not before.
+        ls.expect_edit(Operation(op="update-ref", reason="references follow a rename in the editor",
+                                 changes=changes, entries=entries))
         return _workspace_edit(ls, changes, annotated, "Update memories that reference the renamed files")
 
     @server.command("lore.checkStale")
@@ -262,36 +295,48 @@ def register(server: LoreServer) -> None:
 
     @server.command("lore.compact")
     async def compact(ls: LoreServer, *args: Any) -> dict[str, Any]:
-        options = args[0] if args and isinstance(args[0], dict) else {}
+        """Compaction from the editor, applied by the server as one all-or-nothing batch (never handed to
+        the client as an edit it could apply in part). ``{"dryRun": true}`` returns the plan with a
+        readable ``preview`` and its ``plan`` id; ``{"plan": ID}`` applies that plan if memory has not
+        changed since (else refuses: preview again); with neither, the server shows the preview (where
+        the client can show documents) and asks before applying."""
+        options = args[0] if args and isinstance(args[0], dict) else None
+        if options is None and args:
+            return {"applied": False, "reason": "lore.compact takes one object: {dryRun, plan, only}"}
+        options = options or {}
+        only = options.get("only")
         token = await _progress(ls, "Compacting memory")
         with ls.lock:
             assert ls.store is not None
-            only = options.get("only")
-            plan = plan_compaction(ls.store, ls.config, only=only.split(",") if isinstance(only, str) else only)
+            try:
+                plan = plan_compaction(ls.store, ls.config, only=only.split(",") if isinstance(only, str) else only)
+            except ValueError as exc:
+                _end(ls, token, "refused")
+                return {"applied": False, "reason": str(exc)}
             summary = plan.to_json()
-            if options.get("dryRun"):
-                _end(ls, token, f"{len(plan.operations)} operations planned")
-                return summary
-            operations = journal_operations(plan, ls.store)
-        caps = ls.client_capabilities.workspace
-        can_edit = bool(caps and caps.apply_edit)
-        annotated = bool(caps and caps.workspace_edit and caps.workspace_edit.change_annotation_support)
-        journal = _journal(ls, "compact")
-        if can_edit and operations:
-            all_changes = [c for operation in operations for c in operation.changes]
-            result = await ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(
-                edit=_workspace_edit(ls, all_changes, annotated, "Compact memory"), label="Lorekeeper: compact memory"))
-            if not result.applied:
+            preview = render_preview(plan, ls.store)
+        if options.get("dryRun"):
+            _end(ls, token, f"{len(plan.operations)} operations planned")
+            return {**summary, "preview": preview}
+        if not plan.operations and all(_unchanged_view(ls, p, t) for p, t in plan.views.items()):
+            _end(ls, token, "nothing to do")
+            return {**summary, "applied": False, "reason": "nothing to compact"}
+        wanted = options.get("plan")
+        if wanted is None:
+            confirmed = await _confirm(ls, preview, len(plan.operations))
+            if not confirmed:
                 _end(ls, token, "cancelled")
-                return {**summary, "applied": False, "reason": result.failure_reason}
-            records = [journal.record(operation) for operation in operations]
-        else:
-            with ls.lock:
-                try:
-                    records = apply_plan(plan, ls.store, journal)
-                except Refused as exc:
-                    _end(ls, token, "refused")
-                    return {**summary, "applied": False, "reason": str(exc)}
+                return {**summary, "applied": False, "reason": "cancelled"}
+        elif wanted != summary["plan"]:
+            _end(ls, token, "refused")
+            return {**summary, "applied": False,
+                    "reason": "memory changed since the preview; nothing was written (preview again)"}
+        with ls.lock:
+            try:
+                records = apply_plan(plan, ls.store, _journal(ls, "compact"))
+            except Refused as exc:
+                _end(ls, token, "refused")
+                return {**summary, "applied": False, "reason": str(exc)}
         _end(ls, token, f"{len(plan.operations)} operations applied")
         await _recheck(ls)
         return {**summary, "applied": True, "journal": [r.id for r in records]}
@@ -324,7 +369,8 @@ def register(server: LoreServer) -> None:
             try:
                 record = journal.undo(str(args[0])) if args and args[0] else journal.undo_last()
             except Refused as exc:
-                ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=str(exc)))
-                return {"undone": [], "reason": str(exc)}
+                ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning,
+                                                               message=f"Lorekeeper: undo refused: {exc}"))
+                return {"undone": [], "refused": True, "reason": str(exc)}
         await _recheck(ls)
-        return {"undone": record.undone if record else []}
+        return {"undone": record.undone, "reason": record.reason} if record else {"undone": []}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import os
 import threading
 from pathlib import Path
@@ -57,6 +58,9 @@ class LoreServer(LanguageServer):
         self._debounce: asyncio.TimerHandle | None = None
         self.watching = False
         self.initial_check: asyncio.Future | None = None  # the first full check, awaited by pull requests
+        #: Edits handed to the client (references that follow a rename), journaled as they reach disk:
+        #: the user may accept only some of them.
+        self.pending_edits: list[tuple[Any, float]] = []
 
     # -- paths -----------------------------------------------------------------------------------
 
@@ -134,11 +138,58 @@ class LoreServer(LanguageServer):
         findings of their memory files are returned, by file)."""
         if self.ws is None or self.store is None or self.checker is None:
             return self.full_check()
-        if any(self._is_memory(p) for p in changed):
+        memory = {p for p in changed if self._is_memory(p)}
+        if memory:
+            self.settle_edits()
+            self._reconcile(memory)
             return self.full_check()
         with self.lock:
             self.checker.recheck(changed, structural=structural)
             return self.findings_of_files({self._entry_files.get(i, "") for i in self.checker.checked} - {""})
+
+    def expect_edit(self, operation: Any, seconds: float = 600.0) -> None:
+        """An operation whose files the client will write (if the user accepts): journaled by
+        :meth:`settle_edits` file by file, as its changes reach disk."""
+        self.pending_edits.append((operation, time.monotonic() + seconds))
+
+    def settle_edits(self) -> None:
+        """Journal the changes of pending client edits that are now on disk (each file holds what the edit
+        writes); the rest wait, and are forgotten once they expire (the user left them unticked)."""
+        from ..store import Journal, Operation  # noqa: PLC0415
+
+        if not self.pending_edits or self.ws is None:
+            return
+        still: list[tuple[Any, float]] = []
+        for operation, deadline in self.pending_edits:
+            landed, waiting = [], []
+            for change in operation.changes:
+                try:
+                    current = (self.ws.root / change.path).read_bytes()
+                except OSError:
+                    current = None
+                (landed if current == change.after else waiting).append(change)
+            if landed:
+                try:
+                    Journal(self.ws, command="editor", argv=["lore", "serve"]).record(Operation(
+                        op=operation.op, reason=operation.reason, changes=landed, entries=operation.entries))
+                except Exception as exc:
+                    log.warning("journal: edit not recorded: %s", exc)
+            if waiting and time.monotonic() < deadline:
+                operation.changes = waiting
+                still.append((operation, deadline))
+        self.pending_edits = still
+
+    def _reconcile(self, paths: set[str]) -> None:
+        """A memory file changed outside Lorekeeper: if that undid an operation (the editor's undo after a
+        quick fix), the journal records it, so that the journal and the files agree."""
+        from ..store import Journal  # noqa: PLC0415
+
+        assert self.ws is not None
+        try:
+            for record in Journal(self.ws, command="editor", argv=["lore", "serve"]).reconcile(paths):
+                log.info("journal: %s", record.reason)
+        except Exception as exc:  # the journal is a record; failing to update it must not stop checking
+            log.warning("journal not reconciled: %s", exc)
 
     def _is_memory(self, relpath: str) -> bool:
         assert self.ws is not None

@@ -277,6 +277,8 @@ class Journal:
         changes = []
         for path_name, after in last_after.items():
             current = _read_or_none(self._path(path_name))
+            if current == first_before[path_name]:
+                continue  # already back (an editor's undo, say): nothing to write, nothing to refuse
             if current != after and not force:
                 owner = next(t.id for t in reversed(ordered) if any(c.path == path_name for c in t.changes))
                 raise Refused(
@@ -292,6 +294,31 @@ class Journal:
             kinds = ", ".join(f"{n} {op}" for op, n in sorted(_count_ops(ordered).items()))
             reason, undoes = f"undo command {ordered[0].command} ({kinds})", [t.id for t in ordered]
         return self.apply(Operation(op="undo", reason=reason, changes=changes, entries=entries, undoes=undoes))
+
+    def reconcile(self, paths: set[str]) -> list[Record]:
+        """Learn of operations reverted outside Lorekeeper (Ctrl+Z in an editor, a `git checkout`): for
+        the newest live operation that touched each of ``paths``, when every file it changed holds again
+        what it held before, record an undo of it that writes nothing. The journal then agrees with the
+        files, and ``undo`` does not refuse over a change that is already gone."""
+        records, _ = self.records()
+        undone = self.undone_by(records)
+        found: list[Record] = []
+        for path_name in sorted(paths):
+            newest = next((r for r in reversed(records) if r.op != "undo" and r.id not in undone
+                           and any(c.path == path_name for c in r.changes)), None)
+            if newest is None or newest in found:
+                continue
+            try:
+                reverted = all(_read_or_none(self._path(c.path)) == c.before for c in newest.changes)
+            except Refused:
+                continue
+            if reverted:
+                found.append(newest)
+        out = []
+        for record in found:
+            out.append(self.apply(Operation(op="undo", reason=f"reverted outside Lorekeeper: {record.op} {record.id}",
+                                            changes=[], entries=record.entries, undoes=record.id)))
+        return out
 
     def last_command(self, records: list[Record] | None = None) -> list[Record]:
         """The operations of the most recent command that is not an undo and is not already undone,
