@@ -22,6 +22,7 @@ from rich.markup import escape
 
 from . import __version__
 from .model import DEFAULT_CATEGORY, Entry, Finding, Ref, Severity
+from .safeio import atomic_write, ensure_dir, load_json
 from .store import Journal, Record, Refused, Store
 from .store.journal import UnknownOperation
 from .workspace import PathOutsideRoot, Workspace, WorkspaceNotFound, resolve_inside, store_dir
@@ -164,13 +165,15 @@ def init(
     store = store_dir(root)
     for folder in (store / "entries", store / "log"):
         if not folder.is_dir():
-            folder.mkdir(parents=True)
+            ensure_dir(folder, root)  # refused when .lore (or a folder in it) leads out of the workspace
             created.append(folder.relative_to(root).as_posix() + "/")
     config = root / ".lore" / "config.toml"
-    if not config.exists():
-        config.parent.mkdir(parents=True, exist_ok=True)
-        config.write_text(_DEFAULT_CONFIG, encoding="utf-8")
+    if not os.path.lexists(config):  # a dangling symlink is not "missing": it is never followed
+        atomic_write(config, _DEFAULT_CONFIG.encode("utf-8"), root)
         created.append(".lore/config.toml")
+    elif config.is_symlink() or not config.is_file():
+        err.print(f"[yellow]warning:[/] .lore/config.toml is {'a symlink' if config.is_symlink() else 'not a file'}; "
+                  "left alone")
     if as_json:
         _emit({"root": str(root), "store": store.relative_to(root).as_posix(), "created": created})
         return
@@ -780,7 +783,7 @@ def _plan_arg(value: str) -> str:
     if re.fullmatch(r"[0-9a-f]{12}", value) and not path.is_file():
         return value
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = load_json(path.read_text(encoding="utf-8"))
         plan = data.get("plan") if isinstance(data, dict) else None
     except (OSError, ValueError) as exc:
         _fail(f"--plan {value}: not a plan id, and not a readable plan file ({exc})", USAGE)

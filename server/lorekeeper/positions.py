@@ -9,13 +9,14 @@ from pathlib import Path
 from .model import Entry, Finding
 from .store.mif import MifDocument
 from .store.native import key_lines
+from .safeio import read_text
 
 Span = tuple[int, int, int, int]  # start line, start character, end line, end character (0-based)
 
 
 def _lines(root: Path, relpath: str) -> list[str]:
     try:
-        return (root / relpath).read_text(encoding="utf-8-sig").splitlines()
+        return read_text(root / relpath, root=root, encoding="utf-8-sig").splitlines()
     except (OSError, UnicodeDecodeError):
         return []
 

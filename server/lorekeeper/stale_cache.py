@@ -19,11 +19,10 @@ from . import __version__
 from .model import Finding
 from .refs.fingerprint import Verifications
 from .refs.history import GitHistory
-from .refs.index import ensure_cache_dir
 from .refs.symbols import language_of
 from .staleness import ANY_CODE, WORD, StalenessChecker
 from .store import Store
-from .store.files import atomic_write
+from . import cache as cache_files
 from .workspace import Workspace
 
 CACHE_FILE = "stale.json"
@@ -48,15 +47,11 @@ def _stat(path: str) -> list[int] | None:
 def check_cached(ws: Workspace, paths: list[str] | None = None) -> StaleReport:
     """Check the memory files of the workspace (or those under ``paths``), reusing cached verdicts."""
     root = str(ws.root)
-    cache_path = ws.root / ".lore" / "cache" / CACHE_FILE
-    history = GitHistory(ws.root, ws.root / ".lore" / "cache")
+    history = GitHistory(ws.root, ws.cache_dir)
     key = {"version": __version__, "head": history.head,
            "verified": _stat(str(ws.store / Verifications.FILE)), "config": _stat(str(ws.root / ".lore" / "config.toml"))}
-    try:
-        cache = json.loads(cache_path.read_text(encoding="utf-8"))
-        if cache.get("key") != key:
-            cache = {}
-    except (OSError, ValueError):
+    cache = cache_files.read_json(ws.root, ws.cache_dir, CACHE_FILE)
+    if not isinstance(cache, dict) or cache.get("key") != key:
         cache = {}
     cached_files: dict[str, Any] = cache.get("files", {}) if isinstance(cache.get("files"), dict) else {}
 
@@ -133,7 +128,6 @@ def check_cached(ws: Workspace, paths: list[str] | None = None) -> StaleReport:
         live = set(memory) if not paths else None
         if live is not None:
             cached_files = {k: v for k, v in cached_files.items() if k in live}
-        ensure_cache_dir(cache_path.parent)
-        atomic_write(cache_path, json.dumps({"key": key, "files": cached_files}).encode("utf-8"))
+        cache_files.write(ws.root, ws.cache_dir, CACHE_FILE, json.dumps({"key": key, "files": cached_files}).encode())
     findings.sort(key=lambda f: (f.source, f.line or 0, f.kind, f.ref or ""))
     return StaleReport(findings=findings, checked=checked, reused=reused, checker=checker)

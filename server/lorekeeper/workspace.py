@@ -13,6 +13,8 @@ from typing import Any, Iterator
 
 import pathspec
 
+from .safeio import read_text
+
 #: Folders never walked: version control internals and dependency trees, ignored or not.
 ALWAYS_SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", ".venv", "__pycache__"})
 
@@ -131,8 +133,8 @@ class Config:
         if not path.is_file():
             return cfg
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            data = tomllib.loads(read_text(path, 1024 * 1024, root))
+        except (OSError, ValueError, RecursionError) as exc:
             cfg.problems.append(f".lore/config.toml: {exc}; using defaults")
             return cfg
         store = data.get("store", {})
@@ -190,6 +192,27 @@ class Workspace:
     def rel(self, path: Path) -> str:
         return rel(self.root, path)
 
+    def is_memory_path(self, relpath: str) -> bool:
+        """Whether a workspace-relative path names a memory file Lorekeeper may write: an entry, a MIF
+        file, an instruction file, or one of the store's own files (views, verifications) — never
+        anything under ``.git``, and never the journal (it writes that itself). Decided by the path
+        alone, so it also answers for files that do not exist yet or were deleted."""
+        posix = PurePosixPath(relpath.replace("\\", "/"))
+        if posix.is_absolute() or ".." in posix.parts or not posix.parts or ".git" in posix.parts:
+            return False
+        text = posix.as_posix()
+        store = self.rel(self.store) if _is_within(self.store, self.root) else None
+        if store and text.startswith(store + "/"):
+            inner = text[len(store) + 1:]
+            return (inner.startswith("entries/") and inner.endswith(".json") and inner.count("/") == 1) \
+                or inner.endswith(".memory.md") or inner == "index.md" or inner == "verified.json" \
+                or (inner.startswith("compacted/") and inner.endswith(".md") and inner.count("/") == 1)
+        name = posix.name
+        if name.endswith(".memory.md") or name in NESTED_INSTRUCTION_NAMES:
+            return True
+        patterns = [*INSTRUCTION_GLOBS, *self.config.instruction_files]
+        return pathspec.GitIgnoreSpec.from_lines(patterns).match_file(text)
+
     def inside(self, ref_path: str, base: str = "") -> Path:
         """:func:`resolve_inside` for this workspace, with folder real paths cached."""
         return resolve_inside(self.root, ref_path, base, self._real_dirs)
@@ -232,19 +255,19 @@ class Workspace:
                 self._ignore_specs[folder] = self._base_specs()
             else:
                 ignore = self.root / folder / ".gitignore" if folder else self.root / ".gitignore"
-                self._ignore_specs[folder] = [(folder, _read_ignore(ignore))] if ignore.is_file() else []
+                self._ignore_specs[folder] = [(folder, _read_ignore(ignore, self.root))] if ignore.is_file() else []
         return self._ignore_specs[folder]
 
     # -- discovery -------------------------------------------------------------------------------
 
     def _base_specs(self) -> list[tuple[str, pathspec.PathSpec]]:
         exclude = self.root / ".git" / "info" / "exclude"
-        return [("", _read_ignore(exclude))] if exclude.is_file() else []
+        return [("", _read_ignore(exclude, self.root))] if exclude.is_file() else []
 
     def _walk_rel(self, folder: str, prefix: str, specs: list[tuple[str, pathspec.PathSpec]]) -> Iterator[str]:
         ignore_file = os.path.join(folder, ".gitignore")
         if os.path.isfile(ignore_file):
-            specs = [*specs, (prefix.rstrip("/"), _read_ignore(Path(ignore_file)))]
+            specs = [*specs, (prefix.rstrip("/"), _read_ignore(Path(ignore_file), self.root))]
         try:
             with os.scandir(folder) as listing:
                 children = sorted(listing, key=lambda d: d.name)
@@ -330,9 +353,9 @@ class Workspace:
         return self._git_times.get(relpath)
 
 
-def _read_ignore(path: Path) -> pathspec.PathSpec:
-    try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+def _read_ignore(path: Path, root: Path) -> pathspec.PathSpec:
+    try:  # a regular file inside the workspace only (a link out, or a FIFO, is no rules at all)
+        lines = read_text(path, 1024 * 1024, root, errors="replace").splitlines()
     except OSError:
         lines = []
     return pathspec.GitIgnoreSpec.from_lines(lines)

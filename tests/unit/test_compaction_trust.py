@@ -226,53 +226,6 @@ def test_undo_reads_the_journal_once_and_reverses_the_command_as_one(tree: Tree)
     assert Journal(Workspace(tree.root)).undo_last() is None  # undone already: nothing left
 
 
-_KILLER = """
-import os, sys
-sys.path.insert(0, {tests!r})
-from lorekeeper.store import journal as journal_module
-from lorekeeper.compaction import CompactionConfig, apply_plan, plan_compaction
-from lorekeeper.store import Journal, Store
-from lorekeeper.workspace import Workspace
-
-writes = 0
-real_put = journal_module._put
-
-
-def put(path, data):
-    global writes
-    writes += 1
-    if writes == {kill_at}:
-        os._exit(9)  # as kill -9: no cleanup runs
-    real_put(path, data)
-
-
-journal_module._put = put
-ws = Workspace({root!r})
-store = Store.open(ws)
-apply_plan(plan_compaction(store, CompactionConfig()), store, Journal(ws))
-"""
-
-
-@pytest.mark.parametrize("kill_at", [1, 3, 6])
-def test_a_compaction_killed_in_the_middle_is_rolled_back_by_the_next_command(tree: Tree, kill_at: int) -> None:
-    for i, text in enumerate(["Handlers return JSON.", "Validate bodies with zod.", "Errors use problem details."]):
-        tree.entry(f"f{i}.json", {"id": f"f{i}", "content": text, "tags": ["api"], "created": ago(10 - i)})
-    tree.entry("a.json", {"id": "a", "content": "Use pnpm.", "created": ago(3)})
-    tree.entry("b.json", {"id": "b", "content": "use PNPM", "created": ago(1)})
-    snapshot = {p: p.read_bytes() for p in tree.root.rglob("*") if p.is_file()}
-    script = _KILLER.format(tests=str(REPO / "tests"), kill_at=kill_at, root=str(tree.root))
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 9, proc.stderr
-    journal = Journal(Workspace(tree.root))  # the next command opens the journal: recovery runs
-    assert journal.recovered and "rolled back" in journal.recovered[0]
-    after = {p: p.read_bytes() for p in tree.root.rglob("*") if p.is_file() and "/log/" not in str(p)}
-    assert after == snapshot
-    store = tree.store()
-    assert {e.id for e in store.live()} == {"f0", "f1", "f2", "a", "b"}
-    assert not [f for f in store.findings if f.kind == "dangling-link"]
-    assert journal.records()[0] == []  # no operation recorded that did not happen
-
-
 # -- property: over random stores, nothing is lost and nothing old is stated as current ----------------
 
 _SUBJECTS = ["the API", "the worker", "the billing job", "the search index", "the web app"]

@@ -74,16 +74,16 @@ def test_apply_refuses_a_store_that_changed_between_plan_and_apply(tree: Tree) -
     with pytest.raises(Refused, match="changed since the change was planned"):
         tree.journal().apply(Operation(op="update", reason="t", changes=[change]))
     assert "concurrent edit" in path.read_text()
-    assert not (tree.root / ".lore/memory/log").exists()
+    assert not list((tree.root / ".lore/memory/log").glob("*.json"))
 
 
 def test_a_failed_write_rolls_back_and_leaves_no_record(tree: Tree) -> None:
     tree.entry("a.json", {"id": "a", "content": "one"})
-    tree.write("afile", "a plain file where the second change needs a folder")
+    tree.write(".lore/memory/compacted", "a plain file where the second change needs a folder")
     before = _entry_bytes(tree, "a.json")
     changes = [FileChange(".lore/memory/entries/a.json", before, b'{"id": "a", "content": "two"}\n'),
-               FileChange("afile/child.json", None, b"{}")]
-    with pytest.raises(OSError):
+               FileChange(".lore/memory/compacted/x.md", None, b"# x\n")]
+    with pytest.raises(Refused, match="is not a folder"):
         tree.journal().apply(Operation(op="update", reason="t", changes=changes))
     assert _entry_bytes(tree, "a.json") == before  # the first write was put back
     assert not list((tree.root / ".lore/memory/log").glob("*.json"))  # and the record removed

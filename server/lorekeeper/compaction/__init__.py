@@ -12,6 +12,7 @@ from datetime import datetime, timezone
 from typing import Iterable
 
 from ..model import Entry
+from ..safeio import read_text
 from ..store import Store
 from ..tokens import count_tokens
 from .config import OPERATIONS, CompactionConfig
@@ -79,7 +80,7 @@ def plan_compaction(store: Store, config: CompactionConfig, only: Iterable[str] 
 
 def _read_text(store: Store, path: str) -> str | None:
     try:
-        return (store.ws.root / path).read_text(encoding="utf-8")
+        return read_text(store.ws.root / path, root=store.ws.root)
     except (OSError, UnicodeDecodeError):
         return None
 

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from ..safeio import load_json, read_text
+
 OPERATIONS = ("supersede", "dedup", "merge", "archive", "consolidate", "fuse", "compress")
 
 
@@ -65,7 +67,7 @@ class CompactionConfig:
         lean = root / ".lean-spec" / "config.json"
         if lean.is_file():
             try:
-                memory = json.loads(lean.read_text(encoding="utf-8")).get("memory", {})
+                memory = load_json(read_text(lean, 1024 * 1024, root)).get("memory", {})
                 if isinstance(memory, dict):
                     sources.append((".lean-spec/config.json memory", memory.get("compaction", memory)))
             except (OSError, ValueError, AttributeError) as exc:
@@ -73,7 +75,7 @@ class CompactionConfig:
         toml = root / ".lore" / "config.toml"
         if toml.is_file():
             try:
-                section = tomllib.loads(toml.read_text(encoding="utf-8")).get("compaction", {})
+                section = tomllib.loads(read_text(toml, 1024 * 1024, root)).get("compaction", {})
                 sources.append((".lore/config.toml [compaction]", section))
             except (OSError, tomllib.TOMLDecodeError) as exc:
                 config.problems.append(f".lore/config.toml: {exc}; compaction defaults used")

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import Entry
+from ..safeio import read_bytes
 from ..store import FileChange, Journal, Operation, Record, Refused, Store
 from ..store.native import render_entry
 
@@ -78,7 +79,7 @@ def _sha(data: bytes | None) -> str | None:
 
 def _read(store: Store, path: str) -> bytes | None:
     try:
-        return (store.ws.root / path).read_bytes()
+        return read_bytes(store.ws.root / path, root=store.ws.root)
     except (FileNotFoundError, NotADirectoryError):
         return None
 

@@ -18,7 +18,8 @@ from ..compaction.actions import keep_both, keep_one, merge_into
 from ..compaction.rules import Planner
 from ..compaction.plan import operation_changes
 from ..model import Finding, Severity
-from ..refs.index import ensure_cache_dir
+from .. import cache as cache_files
+from ..safeio import read_text
 from ..staleness import apply_fix, archive_entry, rename_changes, verify_entries
 from ..store import FileChange, Journal, Operation, Refused
 from .diagnostics import publish
@@ -112,7 +113,7 @@ def _end(ls: LoreServer, token: str | None, message: str) -> None:
 
 def _unchanged_view(ls: LoreServer, path: str, text: str) -> bool:
     try:
-        return (ls.ws.root / path).read_text(encoding="utf-8") == text
+        return read_text(ls.ws.root / path, root=ls.ws.root) == text
     except (OSError, UnicodeDecodeError):
         return False
 
@@ -122,8 +123,8 @@ async def _confirm(ls: LoreServer, preview: str, count: int) -> bool:
     ask to apply it whole. A client that cannot ask gets no compaction."""
     path = ls.ws.cache_dir / "compaction-preview.md"
     try:
-        ensure_cache_dir(path.parent)
-        path.write_text(preview, encoding="utf-8")
+        if not cache_files.write(ls.ws.root, ls.ws.cache_dir, path.name, preview.encode("utf-8")):
+            raise OSError("the cache folder cannot be used")
         caps = ls.client_capabilities.window
         if caps and caps.show_document and caps.show_document.support:
             await ls.window_show_document_async(types.ShowDocumentParams(uri=path.as_uri(), take_focus=True))

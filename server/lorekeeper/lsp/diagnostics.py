@@ -12,6 +12,7 @@ from typing import Any
 from lsprotocol import types
 
 from ..model import Finding, Severity
+from ..safeio import read_text
 from ..positions import finding_span
 from .server import LoreServer
 
@@ -70,7 +71,7 @@ def diagnostics_by_uri(server: LoreServer, findings: list[Finding]) -> dict[str,
     out = {}
     for relpath, group in sorted(by_file.items()):
         try:
-            lines = (server.ws.root / relpath).read_text(encoding="utf-8-sig").splitlines()
+            lines = read_text(server.ws.root / relpath, root=server.ws.root, encoding="utf-8-sig").splitlines()
         except (OSError, UnicodeDecodeError):
             lines = []
         out[server.uri(relpath)] = [to_diagnostic(server, f, lines) for f in group]

@@ -21,6 +21,7 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from .. import __version__
 from ..compaction.config import CompactionConfig
+from ..safeio import read_bytes
 from ..diagnose import memory_findings
 from ..model import Finding
 from ..staleness import StalenessChecker
@@ -164,7 +165,7 @@ class LoreServer(LanguageServer):
             landed, waiting = [], []
             for change in operation.changes:
                 try:
-                    current = (self.ws.root / change.path).read_bytes()
+                    current = read_bytes(self.ws.root / change.path, root=self.ws.root)
                 except OSError:
                     current = None
                 (landed if current == change.after else waiting).append(change)

@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..model import Entry
+from ..safeio import load_json, read_bytes
 from ..text import normalize
 from ..workspace import Workspace
 from .extract import Reference
@@ -143,7 +144,7 @@ def _config_value(path: str, data: bytes, dotted: str) -> Any:
         if path.endswith(".toml"):
             node: Any = tomllib.loads(data.decode("utf-8"))
         else:
-            node = json.loads(data.decode("utf-8"))
+            node = load_json(data.decode("utf-8"))
     except (ValueError, UnicodeDecodeError):
         return None
     parts = dotted.split(".")
@@ -176,9 +177,9 @@ class Verifications:
     def load(cls, ws: Workspace) -> "Verifications":
         path = ws.store / cls.FILE
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = load_json(read_bytes(path, root=ws.root))
             entries = data.get("entries", {}) if isinstance(data, dict) else {}
-        except (OSError, ValueError):
+        except (OSError, ValueError, UnicodeDecodeError):
             entries = {}
         return cls(ws, entries if isinstance(entries, dict) else {})
 

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Iterable, TypeVar
 
-from ..store.files import atomic_write
+from .. import cache as cache_files
+from ..safeio import read_bytes
 
 ZERO = "0" * 40
 _MISSING_OBJECT = ("unable to read", "bad object", "missing blob", "missing tree", "did not receive expected object",
@@ -115,12 +116,12 @@ class GitHistory:
             return
         self._loaded = True
         cache = self._cache_file()
-        if not (cache and cache.is_file()):
+        if not cache:
+            return
+        data = cache_files.read_json(self.root, cache.parent, cache.name)
+        if not isinstance(data, dict) or data.get("version") != CACHE_VERSION:
             return
         try:
-            data = json.loads(cache.read_text(encoding="utf-8"))
-            if data.get("version") != CACHE_VERSION:
-                return
             self._commits.update({k: Commit(*v) for k, v in data["commits"].items()})
             self._before.update(data.get("before", {}))
             self._blame.update(data.get("blame", {}))
@@ -132,13 +133,15 @@ class GitHistory:
         cache = self._cache_file()
         if not (cache and self._changed):
             return
+        if not cache_files.usable(self.root, cache.parent):
+            return
         for old in cache.parent.glob("history-*.json"):
             if old != cache:
-                old.unlink(missing_ok=True)
+                cache_files.delete(self.root, cache.parent, old.name)
         blame = {k: v for k, v in self._blame.items() if v is not None}
         data = {"version": CACHE_VERSION, "before": self._before, "blame": blame,
                 "commits": {k: [c.sha, c.date, c.subject] for k, c in self._commits.items()}}
-        atomic_write(cache, json.dumps(data).encode("utf-8"))
+        cache_files.write(self.root, cache.parent, cache.name, json.dumps(data).encode("utf-8"))
         self._changed = False
 
     # -- commits ----------------------------------------------------------------------------------
@@ -189,7 +192,7 @@ class GitHistory:
         self._load()
         if content is None:
             try:
-                content = (self.root / path).read_bytes()
+                content = read_bytes(self.root / path, 16 * 1024 * 1024, self.root)
             except OSError:
                 return None
         import hashlib

@@ -13,7 +13,8 @@ from functools import cached_property
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterable
 
-from ..store.files import atomic_write
+from .. import cache as cache_files
+from ..safeio import read_bytes
 from ..workspace import Workspace
 from .manifests import FILES_FOR_KIND, Manifest, parse_manifest
 from .symbols import FileSymbols, file_symbols, language_of, qualified_definition
@@ -28,6 +29,8 @@ LOCKFILES = {
 }
 _IDENTIFIER = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*")
 CACHE_VERSION = 1
+#: Code files larger than this are not read (a generated bundle, a blob committed by mistake).
+CODE_READ_LIMIT = 16 * 1024 * 1024
 
 
 class CodeIndex:
@@ -35,7 +38,7 @@ class CodeIndex:
 
     def __init__(self, ws: Workspace, files: list[str] | None = None):
         self.ws = ws
-        self.cache_dir = ws.root / ".lore" / "cache"
+        self.cache_dir = ws.cache_dir
         self._given_files = files
         self._symbols: dict[str, FileSymbols] = {}
         self._symbol_cache: dict[str, list[Any]] | None = None
@@ -110,8 +113,10 @@ class CodeIndex:
         return self.ws.ignored(path)
 
     def read(self, path: str) -> bytes | None:
+        """A code file's bytes: a regular file inside the workspace, at most 16 MB (a FIFO, ``/dev/zero``
+        or a link out of the workspace is ``None``, like a file that is gone)."""
         try:
-            return (self.ws.root / path).read_bytes()
+            return read_bytes(self.ws.root / path, CODE_READ_LIMIT, self.ws.root)
         except OSError:
             return None
 
@@ -335,33 +340,21 @@ class CodeIndex:
     def _load_symbol_cache(self) -> dict[str, list[Any]]:
         if self._symbol_cache is None:
             self._symbol_cache = {}
-            path = self.cache_dir / "symbols.json"
-            try:
-                data = json.loads(path.read_text(encoding="utf-8"))
-                if data.get("version") == CACHE_VERSION:
-                    self._symbol_cache = data["files"]
-            except (OSError, ValueError, KeyError, TypeError, AttributeError):
-                pass
+            data = cache_files.read_json(self.ws.root, self.cache_dir, "symbols.json")
+            if isinstance(data, dict) and data.get("version") == CACHE_VERSION and isinstance(data.get("files"), dict):
+                self._symbol_cache = data["files"]
         return self._symbol_cache
 
     def save(self) -> None:
         """Persist the symbol cache if it learnt anything."""
         if not self._cache_dirty or self._symbol_cache is None:
             return
-        ensure_cache_dir(self.cache_dir)
         live = {p: v for p, v in self._symbol_cache.items() if (self.ws.root / p).exists()}
-        atomic_write(self.cache_dir / "symbols.json", json.dumps({"version": CACHE_VERSION, "files": live}).encode())
+        cache_files.write(self.ws.root, self.cache_dir, "symbols.json",
+                          json.dumps({"version": CACHE_VERSION, "files": live}).encode())
         self._cache_dirty = False
 
 
 def in_module_path(word: str, path: str) -> bool:
     """Whether ``word`` names the module or a package folder of ``path`` (``utils`` in ``a/utils.py``)."""
     return word in path.rsplit(".", 1)[0].split("/")
-
-
-def ensure_cache_dir(cache_dir: Path) -> None:
-    """Create ``.lore/cache/`` with a .gitignore so caches are never committed."""
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    ignore = cache_dir / ".gitignore"
-    if not ignore.exists():
-        ignore.write_text("*\n", encoding="utf-8")

@@ -73,7 +73,7 @@ def file_symbols(path: str, data: bytes) -> FileSymbols:
 def _python(data: bytes, symbols: FileSymbols) -> None:
     try:
         tree = ast.parse(data)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # nested too deep: no symbols, no crash
         return
 
     def visit(node: ast.AST, scope: list[str]) -> None:
@@ -90,7 +90,10 @@ def _python(data: bytes, symbols: FileSymbols) -> None:
             elif isinstance(child, (ast.If, ast.Try, ast.With)):
                 visit(child, scope)
 
-    visit(tree, [])
+    try:
+        visit(tree, [])
+    except RecursionError:
+        return
 
 
 # Node types that define a name (its ``name`` field), and those that open a scope for their children.

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..model import Entry, Finding, Severity
 from ..refs.fingerprint import Verifications
+from ..safeio import load_json, read_bytes, read_text
 from ..store import FileChange, Journal, Operation, Record, Store
 from ..workspace import Workspace
 from .checker import StalenessChecker
@@ -56,9 +57,12 @@ def _write_sidecar(ws: Workspace, updates: dict[str, Any], journal: Journal, ent
     import json
 
     path = ws.store / Verifications.FILE
-    before = path.read_bytes() if path.is_file() else None
     try:
-        data = json.loads(before.decode("utf-8")) if before else {}
+        before: bytes | None = read_bytes(path, root=ws.root)
+    except FileNotFoundError:
+        before = None
+    try:
+        data = load_json(before.decode("utf-8")) if before else {}
     except (ValueError, UnicodeDecodeError):
         data = {}
     if not isinstance(data, dict):
@@ -104,7 +108,7 @@ def fix_change(store: Store, entry: Entry, fix: dict[str, Any]) -> FileChange | 
     pattern = (rf"(?<![\w/.-]){re.escape(old)}(?![\w-])" if fix["action"] == "replace-ref" else rf"\b{re.escape(old)}\b")
     if entry.format == "instruction":
         path = store.ws.root / entry.location.path
-        lines = path.read_text(encoding="utf-8").splitlines()[entry.location.start_line - 1 : entry.location.end_line]
+        lines = read_text(path, root=store.ws.root).splitlines()[entry.location.start_line - 1 : entry.location.end_line]
         original = "\n".join(lines)
         replaced = re.sub(pattern, new, original)
         return store.change_for(entry, {"content": replaced}) if replaced != original else None

@@ -22,7 +22,7 @@ from ..model import Entry, Finding, Severity
 from ..refs.extract import Reference, extract, from_explicit
 from ..refs.fingerprint import Fingerprinter, Verifications
 from ..refs.history import GitHistory
-from ..refs.index import _IDENTIFIER, CodeIndex, ensure_cache_dir
+from ..refs.index import _IDENTIFIER, CodeIndex
 from ..refs.symbols import language_of
 from ..store import Store
 from ..workspace import Workspace
@@ -165,7 +165,6 @@ class StalenessChecker:
         return [f for i in self.checked for f in self.results[i].findings]
 
     def save(self) -> None:
-        ensure_cache_dir(self.index.cache_dir)
         self.index.save()
         self.history.save()
 

@@ -11,11 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from ..model import DEFAULT_CATEGORY, Entry, Finding, Ref, Severity
+from ..safeio import load_json, read_bytes
 from ..text import normalize
 from ..workspace import PathOutsideRoot, Workspace, resolve_inside
 from . import mif, native
 from .instructions import read_instruction_file, replace_lines
 from .journal import FileChange, Journal, Operation, Record, Refused
+from .lock import store_lock
 
 __all__ = ["AddResult", "FileChange", "Journal", "Operation", "Record", "Refused", "Store"]
 
@@ -185,10 +187,16 @@ class Store:
         content = content.strip()
         if not content:
             raise ValueError("the fact is empty")
+        with store_lock(self.ws):  # check and write as one: concurrent adds of one fact write it once
+            return self._add(content, journal=journal, category=category, tags=tags, refs=refs, agent=agent,
+                             confidence=confidence, fmt=fmt)
+
+    def _add(self, content: str, *, journal: Journal, category: str | None, tags: list[str] | None,
+             refs: list[Ref] | None, agent: str | None, confidence: float | None, fmt: str) -> AddResult:
         from ..compaction.verify import same_fact
 
         key = normalize(content)
-        for entry in self.entries:
+        for entry in [*self.entries, *self._written_since_loaded()]:
             # the same text once case, Markdown and punctuation go, and every literal the same
             # ("Pin react to ^18.3.1" is not a copy of "Pin react to ~18.3.1")
             if normalize(entry.content) == key and same_fact(entry.content, content):
@@ -231,16 +239,29 @@ class Store:
                                          changes=[FileChange(relpath, None, data)], entries=[entry_id]))
         return AddResult(entry_id=entry_id, path=relpath, record=record)
 
+    def _written_since_loaded(self) -> list[Entry]:
+        """Entry and MIF files another process wrote after this store was loaded (read under the lock)."""
+        known = {e.location.path for e in self.entries}
+        files = self.ws.memory_files()
+        out: list[Entry] = []
+        for reader, paths in ((native.read_entry_file, files["entry"]), (mif.read_mif_file, files["mif"])):
+            for path in paths:
+                if self.ws.rel(path) not in known:
+                    entry, _ = reader(self.ws, path)
+                    if entry is not None:
+                        out.append(entry)
+        return out
+
     def change_for(self, entry: Entry, changes: dict[str, Any], current: bytes | None = None) -> FileChange:
         """The file change that sets fields of an entry (``None`` removes a field), in its own format,
         keeping unknown fields, key order and formatting. For instruction files only ``content`` can
         change: it replaces the entry's lines. ``current`` is the file's bytes when an earlier change of
         the same plan has already changed them (else they are read from disk)."""
         path = resolve_inside(self.ws.root, entry.location.path)
-        before = current if current is not None else path.read_bytes()
+        before = current if current is not None else read_bytes(path, root=self.ws.root)
         text = before.decode("utf-8-sig")
         if entry.format == "entry":
-            raw = json.loads(text)
+            raw = load_json(text)
             after = native.render_entry(native.apply_changes(raw, changes), text)
         elif entry.format == "mif":
             after = mif.update_mif(text, changes)

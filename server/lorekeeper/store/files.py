@@ -2,61 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..model import Finding, Severity
+from ..safeio import NotRegularFile, TooLarge, atomic_delete, atomic_write, read_bytes
 
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so that readers see the old file or the new one, never a mix:
-    a temporary file in the same folder, fsync, rename over the target, fsync the folder.
-    The target's permission bits are kept."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = None
-    try:
-        mode = path.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        pass
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    _fsync_dir(path.parent)
-
-
-def atomic_delete(path: Path) -> None:
-    try:
-        path.unlink()
-    except FileNotFoundError:
-        return
-    _fsync_dir(path.parent)
-
-
-def _fsync_dir(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+__all__ = ["TextFile", "atomic_delete", "atomic_write", "read_text_file"]
 
 
 @dataclass
@@ -79,15 +31,16 @@ def read_text_file(path: Path, relpath: str, max_bytes: int) -> tuple[TextFile |
         size = path.stat().st_size
     except OSError as exc:
         return None, _problem("unreadable-file", f"cannot read: {exc.strerror or exc}", relpath)
+    too_large = _problem("file-too-large", f"file is {_human(size)}, over the {_human(max_bytes)} limit for a memory "
+                         "file; skipped (raise store.max_file_bytes in .lore/config.toml to read it)", relpath)
     if size > max_bytes:
-        return None, _problem(
-            "file-too-large",
-            f"file is {_human(size)}, over the {_human(max_bytes)} limit for a memory file; skipped"
-            " (raise store.max_file_bytes in .lore/config.toml to read it)",
-            relpath,
-        )
+        return None, too_large
     try:
-        data = path.read_bytes()
+        data = read_bytes(path, max_bytes)  # a regular file only: a FIFO or a device is refused, never waited on
+    except NotRegularFile:
+        return None, _problem("not-a-file", "not a regular file (a FIFO, a device or a folder); skipped", relpath)
+    except TooLarge:
+        return None, too_large
     except OSError as exc:
         return None, _problem("unreadable-file", f"cannot read: {exc.strerror or exc}", relpath)
     if b"\x00" in data[:8192]:

@@ -8,13 +8,20 @@ operation, so an undo can be undone. Undoing a whole command is one operation ov
 Several operations (a compaction plan, an undo) are applied as one **batch**, all or nothing: a
 marker ``log/.batch-<id>.json`` names the batch's records before any file is written and is removed
 once every file is; if the process dies in between, the next command that opens the journal rolls the
-batch back (:func:`recover`) so that no half-applied change hides a memory."""
+batch back (:func:`recover`) so that no half-applied change hides a memory.
+
+Journal records are **untrusted**: they are committed and shared like the memory itself. A record is
+used only when it verifies end to end — its id matches its file name, its time carries a time zone and
+is not in the future, its checksums hold, and every file it names is a memory file inside the workspace
+(never ``.git/``, never code). Anything else is a finding, and ``undo --last`` refuses to guess past an
+unreadable newest record. Every write holds the store's lock, so concurrent commands take turns."""
 
 from __future__ import annotations
 
 import base64
 import hashlib
 import json
+import os
 import secrets
 import sys
 from dataclasses import dataclass, field
@@ -23,8 +30,9 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Finding, Severity
+from ..safeio import UnsafeFile, atomic_delete, atomic_write, load_json, read_bytes, stale_temp_files
 from ..workspace import PathOutsideRoot, Workspace, resolve_inside
-from .files import atomic_delete, atomic_write
+from .lock import store_lock
 
 
 class Refused(Exception):
@@ -103,6 +111,7 @@ class Journal:
         self.command = command or new_command_id()
         self.argv = " ".join(argv if argv is not None else ["lore", *sys.argv[1:]])
         self.reads = 0  # journal record files read by this object (tests hold undo to one pass)
+        self.invalid: list[str] = []  # ids (file names) of records that cannot be used
         #: What recovery found when this journal was opened: rolled-back batches, as messages.
         self.recovered = recover(ws)
 
@@ -117,14 +126,25 @@ class Journal:
     def apply_all(self, operations: list[Operation]) -> list[Record]:
         """Apply several operations as one batch, all or nothing. Two operations may change the same
         file (the later one's "before" is the earlier one's "after"). Refused before anything is
-        written when a file does not hold what the first operation touching it expects."""
+        written when a file does not hold what the first operation touching it expects, is read-only, or
+        is not a memory file; and, file by file, when one changes while the batch is being written (what
+        was written is then put back)."""
+        try:
+            with store_lock(self.ws):
+                return self._apply_all(operations)
+        except UnsafeFile as exc:
+            raise Refused(f"{exc}; nothing was written") from None
+
+    def _apply_all(self, operations: list[Operation]) -> list[Record]:
         expected: dict[str, bytes | None] = {}
         targets: list[tuple[FileChange, Path]] = []
         for operation in operations:
             for change in operation.changes:
                 path = self._path(change.path)
                 if change.path not in expected:
-                    current = _read_or_none(path)
+                    current = self._current(path)
+                    if current is not None and not os.access(path, os.W_OK):
+                        raise Refused(f"{change.path} is read-only; nothing was written")
                     if current != change.before:
                         state = "was created" if change.before is None else "was deleted" if current is None else "changed"
                         raise Refused(f"{change.path} {state} since the change was planned; nothing was written")
@@ -140,29 +160,44 @@ class Journal:
             records.append(Record(op_id, when, self.command, self.argv, operation.op, operation.reason,
                                   operation.entries, operation.changes, operation.undoes,
                                   self.ws.log_dir / f"{op_id}.json"))
+        root = self.ws.root
         marker = self.ws.log_dir / f".batch-{records[0].id}.json" if len(targets) > 1 else None
-        if marker is not None:
-            atomic_write(marker, json.dumps({"records": [r.id for r in records]}).encode())
+        try:
+            if marker is not None:
+                atomic_write(marker, json.dumps({"records": [r.id for r in records]}).encode(), root)
+        except UnsafeFile as exc:
+            raise Refused(f"the journal cannot be written: {exc}; nothing was written") from None
         written_records: list[Record] = []
         done: list[tuple[FileChange, Path]] = []
         try:
             for record in records:
-                atomic_write(record.path, _encode_record(record))
+                atomic_write(record.path, _encode_record(record), root)
                 written_records.append(record)
             for change, path in targets:
-                _put(path, change.after)
+                if self._current(path) != change.before:  # someone wrote it since the check above
+                    raise Refused(f"{change.path} changed while the change was being written; everything "
+                                  "already written was put back, nothing changed")
+                _put(path, change.after, root)
                 done.append((change, path))
         except BaseException:
             for change, path in reversed(done):
-                _put(path, change.before)
+                _put(path, change.before, root)
             for record in written_records:
-                atomic_delete(record.path)
+                atomic_delete(record.path, root)
             if marker is not None:
-                atomic_delete(marker)
+                atomic_delete(marker, root)
             raise
         if marker is not None:
-            atomic_delete(marker)
+            atomic_delete(marker, root)
         return records
+
+    def _current(self, path: Path) -> bytes | None:
+        """What a file the journal writes holds now (``None``: absent); refused when it is not a regular
+        file or cannot be read."""
+        try:
+            return _read_or_none(path)
+        except OSError as exc:
+            raise Refused(f"{self.ws.rel(path)} cannot be read ({exc}); nothing was written") from None
 
     def record(self, operation: Operation) -> Record:
         """Journal an operation whose files someone else writes (an editor applying a WorkspaceEdit the
@@ -173,10 +208,14 @@ class Journal:
         op_id = f"{now:%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
         record = Record(op_id, now, self.command, self.argv, operation.op, operation.reason, operation.entries,
                         operation.changes, operation.undoes, self.ws.log_dir / f"{op_id}.json")
-        atomic_write(record.path, _encode_record(record))
+        with store_lock(self.ws):
+            atomic_write(record.path, _encode_record(record), self.ws.root)
         return record
 
     def _path(self, relpath: str) -> Path:
+        """The file a journaled change may write: a memory file inside the workspace, nothing else."""
+        if not self.ws.is_memory_path(relpath):
+            raise Refused(f"refusing to write {relpath}: Lorekeeper only writes memory files")
         try:
             return resolve_inside(self.ws.root, relpath)
         except PathOutsideRoot as exc:
@@ -191,15 +230,40 @@ class Journal:
         folder = self.ws.log_dir
         if not folder.is_dir():
             return out, findings
-        for path in sorted(folder.glob("*.json")):
+        try:
+            paths = sorted(folder.glob("*.json"))
+            real_inside_root = _inside(self.ws, folder)
+        except OSError:
+            return out, findings
+        if not real_inside_root:
+            findings.append(Finding(kind="invalid-journal-record", severity=Severity.error, source=self.ws.rel(folder),
+                                    message="the journal folder leads outside the workspace; not read"))
+            return out, findings
+        self.invalid = []
+        for path in paths:
             self.reads += 1
             try:
-                out.append(_decode_record(json.loads(path.read_text(encoding="utf-8")), path))
-            except (OSError, ValueError, KeyError, TypeError) as exc:
+                out.append(self._verified(path))
+            except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+                self.invalid.append(path.stem)
                 findings.append(Finding(kind="invalid-journal-record", severity=Severity.warning,
-                                        message=f"journal record cannot be read: {exc}", source=self.ws.rel(path), line=1))
+                                        message=f"journal record cannot be used: {exc}", source=self.ws.rel(path), line=1))
         out.sort(key=lambda r: (r.time, r.id))
         return out, findings
+
+    def _verified(self, path: Path) -> Record:
+        """A record read and checked end to end (see the module's docstring); ValueError says why not."""
+        record = _decode_record(load_json(read_bytes(path, 256 * 1024 * 1024, self.ws.root)), path)
+        if record.id != path.stem:
+            raise ValueError(f"its id {record.id!r} does not match its file name")
+        if record.time.tzinfo is None:
+            raise ValueError("its time has no time zone (Lorekeeper always writes one)")
+        if record.time > datetime.now(timezone.utc) + timedelta(days=1):
+            raise ValueError(f"its time {record.time.isoformat()} is in the future")
+        for change in record.changes:
+            if not self.ws.is_memory_path(change.path):
+                raise ValueError(f"it names {change.path!r}, which is not a memory file")
+        return record
 
     def find(self, key: str, records: list[Record] | None = None) -> Record:
         """An operation by its id, a unique prefix of it, or its random suffix."""
@@ -256,6 +320,12 @@ class Journal:
         """Reverse every operation of the most recent command not already undone, as one operation
         (all or nothing), reading the journal once. ``None`` when there is nothing to undo."""
         records, _ = self.records()
+        newest_valid = max((r.path.stem for r in records), default="")
+        blocking = sorted(i for i in self.invalid if i > newest_valid)
+        if blocking:
+            raise Refused(f"the newest journal record ({blocking[-1]}) cannot be used (`lore validate` says why); "
+                          "refusing to guess which command was the last — undo a named operation "
+                          "(`lore log`, `lore undo OP`), or remove that record")
         targets = self.last_command(records)
         return self.undo_records(targets, records, force=force) if targets else None
 
@@ -276,7 +346,7 @@ class Journal:
                 last_after[change.path] = change.after
         changes = []
         for path_name, after in last_after.items():
-            current = _read_or_none(self._path(path_name))
+            current = self._current(self._path(path_name))
             if current == first_before[path_name]:
                 continue  # already back (an editor's undo, say): nothing to write, nothing to refuse
             if current != after and not force:
@@ -309,7 +379,7 @@ class Journal:
             if newest is None or newest in found:
                 continue
             try:
-                reverted = all(_read_or_none(self._path(c.path)) == c.before for c in newest.changes)
+                reverted = all(self._current(self._path(c.path)) == c.before for c in newest.changes)
             except Refused:
                 continue
             if reverted:
@@ -351,38 +421,78 @@ def recover(ws: Workspace) -> list[str]:
     what the batch wrote, and the batch's records are removed. Returns what was done, as messages."""
     folder = ws.log_dir
     try:
+        if not _inside(ws, folder):
+            return []
         markers = sorted(folder.glob(".batch-*.json"))
     except OSError:
         return []
     messages = []
+    if markers:
+        with store_lock(ws):
+            messages = _roll_back(ws, folder, sorted(folder.glob(".batch-*.json")))
+    _clean_temp_files(ws)
+    return messages
+
+
+def _inside(ws: Workspace, folder: Path) -> bool:
+    """Whether a folder of the store, if it exists, stays inside the workspace once links are resolved."""
+    return _within_real(os.path.realpath(folder), os.path.realpath(ws.root))
+
+
+def _within_real(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _clean_temp_files(ws: Workspace) -> None:
+    """Remove the temporary files of atomic writes a killed process left behind (older than a minute,
+    so that a write in progress elsewhere is never touched)."""
+    folders = [ws.log_dir, ws.entries_dir, ws.store, ws.store / "compacted"]
+    for folder in folders:
+        if not folder.is_dir() or not _inside(ws, folder):
+            continue
+        for path in stale_temp_files(folder, older_than=60):
+            try:
+                atomic_delete(path, ws.root)
+            except OSError:
+                continue
+
+
+def _roll_back(ws: Workspace, folder: Path, markers: list[Path]) -> list[str]:
+    messages = []
     for marker in markers:
         try:
-            ids = json.loads(marker.read_text(encoding="utf-8")).get("records", [])
+            ids = load_json(read_bytes(marker, 1024 * 1024, ws.root)).get("records", [])
         except (OSError, ValueError, AttributeError):
             ids = []
         records = []
+        journal = Journal.__new__(Journal)  # only its checks: no recovery inside recovery
+        journal.ws = ws
         for op_id in ids if isinstance(ids, list) else []:
-            path = folder / f"{op_id}.json"
+            if not isinstance(op_id, str) or "/" in op_id or "\\" in op_id:
+                continue
             try:
-                records.append(_decode_record(json.loads(path.read_text(encoding="utf-8")), path))
-            except (OSError, ValueError, KeyError, TypeError):
+                records.append(journal._verified(folder / f"{op_id}.json"))
+            except (OSError, ValueError, KeyError, TypeError, AttributeError):
                 continue
         restored, kept = 0, []
         for record in reversed(records):
             for change in reversed(record.changes):
                 try:
                     target = resolve_inside(ws.root, change.path)
-                except PathOutsideRoot:
+                    current = _read_or_none(target)
+                except (PathOutsideRoot, OSError):
                     continue
-                current = _read_or_none(target)
                 if current == change.after and current != change.before:
-                    _put(target, change.before)
-                    restored += 1
+                    try:
+                        _put(target, change.before, ws.root)
+                        restored += 1
+                    except OSError:
+                        kept.append(change.path)
                 elif current != change.before:
                     kept.append(change.path)
         for record in records:
-            atomic_delete(record.path)
-        atomic_delete(marker)
+            atomic_delete(record.path, ws.root)
+        atomic_delete(marker, ws.root)
         messages.append(f"an interrupted batch of {len(records)} operation(s) was rolled back ({restored} file(s) "
                         "restored)" + (f"; changed since, left as they are: {', '.join(sorted(set(kept)))}" if kept else ""))
     return messages
@@ -395,16 +505,16 @@ def touching(records: list[Record], paths: set[str], entry_ids: set[str]) -> lis
 
 def _read_or_none(path: Path) -> bytes | None:
     try:
-        return path.read_bytes()
+        return read_bytes(path, 256 * 1024 * 1024)
     except (FileNotFoundError, NotADirectoryError):
         return None
 
 
-def _put(path: Path, data: bytes | None) -> None:
+def _put(path: Path, data: bytes | None, root: Path) -> None:
     if data is None:
-        atomic_delete(path)
+        atomic_delete(path, root)
     else:
-        atomic_write(path, data)
+        atomic_write(path, data, root)
 
 
 def _blob(data: bytes | None) -> dict[str, Any] | None:
@@ -442,9 +552,11 @@ def _encode_record(record: Record) -> bytes:
 
 
 def _decode_record(data: dict[str, Any], path: Path) -> Record:
+    if not isinstance(data, dict):
+        raise ValueError("not a journal record")
     return Record(
-        id=data["id"],
-        time=datetime.fromisoformat(data["time"]),
+        id=str(data["id"]),
+        time=datetime.fromisoformat(str(data["time"])),
         command=data["command"],
         argv=data.get("argv", ""),
         op=data["op"],

@@ -71,6 +71,8 @@ class MifDocument:
             line = (mark.line + 2) if mark is not None else 1
             problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
             raise ValueError(f"{line}:invalid YAML front matter: {problem}") from None
+        except RecursionError:
+            raise ValueError("2:YAML front matter nested too deeply to read") from None
         if not isinstance(front, CommentedMap):
             raise ValueError("2:front matter must be a mapping of fields")
         return cls(front, front_text, body, newline)

@@ -12,6 +12,7 @@ from typing import Any
 from ..model import Entry, Finding, Location, Severity
 from ..workspace import Workspace
 from .fields import build_entry
+from ..safeio import load_json
 from .files import read_text_file
 
 
@@ -24,7 +25,7 @@ def read_entry_file(ws: Workspace, path: Path) -> tuple[Entry | None, list[Findi
     assert text_file is not None
     text = text_file.text
     try:
-        raw = json.loads(text)
+        raw = load_json(text)
     except json.JSONDecodeError as exc:
         return None, [
             Finding(
@@ -36,6 +37,9 @@ def read_entry_file(ws: Workspace, path: Path) -> tuple[Entry | None, list[Findi
                 column=exc.colno,
             )
         ]
+    except ValueError as exc:  # nested too deeply for the parser
+        return None, [Finding(kind="invalid-json", severity=Severity.error, message=f"{exc}; entry skipped",
+                              source=relpath, line=1)]
     if not isinstance(raw, dict):
         return None, [
             Finding(

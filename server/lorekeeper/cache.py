@@ -1,0 +1,67 @@
+"""Lorekeeper's caches under ``.lore/cache/`` (git-ignored): read and written only while that folder is
+inside the workspace. A cache folder that is a symlink out of the workspace (or otherwise unusable) is
+simply not used — a cache is never worth a write outside the root, nor a failed command."""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+from .safeio import UnsafeFile, atomic_delete, atomic_write, ensure_dir, load_json, read_bytes, real_inside
+
+log = logging.getLogger("lorekeeper")
+_warned: set[str] = set()
+
+
+def usable(root: Path, folder: Path) -> bool:
+    """Whether ``folder`` (existing or not) resolves inside ``root``."""
+    try:
+        real_inside(root, folder)
+        return True
+    except UnsafeFile as exc:
+        if str(folder) not in _warned:
+            _warned.add(str(folder))
+            log.warning("cache not used: %s", exc)
+        return False
+
+
+def read_json(root: Path, folder: Path, name: str, limit: int = 512 * 1024 * 1024) -> Any | None:
+    """A cache file's JSON, or ``None`` when it is missing, unreadable, unsafe or not JSON."""
+    if not usable(root, folder):
+        return None
+    try:
+        return load_json(read_bytes(folder / name, limit, root))
+    except (OSError, ValueError):
+        return None
+
+
+def write(root: Path, folder: Path, name: str, data: bytes) -> bool:
+    """Write a cache file atomically (creating the folder with a ``.gitignore`` of ``*``); ``False`` when
+    the folder cannot be used."""
+    if not usable(root, folder):
+        return False
+    try:
+        ensure(root, folder)
+        atomic_write(folder / name, data, root)
+        return True
+    except OSError as exc:
+        log.warning("cache %s not written: %s", name, exc)
+        return False
+
+
+def ensure(root: Path, folder: Path) -> None:
+    """Create the cache folder inside ``root`` with a ``.gitignore`` so caches are never committed."""
+    ensure_dir(folder, root)
+    ignore = folder / ".gitignore"
+    if not os.path.lexists(ignore):
+        atomic_write(ignore, b"*\n", root)
+
+
+def delete(root: Path, folder: Path, name: str) -> None:
+    if usable(root, folder):
+        try:
+            atomic_delete(folder / name, root)
+        except OSError:
+            pass
