@@ -7,6 +7,7 @@ undone, a ref outside the workspace)."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -22,12 +23,12 @@ from rich.markup import escape
 
 from . import __version__
 from .model import DEFAULT_CATEGORY, Entry, Finding, Ref, Severity
-from .safeio import atomic_write, ensure_dir, load_json
+from .safeio import UnsafeFile, atomic_write, ensure_dir, load_json
 from .store import Journal, Record, Refused, Store
 from .store.journal import UnknownOperation
 from .workspace import PathOutsideRoot, Workspace, WorkspaceNotFound, resolve_inside, store_dir
 
-OK, PROBLEMS, USAGE, REFUSED = 0, 1, 2, 3
+OK, PROBLEMS, USAGE, REFUSED, IO_ERROR = 0, 1, 2, 3, 4
 
 app = typer.Typer(
     help="Lorekeeper keeps the memory of AI coding agents true and small.",
@@ -474,10 +475,12 @@ def status(ctx: typer.Context, as_json: bool = JsonOption) -> None:
 @app.command()
 def validate(ctx: typer.Context, as_json: bool = JsonOption) -> None:
     """Report memory files that cannot be read as they should: invalid JSON or YAML, wrong field types,
-    missing fields, oversized or binary files, references outside the workspace. Exit 1 on any error."""
+    missing fields, oversized or binary files, references outside the workspace; and journal records
+    that cannot be used. Exit 1 on any error."""
     ws = _workspace(ctx)
     store = Store.open(ws)
-    findings = sorted(store.findings, key=lambda f: (f.source, f.line or 0))
+    journal_findings = Journal(ws).records()[1]  # records that cannot be used (damaged, crafted)
+    findings = sorted([*store.findings, *journal_findings], key=lambda f: (f.source, f.line or 0))
     errors = sum(f.severity == Severity.error for f in findings)
     if as_json:
         _emit({"findings": [f.model_dump(mode="json") for f in findings], "entries": len(store.entries)})
@@ -829,8 +832,23 @@ def serve(
 
 
 def main() -> None:
-    """Entry point of the ``lore`` console script."""
-    app()
+    """Entry point of the ``lore`` console script. Errors the file system or a refusal causes end with a
+    message and their own exit code, never a traceback."""
+    try:
+        app(standalone_mode=True)
+    except Refused as exc:
+        err.print(f"[bold red]refused:[/] {escape(str(exc))}")
+        sys.exit(REFUSED)
+    except UnsafeFile as exc:
+        err.print(f"[bold red]refused:[/] {escape(str(exc))}")
+        sys.exit(REFUSED)
+    except OSError as exc:
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        reason = exc.strerror or str(exc)
+        hint = {errno.ENOSPC: " (the disk is full)", errno.EACCES: " (permission denied)", errno.EROFS: " (read-only file system)",
+                errno.ENOTDIR: " (a path Lorekeeper needs as a folder is a file)", errno.EEXIST: ""}.get(exc.errno or 0, "")
+        err.print(f"[bold red]error:[/] {escape(where + reason + hint)}; nothing more was done")
+        sys.exit(IO_ERROR)
 
 
 if __name__ == "__main__":

@@ -143,12 +143,10 @@ def _finite(value: Any) -> Any:
 
 
 def _umask() -> int:
-    mask = os.umask(0)
+    """The process's umask (read by setting and restoring it: there is no other portable way)."""
+    mask = os.umask(0o022)
     os.umask(mask)
     return mask
-
-
-_UMASK = _umask()
 
 
 def ensure_dir(folder: Path, root: Path) -> Path:
@@ -197,7 +195,7 @@ def atomic_write(path: Path, data: bytes, root: Path) -> None:
         if not stat.S_ISREG(info.st_mode):
             raise NotRegularFile(f"{path} is not a regular file; not overwritten", path)
         mode = info.st_mode & 0o7777
-        if not os.access(target, os.W_OK):
+        if not mode & 0o222 or not os.access(target, os.W_OK):  # marked read-only (even for root)
             raise ReadOnly(f"{path} is read-only; not written (make it writable to let Lorekeeper change it)", path)
     except FileNotFoundError:
         pass
@@ -207,7 +205,7 @@ def atomic_write(path: Path, data: bytes, root: Path) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(tmp, mode if mode is not None else 0o666 & ~_UMASK)
+        os.chmod(tmp, mode if mode is not None else 0o666 & ~_umask())
         os.replace(tmp, target)
     except BaseException:
         try:

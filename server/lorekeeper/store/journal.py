@@ -143,7 +143,7 @@ class Journal:
                 path = self._path(change.path)
                 if change.path not in expected:
                     current = self._current(path)
-                    if current is not None and not os.access(path, os.W_OK):
+                    if current is not None and (not os.stat(path).st_mode & 0o222 or not os.access(path, os.W_OK)):
                         raise Refused(f"{change.path} is read-only; nothing was written")
                     if current != change.before:
                         state = "was created" if change.before is None else "was deleted" if current is None else "changed"

@@ -88,7 +88,7 @@ class MifDocument:
     def body_line(self) -> int:
         return self.front_text.count("\n") + 3
 
-    def render(self, front_changed: bool) -> bytes:
+    def render(self, front_changed: bool, touched: set[str] | None = None) -> bytes:
         front_text = self.front_text
         if front_changed:
             yaml = _yaml()
@@ -96,6 +96,8 @@ class MifDocument:
             stream = io.StringIO()
             yaml.dump(self.front, stream)
             front_text = stream.getvalue()
+            if touched is not None:
+                front_text = _keep_untouched(self.front_text, front_text, touched)
         nl = self.newline
         text = f"---{nl}{front_text}"
         if not text.endswith(("\n",)):
@@ -104,6 +106,35 @@ class MifDocument:
         if nl == "\r\n":
             text = re.sub(r"(?<!\r)\n", "\r\n", text)
         return text.encode("utf-8")
+
+
+def _top_level_blocks(text: str) -> dict[str, str]:
+    """The text of each top-level key of a YAML mapping: its line and the lines under it (indented,
+    blank or comments), as written."""
+    blocks: dict[str, str] = {}
+    current: str | None = None
+    for line in text.splitlines(keepends=True):
+        match = re.match(r"""^(?:"([^"]+)"|'([^']+)'|([^\s#'"][^:]*?))\s*:(?:\s|$)""", line)
+        if match and not line[:1].isspace():
+            current = next(g for g in match.groups() if g is not None)
+            blocks[current] = line
+        elif current is not None:
+            blocks[current] += line
+    return blocks
+
+
+def _keep_untouched(original: str, dumped: str, touched: set[str]) -> str:
+    """The dumped front matter with every key a change did not touch written as it was (flow lists,
+    spacing, quoting and comments of those keys survive the rewrite)."""
+    old, new = _top_level_blocks(original), _top_level_blocks(dumped)
+    if not new or "".join(new.values()) != dumped:
+        return dumped  # a layout this simple splitter does not follow: the whole dump, as before
+    out = []
+    for key, block in new.items():
+        kept = old.get(key)
+        out.append(kept if kept is not None and key not in touched else block)
+    text = "".join(out)
+    return text if text.endswith("\n") else text + "\n"
 
 
 def _detect_indent(front_text: str) -> dict[str, int]:
@@ -207,6 +238,7 @@ def update_mif(text: str, changes: dict[str, Any]) -> bytes:
     removes a field. Untouched front matter is kept as written."""
     doc = MifDocument.parse(text)
     front_changed = False
+    touched: set[str] = set()
     for name, value in changes.items():
         if name == "content":
             doc.body = value if value.endswith("\n") else value + "\n"
@@ -214,6 +246,7 @@ def update_mif(text: str, changes: dict[str, Any]) -> bytes:
         path = FIELD_PATHS.get(name, (name,))
         if name == "refs":
             path, value = ("code_refs",), None if value is None else [_to_code_ref(r) for r in value]
+        touched.add(path[0])
         node = doc.front
         for key in path[:-1]:
             if not isinstance(node.get(key), dict):
@@ -227,7 +260,7 @@ def update_mif(text: str, changes: dict[str, Any]) -> bytes:
             else:
                 node[path[-1]] = value
             front_changed = True
-    return doc.render(front_changed)
+    return doc.render(front_changed, touched)
 
 
 def _to_code_ref(ref: dict[str, Any]) -> dict[str, Any]:
