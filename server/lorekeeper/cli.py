@@ -19,11 +19,12 @@ from typing import Any, Optional
 
 import typer
 from rich.console import Console
-from rich.markup import escape
+from rich.markup import escape as _markup_escape
 
 from . import __version__
 from .model import DEFAULT_CATEGORY, Entry, Finding, Ref, Severity
-from .safeio import UnsafeFile, atomic_write, ensure_dir, load_json
+from .display import visible
+from .safeio import UnsafeFile, atomic_write, dump_json, ensure_dir, load_json
 from .store import Journal, Record, Refused, Store
 from .store.journal import UnknownOperation
 from .workspace import PathOutsideRoot, Workspace, WorkspaceNotFound, resolve_inside, store_dir
@@ -74,13 +75,19 @@ def _workspace(ctx: typer.Context) -> Workspace:
     raise AssertionError("unreachable")
 
 
+def escape(text: str) -> str:
+    """Text from memory (or from anything a memory names) made safe to print: Rich markup escaped, and
+    control characters shown as escapes (:func:`.display.visible`) — never sent to the terminal."""
+    return _markup_escape(visible(str(text)))
+
+
 def _fail(message: str, code: int) -> None:
     err.print(f"[bold red]error:[/] {escape(message)}")
     raise typer.Exit(code)
 
 
 def _emit(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+    sys.stdout.write(dump_json(data, indent=2, ensure_ascii=False, default=str) + "\n")  # never NaN: always JSON
 
 
 def _journal(ws: Workspace) -> Journal:
@@ -320,11 +327,11 @@ def show(
     if extra:
         out.print("\n[bold]other fields[/]")
         for k, v in extra.items():
-            out.print(f"  {escape(k)}: {escape(json.dumps(v, ensure_ascii=False, default=str))}")
+            out.print(f"  {escape(k)}: {escape(dump_json(v, ensure_ascii=False, default=str))}")
     if history:
         out.print("\n[bold]history[/]")
         for record in history:
-            out.print(f"  {record.id}  {record.op:<8} {escape(record.reason)}")
+            out.print(f"  {escape(record.id)}  {escape(record.op):<8} {escape(record.reason)}")
     for finding in findings:
         _print_finding(finding)
 
@@ -387,7 +394,7 @@ def log(
         return
     for record in shown:
         mark = f" [dim](undone by {undone[record.id]})[/]" if record.id in undone else ""
-        out.print(f"[bold cyan]{record.id}[/] {_date(record.time)} [magenta]{record.op}[/] {escape(record.reason)}{mark}")
+        out.print(f"[bold cyan]{escape(record.id)}[/] {_date(record.time)} [magenta]{escape(record.op)}[/] {escape(record.reason)}{mark}")
         out.print(f"    [dim]{escape(record.argv)} · {', '.join(escape(c.path) for c in record.changes)}[/]")
 
 

@@ -92,3 +92,21 @@ async def test_a_memory_file_deleted_under_the_server(client: LanguageClient, wo
         text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=3, character=3)))
     assert hover is None  # and the server keeps serving
     assert await wait_for_diagnostics(client, (workspace / "CLAUDE.md").as_uri())
+
+
+async def test_one_hostile_file_is_one_diagnostic_and_the_rest_still_works(client: LanguageClient, workspace: Path) -> None:
+    claude = (workspace / "CLAUDE.md").as_uri()
+    await wait_for_diagnostics(client, claude)
+    deep = workspace / ".lore/memory/entries/deep.json"
+    deep.write_text('{"id": "deep", "content": "x", "extra": ' + "[" * 5000 + "]" * 5000 + "}")
+    fifo = workspace / ".lore/memory/entries/fifo.json"
+    import os
+
+    os.mkfifo(fifo)
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=p.as_uri(), type=types.FileChangeType.Created) for p in (deep, fifo)]))
+    [bad] = await wait_for_diagnostics(client, deep.as_uri(), lambda ds: any(d.code == "invalid-json" for d in ds))
+    assert "nested too deeply" in bad.message
+    [pipe] = await wait_for_diagnostics(client, fifo.as_uri(), lambda ds: any(d.code == "not-a-file" for d in ds))
+    assert "not a regular file" in pipe.message
+    assert any(d.code == "stale-script" for d in await wait_for_diagnostics(client, claude))

@@ -329,3 +329,58 @@ def test_concurrent_lock_holders_take_turns(tree: Tree) -> None:
             order.append("first")
     thread.join(5)
     assert order == ["first", "other"]
+
+
+# -- output -------------------------------------------------------------------------------------------
+
+def test_terminal_escapes_and_bidi_overrides_are_shown_not_sent(tree: Tree) -> None:
+    evil = "Use pnpm \x1b[2J\x1b]0;pwned\x07 \x1b]8;;https://evil.example\x1b\\click\x1b]8;;\x1b\\ \u202egnp.exe"
+    tree.entry("e.json", {"id": "e", "content": evil, "agent": "x\x1b[31mred", "tags": ["t\x1b[1m"]})
+    tree.store().add("Another \x1b[2J fact", journal=tree.journal())
+    tree.entry("dup.json", {"id": "dup", "content": evil.upper()})
+    for command in (["list"], ["show", "e"], ["search", "pnpm"], ["log"], ["compact", "--dry-run"], ["status"]):
+        proc = lore(*command, cwd=tree.root)
+        for stream in (proc.stdout, proc.stderr):
+            assert "\x1b" not in stream and "\u202e" not in stream and "\x07" not in stream, (command, stream)
+    shown = lore("show", "e", cwd=tree.root).stdout
+    assert "\\x1b[2J" in shown and "\\u202e" in shown  # made visible, not dropped
+
+
+def test_nan_and_out_of_range_values_are_findings_and_json_stays_json(tree: Tree) -> None:
+    tree.entry("n.json", '{"id": "n", "content": "x", "confidence": NaN, "extra_score": Infinity}')
+    tree.entry("r.json", {"id": "r", "content": "y", "confidence": 5, "strength": -1, "access_count": -3})
+    tree.entry("a.json", {"id": "a", "content": "z", "archived": "no"})
+    store = tree.store()
+    messages = {(f.entry, f.field): f.message for f in store.findings}
+    assert "from 0 to 1" in messages[("n", "confidence")] and "from 0 to 1" in messages[("r", "confidence")]
+    assert ("r", "strength") in messages and ("r", "access_count") in messages
+    assert "archived" in messages[("a", "archived")]
+    assert {e.id for e in store.live()} == {"n", "r", "a"}  # "archived": "no" does not hide the entry
+    for command in (["list", "--json"], ["show", "n", "--json"], ["validate", "--json"]):
+        def refuse(constant: str) -> None:
+            raise ValueError(f"{constant} is not JSON")
+
+        json.loads(lore(*command, cwd=tree.root).stdout, parse_constant=refuse)  # strict: no NaN, no Infinity
+
+
+@pytest.mark.parametrize("damage", ["broken-git", "no-git-on-path"])
+def test_history_that_cannot_be_read_is_said_once_and_never_judged(tree: Tree, damage: str) -> None:
+    from support import commit
+
+    tree.write("src/old.ts", "export function a() {}\n")
+    tree.write("CLAUDE.md", "- Read `src/old.ts` first.\n- Then `src/other.ts`.\n")
+    commit(tree, "one")
+    (tree.root / "src/old.ts").unlink()
+    commit(tree, "two")
+    env = {**os.environ, "NO_COLOR": "1"}
+    if damage == "broken-git":
+        (tree.root / ".git/HEAD").write_text("garbage\n")
+    else:
+        env["PATH"] = str(Path(sys.executable).parent)  # python, lore: no git
+    proc = subprocess.run([sys.executable, "-m", "lorekeeper.cli", "check-stale", "--json"], cwd=tree.root,
+                          capture_output=True, text=True, env=env, timeout=60)
+    findings = json.loads(proc.stdout)["findings"]
+    unavailable = [f for f in findings if f["kind"] == "history-unavailable"]
+    assert len(unavailable) == 1 and "not judged by history" in unavailable[0]["message"]
+    assert not [f for f in findings if f["severity"] == "error"]  # no "deleted in <commit>" without history
+    assert not [f for f in findings if "never existed" in f["message"] or "deleted in" in f["message"]]

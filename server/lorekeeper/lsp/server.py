@@ -288,4 +288,6 @@ def main(tcp: str | None = None) -> None:
         host, _, port = tcp.rpartition(":")
         server.start_tcp(host or "127.0.0.1", int(port))
     else:
-        server.start_io()
+        from .transport import start_io  # noqa: PLC0415
+
+        start_io(server)

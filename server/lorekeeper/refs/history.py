@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import re
 import subprocess
 from dataclasses import dataclass
@@ -59,8 +60,14 @@ class GitHistory:
         self.problems: dict[str, str] = {}
         self.head = ""
         if (root / ".git").exists():
+            if shutil.which("git") is None:
+                self.problems["git"] = ("git is not installed (not on PATH): memories are not judged by history, "
+                                        "and nothing is said to have existed or been removed")
             head = self._run("rev-parse", "HEAD", quiet=True)
             self.head = head.strip() if head else ""
+            if not self.head and "git" not in self.problems and self._run("rev-parse", "--git-dir", quiet=True) is None:
+                self.problems["broken"] = ("the .git folder cannot be read as a repository: memories are not judged "
+                                           "by history, and nothing is said to have existed or been removed")
             if self.head and (self._run("rev-parse", "--is-shallow-repository", quiet=True) or "").strip() == "true":
                 self.problems["shallow"] = ("this is a shallow clone: git history before its oldest commit is missing, "
                                             "so memories older than it are not judged by history")

@@ -24,7 +24,7 @@ def verify_entries(checker: StalenessChecker, entries: list[Entry], journal: Jou
     """Record, for each entry, the fingerprints of everything it references and the time: the baseline
     for "changed since verified". Entry and MIF files get ``verified`` and ``fingerprints`` fields (and
     lose a ``stale_reason``); instruction-file entries are recorded in ``<store>/verified.json``."""
-    records: list[Record] = []
+    operations: list[Operation] = []
     now = _now_iso()
     sidecar_updates: dict[str, Any] = {}
     # One pass over the code for every symbol named in text, rather than one pass per entry.
@@ -43,17 +43,17 @@ def verify_entries(checker: StalenessChecker, entries: list[Entry], journal: Jou
         changes: dict[str, Any] = {"verified": now, "fingerprints": prints}
         if entry.stale_reason or "stale_reason" in entry.raw:
             changes["stale_reason"] = None
-        records.append(checker.store.update(entry, changes, journal=journal, op="verify",
-                                            reason=f"verified {len(prints)} reference(s)"))
+        operations.append(Operation(op="verify", reason=f"verified {len(prints)} reference(s)",
+                                    changes=[checker.store.change_for(entry, changes)], entries=[entry.id]))
     if sidecar_updates:
-        records.append(_write_sidecar(checker.ws, sidecar_updates, journal,
-                                      [v["entry"] for v in sidecar_updates.values()], "verify",
-                                      f"verified {len(sidecar_updates)} instruction-file entr{'y' if len(sidecar_updates) == 1 else 'ies'}"))
-    return records
+        operations.append(_sidecar_operation(
+            checker.ws, sidecar_updates, [v["entry"] for v in sidecar_updates.values()], "verify",
+            f"verified {len(sidecar_updates)} instruction-file entr{'y' if len(sidecar_updates) == 1 else 'ies'}"))
+    return journal.apply_all(operations) if operations else []  # one batch: all verified, or none
 
 
-def _write_sidecar(ws: Workspace, updates: dict[str, Any], journal: Journal, entry_ids: list[str], op: str,
-                   reason: str) -> Record:
+def _sidecar_operation(ws: Workspace, updates: dict[str, Any], entry_ids: list[str], op: str,
+                       reason: str) -> Operation:
     import json
 
     path = ws.store / Verifications.FILE
@@ -71,8 +71,7 @@ def _write_sidecar(ws: Workspace, updates: dict[str, Any], journal: Journal, ent
     entries.update(updates)
     data.setdefault("about", "Lorekeeper's verifications of instruction-file entries (lore verify); keyed by file and text.")
     after = (json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False) + "\n").encode("utf-8")
-    return journal.apply(Operation(op=op, reason=reason, changes=[FileChange(ws.rel(path), before, after)],
-                                   entries=entry_ids))
+    return Operation(op=op, reason=reason, changes=[FileChange(ws.rel(path), before, after)], entries=entry_ids)
 
 
 def mark_stale(store: Store, findings: list[Finding], journal: Journal) -> tuple[list[Record], list[Entry]]:
@@ -83,7 +82,8 @@ def mark_stale(store: Store, findings: list[Finding], journal: Journal) -> tuple
         if finding.severity == Severity.error and finding.entry:
             by_entry.setdefault(finding.entry, []).append(finding)
     ids = store.by_id()
-    records, skipped = [], []
+    operations: list[Operation] = []
+    skipped: list[Entry] = []
     for entry_id, found in by_entry.items():
         entry = ids.get(entry_id)
         if entry is None:
@@ -94,8 +94,9 @@ def mark_stale(store: Store, findings: list[Finding], journal: Journal) -> tuple
         reason = "; ".join(f.message for f in found)
         if entry.stale_reason == reason:
             continue
-        records.append(store.update(entry, {"stale_reason": reason}, journal=journal, op="flag-stale", reason=reason))
-    return records, skipped
+        operations.append(Operation(op="flag-stale", reason=reason, entries=[entry.id],
+                                    changes=[store.change_for(entry, {"stale_reason": reason})]))
+    return (journal.apply_all(operations) if operations else []), skipped
 
 
 def fix_change(store: Store, entry: Entry, fix: dict[str, Any]) -> FileChange | None:

@@ -53,6 +53,34 @@ class _Fields(BaseModel):
             raise ValueError("must be a list of strings")
         return value
 
+    @field_validator("confidence", "importance", "strength", mode="after")
+    @classmethod
+    def _unit_interval(cls, value: float | None) -> float | None:
+        if value is not None and not (0.0 <= value <= 1.0):  # NaN fails this too
+            raise ValueError("must be a number from 0 to 1")
+        return value
+
+    @field_validator("access_count", mode="after")
+    @classmethod
+    def _not_negative(cls, value: int | None) -> int | None:
+        if value is not None and value < 0:
+            raise ValueError("must be 0 or more")
+        return value
+
+    @field_validator("archived", mode="before")
+    @classmethod
+    def _archived(cls, value: Any) -> Any:
+        """``true``/``false``, or the time it was archived; "no" or "false" as text would hide a live entry."""
+        if value is None or isinstance(value, bool):
+            return value
+        if isinstance(value, str):
+            try:
+                datetime.fromisoformat(value.replace("Z", "+00:00"))
+                return value
+            except ValueError:
+                pass
+        raise ValueError("must be true, false or the time it was archived")
+
 
 _TYPED = tuple(_Fields.model_fields)
 

@@ -161,7 +161,9 @@ class Journal:
                                   operation.entries, operation.changes, operation.undoes,
                                   self.ws.log_dir / f"{op_id}.json"))
         root = self.ws.root
-        marker = self.ws.log_dir / f".batch-{records[0].id}.json" if len(targets) > 1 else None
+        # The marker says a batch is under way: a process killed before it is removed leaves it, and the
+        # next command rolls the batch back (even a one-file operation: its record must not outlive it).
+        marker = self.ws.log_dir / f".batch-{records[0].id}.json" if targets else None
         try:
             if marker is not None:
                 atomic_write(marker, json.dumps({"records": [r.id for r in records]}).encode(), root)
@@ -444,17 +446,19 @@ def _within_real(path: str, root: str) -> bool:
 
 
 def _clean_temp_files(ws: Workspace) -> None:
-    """Remove the temporary files of atomic writes a killed process left behind (older than a minute,
-    so that a write in progress elsewhere is never touched)."""
-    folders = [ws.log_dir, ws.entries_dir, ws.store, ws.store / "compacted"]
-    for folder in folders:
-        if not folder.is_dir() or not _inside(ws, folder):
-            continue
-        for path in stale_temp_files(folder, older_than=60):
-            try:
-                atomic_delete(path, ws.root)
-            except OSError:
-                continue
+    """Remove the temporary files of atomic writes a killed process left behind. Every write to these
+    folders holds the store's lock, so under the lock any temporary file there is a leftover."""
+    folders = [f for f in (ws.log_dir, ws.entries_dir, ws.store, ws.store / "compacted", ws.store / "mif")
+               if f.is_dir() and _inside(ws, f)]
+    if not any(stale_temp_files(f, older_than=0) for f in folders):
+        return
+    with store_lock(ws):
+        for folder in folders:
+            for path in stale_temp_files(folder, older_than=0):
+                try:
+                    atomic_delete(path, ws.root)
+                except OSError:
+                    continue
 
 
 def _roll_back(ws: Workspace, folder: Path, markers: list[Path]) -> list[str]:
