@@ -384,3 +384,30 @@ def test_history_that_cannot_be_read_is_said_once_and_never_judged(tree: Tree, d
     assert len(unavailable) == 1 and "not judged by history" in unavailable[0]["message"]
     assert not [f for f in findings if f["severity"] == "error"]  # no "deleted in <commit>" without history
     assert not [f for f in findings if "never existed" in f["message"] or "deleted in" in f["message"]]
+
+
+_DISK_FULL = """
+import errno, sys, tempfile
+def full(*args, **kwargs):
+    raise OSError(errno.ENOSPC, "No space left on device")
+tempfile.mkstemp = full
+sys.argv = ["lore", "add", "A fact that will not fit"]
+from lorekeeper.cli import main
+main()
+"""
+
+
+def test_a_full_disk_and_a_store_that_is_a_file_are_clear_errors(tree: Tree, tmp_path_factory) -> None:
+    proc = subprocess.run([sys.executable, "-c", _DISK_FULL], cwd=tree.root, capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "NO_COLOR": "1"})
+    assert proc.returncode == 4 and "disk is full" in proc.stderr and "Traceback" not in proc.stderr
+    assert not list((tree.root / ".lore/memory/entries").glob("*")) and not _records(tree)
+    other = tmp_path_factory.mktemp("file-store")
+    (other / ".git").mkdir()
+    (other / ".lore").write_text("not a folder")
+    for command in (["add", "Use pnpm"], ["init"], ["compact"]):
+        result = lore(*command, cwd=other)
+        assert result.returncode in (2, 3, 4) and "Traceback" not in result.stderr, (command, result.stderr)
+        assert result.stderr.strip(), command
+    assert ".lore is a file, not a folder" in lore("validate", cwd=other).stdout
+    assert "1 error" in lore("status", cwd=other).stdout

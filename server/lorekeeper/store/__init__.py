@@ -52,6 +52,12 @@ class Store:
             Finding(kind="invalid-config", severity=Severity.warning, message=p, source=".lore/config.toml", line=1)
             for p in self.ws.config.problems
         ]
+        blocked = next((p for p in (self.ws.store, *self.ws.store.parents) if p.exists() and not p.is_dir()
+                        and self.ws.root in p.parents), None)
+        if blocked is not None:
+            findings.append(Finding(kind="invalid-store", severity=Severity.error, source=self.ws.rel(blocked), line=1,
+                                    message=f"{self.ws.rel(blocked)} is a file, not a folder: the store cannot be "
+                                            "read or written there (move the file away)"))
         files = self.ws.memory_files()
         if only is not None:
             files = {fmt: [p for p in paths if self.ws.rel(p) in only] for fmt, paths in files.items()}
