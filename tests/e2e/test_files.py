@@ -58,3 +58,16 @@ async def test_unknown_and_foreign_documents_are_answered_quietly(client: Langua
         lenses = await client.text_document_code_lens_async(types.CodeLensParams(
             text_document=types.TextDocumentIdentifier(uri=uri)))
         assert not lenses
+
+
+async def test_saving_any_instruction_file_reloads_its_entries(client: LanguageClient, workspace: Path) -> None:
+    await wait_for_diagnostics(client, (workspace / "CLAUDE.md").as_uri())
+    rules = workspace / ".github/instructions/tooling.instructions.md"
+    rules.parent.mkdir(parents=True, exist_ok=True)
+    rules.write_text("- Always use pnpm; npm and yarn break the lockfile.\n")  # what an entry says already
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=rules.as_uri(), type=types.FileChangeType.Created)]))
+    entry = workspace / ".lore/memory/entries/20260412T091502Z-3f9a1c2b7d40.json"
+    found = await wait_for_diagnostics(client, entry.as_uri(), lambda ds: any(d.code == "duplicate" for d in ds))
+    duplicate = next(d for d in found if d.code == "duplicate")
+    assert any(r.location.uri == rules.as_uri() for r in duplicate.related_information)

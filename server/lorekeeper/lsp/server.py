@@ -193,13 +193,10 @@ class LoreServer(LanguageServer):
             log.warning("journal not reconciled: %s", exc)
 
     def _is_memory(self, relpath: str) -> bool:
+        """Whether a change to this file reloads the store: a memory file (the workspace decides, for
+        every surface alike), or a file that configures how memory is read."""
         assert self.ws is not None
-        store_prefix = self.ws.rel(self.ws.store) + "/"
-        name = relpath.rsplit("/", 1)[-1]
-        return (relpath.startswith(store_prefix + "entries/") or name.endswith((".memory.md", ".mdc"))
-                or name in ("CLAUDE.md", "AGENTS.md", "GEMINI.md", ".cursorrules", "CLAUDE.local.md", "MEMORY.md",
-                            "copilot-instructions.md") or relpath.startswith("memory-bank/")
-                or relpath == ".lore/config.toml" or name == "verified.json")
+        return self.ws.is_memory_path(relpath) or relpath in (".lore/config.toml", ".lean-spec/config.json")
 
     def journal_records(self) -> list:
         """The journal's records, read again only when the log folder changed (hover reads them)."""
