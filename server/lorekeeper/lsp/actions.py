@@ -237,31 +237,26 @@ def register(server: LoreServer) -> None:
         await _recheck(ls)
         return {"operation": record.id}
 
-    @server.command("lore.keepNewer")
-    async def keep(ls: LoreServer, newer_id: str, older_id: str) -> dict[str, Any]:
+    async def settle(ls: LoreServer, newer_id: str, older_id: str, decide: Any, kind: str) -> dict[str, Any]:
+        """Settle a conflict between two entries (keep one, or both), journaled; a refusal is shown."""
         with ls.lock:
             assert ls.store is not None
             newer, older = ls.store.find(newer_id)[0], ls.store.find(older_id)[0]
             try:
-                record = keep_one(ls.store, newer, older, _journal(ls, "supersede"))
-            except ValueError as exc:
+                record = decide(ls.store, newer, older, _journal(ls, kind))
+            except (ValueError, Refused) as exc:
                 ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=str(exc)))
                 return {"operation": None, "reason": str(exc)}
         await _recheck(ls)
         return {"operation": record.id}
 
+    @server.command("lore.keepNewer")
+    async def keep(ls: LoreServer, newer_id: str, older_id: str) -> dict[str, Any]:
+        return await settle(ls, newer_id, older_id, keep_one, "supersede")
+
     @server.command("lore.keepBoth")
     async def both(ls: LoreServer, newer_id: str, older_id: str) -> dict[str, Any]:
-        with ls.lock:
-            assert ls.store is not None
-            newer, older = ls.store.find(newer_id)[0], ls.store.find(older_id)[0]
-            try:
-                record = keep_both(ls.store, newer, older, _journal(ls, "keep-both"))
-            except ValueError as exc:
-                ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=str(exc)))
-                return {"operation": None, "reason": str(exc)}
-        await _recheck(ls)
-        return {"operation": record.id}
+        return await settle(ls, newer_id, older_id, keep_both, "keep-both")
 
     @server.command("lore.applyFix")
     async def fix(ls: LoreServer, entry_id: str, finding: dict[str, Any]) -> dict[str, Any]:
