@@ -4,10 +4,10 @@
 // not refuse), and compaction: the preview document, one modal for the whole plan, applied by the server.
 // Saves a screenshot of each step. Run by scripts/e2e-vscode.
 const { chromium } = require("playwright-core");
-const { existsSync, readFileSync, readdirSync } = require("node:fs");
+const { existsSync, readFileSync, readdirSync, writeFileSync } = require("node:fs");
 const { join } = require("node:path");
 
-const [url, workspace, shots] = process.argv.slice(2);
+const [url, workspace, shots, mode = "main"] = process.argv.slice(2);
 const results = [];
 const check = (name, ok, detail = "") => results.push(`${ok ? "ok" : "FAIL"} ${name}${detail ? ": " + detail : ""}`);
 
@@ -36,15 +36,76 @@ async function quickOpen(name) {
   await page.waitForSelector(`.tab.active[aria-label*="${name}"]`, { timeout: 15000 });
 }
 
-try {
+async function install() {
+  // No server anywhere: the message offers to install it; one click, and diagnostics follow.
   await page.goto(`${url}/?folder=${encodeURIComponent(workspace)}`);
   await page.waitForSelector(".monaco-workbench", { timeout: 90000 });
-  await page.waitForTimeout(3000);
+  const failure = page.locator('.notifications-toasts .notification-toast:has-text("could not start")').first();
+  const told = await failure.waitFor({ timeout: 60000 }).then(() => true, () => false);
+  check("no server anywhere: the message offers to install it", told);
+  if (!told) {
+    return;
+  }
+  await failure.locator('.monaco-button:has-text("Install the Server")').click();
+  const progress = await page.waitForSelector('.notification-toast:has-text("Lorekeeper")', { timeout: 20000 })
+    .then(() => true, () => false);
+  await shot("9-installing");
+  check("installing shows progress", progress);
+  await quickOpen("CLAUDE.md");
+  const squiggle = await page.waitForSelector(".squiggly-error", { timeout: 600000 }).then(() => true, () => false);
+  await shot("10-installed");
+  check("installed from the .vsix alone: diagnostics without a terminal", squiggle);
+}
+
+const settingsFile = join(workspace, ".vscode", "settings.json");
+const settings = JSON.parse(readFileSync(settingsFile, "utf8"));
+const server = settings["lorekeeper.server.path"];
+
+try {
+  if (mode === "install") {
+    await install();
+    throw "done";
+  }
+  // First start with a server path that does not exist: an actionable message, no modal, no stack trace.
+  writeFileSync(settingsFile, JSON.stringify({ ...settings, "lorekeeper.server.path": "/nonexistent/lore" }));
+  await page.goto(`${url}/?folder=${encodeURIComponent(workspace)}`);
+  await page.waitForSelector(".monaco-workbench", { timeout: 90000 });
+  const failure = page.locator('.notifications-toasts .notification-toast:has-text("could not start")').first();
+  const told = await failure.waitFor({ timeout: 60000 }).then(() => true, () => false);
+  const buttons = told ? await failure.locator(".monaco-button").allInnerTexts() : [];
+  await shot("0-no-server");
+  check("missing server: an actionable message", told && ["Install the Server", "Set Server Path", "Open Docs"]
+    .every((b) => buttons.some((t) => t.includes(b))), buttons.join(", "));
+  if (told) {  // "Set Server Path" opens the setting where users look: the User tab
+    await failure.locator('.monaco-button:has-text("Set Server Path")').click();
+    const visible = await page.waitForSelector('.settings-editor .setting-item-label:has-text("Path"), .settings-editor :text("Server: Path")',
+      { timeout: 20000 }).then(() => true, () => false);
+    const tab = await page.locator(".settings-tabs-widget .action-label.checked").first().innerText().catch(() => "");
+    await shot("0-set-server-path");
+    check("Set Server Path shows the setting in the User tab", visible && tab.startsWith("User"), tab);
+    await page.keyboard.press("Control+W");
+  }
+  await palette("Lorekeeper: Check Stale Memories");
+  const dialog = await page.waitForSelector(".monaco-dialog-box", { timeout: 3000 }).then(() => true, () => false);
+  check("a command without a server: no modal dialog", !dialog);
+  if (dialog) {
+    await page.keyboard.press("Escape");
+  }
+  // Setting the path restarts the server: diagnostics follow, with no reload.
+  writeFileSync(settingsFile, JSON.stringify({ ...settings, "lorekeeper.server.path": server }));
 
   await quickOpen("CLAUDE.md");
   const squiggle = await page.waitForSelector(".squiggly-error", { timeout: 60000 }).then(() => true, () => false);
   await shot("1-squiggle");
-  check("stale-memory squiggle in CLAUDE.md", squiggle);
+  check("after setting the path: stale-memory squiggle in CLAUDE.md", squiggle);
+
+  // Verify a memory from the palette: its lens shows the date.
+  await page.locator(".view-line", { hasText: "Route handlers live in" }).first().click();
+  await palette("Lorekeeper: Mark Memory Verified");
+  const today = new Date().toISOString().slice(0, 10);
+  const dated = await page.waitForSelector(`.contentWidgets .codelens-decoration:has-text("verified ${today}"), `
+    + `.codelens-decoration:has-text("verified ${today}")`, { timeout: 20000 }).then(() => true, () => false);
+  check("verify: the lens shows the date", dated);
 
   await page.keyboard.press("Control+Shift+M");
   const problem = await page.waitForSelector('.markers-panel .monaco-list-row:has-text("test:e2e")', { timeout: 20000 })
@@ -130,9 +191,20 @@ try {
     await shot("7-compact-applied");
     check("the whole plan is applied by the server (every file, index.md)", applied);
   }
+
+  // Code lenses in code files, once the setting is on (the server is restarted for it).
+  writeFileSync(settingsFile, JSON.stringify({ ...settings, "lorekeeper.server.path": server, "lorekeeper.codeLensInCode": true }));
+  await page.waitForTimeout(4000);
+  await quickOpen("stripe.ts");
+  const codeLens = await page.waitForSelector('.codelens-decoration:has-text("reference this file")', { timeout: 30000 })
+    .then(() => true, () => false);
+  await shot("8-lens-in-code");
+  check("a lens in a .ts file with codeLensInCode", codeLens);
 } catch (error) {
-  check("run", false, String(error).split("\n")[0]);
-  await shot("error").catch(() => {});
+  if (error !== "done") {
+    check("run", false, String(error).split("\n")[0]);
+    await shot("error").catch(() => {});
+  }
 } finally {
   await browser.close();
 }

@@ -12,6 +12,8 @@ export interface Settings {
 export interface ServerCommand {
   command: string;
   args: string[];
+  /** Where it was found: a setting, the workspace's .venv, the environment the extension made, PATH. */
+  source: "setting" | "interpreter" | "workspace" | "managed" | "path";
 }
 
 export const DEFAULTS: Settings = { serverPath: "", interpreter: "", debounceMs: 200, codeLensInCode: false, budget: 2000 };
@@ -32,31 +34,105 @@ export function readSettings(get: (key: string) => unknown): Settings {
   };
 }
 
+/** The private environment the extension creates when no server is found (under its global storage). */
+export function managedPaths(storageDir: string, platform: string = process.platform): { venv: string; python: string; lore: string } {
+  const sep = platform === "win32" ? "\\" : "/";
+  const venv = [storageDir.replace(/[\\/]+$/, ""), "server-env"].join(sep);
+  const bin = platform === "win32" ? "Scripts" : "bin";
+  return {
+    venv,
+    python: [venv, bin, platform === "win32" ? "python.exe" : "python"].join(sep),
+    lore: [venv, bin, platform === "win32" ? "lore.exe" : "lore"].join(sep),
+  };
+}
+
 /**
  * How to start `lore serve`: an explicit executable, else an interpreter running the module, else the
- * workspace's virtual environment, else `lore` on PATH.
+ * workspace's virtual environment, else the environment the extension installed, else `lore` on PATH.
  */
 export function serverCommand(
   settings: Settings,
   workspaceRoot: string | undefined,
   exists: (path: string) => boolean,
   platform: string = process.platform,
+  storageDir?: string,
 ): ServerCommand {
   if (settings.serverPath) {
-    return { command: settings.serverPath, args: ["serve"] };
+    return { command: settings.serverPath, args: ["serve"], source: "setting" };
   }
   if (settings.interpreter) {
-    return { command: settings.interpreter, args: ["-m", "lorekeeper.cli", "serve"] };
+    return { command: settings.interpreter, args: ["-m", "lorekeeper.cli", "serve"], source: "interpreter" };
   }
   if (workspaceRoot) {
     const sep = platform === "win32" ? "\\" : "/";
     const venv = platform === "win32" ? [".venv", "Scripts", "lore.exe"] : [".venv", "bin", "lore"];
     const candidate = [workspaceRoot.replace(/[\\/]+$/, ""), ...venv].join(sep);
     if (exists(candidate)) {
-      return { command: candidate, args: ["serve"] };
+      return { command: candidate, args: ["serve"], source: "workspace" };
     }
   }
-  return { command: platform === "win32" ? "lore.exe" : "lore", args: ["serve"] };
+  if (storageDir) {
+    const managed = managedPaths(storageDir, platform).lore;
+    if (exists(managed)) {
+      return { command: managed, args: ["serve"], source: "managed" };
+    }
+  }
+  return { command: platform === "win32" ? "lore.exe" : "lore", args: ["serve"], source: "path" };
+}
+
+/** The same server asked for its version (to log it, and to learn before starting whether it runs). */
+export function versionCommand(server: ServerCommand): ServerCommand {
+  return { ...server, args: server.source === "interpreter" ? ["-m", "lorekeeper.cli", "--version"] : ["--version"] };
+}
+
+/** Python interpreters to try for the private environment, best first. */
+export function pythonCandidates(platform: string = process.platform): string[] {
+  return platform === "win32" ? ["py", "python"] : ["python3.13", "python3.12", "python3.11", "python3", "python"];
+}
+
+/** Whether `python --version` output names Python 3.11 or newer. */
+export function pythonIsRecentEnough(versionOutput: string): boolean {
+  const match = /Python (\d+)\.(\d+)/.exec(versionOutput);
+  return !!match && (Number(match[1]) > 3 || (Number(match[1]) === 3 && Number(match[2]) >= 11));
+}
+
+/** What a user is told when the server does not start, and what they can do about it. */
+export function startFailureText(server: ServerCommand, reason: string): string {
+  const where = server.source === "path"
+    ? "`lore` is not on PATH, and neither the workspace's .venv nor Lorekeeper's own environment has it"
+    : server.source === "setting" ? `lorekeeper.server.path (${server.command}) does not run`
+    : server.source === "interpreter" ? `lorekeeper.python.interpreter (${server.command}) cannot run Lorekeeper`
+    : `${server.command} does not run`;
+  return `Lorekeeper: the language server could not start: ${where} (${reason}).`;
+}
+
+/** The documents the server is given: memory files, and every file when code lenses go in code files. */
+export function documentSelector(settings: Settings): { scheme: string; language?: string; pattern?: string }[] {
+  if (settings.codeLensInCode) {
+    return [{ scheme: "file" }];
+  }
+  return [
+    { scheme: "file", language: "markdown" },
+    { scheme: "file", language: "json" },
+    { scheme: "file", pattern: "**/*.mdc" },
+  ];
+}
+
+/** The journal as a document: each operation with its own time, newest first. */
+export function journalText(operations: { id: string; time?: string; op: string; reason: string; files?: string[]; undone_by?: string | null }[]): string {
+  if (!operations.length) {
+    return "# Lorekeeper journal\n\nNo operation yet: nothing has changed memory.\n";
+  }
+  const lines = ["# Lorekeeper journal", "", "Newest first; `lore undo OP` (or Undo Last Change) reverses one.", ""];
+  for (const op of operations) {
+    const when = op.time ? op.time.replace("T", " ").slice(0, 19) : "";
+    lines.push(`- ${when}  **${op.op}**  \`${op.id}\`${op.undone_by ? `  (undone by \`${op.undone_by}\`)` : ""}`);
+    lines.push(`  ${op.reason}`);
+    if (op.files && op.files.length) {
+      lines.push(`  files: ${op.files.join(", ")}`);
+    }
+  }
+  return lines.join("\n") + "\n";
 }
 
 /** What the server reads from initializationOptions. */
@@ -65,7 +141,7 @@ export function initializationOptions(settings: Settings): Record<string, unknow
 }
 
 /** Settings whose change needs a new server process (the others are sent to the running one). */
-export const RESTART_KEYS = ["lorekeeper.server.path", "lorekeeper.python.interpreter"];
+export const RESTART_KEYS = ["lorekeeper.server.path", "lorekeeper.python.interpreter", "lorekeeper.codeLensInCode"];
 
 export interface Status {
   tokens: number;
@@ -110,4 +186,12 @@ export function compactDetail(plan: { tokens?: Record<string, number[]>; conflic
     lines.push(`${conflicts} conflict(s) left for review (not acted on).`);
   }
   return lines.join("\n");
+}
+
+/** The message after "Check Stale Memories": the stale count the status bar shows, then every finding. */
+export function checkStaleText(result: { stale?: number; findings?: number; errors?: number }): string {
+  const stale = result.stale ?? 0;
+  const memories = `${stale} stale memor${stale === 1 ? "y" : "ies"}`;
+  return `Lorekeeper: ${memories} (as on the status bar); ${result.findings ?? 0} finding(s) in all, `
+    + `${result.errors ?? 0} error(s) — the Problems panel lists them.`;
 }

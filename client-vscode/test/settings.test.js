@@ -5,24 +5,59 @@ const s = require("../dist/settings.cjs");
 
 test("explicit server path wins", () => {
   const settings = { ...s.DEFAULTS, serverPath: "/opt/lore/bin/lore", interpreter: "/usr/bin/python3" };
-  assert.deepEqual(s.serverCommand(settings, "/ws", () => true), { command: "/opt/lore/bin/lore", args: ["serve"] });
-});
-
-test("interpreter runs the module", () => {
-  const settings = { ...s.DEFAULTS, interpreter: "/usr/bin/python3.11" };
   assert.deepEqual(s.serverCommand(settings, "/ws", () => true),
-    { command: "/usr/bin/python3.11", args: ["-m", "lorekeeper.cli", "serve"] });
+    { command: "/opt/lore/bin/lore", args: ["serve"], source: "setting" });
 });
 
-test("the workspace .venv is discovered, else lore on PATH", () => {
+test("interpreter runs the module, and is asked its version the same way", () => {
+  const settings = { ...s.DEFAULTS, interpreter: "/usr/bin/python3.11" };
+  const server = s.serverCommand(settings, "/ws", () => true);
+  assert.deepEqual(server, { command: "/usr/bin/python3.11", args: ["-m", "lorekeeper.cli", "serve"], source: "interpreter" });
+  assert.deepEqual(s.versionCommand(server).args, ["-m", "lorekeeper.cli", "--version"]);
+  assert.deepEqual(s.versionCommand(s.serverCommand(s.DEFAULTS, undefined, () => false, "linux")).args, ["--version"]);
+});
+
+test("the workspace .venv, then the extension's own environment, then lore on PATH", () => {
   const seen = [];
-  const found = s.serverCommand(s.DEFAULTS, "/ws/", (p) => { seen.push(p); return true; }, "linux");
-  assert.deepEqual(found, { command: "/ws/.venv/bin/lore", args: ["serve"] });
+  const found = s.serverCommand(s.DEFAULTS, "/ws/", (p) => { seen.push(p); return true; }, "linux", "/store");
+  assert.deepEqual(found, { command: "/ws/.venv/bin/lore", args: ["serve"], source: "workspace" });
   assert.deepEqual(seen, ["/ws/.venv/bin/lore"]);
-  assert.deepEqual(s.serverCommand(s.DEFAULTS, "/ws", () => false, "linux"), { command: "lore", args: ["serve"] });
+  assert.deepEqual(s.serverCommand(s.DEFAULTS, "/ws", (p) => p.startsWith("/store"), "linux", "/store/"),
+    { command: "/store/server-env/bin/lore", args: ["serve"], source: "managed" });
+  assert.deepEqual(s.serverCommand(s.DEFAULTS, "/ws", () => false, "linux", "/store"),
+    { command: "lore", args: ["serve"], source: "path" });
   assert.deepEqual(s.serverCommand(s.DEFAULTS, "C:\\ws", () => true, "win32"),
-    { command: "C:\\ws\\.venv\\Scripts\\lore.exe", args: ["serve"] });
-  assert.deepEqual(s.serverCommand(s.DEFAULTS, undefined, () => true, "linux"), { command: "lore", args: ["serve"] });
+    { command: "C:\\ws\\.venv\\Scripts\\lore.exe", args: ["serve"], source: "workspace" });
+  assert.deepEqual(s.managedPaths("C:\\g", "win32").python, "C:\\g\\server-env\\Scripts\\python.exe");
+});
+
+test("a start failure says where the server was looked for", () => {
+  assert.match(s.startFailureText({ command: "lore", args: ["serve"], source: "path" }, "spawn lore ENOENT"),
+    /`lore` is not on PATH.*\(spawn lore ENOENT\)/);
+  assert.match(s.startFailureText({ command: "/x/lore", args: ["serve"], source: "setting" }, "ENOENT"),
+    /lorekeeper.server.path \(\/x\/lore\) does not run/);
+});
+
+test("only Python 3.11 or newer can hold the server", () => {
+  assert.equal(s.pythonIsRecentEnough("Python 3.11.7"), true);
+  assert.equal(s.pythonIsRecentEnough("Python 3.13.0"), true);
+  assert.equal(s.pythonIsRecentEnough("Python 3.10.12"), false);
+  assert.equal(s.pythonIsRecentEnough("command not found"), false);
+  assert.equal(s.pythonCandidates("linux")[0], "python3.13");
+});
+
+test("code lenses in code files give the server every file", () => {
+  assert.deepEqual(s.documentSelector({ ...s.DEFAULTS, codeLensInCode: true }), [{ scheme: "file" }]);
+  assert.equal(s.documentSelector(s.DEFAULTS).length, 3);
+  assert.ok(s.RESTART_KEYS.includes("lorekeeper.codeLensInCode"));
+});
+
+test("the journal document shows each operation's own time", () => {
+  const text = s.journalText([{ id: "20261123-101500-abc", time: "2026-11-23T10:15:00+00:00", op: "merge",
+                               reason: "merged a into b", files: ["x.json"], undone_by: null }]);
+  assert.match(text, /2026-11-23 10:15:00  \*\*merge\*\*  `20261123-101500-abc`/);
+  assert.match(text, /files: x.json/);
+  assert.match(s.journalText([]), /No operation yet/);
 });
 
 test("settings are read with wrong types ignored", () => {
@@ -52,4 +87,10 @@ test("the compaction modal says what the plan does to tokens and what it leaves 
   assert.match(detail, /Tokens in index.md: 0 → 338/);
   assert.match(detail, /2 conflict\(s\) left for review/);
   assert.doesNotMatch(s.compactDetail({}), /conflict/);
+});
+
+test("check stale says what it counts, in the status bar's terms", () => {
+  assert.equal(s.checkStaleText({ stale: 10, findings: 14, errors: 13 }),
+    "Lorekeeper: 10 stale memories (as on the status bar); 14 finding(s) in all, 13 error(s) — the Problems panel lists them.");
+  assert.match(s.checkStaleText({ stale: 1 }), /1 stale memory \(/);
 });

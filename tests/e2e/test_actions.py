@@ -203,3 +203,19 @@ async def test_the_editors_undo_after_a_quick_fix_is_learnt_by_the_journal(clien
     undone = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="lore.undo"))
     assert undone == {"undone": []}  # nothing left to undo, and no refusal over a change already gone
     assert {p: p.read_bytes() for p in before} == before
+
+
+async def test_fix_all_updates_every_memory_naming_a_moved_file(client: LanguageClient, workspace: Path) -> None:
+    claude = workspace / "CLAUDE.md"
+    await wait_for_diagnostics(client, claude.as_uri())
+    found = await actions(client, claude, 15)
+    fix_all = next(a for a in found if a.title.startswith("Update every reference to src/lib/logger.ts"))
+    assert fix_all.title.endswith("(2 memories)")
+    result = await run(client, fix_all)
+    assert result["operation"] and result["memories"] == 2
+    assert "src/lib/logger.ts" not in claude.read_text()
+    assert not [p for p in (workspace / ".lore/memory/entries").glob("*.json") if "src/lib/logger.ts" in p.read_text()]
+    assert "src/lib/logger.ts → src/lib/log.ts in 2 memories" in client.messages[-1].message
+    log = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="lore.showLog"))
+    assert log["operations"][0]["op"] == "update-ref" and len(log["operations"][0]["files"]) == 2
+    await wait_for_diagnostics(client, claude.as_uri(), lambda ds: not any(d.code == "moved-path" for d in ds))

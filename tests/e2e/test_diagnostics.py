@@ -16,14 +16,18 @@ async def test_stale_memories_appear_on_start(client: LanguageClient, workspace:
     by_code = {d.code: d for d in diagnostics}
     script = next(d for d in diagnostics if d.code == "stale-script" and "test:e2e" in d.message)
     assert script.source == "lorekeeper" and script.severity == types.DiagnosticSeverity.Error
-    assert script.range.start.line == 9 and script.range.start.character == 0  # the bullet of line 10
+    line = (workspace / "CLAUDE.md").read_text().splitlines()[9]
+    start, end = script.range.start.character, script.range.end.character
+    assert script.range.start.line == 9 and line[start:end] == "`pnpm test:e2e`"  # the reference, not the bullet
     assert script.message.startswith('script "test:e2e" is not defined in package.json (removed in ')
+    assert script.message.endswith("on 2026-09-14)")  # the commit's subject is the hover's
     assert script.code_description.href.endswith("staleness.md#finding-kinds")
     moved = by_code["moved-path"]
     assert moved.data["fix"] == {"action": "replace-ref", "old": "src/lib/logger.ts", "new": "src/lib/log.ts"}
     entry = (workspace / ".lore/memory/entries/20260612T081500Z-b6c7d8e9f0a1.json").as_uri()
     [symbol] = await wait_for_diagnostics(client, entry)
     assert symbol.code == "stale-symbol"
+    assert symbol.message.startswith("b6c7d8e9f0a1 “Refunds must use the payment intent")  # readable in Problems
     text = (workspace / ".lore/memory/entries/20260612T081500Z-b6c7d8e9f0a1.json").read_text().splitlines()
     assert text[symbol.range.start.line][symbol.range.start.character:].startswith('"Refunds must use')
 

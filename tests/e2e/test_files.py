@@ -44,9 +44,29 @@ async def test_code_lens_on_entries(client: LanguageClient, workspace: Path) -> 
     lenses = await client.text_document_code_lens_async(types.CodeLensParams(
         text_document=types.TextDocumentIdentifier(uri=entry.as_uri())))
     assert [lens.command.title for lens in lenses] == ["2 references · not verified"]
+    assert lenses[0].command.command == "lore.describe"
     claude = await client.text_document_code_lens_async(types.CodeLensParams(
         text_document=types.TextDocumentIdentifier(uri=(workspace / "CLAUDE.md").as_uri())))
-    assert len(claude) == 11 and claude[0].range.start.line == 2  # one per paragraph and bullet
+    by_line = {lens.range.start.line + 1: lens.command.title for lens in claude}
+    assert sorted(by_line) == [8, 9, 10, 11, 16, 17, 18, 22, 23], by_line  # no reference, no problem: no lens
+    assert by_line[10] == "2 references · not verified · 1 problem"
+    assert by_line[17] == "1 reference · not verified"
+    # A lens click says what it summarises; it changes nothing.
+    described = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="lore.describe", arguments=[claude[0].command.arguments[0]]))
+    assert described["text"].startswith("Memory CLAUDE.md:") and client.messages[-1].message == described["text"]
+    assert not (workspace / ".lore/memory/verified.json").exists()
+    # Verified from the palette: the lens and the hover show the date (verified.json for a bullet).
+    await client.workspace_execute_command_async(types.ExecuteCommandParams(command="lore.verify",
+                                                                             arguments=["CLAUDE.md:17"]))
+    claude = await client.text_document_code_lens_async(types.CodeLensParams(
+        text_document=types.TextDocumentIdentifier(uri=(workspace / "CLAUDE.md").as_uri())))
+    today = __import__("datetime").datetime.now(__import__("datetime").timezone.utc).strftime("%Y-%m-%d")
+    assert {lens.range.start.line + 1: lens.command.title for lens in claude}[17] == f"1 reference · verified {today}"
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=(workspace / "CLAUDE.md").as_uri()),
+        position=types.Position(line=16, character=3)))
+    assert f"verified {today}" in hover.contents.value and "never verified" not in hover.contents.value
 
 
 async def test_unknown_and_foreign_documents_are_answered_quietly(client: LanguageClient, workspace: Path) -> None:

@@ -403,3 +403,16 @@ def test_ascii_trees_are_rooted_at_their_label(tree: Tree) -> None:
     findings = check(tree)[0]
     assert {(f.kind, f.ref) for f in findings} == {("stale-path", "src/jobs/"), ("stale-path", "src/jobs/nightly.ts"),
                                                   ("stale-path", "ws/src/jobs/")}
+
+
+def test_a_rename_in_the_working_tree_is_a_move_not_a_commit_that_removed_it(tree: Tree) -> None:
+    tree.write("src/old.ts", "export function a() {}\n")
+    tree.write("CLAUDE.md", "- Read `src/old.ts` first.\n")
+    commit(tree, "initial import")
+    (tree.root / "src/old.ts").rename(tree.root / "src/new.ts")  # renamed, not committed
+    [finding] = check(tree)[0]
+    assert finding.kind == "moved-path" and finding.fix == {"action": "replace-ref", "old": "src/old.ts", "new": "src/new.ts"}
+    assert "in the working tree (not committed yet)" in finding.message and "initial import" not in finding.message
+    (tree.root / "src/new.ts").unlink()  # deleted for good
+    [finding] = check(tree)[0]
+    assert finding.kind == "stale-path" and "deleted in the working tree" in finding.message

@@ -20,7 +20,7 @@ from ..compaction.plan import operation_changes
 from ..model import Finding, Severity
 from .. import cache as cache_files
 from ..safeio import read_text
-from ..staleness import apply_fix, archive_entry, rename_changes, verify_entries
+from ..staleness import apply_fix, apply_fixes, archive_entry, rename_changes, verify_entries
 from ..store import FileChange, Journal, Operation, Refused
 from .diagnostics import publish
 from .server import LoreServer
@@ -60,6 +60,10 @@ def code_actions(ls: LoreServer, uri: str, line: int) -> list[types.CodeAction]:
             elif fix.get("action") in ("replace-ref", "replace-text"):
                 actions.append(_action(f"Update reference to {fix['new']}", types.CodeActionKind.QuickFix,
                                        "lore.applyFix", [entry.id, finding.model_dump(mode="json")], preferred=True))
+                same = _same_fix(ls, fix)
+                if len(same) > 1:
+                    actions.append(_action(f"Update every reference to {fix['old']} ({len(same)} memories)",
+                                           types.CodeActionKind.QuickFix, "lore.fixAll", [fix]))
         if any(k.startswith(STALE_KINDS) for k in kinds):
             actions.append(_action("Mark as still valid", types.CodeActionKind.QuickFix, "lore.verify", [entry.id]))
             if writable:
@@ -89,6 +93,25 @@ def _fuse_operation(ls: LoreServer, entry_id: str):
         planner.fuse(ls.ws.rel(ls.ws.entries_dir))
         ls.fuse_cache = (store, {s: op for op in planner.operations for s in op.sources})
     return ls.fuse_cache[1].get(entry_id)
+
+
+def _same_fix(ls: LoreServer, fix: dict[str, Any]) -> list[Finding]:
+    """The findings of every memory that the same fix mends (one moved file named in many places)."""
+    return [f for f in ls.all_findings() if f.fix and f.entry and f.fix.get("action") == fix.get("action")
+            and f.fix.get("old") == fix.get("old") and f.fix.get("new") == fix.get("new")]
+
+
+def _entry(ls: LoreServer, entry_id: Any):
+    """The entry a command argument names, or ``None`` (a client may send anything)."""
+    if ls.store is None or not isinstance(entry_id, str):
+        return None
+    found = ls.store.find(entry_id)
+    return found[0] if found else None
+
+
+def _tell(ls: LoreServer, message: str) -> None:
+    """A confirmation after a change: no action without feedback."""
+    ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=message))
 
 
 async def _progress(ls: LoreServer, title: str):
@@ -216,8 +239,10 @@ def register(server: LoreServer) -> None:
         token = await _progress(ls, "Checking memory")
         findings = await _recheck(ls)
         errors = sum(f.severity == Severity.error for f in findings)
-        _end(ls, token, f"{len(findings)} findings")
-        return {"findings": len(findings), "errors": errors}
+        stale = len(ls.stale_entries())
+        _end(ls, token, f"{stale} stale memories")
+        # "stale" is what the status bar shows; "findings" counts every finding (duplicates, schema...).
+        return {"stale": stale, "findings": len(findings), "errors": errors}
 
     @server.command("lore.verify")
     async def verify(ls: LoreServer, *ids: str) -> dict[str, Any]:
@@ -225,23 +250,28 @@ def register(server: LoreServer) -> None:
             assert ls.store is not None and ls.checker is not None
             entries = [e for i in ids for e in ls.store.find(str(i))[:1]] if ids else ls.store.live()
             records = verify_entries(ls.checker, entries, _journal(ls, "verify"))
+        _tell(ls, f"Lorekeeper: verified {len(entries)} memor{'y' if len(entries) == 1 else 'ies'}"
+                  + (f" ({entries[0].id})" if len(entries) == 1 else "") + "; Undo reverses it.")
         await _recheck(ls)
         return {"verified": [e.id for e in entries], "operations": [r.id for r in records]}
 
     @server.command("lore.merge")
     async def merge(ls: LoreServer, entry_id: str, into: str) -> dict[str, Any]:
         with ls.lock:
-            assert ls.store is not None
-            entry, keeper = ls.store.find(entry_id)[0], ls.store.find(into)[0]
+            entry, keeper = _entry(ls, entry_id), _entry(ls, into)
+            if entry is None or keeper is None:
+                return {"operation": None, "reason": f"no entry {entry_id if entry is None else into}"}
             record = merge_into(ls.store, entry, keeper, _journal(ls, "merge"), f"merged into {into} from the editor")
+        _tell(ls, f"Lorekeeper: merged {entry_id} into {into} (references and tags kept); Undo reverses it.")
         await _recheck(ls)
         return {"operation": record.id}
 
     async def settle(ls: LoreServer, newer_id: str, older_id: str, decide: Any, kind: str) -> dict[str, Any]:
         """Settle a conflict between two entries (keep one, or both), journaled; a refusal is shown."""
         with ls.lock:
-            assert ls.store is not None
-            newer, older = ls.store.find(newer_id)[0], ls.store.find(older_id)[0]
+            newer, older = _entry(ls, newer_id), _entry(ls, older_id)
+            if newer is None or older is None:
+                return {"operation": None, "reason": "no such entry"}
             try:
                 record = decide(ls.store, newer, older, _journal(ls, kind))
             except (ValueError, Refused) as exc:
@@ -261,19 +291,46 @@ def register(server: LoreServer) -> None:
     @server.command("lore.applyFix")
     async def fix(ls: LoreServer, entry_id: str, finding: dict[str, Any]) -> dict[str, Any]:
         with ls.lock:
-            assert ls.store is not None
-            entry = ls.store.find(entry_id)[0]
+            entry = _entry(ls, entry_id)
+            if entry is None or not isinstance(finding, dict):
+                return {"operation": None, "reason": f"no entry {entry_id}"}
             record = apply_fix(ls.store, entry, Finding.model_validate(finding), _journal(ls, "update-ref"))
+        if record is not None:
+            fix = finding.get("fix") or {}
+            _tell(ls, f"Lorekeeper: {entry_id} now says {fix.get('new')} (was {fix.get('old')}); Undo reverses it.")
         await _recheck(ls)
         return {"operation": record.id if record else None}
+
+    @server.command("lore.fixAll")
+    async def fix_all(ls: LoreServer, fix: Any = None, *args: Any) -> dict[str, Any]:
+        if not isinstance(fix, dict):
+            return {"operation": None, "reason": "lore.fixAll takes the fix of a finding"}
+        with ls.lock:
+            assert ls.store is not None
+            by_id = ls.store.by_id()
+            items = [(by_id[f.entry], f) for f in _same_fix(ls, fix) if f.entry in by_id]
+            try:
+                record = apply_fixes(ls.store, items, _journal(ls, "update-ref"))
+            except Refused as exc:
+                ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=str(exc)))
+                return {"operation": None, "reason": str(exc)}
+        if record is not None:
+            ls.window_show_message(types.ShowMessageParams(
+                type=types.MessageType.Info,
+                message=f"Lorekeeper: {fix.get('old')} → {fix.get('new')} in {len(items)} memories "
+                        f"({len(record.changes)} file(s)); Undo reverses it."))
+        await _recheck(ls)
+        return {"operation": record.id if record else None, "memories": len(items)}
 
     @server.command("lore.archive")
     async def archive(ls: LoreServer, entry_id: str) -> dict[str, Any]:
         with ls.lock:
-            assert ls.store is not None
-            entry = ls.store.find(entry_id)[0]
+            entry = _entry(ls, entry_id)
+            if entry is None:
+                return {"operation": None, "reason": f"no entry {entry_id}"}
             reasons = "; ".join(f.message for f in _findings_for(ls, entry_id)) or "archived from the editor"
             record = archive_entry(ls.store, entry, _journal(ls, "archive"), reasons)
+        _tell(ls, f"Lorekeeper: archived {entry_id} (it stays on disk); Undo reverses it.")
         await _recheck(ls)
         return {"operation": record.id}
 
@@ -337,13 +394,29 @@ def register(server: LoreServer) -> None:
         await _recheck(ls)
         return {**summary, "applied": True, "journal": [r.id for r in records]}
 
+    @server.command("lore.describe")
+    def describe(ls: LoreServer, entry_id: str, *args: Any) -> dict[str, Any]:
+        """What a memory's code lens summarises, in full (shown to the user; nothing changes)."""
+        found = ls.store.find(str(entry_id)) if ls.store is not None else []
+        if not found:
+            return {"entry": None}
+        entry = found[0]
+        refs = [r.label() for r in ls.checker.references(entry)] if ls.checker else []
+        when = ls.checker.verifications.verified_at(entry) if ls.checker else entry.verified
+        problems = [f for f in _findings_for(ls, entry.id) if f.severity != Severity.info]
+        text = (f"Memory {entry.id}: {len(refs)} reference(s)" + (f" ({', '.join(refs[:5])})" if refs else "")
+                + (f"; verified {when:%Y-%m-%d}" if when else "; never verified (Lorekeeper: Mark Memory Verified)")
+                + (f"; {len(problems)} problem(s): {problems[0].message}" if problems else "; no problems"))
+        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=text))
+        return {"entry": entry.id, "references": refs, "verified": when.isoformat() if when else None,
+                "problems": len(problems), "text": text}
+
     @server.command("lore.status")
     def status(ls: LoreServer, *args: Any) -> dict[str, Any]:
         """For status bars: the memory's size in tokens against the index budget, the number of stale
         memories, and the compaction stages this server offers."""
-        stale = {f.entry for f in ls.all_findings()
-                 if f.entry and f.kind.startswith(STALE_KINDS) and f.severity != Severity.info}
-        return {"tokens": ls.memory_tokens(), "budget": ls.config.budget, "stale": len(stale), "stages": ["rules"]}
+        return {"tokens": ls.memory_tokens(), "budget": ls.config.budget, "stale": len(ls.stale_entries()),
+                "stages": ["rules"]}
 
     @server.command("lore.entryAt")
     def entry_at(ls: LoreServer, uri: str, line: int) -> str | None:

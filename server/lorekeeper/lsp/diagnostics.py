@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,10 @@ def to_diagnostic(server: LoreServer, finding: Finding, lines: list[str]) -> typ
     if entry is not None and entry.location.path != finding.source:
         entry = None
     start_line, start_char, end_line, end_char = finding_span(server.ws.root, finding, entry, lines)
+    if entry is not None and finding.ref and not finding.field:
+        narrow = ref_span(lines, (start_line, start_char, end_line, end_char), finding.ref)
+        if narrow is not None:  # the squiggle on the stale reference, not on the whole bullet
+            start_line, start_char, end_line, end_char = narrow
     related = [
         types.DiagnosticRelatedInformation(
             location=types.Location(uri=server.uri(r["source"]),
@@ -53,7 +58,8 @@ def to_diagnostic(server: LoreServer, finding: Finding, lines: list[str]) -> typ
     return types.Diagnostic(
         range=types.Range(start=types.Position(line=start_line, character=start_char),
                           end=types.Position(line=end_line, character=end_char)),
-        message=finding.message,
+        message=(f"{entry_label(entry)}: " if entry is not None and entry.format == "entry" else "")
+                + short_message(finding.message),
         severity=SEVERITY[finding.severity],
         code=finding.kind,
         code_description=types.CodeDescription(href=docs_href(finding.kind)),
@@ -61,6 +67,47 @@ def to_diagnostic(server: LoreServer, finding: Finding, lines: list[str]) -> typ
         related_information=related or None,
         data=data,
     )
+
+
+_COMMIT_SUBJECT = re.compile(r"(\bin [0-9a-f]{7,40} on \d{4}-\d{2}-\d{2}): [^)\n]*")
+
+
+def short_message(message: str) -> str:
+    """A finding's message for a squiggle: the commit's subject is left to the hover (which shows the
+    whole message), the commit and its date stay."""
+    return _COMMIT_SUBJECT.sub(r"\1", message)
+
+
+def entry_label(entry: Any) -> str:
+    """How a JSON entry is named where only its file name would show (the Problems panel): its id and
+    first words."""
+    words = " ".join(entry.content.split()).split(" ")
+    first = " ".join(words[:6]) + ("…" if len(words) > 6 else "")
+    return f"{entry.id} “{first}”"
+
+
+def ref_span(lines: list[str], span: tuple[int, int, int, int], ref: str) -> tuple[int, int, int, int] | None:
+    """Where a reference is written inside an entry's span (its backticks included), if it is: the
+    target as written, else its symbol, else its last path component."""
+    target = ref.rsplit(":", 1)[-1] if ":" in ref and "/" in ref.split(":", 1)[0] else ref
+    candidates = [ref, target, target.rstrip("/"), target.rsplit(".", 1)[-1] if "." in target and "/" not in target
+                  else target.rstrip("/").rsplit("/", 1)[-1]]
+    first, first_char, last, last_char = span
+    for wanted in dict.fromkeys(c for c in candidates if len(c) >= 2):
+        for row in range(first, min(last, len(lines) - 1) + 1):
+            text = lines[row]
+            lo = first_char if row == first else 0
+            hi = last_char if row == last else len(text)
+            at = text.find(wanted, lo, hi)
+            if at < 0:
+                continue
+            end = at + len(wanted)
+            for span_match in re.finditer(r"`[^`]*`", text):  # inside a code span: the whole span
+                if span_match.start() < at and end < span_match.end():
+                    at, end = span_match.start(), span_match.end()
+                    break
+            return (row, at, row, end)
+    return None
 
 
 def diagnostics_by_uri(server: LoreServer, findings: list[Finding]) -> dict[str, list[types.Diagnostic]]:

@@ -27,7 +27,8 @@ def provenance(ls: LoreServer, entry: Entry) -> str:
     who = [f"created {_date(entry.created)}" + ("" if entry.created_from == "field" else f" (from {entry.created_from})")]
     if entry.agent:
         who.insert(0, f"by **{entry.agent}**")
-    who.append(f"verified {_date(entry.verified)}" if entry.verified else "never verified")
+    verified = ls.checker.verifications.verified_at(entry) if ls.checker is not None else entry.verified
+    who.append(f"verified {_date(verified)}" if verified else "never verified")
     lines.append("- " + ", ".join(who))
     facts = []
     if entry.confidence is not None:

@@ -1,5 +1,7 @@
-"""Code lens: on each memory, "N references · verified DATE"; in code files (setting
-``codeLensInCode``), "N memories reference this file"."""
+"""Code lens: on the memories worth a look — those with references, or with a problem — "N references ·
+verified DATE" (or "· 1 problem"); in code files (setting ``codeLensInCode``), "N memories reference
+this file". A bullet with neither gets no lens: a lens on every line doubles the height of an
+instruction file for nothing. Clicking a lens shows what it says in full, and changes nothing."""
 
 from __future__ import annotations
 
@@ -15,14 +17,20 @@ def register(server: LoreServer) -> None:
         uri = params.text_document.uri
         entries = ls.entries_at(uri)
         lenses = []
+        problems = ls.problem_counts()
         for entry in entries:
             count = len(ls.checker.references(entry)) if ls.checker else 0
-            verified = f"verified {entry.verified:%Y-%m-%d}" if entry.verified else "not verified"
+            found = problems.get(entry.id, 0)
+            if not count and not found:
+                continue
+            when = ls.checker.verifications.verified_at(entry) if ls.checker else entry.verified
+            parts = [f"{count} reference{'s' if count != 1 else ''}", f"verified {when:%Y-%m-%d}" if when else "not verified"]
+            if found:
+                parts.append(f"{found} problem{'s' if found != 1 else ''}")
             line = entry.location.start_line - 1
             lenses.append(types.CodeLens(
                 range=types.Range(start=types.Position(line=line, character=0), end=types.Position(line=line, character=0)),
-                command=types.Command(title=f"{count} reference{'s' if count != 1 else ''} · {verified}",
-                                      command="lore.verify", arguments=[entry.id])))
+                command=types.Command(title=" · ".join(parts), command="lore.describe", arguments=[entry.id])))
         relpath = ls.relpath(uri)
         if not entries and relpath and ls.settings.get("codeLensInCode") and ls.checker is not None:
             dependants = ls.checker.reverse_index().get(relpath, set())

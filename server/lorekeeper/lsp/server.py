@@ -23,7 +23,7 @@ from .. import __version__
 from ..compaction.config import CompactionConfig
 from ..safeio import read_bytes
 from ..diagnose import memory_findings
-from ..model import Finding
+from ..model import Finding, Severity
 from ..staleness import StalenessChecker
 from ..store import Store
 from ..workspace import Workspace, WorkspaceNotFound, find_root
@@ -62,6 +62,8 @@ class LoreServer(LanguageServer):
         #: Edits handed to the client (references that follow a rename), journaled as they reach disk:
         #: the user may accept only some of them.
         self.pending_edits: list[tuple[Any, float]] = []
+        self._generation = 0  # full checks started
+        self._landed = 0  # the newest whose result is the current state
 
     # -- paths -----------------------------------------------------------------------------------
 
@@ -116,12 +118,19 @@ class LoreServer(LanguageServer):
         and builds the new state aside: requests keep reading the previous one until it is swapped in."""
         if self.ws is None:
             return []
+        with self.lock:  # checks may overlap (start-up, quick saves): each knows which it is
+            self._generation += 1
+            mine = self._generation
         ws = Workspace(self.ws.root)
         store = Store.open(ws)
         checker = StalenessChecker(ws, store)
         checker.check()
         found = memory_findings(store, self.config)
         with self.lock:
+            if mine < self._landed:  # a check that started later (read the files later) already landed
+                log.info("dropped the result of check %d: check %d is newer", mine, self._landed)
+                return self.all_findings()
+            self._landed = mine
             self.ws, self.store, self.checker, self.memory_findings = ws, store, checker, found
             self._entry_files = {e.id: e.location.path for e in store.entries}
             self._by_id = {e.id: e for e in store.entries}
@@ -242,6 +251,22 @@ class LoreServer(LanguageServer):
         stale = self.checker.findings() if self.checker else []
         return [*self.memory_findings, *stale]
 
+    def stale_entries(self) -> set[str]:
+        """The memories whose references the code made false (a warning or an error of a staleness kind):
+        what the status bar and "Check Stale Memories" both count."""
+        from .actions import STALE_KINDS  # noqa: PLC0415
+
+        return {f.entry for f in self.all_findings()
+                if f.entry and f.kind.startswith(STALE_KINDS) and f.severity != Severity.info}
+
+    def problem_counts(self) -> dict[str, int]:
+        """Entry id -> how many warnings and errors it has now (information findings do not count)."""
+        counts: dict[str, int] = {}
+        for finding in self.all_findings():
+            if finding.entry and finding.severity != Severity.info:
+                counts[finding.entry] = counts.get(finding.entry, 0) + 1
+        return counts
+
     # -- scheduling ------------------------------------------------------------------------------
 
     def schedule(self, paths: set[str], structural: bool = False) -> None:
@@ -280,6 +305,10 @@ def create_server() -> LoreServer:
 def main(tcp: str | None = None) -> None:
     """Run the server over stdio (or TCP ``HOST:PORT``); logs go to stderr."""
     logging.basicConfig(level=os.environ.get("LORE_LOG_LEVEL", "WARNING"), format="%(name)s: %(message)s")
+    # A client cancels requests the server has already answered: routine, not worth a line in the
+    # editor's output at every start.
+    logging.getLogger("pygls.protocol.json_rpc").addFilter(
+        lambda record: "Cancel notification for unknown message id" not in record.getMessage())
     server = create_server()
     if tcp:
         host, _, port = tcp.rpartition(":")

@@ -187,6 +187,18 @@ class Verifications:
     def key(entry: Entry) -> str:
         return f"{entry.location.path}::{hashlib.sha1(normalize(entry.content).encode()).hexdigest()[:16]}"
 
+    def verified_at(self, entry: Entry) -> datetime | None:
+        """When the entry was last verified: its ``verified`` field, or for an instruction-file entry its
+        record in ``verified.json`` (which stops applying once the bullet's text changes)."""
+        if entry.format != "instruction":
+            return entry.verified
+        record = self.sidecar.get(self.key(entry))
+        when = record.get("verified") if isinstance(record, dict) else None
+        try:
+            return datetime.fromisoformat(str(when).replace("Z", "+00:00")) if when else None
+        except ValueError:
+            return None
+
     def baseline(self, entry: Entry) -> tuple[str, dict[str, str]] | None:
         if entry.format == "instruction":
             record = self.sidecar.get(self.key(entry))

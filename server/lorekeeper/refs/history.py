@@ -79,6 +79,7 @@ class GitHistory:
         self._renames: dict[str, dict[str, str]] = {}
         self._names_at: dict[str, dict[str, list[str]]] = {}  # commit -> file name -> paths (not persisted)
         self._dirty_paths: set[str] | None = None
+        self._new_paths: list[str] | None = None
         self._loaded = False
         self._changed = False
 
@@ -431,6 +432,16 @@ class GitHistory:
             out = self._run("status", "--porcelain", "-z", "--untracked-files=no", "--no-renames", quiet=True) or ""
             self._dirty_paths = {item[3:] for item in out.split("\x00") if len(item) > 3}
         return self._dirty_paths
+
+    def new_in_worktree(self, limit: int = 5000) -> list[str]:
+        """Files the working tree has that HEAD does not: untracked (not ignored) or added to the index.
+        At most ``limit`` (a tree full of untracked build output is not searched)."""
+        if self._new_paths is None:
+            untracked = self._run("ls-files", "-z", "--others", "--exclude-standard", quiet=True) or ""
+            added = self._run("diff", "--cached", "-z", "--name-only", "--diff-filter=A", "HEAD", quiet=True) or ""
+            paths = [p for p in (untracked + added).split("\x00") if p]
+            self._new_paths = sorted(set(paths))[:limit]
+        return self._new_paths
 
     def in_head(self, term: str, pathspecs: tuple[str, ...]) -> bool:
         """Whether the committed HEAD still mentions ``term`` (as a whole word) in these paths."""

@@ -99,20 +99,22 @@ def mark_stale(store: Store, findings: list[Finding], journal: Journal) -> tuple
     return (journal.apply_all(operations) if operations else []), skipped
 
 
-def fix_change(store: Store, entry: Entry, fix: dict[str, Any]) -> FileChange | None:
+def fix_change(store: Store, entry: Entry, fix: dict[str, Any], current: bytes | None = None) -> FileChange | None:
     """The file change a fix makes, without applying it: point a moved reference at its new path (in
     the text, and in ``refs``) or replace a stated value (package manager). ``None`` when nothing
-    would change."""
+    would change. ``current``: the file's bytes when an earlier change of the same operation has
+    already changed them."""
     if fix.get("action") not in ("replace-ref", "replace-text"):
         return None
     old, new = str(fix["old"]), str(fix["new"])
     pattern = (rf"(?<![\w/.-]){re.escape(old)}(?![\w-])" if fix["action"] == "replace-ref" else rf"\b{re.escape(old)}\b")
     if entry.format == "instruction":
         path = store.ws.root / entry.location.path
-        lines = read_text(path, root=store.ws.root).splitlines()[entry.location.start_line - 1 : entry.location.end_line]
+        text = current.decode("utf-8-sig") if current is not None else read_text(path, root=store.ws.root)
+        lines = text.splitlines()[entry.location.start_line - 1 : entry.location.end_line]
         original = "\n".join(lines)
         replaced = re.sub(pattern, new, original)
-        return store.change_for(entry, {"content": replaced}) if replaced != original else None
+        return store.change_for(entry, {"content": replaced}, current=current) if replaced != original else None
     changes: dict[str, Any] = {}
     content = re.sub(pattern, new, entry.content)
     if content != entry.content:
@@ -137,7 +139,28 @@ def fix_change(store: Store, entry: Entry, fix: dict[str, Any]) -> FileChange | 
         return None
     if entry.stale_reason:
         changes["stale_reason"] = None
-    return store.change_for(entry, changes)
+    return store.change_for(entry, changes, current=current)
+
+
+def apply_fixes(store: Store, items: list[tuple[Entry, Finding]], journal: Journal) -> Record | None:
+    """Apply the same kind of fix to several memories as one operation (the editor's "fix all": every
+    memory naming a moved file points at its new place). Several bullets of one file make one change
+    of that file. ``None`` when nothing changes."""
+    combined: dict[str, FileChange] = {}
+    for entry, finding in items:
+        path = entry.location.path
+        change = fix_change(store, entry, finding.fix or {}, current=combined[path].after if path in combined else None)
+        if change is None:
+            continue
+        if path in combined:
+            combined[path].after = change.after
+        else:
+            combined[path] = change
+    if not combined:
+        return None
+    fixes = sorted({f"{(f.fix or {}).get('old')} -> {(f.fix or {}).get('new')}" for _, f in items})
+    return journal.apply(Operation(op="update-ref", reason=f"{'; '.join(fixes)} in {len(combined)} file(s)",
+                                   changes=list(combined.values()), entries=[e.id for e, _ in items]))
 
 
 def apply_fix(store: Store, entry: Entry, finding: Finding, journal: Journal) -> Record | None:

@@ -126,8 +126,15 @@ class PathCheck:
                 path += "/"
                 what = "folder"
             if answers.get(("HEAD", path.rstrip("/"))):
-                checker.add(item, "stale-path", Severity.error,
-                            f"{what} `{item.ref.target}` was deleted in the working tree (not committed yet)")
+                moved = _moved_in_worktree(checker, path) if what == "file" else None
+                if moved:
+                    new = PurePosixPath(moved).name if "/" not in item.ref.target else _respell(item.ref.target, path, moved)
+                    checker.add(item, "moved-path", Severity.error,
+                                f"`{item.ref.target}` was moved to `{new}` in the working tree (not committed yet)",
+                                fix={"action": "replace-ref", "old": item.ref.target, "new": new})
+                else:
+                    checker.add(item, "stale-path", Severity.error,
+                                f"{what} `{item.ref.target}` was deleted in the working tree (not committed yet)")
                 continue
             self._gone(checker, item, path, baseline, what)
 
@@ -220,6 +227,16 @@ def _respell(target: str, old: str, new: str) -> str:
         if new_clean.startswith(prefix + "/"):
             return new_clean[len(prefix) + 1 :] + suffix
     return new_clean + suffix
+
+
+def _moved_in_worktree(checker: "StalenessChecker", path: str) -> str | None:
+    """Where a file deleted in the working tree went, when it was renamed there (not committed): the one
+    file git does not track yet, or added to the index, whose content is what HEAD holds for it."""
+    before = checker.history.read_at([("HEAD", path)]).get(("HEAD", path))
+    if before is None:
+        return None
+    same = [p for p in checker.history.new_in_worktree() if p != path and checker.index.read(p) == before]
+    return same[0] if len(same) == 1 else None
 
 
 def _same_content(checker: "StalenessChecker", path: str, removal_sha: str) -> str | None:

@@ -16,7 +16,7 @@ from ..text import normalize
 from ..workspace import PathOutsideRoot, Workspace, resolve_inside
 from . import mif, native
 from .instructions import read_instruction_file, replace_lines
-from .journal import FileChange, Journal, Operation, Record, Refused
+from .journal import FileChange, Journal, Operation, Record, Refused, recover
 from .lock import store_lock
 
 __all__ = ["AddResult", "FileChange", "Journal", "Operation", "Record", "Refused", "Store"]
@@ -37,10 +37,15 @@ class Store:
         self.ws = ws
         self.entries: list[Entry] = []
         self.findings: list[Finding] = []
+        #: What recovery did before loading (rolled-back batches, as messages).
+        self.recovered: list[str] = []
 
     @classmethod
     def open(cls, ws: Workspace) -> "Store":
+        """Load the store — after finishing any change a killed process left half applied, so that no
+        command ever reads (or plans from) a half-applied store."""
         store = cls(ws)
+        store.recovered = recover(ws)
         store.load()
         return store
 
