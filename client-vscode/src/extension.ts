@@ -257,7 +257,8 @@ async function refreshStatus(): Promise<void> {
       return;
     }
     const { text, warning } = statusText(status);
-    setStatus(text, "Lorekeeper: memory size against the index budget, and stale memories. Click for the Problems view.", warning);
+    setStatus(text, `Lorekeeper: ${status.tokensText ?? `${status.tokens} tokens in entries`} (the budget is index.md's); `
+      + `${status.stale} stale memories. Click for the Problems view.`, warning);
   } catch (error) {
     output.appendLine(`status: ${error}`);
   }

@@ -147,6 +147,8 @@ export interface Status {
   tokens: number;
   budget: number;
   stale: number;
+  /** "296 tokens in entries, 365 in instruction files": what the figure covers, for the tooltip. */
+  tokensText?: string;
 }
 
 /** The status bar text: memory size against the budget, and stale memories. */

@@ -275,17 +275,19 @@ def show(
     as_json: bool = JsonOption,
 ) -> None:
     """Show one entry: every field, where it comes from, what happened to it, and its references."""
+    from .report import merged_from
+
     ws = _workspace(ctx)
     store = _load(ws, quiet_findings=True)
     entry = _pick(store, key)
     ids = store.by_id()
     history = _journal(ws).history_of({entry.location.path}, {entry.id})
     refs = [{**r.model_dump(mode="json", exclude_none=True), "status": _ref_status(ws, r)} for r in entry.refs]
-    merged_from = [e.id for e in store.entries if e.merged_into == entry.id]
+    merged = merged_from(store, entry)
     findings = [f for f in store.findings if f.source == entry.location.path
                 and (entry.format != "instruction" or f.line in range(entry.location.start_line, entry.location.end_line + 1))]
     if as_json:
-        _emit({"entry": entry.public(), "refs": refs, "merged_from": merged_from,
+        _emit({"entry": entry.public(), "refs": refs, "merged_from": merged,
                "history": [r.summary() for r in history], "findings": [f.model_dump(mode="json") for f in findings]})
         return
     loc = entry.location
@@ -310,7 +312,7 @@ def show(
     linked("merged into", [entry.merged_into] if entry.merged_into else [])
     linked("superseded by", [entry.superseded_by] if entry.superseded_by else [])
     linked("supersedes", entry.supersedes)
-    linked("merged from", sorted(set(merged_from) | set(entry.source_entries)))
+    linked("merged from", merged)
     width = max(len(label) for label, _ in rows)
     for label, value in rows:
         out.print(f"[bold]{label:<{width}}[/]  {escape(value)}")
@@ -378,24 +380,24 @@ def log(
     as_json: bool = JsonOption,
 ) -> None:
     """Show the journal: the operations commands made to memory, newest first."""
+    from .report import log_rows
+
     ws = _workspace(ctx)
-    journal = _journal(ws)
-    records, problems = journal.records()
-    undone = journal.undone_by(records)
-    shown = list(reversed(records))[:limit]
+    records, problems = _journal(ws).records()
+    rows = log_rows(records, limit)
     if as_json:
-        _emit({"operations": [{**r.summary(), "undone_by": undone.get(r.id)} for r in shown],
-               "findings": [p.model_dump(mode="json") for p in problems]})
+        _emit({"operations": rows, "findings": [p.model_dump(mode="json") for p in problems]})
         return
     for problem in problems:
         _print_finding(problem)
-    if not shown:
+    if not rows:
         out.print("[dim]the journal is empty: no command has changed memory yet[/]")
         return
-    for record in shown:
-        mark = f" [dim](undone by {undone[record.id]})[/]" if record.id in undone else ""
-        out.print(f"[bold cyan]{escape(record.id)}[/] {_date(record.time)} [magenta]{escape(record.op)}[/] {escape(record.reason)}{mark}")
-        out.print(f"    [dim]{escape(record.argv)} · {', '.join(escape(c.path) for c in record.changes)}[/]")
+    for row in rows:
+        mark = f" [dim](undone by {escape(row['undone_by'])})[/]" if row["undone_by"] else ""
+        when = _date(datetime.fromisoformat(row["time"]))
+        out.print(f"[bold cyan]{escape(row['id'])}[/] {when} [magenta]{escape(row['op'])}[/] {escape(row['reason'])}{mark}")
+        out.print(f"    [dim]{escape(row['argv'])} · {', '.join(escape(p) for p in row['files'])}[/]")
 
 
 @app.command()
@@ -436,47 +438,31 @@ def undo(
 @app.command()
 def status(ctx: typer.Context, as_json: bool = JsonOption) -> None:
     """Summarise memory: where it lives, how much there is, in which formats and categories, its size in tokens."""
-    from .tokens import count_tokens
+    from .report import describe_tokens
+    from .report import status as report_status
 
     ws = _workspace(ctx)
     store = _load(ws, quiet_findings=True)
-    live = store.live()
-    files = Counter()
-    for fmt in ("entry", "mif", "instruction"):
-        files[fmt] = len({e.location.path for e in store.entries if e.format == fmt})
-    by_format = Counter(e.format for e in live)
-    by_category = Counter(e.category for e in live)
-    tokens = sum(count_tokens(e.content) for e in live)
-    severities = Counter(f.severity.value for f in store.findings)
     records, _ = Journal(ws).records()
-    data = {
-        "root": str(ws.root),
-        "store": ws.rel(ws.store),
-        "entries": len(store.entries),
-        "live": len(live),
-        "files": dict(files),
-        "by_format": dict(by_format),
-        "by_category": dict(by_category.most_common()),
-        "tokens": tokens,
-        "findings": {"error": severities["error"], "warning": severities["warning"], "info": severities["info"]},
-        "operations": len(records),
-    }
+    data = report_status(ws, store, records)
     if as_json:
         _emit(data)
         return
+    live, files, by_format = store.live(), data["files"], data["by_format"]
+    by_category, severities = data["by_category"], data["findings"]
     out.print(f"[bold]Workspace[/] {escape(str(ws.root))}  [dim](store: {escape(data['store'])}/)[/]")
-    out.print(f"[bold]{len(live)}[/] live entries ({len(store.entries) - len(live)} merged, superseded or archived), "
-              f"[bold]{tokens}[/] tokens (cl100k)")
+    out.print(f"[bold]{len(live)}[/] live entries ({len(store.entries) - len(live)} merged, superseded or archived); "
+              f"{describe_tokens(data['tokens'])} (cl100k)")
     labels = {"entry": "entry files", "mif": "MIF files", "instruction": "instruction files"}
     for fmt, label in labels.items():
-        if files[fmt]:
-            out.print(f"  {label:<18} {files[fmt]:>4} files  {by_format[fmt]:>5} entries")
-    out.print("[bold]Categories[/]  " + ", ".join(f"{escape(c)} {n}" for c, n in by_category.most_common()))
+        if files.get(fmt):
+            out.print(f"  {label:<18} {files[fmt]:>4} files  {by_format.get(fmt, 0):>5} entries")
+    out.print("[bold]Categories[/]  " + ", ".join(f"{escape(c)} {n}" for c, n in by_category.items()))
     if store.findings:
         out.print(f"[yellow]Problems[/]    {severities['error']} error(s), {severities['warning']} warning(s): run `lore validate`")
     else:
         out.print("[green]Problems[/]    none: every memory file reads cleanly")
-    out.print(f"[bold]Journal[/]     {len(records)} operation(s) (`lore log`)")
+    out.print(f"[bold]Journal[/]     {data['operations']} operation(s) (`lore log`)")
 
 
 @app.command()
@@ -613,30 +599,22 @@ def review(ctx: typer.Context) -> None:
     its new place, or archive. Each choice is journaled and undoable."""
     from .staleness import StalenessChecker, apply_fix, archive_entry, check_workspace, verify_entries
 
+    from .compaction import CompactionConfig
+    from .diagnose import conflicts as find_conflicts
+    from .report import review_queue
+
     ws = _workspace(ctx)
     findings, checker = check_workspace(ws)
     store = checker.store
     journal = _journal(ws)
-    by_entry: dict[str, list[Finding]] = {}
-    for finding in findings:
-        if finding.severity != Severity.info and finding.entry:
-            by_entry.setdefault(finding.entry, []).append(finding)
-    for entry in store.live():
-        if entry.stale_reason and entry.id not in by_entry:
-            by_entry[entry.id] = [Finding(kind="marked-stale", severity=Severity.warning, message=entry.stale_reason,
-                                          source=entry.location.path, line=entry.location.start_line, entry=entry.id)]
-    from .compaction import CompactionConfig
-    from .diagnose import conflicts as find_conflicts
-
-    disagreements = find_conflicts(store, CompactionConfig.load(ws.root))
-    if not by_entry and not disagreements:
+    queue = review_queue(store, findings, find_conflicts(store, CompactionConfig.load(ws.root)))
+    if not queue:
         out.print("[green]nothing to review: no stale, marked or conflicting memories[/]")
         return
-    ids = store.by_id()
+    disagreements = queue.conflicts
     done = 0
-    for number, (entry_id, found) in enumerate(by_entry.items(), 1):
-        entry = ids[entry_id]
-        out.print(f"\n[bold]{number}/{len(by_entry)}[/] {_entry_line(entry)}")
+    for number, (entry, found) in enumerate(queue.stale, 1):
+        out.print(f"\n[bold]{number}/{len(queue.stale)}[/] {_entry_line(entry)}")
         for finding in found:
             out.print(f"  [{_SEVERITY_STYLE[finding.severity]}]{finding.severity.value}[/]: {escape(finding.message)}")
         fixable = next((f for f in found if f.fix and f.fix.get("action") in ("replace-ref", "replace-text")), None)

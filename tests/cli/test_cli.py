@@ -149,9 +149,11 @@ def test_status_summarises(ws: Path) -> None:
     assert data["entries"] == 4 and data["live"] == 3
     assert data["files"] == {"entry": 2, "mif": 0, "instruction": 1}
     assert data["by_category"] == {"instructions": 2, "decisions": 1}
-    assert 10 < data["tokens"] < 60
+    assert set(data["tokens"]) == {"entries", "instructions"} and 10 < sum(data["tokens"].values()) < 60
     assert data["findings"] == {"error": 0, "warning": 0, "info": 0}
-    assert "3 live entries" in lore("status", cwd=ws).stdout
+    text = lore("status", cwd=ws).stdout
+    assert "3 live entries" in text
+    assert f"{data['tokens']['entries']} tokens in entries, {data['tokens']['instructions']} in instruction files" in text
 
 
 def test_validate_reports_findings_and_exits_1_on_errors(ws: Path, tree: Tree) -> None:

@@ -156,6 +156,12 @@ async def test_status_and_entry_at_for_editor_extensions(client: LanguageClient,
     status = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="lore.status"))
     assert status["budget"] == 2000 and status["stages"] == ["rules"]
     assert 250 < status["tokens"] < 400 and status["stale"] == 10
+    # One definition of the figures, whichever surface asks: the CLI says the same.
+    from support import lore
+
+    cli = json.loads(lore("status", "--json", cwd=workspace).stdout)["tokens"]
+    assert status["tokensByScope"] == cli and status["tokens"] == cli["entries"]
+    assert status["tokensText"] == f"{cli['entries']} tokens in entries, {cli['instructions']} in instruction files"
     entry = await client.workspace_execute_command_async(types.ExecuteCommandParams(
         command="lore.entryAt", arguments=[(workspace / "CLAUDE.md").as_uri(), 15]))
     assert entry == "CLAUDE.md:16"

@@ -18,6 +18,7 @@ from ..compaction.actions import keep_both, keep_one, merge_into
 from ..compaction.rules import Planner
 from ..compaction.plan import operation_changes
 from ..model import Finding, Severity
+from ..report import describe_tokens, log_rows
 from .. import cache as cache_files
 from ..safeio import read_text
 from ..staleness import apply_fix, apply_fixes, archive_entry, rename_changes, verify_entries
@@ -415,8 +416,10 @@ def register(server: LoreServer) -> None:
     def status(ls: LoreServer, *args: Any) -> dict[str, Any]:
         """For status bars: the memory's size in tokens against the index budget, the number of stale
         memories, and the compaction stages this server offers."""
-        return {"tokens": ls.memory_tokens(), "budget": ls.config.budget, "stale": len(ls.stale_entries()),
-                "stages": ["rules"]}
+        tokens = ls.memory_tokens()
+        # "tokens" is the entries' figure (what the index budget is about); "tokensByScope" says all of it.
+        return {"tokens": tokens["entries"], "tokensByScope": tokens, "tokensText": describe_tokens(tokens),
+                "budget": ls.config.budget, "stale": len(ls.stale_entries()), "stages": ["rules"]}
 
     @server.command("lore.entryAt")
     def entry_at(ls: LoreServer, uri: str, line: int) -> str | None:
@@ -426,10 +429,7 @@ def register(server: LoreServer) -> None:
     @server.command("lore.showLog")
     def show_log(ls: LoreServer, *args: Any) -> dict[str, Any]:
         assert ls.ws is not None
-        journal = Journal(ls.ws)
-        records, _ = journal.records()
-        undone = journal.undone_by(records)
-        return {"operations": [{**r.summary(), "undone_by": undone.get(r.id)} for r in reversed(records[-50:])]}
+        return {"operations": log_rows(Journal(ls.ws).records()[0], 50)}
 
     @server.command("lore.undo")
     async def undo(ls: LoreServer, *args: Any) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from lsprotocol import types
 
 from ..model import Entry
 from ..positions import entry_span
+from ..report import merged_from
 from ..store.journal import touching
 from .server import LoreServer
 
@@ -43,8 +44,7 @@ def provenance(ls: LoreServer, entry: Entry) -> str:
     def links(ids: list[str]) -> str:
         return ", ".join(_link(ls, by_id[i]) if i in by_id else f"`{i}` (not in memory)" for i in ids)
 
-    merged_from = sorted({e.id for e in ls.store.entries if e.merged_into == entry.id} | set(entry.source_entries))
-    for label, ids in (("merged from", merged_from), ("merged into", [entry.merged_into] if entry.merged_into else []),
+    for label, ids in (("merged from", merged_from(ls.store, entry)), ("merged into", [entry.merged_into] if entry.merged_into else []),
                        ("superseded by", [entry.superseded_by] if entry.superseded_by else []),
                        ("supersedes", entry.supersedes)):
         if ids:

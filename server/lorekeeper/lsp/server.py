@@ -51,7 +51,7 @@ class LoreServer(LanguageServer):
         self._structural = False
         self._entry_files: dict[str, str] = {}  # entry id -> its memory file
         self._by_id: dict[str, Any] = {}
-        self._tokens: tuple[Any, int] | None = None
+        self._tokens: tuple[Any, dict[str, int]] | None = None
         self.fuse_cache: tuple[Any, dict[str, Any]] | None = None
         self._journal: tuple[Any, list] | None = None
         self._file_entries: dict[str, list[str]] = {}
@@ -222,16 +222,15 @@ class LoreServer(LanguageServer):
             self._journal = (stamp, Journal(self.ws).records()[0])
         return self._journal[1]
 
-    def memory_tokens(self) -> int:
-        """Tokens of the live entries compaction manages (entry and MIF files), counted once a store."""
+    def memory_tokens(self) -> dict[str, int]:
+        """The memory's size in tokens, by scope (:func:`..report.memory_tokens`), counted once a store."""
         store = self.store
         if store is None:
-            return 0
+            return {"entries": 0, "instructions": 0}
         if self._tokens is None or self._tokens[0] is not store:
-            from ..tokens import count_tokens  # noqa: PLC0415 - loads the tokenizer only when asked
+            from ..report import memory_tokens  # noqa: PLC0415 - loads the tokenizer only when asked
 
-            self._tokens = (store, sum(count_tokens(e.summary or e.content) for e in store.live()
-                                       if e.format != "instruction"))
+            self._tokens = (store, memory_tokens(store))
         return self._tokens[1]
 
     def entry_by_id(self, entry_id: str | None):
