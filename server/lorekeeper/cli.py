@@ -22,7 +22,7 @@ from rich.console import Console
 from rich.markup import escape as _markup_escape
 
 from . import __version__
-from .model import DEFAULT_CATEGORY, Entry, Finding, Ref, Severity
+from .model import DEFAULT_CATEGORY, Entry, Finding, Ref, ReplaceRefFix, ReplaceTextFix, Severity
 from .display import visible
 from .safeio import UnsafeFile, atomic_write, dump_json, ensure_dir, load_json
 from .store import Journal, Record, Refused, Store
@@ -526,8 +526,8 @@ def check_stale(
             out.print(_finding_line(finding))
             for other in finding.related or []:
                 out.print(f"    [dim]also {escape(str(other.get('source')))}: {escape(str(other.get('message')))}[/]")
-            if finding.fix and finding.fix.get("new"):
-                out.print(f"    [green]fix:[/] use `{escape(str(finding.fix['new']))}`")
+            if isinstance(finding.fix, (ReplaceRefFix, ReplaceTextFix)):
+                out.print(f"    [green]fix:[/] use `{escape(finding.fix.new)}`")
         checked = report.checked
         if findings:
             out.print(f"[dim]{_count(checked, 'memory', 'memories')} checked: {errors} error(s), "
@@ -553,7 +553,8 @@ def _memory_path(ws: Workspace, path: str) -> str:
 
 def _finding_json(finding: Finding) -> dict[str, Any]:
     data = {"entry": finding.entry, "source": finding.source, "line": finding.line, "kind": finding.kind,
-            "severity": finding.severity.value, "message": finding.message, "ref": finding.ref, "fix": finding.fix,
+            "severity": finding.severity.value, "message": finding.message, "ref": finding.ref,
+            "fix": finding.fix.model_dump() if finding.fix else None,
             "commit": finding.commit}
     if finding.related:
         data["related"] = finding.related
@@ -617,7 +618,7 @@ def review(ctx: typer.Context) -> None:
         out.print(f"\n[bold]{number}/{len(queue.stale)}[/] {_entry_line(entry)}")
         for finding in found:
             out.print(f"  [{_SEVERITY_STYLE[finding.severity]}]{finding.severity.value}[/]: {escape(finding.message)}")
-        fixable = next((f for f in found if f.fix and f.fix.get("action") in ("replace-ref", "replace-text")), None)
+        fixable = next((f for f in found if isinstance(f.fix, (ReplaceRefFix, ReplaceTextFix))), None)
         options = [c for c in _REVIEW_CHOICES if c != "u" or fixable]
         if entry.format == "instruction":
             options = [c for c in options if c != "a"]
@@ -636,7 +637,7 @@ def review(ctx: typer.Context) -> None:
                 verify_entries(StalenessChecker(ws, store), [entry], journal)
                 out.print("  [green]kept and verified[/]")
             elif choice == "u" and fixable is not None:
-                record = apply_fix(store, entry, fixable, journal)
+                record = apply_fix(store, entry, fixable.fix, journal, fixable.message)
                 out.print(f"  [green]updated[/] ({record.id})" if record else "  [yellow]nothing to change[/]")
             elif choice == "a":
                 archive_entry(store, entry, journal, reason="; ".join(f.message for f in found))

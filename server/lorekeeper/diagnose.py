@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 
 from .compaction.config import CompactionConfig
 from .compaction.rules import Planner
-from .model import Entry, Finding, Severity
+from .model import CompressFix, Entry, Finding, MergeFix, Severity, SupersedeFix
 from .store import Store
 
 
@@ -40,7 +40,7 @@ def duplicate_findings(store: Store, config: CompactionConfig) -> list[Finding]:
                 message=(f"same text as {keeper.id} ({keeper.where()})" if exact
                          else f"states the same fact as {keeper.id} ({keeper.where()})"),
                 source=entry.location.path, line=entry.location.start_line, entry=entry.id,
-                fix={"action": "merge", "entry": entry.id, "into": keeper.id},
+                fix=MergeFix(entry=entry.id, into=keeper.id),
                 related=[_related(o, "kept copy" if o is keeper else "another copy") for o in others]))
     for conflict in planner.conflicts:
         if conflict["kind"] != "contradiction":
@@ -55,7 +55,7 @@ def duplicate_findings(store: Store, config: CompactionConfig) -> list[Finding]:
                 line=entry.location.start_line, entry=entry.id,
                 message=f"disagrees with the {side} {other.id} ({other.where()}): {conflict.get('reason', 'another value')}; "
                         "both stay until one is kept",
-                fix={"action": "supersede", "entry": older.id, "by": newer.id},
+                fix=SupersedeFix(entry=older.id, by=newer.id),
                 related=[_related(other, f"the {side} entry")]))
     return findings
 
@@ -98,7 +98,7 @@ def verbose_findings(store: Store, config: CompactionConfig) -> list[Finding]:
             findings.append(Finding(kind="verbose-entry", severity=Severity.info, source=entry.location.path,
                                     line=entry.location.start_line, entry=entry.id,
                                     message=f"{lines} lines, over the compression threshold of {config.compress_lines}",
-                                    fix={"action": "compress", "entry": entry.id}))
+                                    fix=CompressFix(entry=entry.id)))
     return findings
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import Enum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -118,6 +118,58 @@ class Entry(BaseModel):
         return data
 
 
+class MergeFix(BaseModel):
+    """Merge ``entry`` into ``into`` (the copy kept: the more complete)."""
+
+    action: Literal["merge"] = "merge"
+    entry: str
+    into: str
+
+
+class SupersedeFix(BaseModel):
+    """Settle a conflict by keeping the newer: ``entry`` (the older) gets ``superseded_by`` ``by``."""
+
+    action: Literal["supersede"] = "supersede"
+    entry: str
+    by: str
+
+
+class ReplaceRefFix(BaseModel):
+    """Point a reference at its new place: ``old`` becomes ``new`` in the text and in ``refs``."""
+
+    action: Literal["replace-ref"] = "replace-ref"
+    old: str
+    new: str
+
+
+class ReplaceTextFix(BaseModel):
+    """Replace a stated value (a package manager) in the text."""
+
+    action: Literal["replace-text"] = "replace-text"
+    old: str
+    new: str
+
+
+class VerifyFix(BaseModel):
+    """Record that the memory still holds (new fingerprints)."""
+
+    action: Literal["verify"] = "verify"
+    entry: str
+
+
+class CompressFix(BaseModel):
+    """Summarise a long entry (its text stays)."""
+
+    action: Literal["compress"] = "compress"
+    entry: str
+
+
+#: What can mend a finding, told apart by ``action`` (the same shape in ``--json`` and in a diagnostic's
+#: ``data``, from which the editor's quick fixes are rebuilt).
+Fix = Annotated[Union[MergeFix, SupersedeFix, ReplaceRefFix, ReplaceTextFix, VerifyFix, CompressFix],
+                Field(discriminator="action")]
+
+
 class Finding(BaseModel):
     """Something a user should know about a memory file: a schema problem, a refused ref, a stale memory.
 
@@ -133,7 +185,7 @@ class Finding(BaseModel):
     entry: str | None = None
     field: str | None = None
     ref: str | None = None
-    fix: dict[str, Any] | None = None
+    fix: Fix | None = None
     #: The commit that made the memory stale (deleted, moved or changed its target), when known.
     commit: str | None = None
     #: Other places that take part (the other copies of a duplicate, the rest of a cycle):

@@ -99,7 +99,7 @@ def test_a_conflict_is_a_finding_and_keeping_the_newer_is_journaled(tree: Tree) 
     store = tree.store()
     found = [f for f in memory_findings(store, CompactionConfig()) if f.kind == "contradiction"]
     assert {f.entry for f in found} == {"a", "b"}
-    assert all(f.fix == {"action": "supersede", "entry": "a", "by": "b"} for f in found)
+    assert all(f.fix.model_dump() == {"action": "supersede", "entry": "a", "by": "b"} for f in found)
     from lorekeeper.compaction.actions import keep_one
 
     by_id = store.by_id()

@@ -60,11 +60,11 @@ def test_moved_file_offers_the_new_path_and_the_fix_applies(tree: Tree) -> None:
     findings, checker = check(tree)
     moved = [f for f in findings if f.kind == "moved-path"]
     assert {f.source for f in moved} == {"CLAUDE.md", ".lore/memory/entries/l.json"}
-    assert all(f.fix == {"action": "replace-ref", "old": "src/lib/logger.ts", "new": "src/lib/log.ts"} for f in moved)
+    assert all(f.fix.model_dump() == {"action": "replace-ref", "old": "src/lib/logger.ts", "new": "src/lib/log.ts"} for f in moved)
     assert "was moved to `src/lib/log.ts`" in moved[0].message
     for finding in moved:
         entry = checker.store.by_id()[finding.entry]
-        assert apply_fix(checker.store, entry, finding, tree.journal()) is not None
+        assert apply_fix(checker.store, entry, finding.fix, tree.journal(), finding.message) is not None
     assert (tree.root / "CLAUDE.md").read_text() == "- Use `src/lib/log.ts` for logs.\n"
     data = json.loads((tree.root / ".lore/memory/entries/l.json").read_text())
     assert data["content"] == "Log through src/lib/log.ts only."
@@ -78,7 +78,7 @@ def test_moved_file_without_git_is_guessed_from_its_name(tree: Tree) -> None:
     findings, _ = check(tree)
     [finding] = findings
     assert finding.kind == "moved-path" and finding.severity == Severity.warning
-    assert finding.fix["new"] == "src/util/dates.py"
+    assert finding.fix.new == "src/util/dates.py"
 
 
 def test_removed_symbols_in_each_language(tree: Tree) -> None:
@@ -383,7 +383,7 @@ def test_moved_without_a_rename_record_is_found_by_content(tree: Tree) -> None:
     tree.write("src/net/retry.ts", body)
     commit(tree, "add net")
     [finding] = check(tree)[0]
-    assert finding.kind == "moved-path" and finding.fix["new"] == "src/net/retry.ts"
+    assert finding.kind == "moved-path" and finding.fix.new == "src/net/retry.ts"
     assert "the same content is now at `src/net/retry.ts`" in finding.message
 
 
@@ -411,7 +411,7 @@ def test_a_rename_in_the_working_tree_is_a_move_not_a_commit_that_removed_it(tre
     commit(tree, "initial import")
     (tree.root / "src/old.ts").rename(tree.root / "src/new.ts")  # renamed, not committed
     [finding] = check(tree)[0]
-    assert finding.kind == "moved-path" and finding.fix == {"action": "replace-ref", "old": "src/old.ts", "new": "src/new.ts"}
+    assert finding.kind == "moved-path" and finding.fix.model_dump() == {"action": "replace-ref", "old": "src/old.ts", "new": "src/new.ts"}
     assert "in the working tree (not committed yet)" in finding.message and "initial import" not in finding.message
     (tree.root / "src/new.ts").unlink()  # deleted for good
     [finding] = check(tree)[0]

@@ -147,7 +147,7 @@ def test_a_moved_folder_is_fixed_as_a_folder(tree: Tree) -> None:
     commit(tree, "rename jobs to tasks")
     [finding] = check(tree.root)
     assert finding.kind == "moved-path" and finding.severity == Severity.error
-    assert finding.fix == {"action": "replace-ref", "old": "src/jobs/", "new": "src/tasks/"}
+    assert finding.fix.model_dump() == {"action": "replace-ref", "old": "src/jobs/", "new": "src/tasks/"}
 
 
 def test_other_agents_files_and_configured_names_are_read(tree: Tree) -> None:
@@ -370,7 +370,7 @@ def test_a_bare_file_name_gone_everywhere_is_judged_by_what_the_tree_held_then(t
     [full] = [f for f in check(tree.root) if f.kind == "moved-path"]
     assert full.severity == Severity.error
     assert f"was moved to `ajvProvider.ts` in {renamed}" in full.message
-    assert full.fix == {"action": "replace-ref", "old": "ajv-provider.ts", "new": "ajvProvider.ts"}
+    assert full.fix.model_dump() == {"action": "replace-ref", "old": "ajv-provider.ts", "new": "ajvProvider.ts"}
 
 
 def test_a_root_script_gone_while_another_package_defines_one_is_a_warning(tree: Tree) -> None:

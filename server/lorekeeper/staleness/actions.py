@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..model import Entry, Finding, Severity
+from ..model import Entry, Finding, Fix, ReplaceRefFix, ReplaceTextFix, Severity
 from ..refs.fingerprint import Verifications
 from ..safeio import load_json, read_bytes, read_text
 from ..store import FileChange, Journal, Operation, Record, Store
@@ -99,15 +99,15 @@ def mark_stale(store: Store, findings: list[Finding], journal: Journal) -> tuple
     return (journal.apply_all(operations) if operations else []), skipped
 
 
-def fix_change(store: Store, entry: Entry, fix: dict[str, Any], current: bytes | None = None) -> FileChange | None:
+def fix_change(store: Store, entry: Entry, fix: Fix | None, current: bytes | None = None) -> FileChange | None:
     """The file change a fix makes, without applying it: point a moved reference at its new path (in
     the text, and in ``refs``) or replace a stated value (package manager). ``None`` when nothing
     would change. ``current``: the file's bytes when an earlier change of the same operation has
     already changed them."""
-    if fix.get("action") not in ("replace-ref", "replace-text"):
+    if not isinstance(fix, (ReplaceRefFix, ReplaceTextFix)):
         return None
-    old, new = str(fix["old"]), str(fix["new"])
-    pattern = (rf"(?<![\w/.-]){re.escape(old)}(?![\w-])" if fix["action"] == "replace-ref" else rf"\b{re.escape(old)}\b")
+    old, new = fix.old, fix.new
+    pattern = (rf"(?<![\w/.-]){re.escape(old)}(?![\w-])" if fix.action == "replace-ref" else rf"\b{re.escape(old)}\b")
     if entry.format == "instruction":
         path = store.ws.root / entry.location.path
         text = current.decode("utf-8-sig") if current is not None else read_text(path, root=store.ws.root)
@@ -119,7 +119,7 @@ def fix_change(store: Store, entry: Entry, fix: dict[str, Any], current: bytes |
     content = re.sub(pattern, new, entry.content)
     if content != entry.content:
         changes["content"] = content
-    if entry.refs and fix["action"] == "replace-ref":
+    if entry.refs and fix.action == "replace-ref":
         if entry.format == "entry" and isinstance(entry.raw.get("refs"), list):
             # Edit the file's own ref items so their form ("path:symbol" strings, extra keys) survives.
             def moved(path: str) -> bool:
@@ -149,7 +149,7 @@ def apply_fixes(store: Store, items: list[tuple[Entry, Finding]], journal: Journ
     combined: dict[str, FileChange] = {}
     for entry, finding in items:
         path = entry.location.path
-        change = fix_change(store, entry, finding.fix or {}, current=combined[path].after if path in combined else None)
+        change = fix_change(store, entry, finding.fix, current=combined[path].after if path in combined else None)
         if change is None:
             continue
         if path in combined:
@@ -158,18 +158,18 @@ def apply_fixes(store: Store, items: list[tuple[Entry, Finding]], journal: Journ
             combined[path] = change
     if not combined:
         return None
-    fixes = sorted({f"{(f.fix or {}).get('old')} -> {(f.fix or {}).get('new')}" for _, f in items})
+    fixes = sorted({f"{f.fix.old} -> {f.fix.new}" for _, f in items if isinstance(f.fix, (ReplaceRefFix, ReplaceTextFix))})
     return journal.apply(Operation(op="update-ref", reason=f"{'; '.join(fixes)} in {len(combined)} file(s)",
                                    changes=list(combined.values()), entries=[e.id for e, _ in items]))
 
 
-def apply_fix(store: Store, entry: Entry, finding: Finding, journal: Journal) -> Record | None:
-    """Apply a finding's fix (see :func:`fix_change`), journaled. ``None`` when it changes nothing."""
-    fix = finding.fix or {}
+def apply_fix(store: Store, entry: Entry, fix: Fix | None, journal: Journal, because: str = "") -> Record | None:
+    """Apply a finding's fix (see :func:`fix_change`), journaled with ``because`` (the finding's
+    message). ``None`` when it changes nothing."""
     change = fix_change(store, entry, fix)
-    if change is None:
+    if change is None or not isinstance(fix, (ReplaceRefFix, ReplaceTextFix)):
         return None
-    return journal.apply(Operation(op="update-ref", reason=f"{fix['old']} -> {fix['new']}: {finding.message}",
+    return journal.apply(Operation(op="update-ref", reason=f"{fix.old} -> {fix.new}" + (f": {because}" if because else ""),
                                    changes=[change], entries=[entry.id]))
 
 
@@ -189,7 +189,7 @@ def rename_changes(checker: StalenessChecker, old: str, new: str) -> list[tuple[
                 # Replace the renamed part as the memory spells it (relative to its folder if it is nested).
                 spelled_old = old if not (base and full != target) else old[len(base) + 1 :]
                 spelled_new = new if not (base and full != target) else new[len(base) + 1 :] if new.startswith(base + "/") else new
-                change = fix_change(checker.store, entry, {"action": "replace-ref", "old": spelled_old, "new": spelled_new})
+                change = fix_change(checker.store, entry, ReplaceRefFix(old=spelled_old, new=spelled_new))
                 if change is not None:
                     out.append((entry, change))
                 break

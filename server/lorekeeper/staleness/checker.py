@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any, Iterable
 
-from ..model import Entry, Finding, Severity
+from ..model import Entry, Finding, Fix, Severity
 from ..refs.extract import Reference, extract, from_explicit
 from ..refs.fingerprint import Fingerprinter, Verifications
 from ..refs.history import GitHistory
@@ -205,7 +205,7 @@ class StalenessChecker:
         return refs
 
     def finding(self, item: Pending, kind: str, severity: Severity, message: str,
-                fix: dict[str, Any] | None = None, commit: Any = None) -> Finding:
+                fix: Fix | None = None, commit: Any = None) -> Finding:
         """A finding about one reference, at the line that holds it."""
         entry = item.entry
         line = self.baselines.line_of(entry, item.ref.line)
@@ -216,7 +216,7 @@ class StalenessChecker:
                        entry=entry.id, ref=item.ref.label(), fix=fix, related=related,
                        commit=getattr(commit, "sha", commit))
 
-    def add(self, item: Pending, kind: str, severity: Severity, message: str, fix: dict[str, Any] | None = None,
+    def add(self, item: Pending, kind: str, severity: Severity, message: str, fix: Fix | None = None,
             commit: Any = None) -> None:
         """Record a finding about ``item``; ``commit`` (a :class:`Commit` or sha) is the one that made it stale."""
         item.result.findings.append(self.finding(item, kind, severity, message, fix, commit))

@@ -16,7 +16,7 @@ import re
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
-from ..model import Entry, Finding, Severity
+from ..model import Entry, Finding, ReplaceRefFix, ReplaceTextFix, Severity, VerifyFix
 from ..refs.history import parallel
 from ..refs.index import in_module_path
 from ..refs.manifests import WELL_KNOWN_TOOLS, parse_manifest
@@ -131,7 +131,7 @@ class PathCheck:
                     new = PurePosixPath(moved).name if "/" not in item.ref.target else _respell(item.ref.target, path, moved)
                     checker.add(item, "moved-path", Severity.error,
                                 f"`{item.ref.target}` was moved to `{new}` in the working tree (not committed yet)",
-                                fix={"action": "replace-ref", "old": item.ref.target, "new": new})
+                                fix=ReplaceRefFix(old=item.ref.target, new=new))
                 else:
                     checker.add(item, "stale-path", Severity.error,
                                 f"{what} `{item.ref.target}` was deleted in the working tree (not committed yet)")
@@ -175,7 +175,7 @@ class PathCheck:
         if moved and index.exists(moved):
             new = PurePosixPath(moved).name if bare else _respell(target, path, moved)
             checker.add(item, "moved-path", Severity.error, f"`{target}` was moved to `{new}`{when}",
-                        fix={"action": "replace-ref", "old": target, "new": new}, commit=removal.commit if removal else None)
+                        fix=ReplaceRefFix(old=target, new=new), commit=removal.commit if removal else None)
             return
         if removal and what == "file":
             copy = _same_content(checker, path, removal.commit.sha)
@@ -183,7 +183,7 @@ class PathCheck:
                 new = _respell(target, path, copy)
                 checker.add(item, "moved-path", Severity.error,
                             f"`{target}` was deleted{when}; the same content is now at `{new}`",
-                            fix={"action": "replace-ref", "old": target, "new": new}, commit=removal.commit)
+                            fix=ReplaceRefFix(old=target, new=new), commit=removal.commit)
                 return
         checker.add(item, "stale-path", Severity.error, f"{what} `{target}` was deleted{when}",
                     commit=removal.commit if removal else None)
@@ -212,7 +212,7 @@ class PathCheck:
         if len(elsewhere) == 1:
             checker.add(item, "moved-path", Severity.warning,
                         f"`{target}` does not exist; `{elsewhere[0]}` has the same name (moved?)",
-                        fix={"action": "replace-ref", "old": target, "new": elsewhere[0]})
+                        fix=ReplaceRefFix(old=target, new=elsewhere[0]))
         else:
             checker.add(item, "missing-path", Severity.warning, f"{what} `{target}` does not exist")
 
@@ -566,7 +566,7 @@ class PackageManagerCheck:
         for item in items:
             baseline = baselines[id(item)]
             message = f"memory says to use {item.ref.target}, but this repository uses {item.data['actual']} ({item.data['why']})"
-            fix = {"action": "replace-text", "old": item.ref.target, "new": item.data["actual"]}
+            fix = ReplaceTextFix(old=item.ref.target, new=item.data["actual"])
             severity = Severity.error
             if baseline is not None and baseline.commit:
                 folder = item.data["manifest"].rsplit("/", 1)[0] + "/" if item.data["manifest"] and "/" in item.data["manifest"] else ""
@@ -688,7 +688,7 @@ def changed_since_verified(checker: "StalenessChecker", entry: Entry, result: "E
             result.findings.append(Finding(
                 kind="changed-since-verified", severity=severity, source=entry.location.path,
                 line=checker.baselines.line_of(entry, ref.line), entry=entry.id, ref=ref.label(),
-                message=f"`{ref.label()}` changed since this memory was {since}", fix={"action": "verify", "entry": entry.id}))
+                message=f"`{ref.label()}` changed since this memory was {since}", fix=VerifyFix(entry=entry.id)))
 
 
 _NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)+|\d{2,})(?![\w])")
