@@ -213,6 +213,30 @@ class Workspace:
         patterns = [*INSTRUCTION_GLOBS, *self.config.instruction_files]
         return pathspec.GitIgnoreSpec.from_lines(patterns).match_file(text)
 
+    #: The files that configure how memory is read (a change to one reloads the store).
+    CONFIG_FILES = (".lore/config.toml", ".lean-spec/config.json")
+
+    @property
+    def config_path(self) -> Path:
+        return self.root / ".lore" / "config.toml"
+
+    def is_own_output(self, relpath: str) -> bool:
+        """Whether a path is Lorekeeper's own output — its caches, the journal, the views it renders
+        (``index.md``, ``compacted/``) — which never triggers a re-check when it changes."""
+        text = PurePosixPath(relpath.replace("\\", "/")).as_posix()
+        if text == ".lore/cache" or text.startswith(".lore/cache/"):
+            return True
+        if not _is_within(self.store, self.root):
+            return False
+        store = self.rel(self.store)
+        inner = text[len(store) + 1:] if text.startswith(store + "/") else None
+        return inner is not None and (inner.startswith("log/") or inner.startswith("compacted/") or inner == "index.md")
+
+    def reloads_store(self, relpath: str) -> bool:
+        """Whether a change to this file means memory must be read again: a memory file that is not
+        Lorekeeper's own output, or a file that configures how memory is read."""
+        return relpath in self.CONFIG_FILES or (self.is_memory_path(relpath) and not self.is_own_output(relpath))
+
     def inside(self, ref_path: str, base: str = "") -> Path:
         """:func:`resolve_inside` for this workspace, with folder real paths cached."""
         return resolve_inside(self.root, ref_path, base, self._real_dirs)

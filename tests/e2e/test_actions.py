@@ -151,6 +151,21 @@ async def test_fuse_a_topic_cluster(client: LanguageClient, workspace: Path) -> 
     assert json.loads((entries / "api2.json").read_text())["merged_into"] == fused[0]["id"]
 
 
+async def test_a_long_memory_offers_a_summary_and_keeps_its_text(client: LanguageClient, workspace: Path) -> None:
+    entry = workspace / ".lore/memory/entries/long.json"
+    text = "\n".join(f"Step {i} of the release checklist: confirm with the on-call lead." for i in range(120))
+    entry.write_text(json.dumps({"id": "long", "content": text, "category": "runbook", "created": "2026-10-01T00:00:00Z"}))
+    await client.workspace_execute_command_async(types.ExecuteCommandParams(command="lore.checkStale"))
+    found = await wait_for_diagnostics(client, entry.as_uri(), lambda ds: any(d.code == "verbose-entry" for d in ds))
+    assert found[0].data["fix"] == {"action": "compress", "entry": "long"}
+    summarise = next(a for a in await actions(client, entry, 0) if a.command and a.command.command == "lore.compress")
+    assert summarise.title == "Summarise this memory (its text stays)"
+    assert (await run(client, summarise))["operation"]
+    written = json.loads(entry.read_text())
+    assert written["content"] == text and 0 < len(written["summary"]) <= 500 and written["compressed_at"]
+    await wait_for_diagnostics(client, entry.as_uri(), lambda ds: not any(d.code == "verbose-entry" for d in ds))
+
+
 async def test_status_and_entry_at_for_editor_extensions(client: LanguageClient, workspace: Path) -> None:
     await wait_for_diagnostics(client, (workspace / "CLAUDE.md").as_uri())
     status = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="lore.status"))

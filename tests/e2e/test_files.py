@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from e2e_helpers import wait_for_diagnostics
 from lsprotocol import types
 from pytest_lsp import LanguageClient
@@ -80,14 +81,25 @@ async def test_unknown_and_foreign_documents_are_answered_quietly(client: Langua
         assert not lenses
 
 
-async def test_saving_any_instruction_file_reloads_its_entries(client: LanguageClient, workspace: Path) -> None:
+@pytest.mark.parametrize("relpath", [".cursor/rules/tooling.md", ".github/instructions/tooling.instructions.md"])
+async def test_saving_a_rules_file_updates_diagnostics(client: LanguageClient, workspace: Path, relpath: str) -> None:
+    """Cursor rules and Copilot path instructions are memory files like CLAUDE.md: creating one, then
+    saving it again, reloads its entries (whether the client reports saves or watched-file events)."""
     await wait_for_diagnostics(client, (workspace / "CLAUDE.md").as_uri())
-    rules = workspace / ".github/instructions/tooling.instructions.md"
+    rules = workspace / relpath
     rules.parent.mkdir(parents=True, exist_ok=True)
-    rules.write_text("- Always use pnpm; npm and yarn break the lockfile.\n")  # what an entry says already
-    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
-        types.FileEvent(uri=rules.as_uri(), type=types.FileChangeType.Created)]))
+
+    def saved(text: str, change: types.FileChangeType) -> None:
+        rules.write_text(text)
+        client.text_document_did_save(types.DidSaveTextDocumentParams(
+            text_document=types.TextDocumentIdentifier(uri=rules.as_uri())))
+        client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+            types.FileEvent(uri=rules.as_uri(), type=change)]))
+
     entry = workspace / ".lore/memory/entries/20260412T091502Z-3f9a1c2b7d40.json"
+    saved("- Always use pnpm; npm and yarn break the lockfile.\n", types.FileChangeType.Created)  # an entry says so too
     found = await wait_for_diagnostics(client, entry.as_uri(), lambda ds: any(d.code == "duplicate" for d in ds))
     duplicate = next(d for d in found if d.code == "duplicate")
     assert any(r.location.uri == rules.as_uri() for r in duplicate.related_information)
+    saved("- Run the linter before every commit.\n", types.FileChangeType.Changed)
+    await wait_for_diagnostics(client, entry.as_uri(), lambda ds: not any(d.code == "duplicate" for d in ds))

@@ -1,11 +1,16 @@
 """Decisions a person makes about memories, each one journaled operation: merge one entry into another
-(the editor's quick fix), keep one side of a conflict, or say that both sides are true."""
+(the editor's quick fix), keep one side of a conflict, say that both sides are true, summarise one long
+entry, fuse a topic's entries. Every surface (CLI, editor, MCP) calls these."""
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 from ..model import Entry
 from ..store import Journal, Operation, Record, Store
-from .rules import WRITABLE, union_changes
+from .config import CompactionConfig
+from .plan import PlanOperation, operation_changes
+from .rules import WRITABLE, Planner, summarize, union_changes
 
 
 def merge_into(store: Store, entry: Entry, keeper: Entry, journal: Journal, reason: str) -> Record:
@@ -43,3 +48,34 @@ def keep_both(store: Store, newer: Entry, older: Entry, journal: Journal) -> Rec
     change = store.change_for(first, {"coexists_with": list(dict.fromkeys([*first.coexists_with, second.id]))})
     return journal.apply(Operation(op="keep-both", reason=f"{first.id} and {second.id} are both true",
                                    changes=[change], entries=[first.id, second.id]))
+
+
+def compress_entry(store: Store, entry: Entry, config: CompactionConfig, journal: Journal,
+                   now: datetime | None = None) -> Record:
+    """Give one long entry a ``summary`` (at most ``summary_chars`` characters) and ``compressed_at``,
+    as the compress rule does for old or weak entries; its text stays. The quick fix of a
+    ``verbose-entry`` finding."""
+    if entry.format not in WRITABLE:
+        raise ValueError(f"{entry.id} is in an instruction file: shorten it there")
+    now = now or datetime.now(timezone.utc)
+    fields = {"summary": summarize(entry.content, config.summary_chars),
+              "compressed_at": now.strftime("%Y-%m-%dT%H:%M:%SZ")}
+    lines = entry.content.count("\n") + 1
+    return journal.apply(Operation(op="compress", reason=f"{lines} lines: summarised on request",
+                                   changes=[store.change_for(entry, fields)], entries=[entry.id]))
+
+
+def fuse_operations(store: Store, config: CompactionConfig, ws_entries_dir: str,
+                    now: datetime | None = None) -> dict[str, PlanOperation]:
+    """The fuse operations compaction would plan (the rule alone: no views, no token counts), by the id
+    of each entry taking part: what the editor offers as "Fuse N entries about TOPIC"."""
+    planner = Planner(store.entries, config, now or datetime.now(timezone.utc))
+    planner.fuse(ws_entries_dir)
+    return {source: op for op in planner.operations for source in op.sources}
+
+
+def apply_operation(operation: PlanOperation, store: Store, journal: Journal) -> Record:
+    """One planned operation on its own, journaled (the new entry written first)."""
+    entries = [*operation.sources, *([operation.result["id"]] if operation.result else [])]
+    return journal.apply(Operation(op=operation.op, reason=operation.reason,
+                                   changes=operation_changes(operation, store), entries=entries))

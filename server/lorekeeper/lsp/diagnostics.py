@@ -3,16 +3,16 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
 from collections import defaultdict
-from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from pydantic import BaseModel, ConfigDict
 
-from ..model import Finding, Severity
+from ..kinds import docs_url
+from ..model import Entry, Finding, Fix, Severity
 from ..safeio import read_text
 from ..positions import finding_span
 from .server import LoreServer
@@ -21,19 +21,26 @@ log = logging.getLogger("lorekeeper.lsp")
 
 SEVERITY = {Severity.error: types.DiagnosticSeverity.Error, Severity.warning: types.DiagnosticSeverity.Warning,
             Severity.info: types.DiagnosticSeverity.Information}
-DOCS = Path(__file__).resolve().parents[3] / "docs"
-_PAGES = {"duplicate": "compaction.md#dedup", "near-duplicate": "compaction.md#merge", "contradiction": "compaction.md#conflicts",
-          "dangling-supersedes": "compaction.md#supersede", "supersession-cycle": "compaction.md#supersede",
-          "verbose-entry": "compaction.md#compress", "dangling-link": "compaction.md#links-that-lead-nowhere",
-          "orphaned-merge": "compaction.md#links-that-lead-nowhere",
-          "history-unavailable": "staleness.md#finding-kinds"}
 
 
-def docs_href(kind: str) -> str:
-    """Where a finding kind is explained: the docs shipped with this checkout."""
-    page = _PAGES.get(kind) or ("staleness.md#finding-kinds" if kind.startswith(("stale-", "moved-", "missing-", "unresolved-", "changed-"))
-                                else "formats.md#bad-input")
-    return (DOCS / page.split("#")[0]).as_uri() + "#" + page.split("#")[1]
+class DiagnosticData(BaseModel):
+    """What a diagnostic carries for the code actions built from it (as the client sends it back):
+    the finding's kind, entry and reference, its typed fix, and whether the entry's file may be
+    rewritten (instruction files keep their text). Anything else a client sends is ignored."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    kind: str
+    entry: str | None = None
+    ref: str | None = None
+    fix: Fix | None = None
+    editable: bool = False
+
+    @classmethod
+    def of(cls, finding: Finding, entry: Entry | None) -> "DiagnosticData":
+        """The data a finding's diagnostic carries (``entry``: the entry it is about, if known)."""
+        return cls(kind=finding.kind, entry=finding.entry, ref=finding.ref, fix=finding.fix,
+                   editable=entry is not None and entry.format != "instruction")
 
 
 def to_diagnostic(server: LoreServer, finding: Finding, lines: list[str]) -> types.Diagnostic:
@@ -54,7 +61,8 @@ def to_diagnostic(server: LoreServer, finding: Finding, lines: list[str]) -> typ
             message=str(r.get("message", "")))
         for r in finding.related or []
     ]
-    data: dict[str, Any] = {"kind": finding.kind, "entry": finding.entry, "ref": finding.ref, "fix": finding.fix}
+    data = DiagnosticData.of(finding, entry)
+    href = docs_url(finding.kind, server.settings.docsUrl)
     return types.Diagnostic(
         range=types.Range(start=types.Position(line=start_line, character=start_char),
                           end=types.Position(line=end_line, character=end_char)),
@@ -62,10 +70,10 @@ def to_diagnostic(server: LoreServer, finding: Finding, lines: list[str]) -> typ
                 + short_message(finding.message),
         severity=SEVERITY[finding.severity],
         code=finding.kind,
-        code_description=types.CodeDescription(href=docs_href(finding.kind)),
+        code_description=types.CodeDescription(href=href) if href else None,
         source="lorekeeper",
         related_information=related or None,
-        data=data,
+        data=data.model_dump(mode="json"),
     )
 
 
@@ -165,26 +173,6 @@ def publish(server: LoreServer, findings: list[Finding] | dict[str, list[Finding
 
 
 def register(server: LoreServer) -> None:
-    @server.feature(types.INITIALIZE)
-    def on_initialize(ls: LoreServer, params: types.InitializeParams) -> None:
-        root = None
-        if params.workspace_folders:
-            root = ls.fs_path(params.workspace_folders[0].uri)
-        root = root or params.root_path or (ls.fs_path(params.root_uri) if params.root_uri else None)
-        ls.open_workspace(root)
-        options = params.initialization_options
-        if isinstance(options, dict):
-            apply_settings(ls, options.get("lorekeeper", options))
-
-    @server.feature(types.INITIALIZED)
-    async def on_initialized(ls: LoreServer, params: types.InitializedParams) -> None:
-        loop = asyncio.get_running_loop()
-        ls.initial_check = loop.run_in_executor(None, ls.full_check)
-        await _register_watchers(ls)
-        findings = await ls.initial_check
-        publish(ls, findings)
-        await _pull_configuration(ls)
-
     @server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC, types.DiagnosticOptions(
         identifier="lorekeeper", inter_file_dependencies=True, workspace_diagnostics=True))
     async def on_document_diagnostic(ls: LoreServer, params: types.DocumentDiagnosticParams):
@@ -200,85 +188,3 @@ def register(server: LoreServer) -> None:
         return types.WorkspaceDiagnosticReport(items=[
             types.WorkspaceFullDocumentDiagnosticReport(uri=uri, items=items, version=None)
             for uri, items in diagnostics_by_uri(ls, ls.all_findings()).items()])
-
-    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
-    def on_watched(ls: LoreServer, params: types.DidChangeWatchedFilesParams) -> None:
-        paths = {p for p in (ls.relpath(c.uri) for c in params.changes) if p and not _ours(p)}
-        structural = any(c.type != types.FileChangeType.Changed for c in params.changes)
-        if paths:
-            ls.schedule(paths, structural)
-
-    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
-    def on_save(ls: LoreServer, params: types.DidSaveTextDocumentParams) -> None:
-        if ls.watching:
-            return  # the file watcher reports it
-        path = ls.relpath(params.text_document.uri)
-        if path:
-            ls.schedule({path})
-
-    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
-    def on_open(ls: LoreServer, params: types.DidOpenTextDocumentParams) -> None:
-        return None  # diagnostics are already published for every memory file
-
-    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    async def on_configuration(ls: LoreServer, params: types.DidChangeConfigurationParams) -> None:
-        settings = params.settings
-        if isinstance(settings, dict) and isinstance(settings.get("lorekeeper"), dict):
-            apply_settings(ls, settings["lorekeeper"])
-        else:
-            await _pull_configuration(ls)
-
-
-def _ours(path: str) -> bool:
-    """Lorekeeper's own files (caches, journal, views) never trigger a re-check."""
-    rooted = f"/{path}"
-    return ("/.lore/cache/" in rooted or "/memory/log/" in rooted or "/memory/compacted/" in rooted
-            or rooted.endswith("/memory/index.md"))
-
-
-async def _register_watchers(ls: LoreServer) -> None:
-    caps = ls.client_capabilities.workspace
-    dynamic = bool(caps and caps.did_change_watched_files and caps.did_change_watched_files.dynamic_registration)
-    if not dynamic:
-        return
-    try:
-        await ls.client_register_capability_async(types.RegistrationParams(registrations=[types.Registration(
-            id="lorekeeper-watch", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-            register_options=types.DidChangeWatchedFilesRegistrationOptions(
-                watchers=[types.FileSystemWatcher(glob_pattern="**/*")]))]))
-        ls.watching = True
-    except Exception as exc:  # a client that refuses keeps the didSave fallback
-        log.warning("file watching not registered: %s", exc)
-
-
-async def _pull_configuration(ls: LoreServer) -> None:
-    caps = ls.client_capabilities.workspace
-    if not (caps and caps.configuration):
-        return
-    try:
-        result = await ls.workspace_configuration_async(types.ConfigurationParams(
-            items=[types.ConfigurationItem(section="lorekeeper")]))
-    except Exception as exc:
-        log.warning("workspace/configuration failed: %s", exc)
-        return
-    if result and isinstance(result[0], dict):
-        apply_settings(ls, result[0])
-
-
-def apply_settings(ls: LoreServer, values: dict[str, Any]) -> None:
-    """Layer settings over the defaults; a value of the wrong type is ignored, with one message."""
-    problems = []
-    for key, value in values.items():
-        if key not in ls.settings:
-            continue
-        default = ls.settings[key]
-        if isinstance(default, bool) != isinstance(value, bool) or not isinstance(value, type(default)):
-            problems.append(f"{key}={value!r} (expected {type(default).__name__})")
-            continue
-        ls.settings[key] = value
-    if "budget" in values and isinstance(values["budget"], int) and not isinstance(values["budget"], bool):
-        ls.config.budget = values["budget"]
-    if problems:
-        ls.window_show_message(types.ShowMessageParams(
-            type=types.MessageType.Warning,
-            message="Lorekeeper: ignored invalid settings, using defaults: " + ", ".join(problems)))

@@ -22,13 +22,14 @@ def _date(value) -> str:
 
 def provenance(ls: LoreServer, entry: Entry) -> str:
     """The hover text for one entry, in Markdown."""
-    assert ls.store is not None and ls.ws is not None
-    by_id = ls.store.by_id()
+    snapshot = ls.snapshot  # read once: one consistent state for the whole hover
+    assert snapshot is not None
+    by_id = snapshot.by_id
     lines = [f"**Memory `{entry.id}`** · {entry.category} · {entry.format} file", ""]
     who = [f"created {_date(entry.created)}" + ("" if entry.created_from == "field" else f" (from {entry.created_from})")]
     if entry.agent:
         who.insert(0, f"by **{entry.agent}**")
-    verified = ls.checker.verifications.verified_at(entry) if ls.checker is not None else entry.verified
+    verified = snapshot.checker.verifications.verified_at(entry)
     who.append(f"verified {_date(verified)}" if verified else "never verified")
     lines.append("- " + ", ".join(who))
     facts = []
@@ -44,7 +45,7 @@ def provenance(ls: LoreServer, entry: Entry) -> str:
     def links(ids: list[str]) -> str:
         return ", ".join(_link(ls, by_id[i]) if i in by_id else f"`{i}` (not in memory)" for i in ids)
 
-    for label, ids in (("merged from", merged_from(ls.store, entry)), ("merged into", [entry.merged_into] if entry.merged_into else []),
+    for label, ids in (("merged from", merged_from(snapshot.store, entry)), ("merged into", [entry.merged_into] if entry.merged_into else []),
                        ("superseded by", [entry.superseded_by] if entry.superseded_by else []),
                        ("supersedes", entry.supersedes)):
         if ids:
@@ -58,18 +59,16 @@ def provenance(ls: LoreServer, entry: Entry) -> str:
     if history:
         lines += ["", "**What Lorekeeper did to it**"]
         lines += [f"- {r.time:%Y-%m-%d} `{r.op}` {r.reason} (`{r.id}`)" for r in history[-5:]]
-    if ls.checker is not None:
-        refs = ls.checker.references(entry)
-        if refs:
-            result = ls.checker.results.get(entry.id)
-            found = {f.ref: f for f in (result.findings if result else [])}
-            lines += ["", "**References**"]
-            for ref in refs:
-                finding = found.get(ref.label())
-                status = "holds" if finding is None else {
-                    "moved-path": "moved", "changed-since-verified": "changed", "stale-value": "changed"}.get(finding.kind, "gone")
-                detail = f" — {finding.message}" if finding else ""
-                lines.append(f"- `{ref.label()}`: **{status}**{detail}")
+    refs = snapshot.checker.references(entry)
+    if refs:
+        found = {f.ref: f for f in snapshot.findings_of_entry(entry.id)}
+        lines += ["", "**References**"]
+        for ref in refs:
+            finding = found.get(ref.label())
+            status = "holds" if finding is None else {
+                "moved-path": "moved", "changed-since-verified": "changed", "stale-value": "changed"}.get(finding.kind, "gone")
+            detail = f" — {finding.message}" if finding else ""
+            lines.append(f"- `{ref.label()}`: **{status}**{detail}")
     return "\n".join(lines)
 
 

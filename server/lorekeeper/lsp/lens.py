@@ -15,15 +15,19 @@ def register(server: LoreServer) -> None:
     def on_code_lens(ls: LoreServer, params: types.CodeLensParams) -> list[types.CodeLens]:
         # Reads the current state; never waits for a re-check.
         uri = params.text_document.uri
-        entries = ls.entries_at(uri)
+        snapshot = ls.snapshot
+        relpath = ls.relpath(uri)
+        if snapshot is None or relpath is None:
+            return []
+        entries = snapshot.entries_in(relpath)
         lenses = []
-        problems = ls.problem_counts()
+        problems = snapshot.problem_counts()
         for entry in entries:
-            count = len(ls.checker.references(entry)) if ls.checker else 0
+            count = len(snapshot.checker.references(entry))
             found = problems.get(entry.id, 0)
             if not count and not found:
                 continue
-            when = ls.checker.verifications.verified_at(entry) if ls.checker else entry.verified
+            when = snapshot.checker.verifications.verified_at(entry)
             parts = [f"{count} reference{'s' if count != 1 else ''}", f"verified {when:%Y-%m-%d}" if when else "not verified"]
             if found:
                 parts.append(f"{found} problem{'s' if found != 1 else ''}")
@@ -31,9 +35,8 @@ def register(server: LoreServer) -> None:
             lenses.append(types.CodeLens(
                 range=types.Range(start=types.Position(line=line, character=0), end=types.Position(line=line, character=0)),
                 command=types.Command(title=" · ".join(parts), command="lore.describe", arguments=[entry.id])))
-        relpath = ls.relpath(uri)
-        if not entries and relpath and ls.settings.get("codeLensInCode") and ls.checker is not None:
-            dependants = ls.checker.reverse_index().get(relpath, set())
+        if not entries and ls.settings.codeLensInCode:
+            dependants = snapshot.checker.reverse_index().get(relpath, set())
             if dependants:
                 lenses.append(types.CodeLens(
                     range=types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)),

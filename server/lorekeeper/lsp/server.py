@@ -7,10 +7,11 @@ Nothing but JSON-RPC goes to stdout: logging goes to stderr and ``window/logMess
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
-import time
 import os
 import threading
+import time
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -23,47 +24,58 @@ from .. import __version__
 from ..compaction.config import CompactionConfig
 from ..safeio import read_bytes
 from ..diagnose import memory_findings
-from ..model import Finding, Severity
+from ..model import Entry, Finding
 from ..staleness import StalenessChecker
 from ..store import Store
 from ..workspace import Workspace, WorkspaceNotFound, find_root
+from .settings import Settings
+from .state import Snapshot
 
 log = logging.getLogger("lorekeeper.lsp")
 
-DEFAULT_SETTINGS: dict[str, Any] = {"debounceMs": 200, "codeLensInCode": False, "budget": 2000}
-
-
 class LoreServer(LanguageServer):
-    """The language server and the state it keeps between requests."""
+    """The language server and the state it keeps between requests.
+
+    State is one immutable :class:`~.state.Snapshot`: requests read ``self.snapshot`` once and never
+    wait. Writers (checks, re-checks, commands) run one at a time under ``self.lock`` and publish the
+    next snapshot whole; since a check reads the files only once it holds the lock, a check that
+    starts later always lands later, and the newest state wins by construction. A check asked for
+    while another ran is skipped when a check that started after the request already landed."""
 
     def __init__(self) -> None:
         super().__init__("lorekeeper", __version__)
-        self.ws: Workspace | None = None
-        self.store: Store | None = None
-        self.checker: StalenessChecker | None = None
+        self._ws: Workspace | None = None
+        self.snapshot: Snapshot | None = None
         self.config = CompactionConfig()
-        self.settings: dict[str, Any] = dict(DEFAULT_SETTINGS)
-        self.memory_findings: list[Finding] = []
+        self.settings = Settings()
         self.last_findings: dict[str, list[Finding]] = {}  # what was last pushed, by memory file
-        # Serialises writers (re-checks, commands); requests read the current state without waiting.
+        #: Serialises writers (checks, re-checks, commands); requests read ``snapshot`` without it.
         self.lock = threading.RLock()
+        self._tickets = itertools.count(1)  # each check request takes the next number
+        self._covered = 0  # every request numbered up to this is answered by the current snapshot
         self._pending: set[str] = set()
         self._structural = False
-        self._entry_files: dict[str, str] = {}  # entry id -> its memory file
-        self._by_id: dict[str, Any] = {}
-        self._tokens: tuple[Any, dict[str, int]] | None = None
-        self.fuse_cache: tuple[Any, dict[str, Any]] | None = None
-        self._journal: tuple[Any, list] | None = None
-        self._file_entries: dict[str, list[str]] = {}
-        self._memory_by_file: dict[str, list[Finding]] = {}
         self._debounce: asyncio.TimerHandle | None = None
+        self._journal: tuple[Any, list] | None = None
         self.watching = False
         self.initial_check: asyncio.Future | None = None  # the first full check, awaited by pull requests
         #: Edits handed to the client (references that follow a rename), journaled as they reach disk:
         #: the user may accept only some of them.
         self.pending_edits: list[tuple[Any, float]] = []
-        self._generation = 0  # full checks started
-        self._landed = 0  # the newest whose result is the current state
+
+    # -- the current state (read-only views of the snapshot) -------------------------------------
+
+    @property
+    def ws(self) -> Workspace | None:
+        return self.snapshot.ws if self.snapshot is not None else self._ws
+
+    @property
+    def store(self) -> Store | None:
+        return self.snapshot.store if self.snapshot is not None else None
+
+    @property
+    def checker(self) -> StalenessChecker | None:
+        return self.snapshot.checker if self.snapshot is not None else None
 
     # -- paths -----------------------------------------------------------------------------------
 
@@ -77,16 +89,6 @@ class LoreServer(LanguageServer):
         if not uri or urlparse(uri).scheme != "file":
             return None
         return to_fs_path(uri)
-
-    def entries_at(self, uri: str, line: int | None = None) -> list:
-        """The entries a document holds (at a 0-based line, for instruction files)."""
-        relpath = self.relpath(uri)
-        if relpath is None or self.store is None:
-            return []
-        found = [e for e in self.store.entries if e.location.path == relpath]
-        if line is None:
-            return found
-        return [e for e in found if e.format != "instruction" or e.location.start_line <= line + 1 <= e.location.end_line]
 
     def relpath(self, uri: str) -> str | None:
         """The workspace-relative path of a ``file:`` URI inside the workspace, else ``None``."""
@@ -108,54 +110,59 @@ class LoreServer(LanguageServer):
         if not root_path:
             return
         try:
-            self.ws = Workspace(find_root(Path(root_path)))
+            self._ws = Workspace(find_root(Path(root_path)))
         except WorkspaceNotFound:
-            self.ws = Workspace(Path(root_path))
+            self._ws = Workspace(Path(root_path))
         self.config = CompactionConfig.load(self.ws.root)
 
     def full_check(self) -> list[Finding]:
-        """Load every memory file and check everything; returns all findings. Runs off the event loop,
-        and builds the new state aside: requests keep reading the previous one until it is swapped in."""
+        """Load every memory file and check everything; returns all findings. Runs off the event loop.
+        Skipped (the current findings are returned) when a check that began after this one was asked
+        for has landed meanwhile: it read every file this one would."""
         if self.ws is None:
             return []
-        with self.lock:  # checks may overlap (start-up, quick saves): each knows which it is
-            self._generation += 1
-            mine = self._generation
-        ws = Workspace(self.ws.root)
-        store = Store.open(ws)
-        checker = StalenessChecker(ws, store)
-        checker.check()
-        found = memory_findings(store, self.config)
+        ticket = next(self._tickets)
         with self.lock:
-            if mine < self._landed:  # a check that started later (read the files later) already landed
-                log.info("dropped the result of check %d: check %d is newer", mine, self._landed)
+            if ticket <= self._covered and self.snapshot is not None:
                 return self.all_findings()
-            self._landed = mine
-            self.ws, self.store, self.checker, self.memory_findings = ws, store, checker, found
-            self._entry_files = {e.id: e.location.path for e in store.entries}
-            self._by_id = {e.id: e for e in store.entries}
-            self._file_entries = {}
-            for entry in store.entries:
-                self._file_entries.setdefault(entry.location.path, []).append(entry.id)
-            self._memory_by_file = {}
-            for finding in found:
-                self._memory_by_file.setdefault(finding.source, []).append(finding)
+            covers = next(self._tickets)  # every request made so far is older than what we read now
+            ws = Workspace(self.ws.root)
+            store = Store.open(ws)
+            checker = StalenessChecker(ws, store)
+            checker.check()
+            found = memory_findings(store, self.config)
+            self._publish_snapshot(Snapshot.build(self._next_generation(), ws, store, checker, self.config, found))
+            self._covered = covers
             return self.all_findings()
+
+    def _next_generation(self) -> int:
+        return self.snapshot.generation + 1 if self.snapshot is not None else 1
+
+    def _publish_snapshot(self, snapshot: Snapshot) -> None:
+        current = self.snapshot
+        if current is not None and snapshot.generation <= current.generation:  # cannot happen under the lock
+            log.warning("dropped snapshot %d: %d is current", snapshot.generation, current.generation)
+            return
+        self.snapshot = snapshot
 
     def refresh(self, changed: set[str], structural: bool = True) -> list[Finding] | dict[str, list[Finding]]:
         """After files changed on disk: memory files reload the store (and everything is re-checked:
         all findings are returned); code files re-check only the entries that depend on them (the
         findings of their memory files are returned, by file)."""
-        if self.ws is None or self.store is None or self.checker is None:
+        if self.snapshot is None:
             return self.full_check()
-        memory = {p for p in changed if self._is_memory(p)}
+        assert self.ws is not None
+        memory = {p for p in changed if self.ws.reloads_store(p)}
         if memory:
             self.settle_edits()
             self._reconcile(memory)
             return self.full_check()
         with self.lock:
-            self.checker.recheck(changed, structural=structural)
-            return self.findings_of_files({self._entry_files.get(i, "") for i in self.checker.checked} - {""})
+            snapshot = self.snapshot
+            snapshot.checker.recheck(changed, structural=structural)
+            touched = {snapshot.store_path(i) for i in snapshot.checker.checked} - {None}
+            self._publish_snapshot(snapshot.after_recheck(self._next_generation()))
+            return self.findings_of_files(touched)
 
     def expect_edit(self, operation: Any, seconds: float = 600.0) -> None:
         """An operation whose files the client will write (if the user accepts): journaled by
@@ -201,12 +208,6 @@ class LoreServer(LanguageServer):
         except Exception as exc:  # the journal is a record; failing to update it must not stop checking
             log.warning("journal not reconciled: %s", exc)
 
-    def _is_memory(self, relpath: str) -> bool:
-        """Whether a change to this file reloads the store: a memory file (the workspace decides, for
-        every surface alike), or a file that configures how memory is read."""
-        assert self.ws is not None
-        return self.ws.is_memory_path(relpath) or relpath in (".lore/config.toml", ".lean-spec/config.json")
-
     def journal_records(self) -> list:
         """The journal's records, read again only when the log folder changed (hover reads them)."""
         if self.ws is None:
@@ -224,47 +225,42 @@ class LoreServer(LanguageServer):
 
     def memory_tokens(self) -> dict[str, int]:
         """The memory's size in tokens, by scope (:func:`..report.memory_tokens`), counted once a store."""
-        store = self.store
-        if store is None:
+        snapshot = self.snapshot
+        if snapshot is None:
             return {"entries": 0, "instructions": 0}
-        if self._tokens is None or self._tokens[0] is not store:
+        if "tokens" not in snapshot.memo:
             from ..report import memory_tokens  # noqa: PLC0415 - loads the tokenizer only when asked
 
-            self._tokens = (store, memory_tokens(store))
-        return self._tokens[1]
+            snapshot.memo["tokens"] = memory_tokens(snapshot.store)
+        return snapshot.memo["tokens"]
 
-    def entry_by_id(self, entry_id: str | None):
-        return self._by_id.get(entry_id) if entry_id else None
+    def entry_by_id(self, entry_id: str | None) -> Entry | None:
+        return self.snapshot.by_id.get(entry_id) if entry_id and self.snapshot is not None else None
+
+    def entries_at(self, uri: str, line: int | None = None) -> list[Entry]:
+        """The entries a document holds (at a 0-based line, for instruction files)."""
+        relpath = self.relpath(uri)
+        snapshot = self.snapshot
+        if relpath is None or snapshot is None:
+            return []
+        return snapshot.entries_in(relpath, line)
 
     def findings_of_files(self, files: set[str]) -> dict[str, list[Finding]]:
         """The current findings of some memory files only: what a code change can have touched."""
-        assert self.checker is not None
-        out = {}
-        for path in files:
-            stale = [f for i in self._file_entries.get(path, []) for f in
-                     (self.checker.results[i].findings if i in self.checker.results else [])]
-            out[path] = [*self._memory_by_file.get(path, []), *stale]
-        return out
+        snapshot = self.snapshot
+        return {path: list(snapshot.by_file.get(path, [])) for path in files} if snapshot is not None else {}
 
     def all_findings(self) -> list[Finding]:
-        stale = self.checker.findings() if self.checker else []
-        return [*self.memory_findings, *stale]
+        return list(self.snapshot.findings) if self.snapshot is not None else []
 
     def stale_entries(self) -> set[str]:
-        """The memories whose references the code made false (a warning or an error of a staleness kind):
-        what the status bar and "Check Stale Memories" both count."""
-        from .actions import STALE_KINDS  # noqa: PLC0415
-
-        return {f.entry for f in self.all_findings()
-                if f.entry and f.kind.startswith(STALE_KINDS) and f.severity != Severity.info}
+        """The memories whose references the code made false: what the status bar and "Check Stale
+        Memories" both count."""
+        return self.snapshot.stale_entries() if self.snapshot is not None else set()
 
     def problem_counts(self) -> dict[str, int]:
         """Entry id -> how many warnings and errors it has now (information findings do not count)."""
-        counts: dict[str, int] = {}
-        for finding in self.all_findings():
-            if finding.entry and finding.severity != Severity.info:
-                counts[finding.entry] = counts.get(finding.entry, 0) + 1
-        return counts
+        return self.snapshot.problem_counts() if self.snapshot is not None else {}
 
     # -- scheduling ------------------------------------------------------------------------------
 
@@ -276,7 +272,7 @@ class LoreServer(LanguageServer):
         loop = asyncio.get_running_loop()
         if self._debounce is not None:
             self._debounce.cancel()
-        delay = max(0, int(self.settings.get("debounceMs", 200))) / 1000
+        delay = self.settings.debounceMs / 1000
         self._debounce = loop.call_later(delay, lambda: asyncio.ensure_future(self._run_pending()))
 
     async def _run_pending(self) -> None:
@@ -293,10 +289,10 @@ class LoreServer(LanguageServer):
 
 def create_server() -> LoreServer:
     """A server with every feature registered."""
-    from . import actions, diagnostics, hover, lens  # noqa: PLC0415
+    from . import code_actions, commands, diagnostics, hover, lens, lifecycle  # noqa: PLC0415
 
     server = LoreServer()
-    for feature in (diagnostics, hover, actions, lens):
+    for feature in (lifecycle, diagnostics, hover, code_actions, commands, lens):
         feature.register(server)
     return server
 

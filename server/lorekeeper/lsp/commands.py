@@ -1,6 +1,6 @@
-"""Code actions and commands. Every change goes through the engine (plans, the journal), so it is
-undoable with ``lore undo``; ``lore.compact`` sends its plan to the editor as a WorkspaceEdit whose
-changes need confirmation, so VS Code opens its refactor preview before anything is written."""
+"""Commands (what code actions, lenses and the client's palette run) and the rename edit. Every change
+goes through the engine (its actions, plans, the journal), so it is undoable with ``lore undo``; a
+command parses its arguments, calls the engine under the writer lock, and re-checks."""
 
 from __future__ import annotations
 
@@ -11,24 +11,22 @@ from typing import Any
 
 from lsprotocol import types
 
-from datetime import datetime, timezone
+from pydantic import TypeAdapter, ValidationError
 
 from ..compaction import apply_plan, plan_compaction, render_preview
-from ..compaction.actions import keep_both, keep_one, merge_into
-from ..compaction.rules import Planner
-from ..compaction.plan import operation_changes
-from ..model import Finding, Severity
+from ..compaction.actions import apply_operation, compress_entry, keep_both, keep_one, merge_into
+from ..model import Finding, Fix, ReplaceRefFix, ReplaceTextFix, Severity
 from ..report import describe_tokens, log_rows
 from .. import cache as cache_files
 from ..safeio import read_text
 from ..staleness import apply_fix, apply_fixes, archive_entry, rename_changes, verify_entries
 from ..store import FileChange, Journal, Operation, Refused
+from .code_actions import fuse_operation, same_fix
 from .diagnostics import publish
 from .server import LoreServer
 
 log = logging.getLogger("lorekeeper.lsp")
-STALE_KINDS = ("stale-", "moved-path", "missing-path", "changed-since-verified")
-COMPACT_KIND = types.CodeActionKind.Source + ".lorekeeper.compact"
+_FIX: TypeAdapter[Fix] = TypeAdapter(Fix)
 
 
 def _journal(ls: LoreServer, name: str) -> Journal:
@@ -37,69 +35,15 @@ def _journal(ls: LoreServer, name: str) -> Journal:
 
 
 def _findings_for(ls: LoreServer, entry_id: str) -> list[Finding]:
-    return [f for f in ls.all_findings() if f.entry == entry_id]
+    return ls.snapshot.findings_of_entry(entry_id) if ls.snapshot is not None else []
 
 
-def code_actions(ls: LoreServer, uri: str, line: int) -> list[types.CodeAction]:
-    """The actions for the entry at a line, rebuilt from its findings (the same data the diagnostics carry)."""
-    actions: list[types.CodeAction] = []
-    entries = ls.entries_at(uri, line)
-    for entry in entries[:1]:
-        writable = entry.format != "instruction"
-        kinds = set()
-        for finding in _findings_for(ls, entry.id):
-            fix = finding.fix or {}
-            kinds.add(finding.kind)
-            if fix.get("action") == "merge" and writable:
-                actions.append(_action(f"Merge with {fix['into']}", types.CodeActionKind.QuickFix, "lore.merge",
-                                       [entry.id, fix["into"]], preferred=True))
-            elif fix.get("action") == "supersede":
-                actions.append(_action(f"Keep the newer ({fix['by']})", types.CodeActionKind.QuickFix,
-                                       "lore.keepNewer", [fix["by"], fix["entry"]]))
-                actions.append(_action("Both are true (stop reporting this pair)", types.CodeActionKind.QuickFix,
-                                       "lore.keepBoth", [fix["by"], fix["entry"]]))
-            elif fix.get("action") in ("replace-ref", "replace-text"):
-                actions.append(_action(f"Update reference to {fix['new']}", types.CodeActionKind.QuickFix,
-                                       "lore.applyFix", [entry.id, finding.model_dump(mode="json")], preferred=True))
-                same = _same_fix(ls, fix)
-                if len(same) > 1:
-                    actions.append(_action(f"Update every reference to {fix['old']} ({len(same)} memories)",
-                                           types.CodeActionKind.QuickFix, "lore.fixAll", [fix]))
-        if any(k.startswith(STALE_KINDS) for k in kinds):
-            actions.append(_action("Mark as still valid", types.CodeActionKind.QuickFix, "lore.verify", [entry.id]))
-            if writable:
-                actions.append(_action("Archive this memory", types.CodeActionKind.QuickFix, "lore.archive", [entry.id]))
-        fuse = _fuse_operation(ls, entry.id)
-        if fuse is not None:
-            topic = fuse.result["content"].split(" (", 1)[0] if fuse.result else "this topic"
-            actions.append(_action(f"Fuse {len(fuse.sources)} entries about {topic}", types.CodeActionKind.RefactorRewrite,
-                                   "lore.fuse", [entry.id]))
-    actions.append(_action("Compact memory…", COMPACT_KIND, "lore.compact", [{"dryRun": False}]))
-    return actions
-
-
-def _action(title: str, kind: str, command: str, arguments: list[Any], preferred: bool = False) -> types.CodeAction:
-    return types.CodeAction(title=title, kind=kind, is_preferred=preferred or None,
-                            command=types.Command(title=title, command=command, arguments=arguments))
-
-
-def _fuse_operation(ls: LoreServer, entry_id: str):
-    """The fuse operation an entry would take part in: the rule alone (no views, no token counts — this
-    runs on the code-action request path), computed once per store."""
-    store = ls.store
-    if store is None or ls.ws is None:
+def _fix(value: Any) -> Fix | None:
+    """A fix sent back by the client (a code action's argument), validated; ``None`` if it is not one."""
+    try:
+        return _FIX.validate_python(value)
+    except ValidationError:
         return None
-    if ls.fuse_cache is None or ls.fuse_cache[0] is not store:
-        planner = Planner(store.entries, ls.config, datetime.now(timezone.utc))
-        planner.fuse(ls.ws.rel(ls.ws.entries_dir))
-        ls.fuse_cache = (store, {s: op for op in planner.operations for s in op.sources})
-    return ls.fuse_cache[1].get(entry_id)
-
-
-def _same_fix(ls: LoreServer, fix: dict[str, Any]) -> list[Finding]:
-    """The findings of every memory that the same fix mends (one moved file named in many places)."""
-    return [f for f in ls.all_findings() if f.fix and f.entry and f.fix.get("action") == fix.get("action")
-            and f.fix.get("old") == fix.get("old") and f.fix.get("new") == fix.get("new")]
 
 
 def _entry(ls: LoreServer, entry_id: Any):
@@ -200,15 +144,6 @@ def _workspace_edit(ls: LoreServer, changes: list[FileChange], annotated: bool, 
 
 
 def register(server: LoreServer) -> None:
-    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
-        code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.RefactorRewrite, COMPACT_KIND]))
-    def on_code_action(ls: LoreServer, params: types.CodeActionParams) -> list[types.CodeAction]:
-        actions = code_actions(ls, params.text_document.uri, params.range.start.line)
-        wanted = params.context.only
-        if wanted:
-            actions = [a for a in actions if any((a.kind or "").startswith(w) for w in wanted)]
-        return actions
-
     @server.feature(types.WORKSPACE_WILL_RENAME_FILES, types.FileOperationRegistrationOptions(
         filters=[types.FileOperationFilter(pattern=types.FileOperationPattern(glob="**/*"))]))
     def on_will_rename(ls: LoreServer, params: types.RenameFilesParams) -> types.WorkspaceEdit | None:
@@ -290,35 +225,40 @@ def register(server: LoreServer) -> None:
         return await settle(ls, newer_id, older_id, keep_both, "keep-both")
 
     @server.command("lore.applyFix")
-    async def fix(ls: LoreServer, entry_id: str, finding: dict[str, Any]) -> dict[str, Any]:
+    async def fix(ls: LoreServer, entry_id: str, value: Any = None, *args: Any) -> dict[str, Any]:
+        """Apply a reference fix (the quick fix's argument: the fix its diagnostic carried)."""
+        fix = _fix(value.get("fix") if isinstance(value, dict) and "fix" in value else value)
+        if not isinstance(fix, (ReplaceRefFix, ReplaceTextFix)):
+            return {"operation": None, "reason": "lore.applyFix takes an entry id and a replace-ref or replace-text fix"}
         with ls.lock:
             entry = _entry(ls, entry_id)
-            if entry is None or not isinstance(finding, dict):
+            if entry is None:
                 return {"operation": None, "reason": f"no entry {entry_id}"}
-            record = apply_fix(ls.store, entry, Finding.model_validate(finding), _journal(ls, "update-ref"))
+            because = next((f.message for f in _findings_for(ls, entry.id) if f.fix == fix), "")
+            record = apply_fix(ls.store, entry, fix, _journal(ls, "update-ref"), because)
         if record is not None:
-            fix = finding.get("fix") or {}
-            _tell(ls, f"Lorekeeper: {entry_id} now says {fix.get('new')} (was {fix.get('old')}); Undo reverses it.")
+            _tell(ls, f"Lorekeeper: {entry_id} now says {fix.new} (was {fix.old}); Undo reverses it.")
         await _recheck(ls)
         return {"operation": record.id if record else None}
 
     @server.command("lore.fixAll")
-    async def fix_all(ls: LoreServer, fix: Any = None, *args: Any) -> dict[str, Any]:
-        if not isinstance(fix, dict):
+    async def fix_all(ls: LoreServer, value: Any = None, *args: Any) -> dict[str, Any]:
+        fix = _fix(value)
+        if not isinstance(fix, (ReplaceRefFix, ReplaceTextFix)):
             return {"operation": None, "reason": "lore.fixAll takes the fix of a finding"}
         with ls.lock:
-            assert ls.store is not None
-            by_id = ls.store.by_id()
-            items = [(by_id[f.entry], f) for f in _same_fix(ls, fix) if f.entry in by_id]
+            snapshot = ls.snapshot
+            assert snapshot is not None
+            items = [(snapshot.by_id[f.entry], f) for f in same_fix(snapshot, fix) if f.entry in snapshot.by_id]
             try:
-                record = apply_fixes(ls.store, items, _journal(ls, "update-ref"))
+                record = apply_fixes(snapshot.store, items, _journal(ls, "update-ref"))
             except Refused as exc:
                 ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=str(exc)))
                 return {"operation": None, "reason": str(exc)}
         if record is not None:
             ls.window_show_message(types.ShowMessageParams(
                 type=types.MessageType.Info,
-                message=f"Lorekeeper: {fix.get('old')} → {fix.get('new')} in {len(items)} memories "
+                message=f"Lorekeeper: {fix.old} → {fix.new} in {len(items)} memories "
                         f"({len(record.changes)} file(s)); Undo reverses it."))
         await _recheck(ls)
         return {"operation": record.id if record else None, "memories": len(items)}
@@ -338,12 +278,27 @@ def register(server: LoreServer) -> None:
     @server.command("lore.fuse")
     async def fuse(ls: LoreServer, entry_id: str) -> dict[str, Any]:
         with ls.lock:
-            operation = _fuse_operation(ls, entry_id)
-            if operation is None or ls.store is None:
+            snapshot = ls.snapshot
+            operation = fuse_operation(ls, snapshot, str(entry_id)) if snapshot is not None else None
+            if operation is None or snapshot is None:
                 return {"operation": None}
-            record = _journal(ls, "fuse").apply(Operation(op="fuse", reason=operation.reason,
-                                                          changes=operation_changes(operation, ls.store),
-                                                          entries=[*operation.sources, operation.result["id"]]))
+            record = apply_operation(operation, snapshot.store, _journal(ls, "fuse"))
+        await _recheck(ls)
+        return {"operation": record.id}
+
+    @server.command("lore.compress")
+    async def compress(ls: LoreServer, entry_id: str) -> dict[str, Any]:
+        """Summarise one long memory (the quick fix of a verbose-entry finding); its text stays."""
+        with ls.lock:
+            entry = _entry(ls, entry_id)
+            if entry is None:
+                return {"operation": None, "reason": f"no entry {entry_id}"}
+            try:
+                record = compress_entry(ls.store, entry, ls.config, _journal(ls, "compress"))
+            except (ValueError, Refused) as exc:
+                ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=str(exc)))
+                return {"operation": None, "reason": str(exc)}
+        _tell(ls, f"Lorekeeper: summarised {entry_id} (its text stays); Undo reverses it.")
         await _recheck(ls)
         return {"operation": record.id}
 

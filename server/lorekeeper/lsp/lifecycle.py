@@ -1,0 +1,108 @@
+"""The server's lifecycle: initialize (which folder), initialized (the first check, file watching,
+settings), and the notifications that keep its state current — watched files, saves, configuration."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from lsprotocol import types
+
+from .diagnostics import publish
+from .server import LoreServer
+from .settings import layer
+
+log = logging.getLogger("lorekeeper.lsp")
+
+
+def register(server: LoreServer) -> None:
+    @server.feature(types.INITIALIZE)
+    def on_initialize(ls: LoreServer, params: types.InitializeParams) -> None:
+        root = None
+        if params.workspace_folders:
+            root = ls.fs_path(params.workspace_folders[0].uri)
+        root = root or params.root_path or (ls.fs_path(params.root_uri) if params.root_uri else None)
+        ls.open_workspace(root)
+        options = params.initialization_options
+        if isinstance(options, dict):
+            apply_settings(ls, options.get("lorekeeper", options))
+
+    @server.feature(types.INITIALIZED)
+    async def on_initialized(ls: LoreServer, params: types.InitializedParams) -> None:
+        loop = asyncio.get_running_loop()
+        ls.initial_check = loop.run_in_executor(None, ls.full_check)
+        await _register_watchers(ls)
+        findings = await ls.initial_check
+        publish(ls, findings)
+        await _pull_configuration(ls)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def on_watched(ls: LoreServer, params: types.DidChangeWatchedFilesParams) -> None:
+        ws = ls.ws
+        if ws is None:
+            return
+        paths = {p for p in (ls.relpath(c.uri) for c in params.changes) if p and not ws.is_own_output(p)}
+        structural = any(c.type != types.FileChangeType.Changed for c in params.changes)
+        if paths:
+            ls.schedule(paths, structural)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def on_save(ls: LoreServer, params: types.DidSaveTextDocumentParams) -> None:
+        if ls.watching:
+            return  # the file watcher reports it
+        path = ls.relpath(params.text_document.uri)
+        if path and ls.ws is not None and not ls.ws.is_own_output(path):
+            ls.schedule({path})
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def on_open(ls: LoreServer, params: types.DidOpenTextDocumentParams) -> None:
+        return None  # diagnostics are already published for every memory file
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def on_configuration(ls: LoreServer, params: types.DidChangeConfigurationParams) -> None:
+        settings = params.settings
+        if isinstance(settings, dict) and isinstance(settings.get("lorekeeper"), dict):
+            apply_settings(ls, settings["lorekeeper"])
+        else:
+            await _pull_configuration(ls)
+
+
+async def _register_watchers(ls: LoreServer) -> None:
+    caps = ls.client_capabilities.workspace
+    dynamic = bool(caps and caps.did_change_watched_files and caps.did_change_watched_files.dynamic_registration)
+    if not dynamic:
+        return
+    try:
+        await ls.client_register_capability_async(types.RegistrationParams(registrations=[types.Registration(
+            id="lorekeeper-watch", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                watchers=[types.FileSystemWatcher(glob_pattern="**/*")]))]))
+        ls.watching = True
+    except Exception as exc:  # a client that refuses keeps the didSave fallback
+        log.warning("file watching not registered: %s", exc)
+
+
+async def _pull_configuration(ls: LoreServer) -> None:
+    caps = ls.client_capabilities.workspace
+    if not (caps and caps.configuration):
+        return
+    try:
+        result = await ls.workspace_configuration_async(types.ConfigurationParams(
+            items=[types.ConfigurationItem(section="lorekeeper")]))
+    except Exception as exc:
+        log.warning("workspace/configuration failed: %s", exc)
+        return
+    if result and isinstance(result[0], dict):
+        apply_settings(ls, result[0])
+
+
+def apply_settings(ls: LoreServer, values: dict[str, Any]) -> None:
+    """Layer settings over the current ones; a value of the wrong type is ignored, with one message."""
+    ls.settings, problems = layer(ls.settings, values)
+    if values.get("budget") == ls.settings.budget:  # sent and valid: it overrides .lore/config.toml's
+        ls.config.budget = ls.settings.budget
+    if problems:
+        ls.window_show_message(types.ShowMessageParams(
+            type=types.MessageType.Warning,
+            message="Lorekeeper: ignored invalid settings, using defaults: " + ", ".join(problems)))
