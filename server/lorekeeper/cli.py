@@ -608,7 +608,7 @@ def review(ctx: typer.Context) -> None:
     findings, checker = check_workspace(ws)
     store = checker.store
     journal = _journal(ws)
-    queue = review_queue(store, findings, find_conflicts(store, CompactionConfig.load(ws.root)))
+    queue = review_queue(store, findings, find_conflicts(store, ws.compaction))
     if not queue:
         out.print("[green]nothing to review: no stale, marked or conflicting memories[/]")
         return
@@ -696,7 +696,7 @@ def _run_compaction(ws: Workspace, only: list[str] | None, dry_run: bool, as_jso
     id of a plan the user previewed; applying refuses when the plan made now differs."""
     from .compaction import CompactionConfig, apply_plan, plan_compaction, plan_id, render_diff
 
-    config = CompactionConfig.load(ws.root).with_overrides(**overrides)
+    config = ws.compaction.with_overrides(**overrides)
     for problem in config.problems:
         err.print(f"[yellow]warning:[/] {escape(problem)}")
     store = _load(ws, quiet_findings=as_json)

@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import os
 import subprocess
-import tomllib
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 import pathspec
+from pydantic import BaseModel, Field, StrictInt, StrictStr
 
+from .config import ConfigFiles, settle
 from .safeio import read_text
+
+if TYPE_CHECKING:
+    from .compaction.config import CompactionConfig
 
 #: Folders never walked: version control internals and dependency trees, ignored or not.
 ALWAYS_SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", ".venv", "__pycache__"})
@@ -116,45 +119,24 @@ def _is_within(path: Path, root: Path) -> bool:
     return _within(str(path), str(root))
 
 
-@dataclass
-class Config:
-    """Settings from ``.lore/config.toml`` (every key optional)."""
+class Config(BaseModel):
+    """Settings from ``.lore/config.toml``'s ``[store]`` section (every key optional)."""
 
-    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
-    default_agent: str | None = None
+    max_file_bytes: StrictInt = Field(DEFAULT_MAX_FILE_BYTES, gt=0)
+    default_agent: StrictStr | None = None
     #: More instruction files to read (gitignore-style patterns relative to the root).
-    instruction_files: list[str] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
+    instruction_files: list[StrictStr] = Field(default_factory=list)
+    problems: list[str] = Field(default_factory=list)
+
+    @classmethod
+    def from_files(cls, files: ConfigFiles) -> "Config":
+        problems = list(files.problems if files.toml_broken else [])
+        values = settle(cls, [(".lore/config.toml [store]", files.section("store"))], problems)
+        return cls(**values, problems=problems)
 
     @classmethod
     def load(cls, root: Path) -> "Config":
-        cfg = cls()
-        path = root / ".lore" / "config.toml"
-        if not path.is_file():
-            return cfg
-        try:
-            data = tomllib.loads(read_text(path, 1024 * 1024, root))
-        except (OSError, ValueError, RecursionError) as exc:
-            cfg.problems.append(f".lore/config.toml: {exc}; using defaults")
-            return cfg
-        store = data.get("store", {})
-        cfg.max_file_bytes = _int_setting(cfg, store, "max_file_bytes", cfg.max_file_bytes)
-        agent = store.get("default_agent")
-        cfg.default_agent = agent if isinstance(agent, str) else None
-        extra = store.get("instruction_files", [])
-        if isinstance(extra, list) and all(isinstance(x, str) for x in extra):
-            cfg.instruction_files = list(extra)
-        else:
-            cfg.problems.append(f".lore/config.toml: instruction_files must be a list of file patterns, got {extra!r}; ignored")
-        return cfg
-
-
-def _int_setting(cfg: Config, table: dict[str, Any], key: str, default: int) -> int:
-    value = table.get(key, default)
-    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-        return value
-    cfg.problems.append(f".lore/config.toml: {key} must be a positive integer, got {value!r}; using {default}")
-    return default
+        return cls.from_files(ConfigFiles.read(root))
 
 
 class Workspace:
@@ -163,7 +145,10 @@ class Workspace:
     def __init__(self, root: Path):
         self.root = Path(os.path.realpath(root))
         self.store = store_dir(self.root)
-        self.config = Config.load(self.root)
+        #: The configuration files, parsed once; each section is read from them.
+        self.config_files = ConfigFiles.read(self.root)
+        self.config = Config.from_files(self.config_files)
+        self._compaction: Any = None
         self._git_times: dict[str, tuple[datetime, str]] | None = None
         self._files: list[Path] | None = None
         self._rel_files: list[str] | None = None
@@ -175,6 +160,15 @@ class Workspace:
     @classmethod
     def discover(cls, start: Path | None = None) -> "Workspace":
         return cls(find_root(start))
+
+    @property
+    def compaction(self) -> "CompactionConfig":
+        """The compaction settings (``[compaction]``, LeanSpec's ``memory`` section), read once."""
+        if self._compaction is None:
+            from .compaction.config import CompactionConfig  # noqa: PLC0415 - compaction builds on this module
+
+            self._compaction = CompactionConfig.from_files(self.config_files)
+        return self._compaction
 
     @property
     def entries_dir(self) -> Path:

@@ -1,7 +1,7 @@
 """Compaction: make memory small without losing a fact. Stage 1 (here) is deterministic rules; later
 stages (semantic, LLM) contribute operations to the same :class:`Plan`.
 
-    plan = plan_compaction(store, CompactionConfig.load(root))
+    plan = plan_compaction(store, ws.compaction)
     print(render_diff(plan, store))          # preview, writes nothing
     apply_plan(plan, store, journal)         # atomic per operation, journaled, undoable
 """
@@ -15,13 +15,15 @@ from ..model import Entry
 from ..safeio import read_text
 from ..store import Store
 from ..tokens import count_tokens
-from .config import OPERATIONS, CompactionConfig
+from .config import CompactionConfig
 from .plan import Plan, PlanOperation, apply_plan, check_unchanged, plan_id, record_hashes, render_diff, render_preview
-from .rules import Planner, parse_duration, summarize
+from .rules import RULE_NAMES, RULES, Planner, Rule, parse_duration, summarize
+
+OPERATIONS = RULE_NAMES  # the rules' names, in the order they run
 from .verify import fact_key
 from .views import ViewEntry, _stamp_time, render_compacted, render_index
 
-__all__ = ["OPERATIONS", "CompactionConfig", "Plan", "PlanOperation", "apply_plan", "check_unchanged",
+__all__ = ["OPERATIONS", "RULES", "CompactionConfig", "Rule", "Plan", "PlanOperation", "apply_plan", "check_unchanged",
            "parse_duration", "plan_compaction", "plan_id", "render_diff", "render_preview", "summarize", "view_entries"]
 
 
@@ -36,20 +38,11 @@ def plan_compaction(store: Store, config: CompactionConfig, only: Iterable[str] 
         raise ValueError(f"unknown operation(s): {', '.join(sorted(unknown))}; choose from {', '.join(OPERATIONS)}")
     planner = Planner(store.entries, config, now)
     entries_dir = store.ws.rel(store.ws.entries_dir)
-    steps = {
-        "supersede": planner.supersede,
-        "dedup": planner.dedup,
-        "merge": planner.merge,
-        "archive": planner.archive,
-        "consolidate": lambda: planner.consolidate(entries_dir),
-        "fuse": lambda: planner.fuse(entries_dir),
-        "compress": planner.compress,
-    }
     if "merge" not in selected:
         planner.find_conflicts()  # the views never state a contested value as current, whatever ran
-    for name in OPERATIONS:
-        if name in selected:
-            steps[name]()
+    for rule in RULES:
+        if rule.name in selected:
+            rule.run(planner, entries_dir)
     store_prefix = store.ws.rel(store.ws.store)
     before_views = view_entries(store.entries, [], planner.conflicts)
     after = view_entries(store.entries, planner.operations, planner.conflicts)

@@ -1,6 +1,6 @@
 """Stage 1 compaction: deterministic rules, no model. Each rule consumes entries from a shared pool so
-that an entry takes part in one operation at most; the order is supersede, dedup, merge, archive,
-consolidate, fuse, compress.
+that an entry takes part in one operation at most; :data:`RULES` (at the end of the planner) lists them
+in the order they run.
 
 Two entries become one only when the verifier (:mod:`.verify`) says they state the same fact; a pair it
 finds in conflict (the same statement with another value, or negated) is reported for review and both
@@ -13,8 +13,9 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import defaultdict
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from rapidfuzz import fuzz
 
@@ -324,6 +325,30 @@ class Planner:
             self._emit("compress", [entry], f"{lines} lines, {'older than ' + str(self.config.compress_age_days) + ' days' if old else 'weak'}: summarised",
                        {"summary": summary, "compressed_at": _stamp(self.now)})
 
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One compaction rule: its name (``--only``, the config toggle, a plan operation's ``op``), what it
+    does in a line, and how it runs on a planner (``entries_dir``: where new entries go)."""
+
+    name: str
+    summary: str
+    run: Callable[[Planner, str], None]
+
+
+#: Every stage-1 rule, in the order they run (each consumes entries, so the order decides which rule
+#: claims an entry first). Adding a rule: a Planner method, one line here, a toggle in CompactionConfig.
+RULES: tuple[Rule, ...] = (
+    Rule("supersede", "follow supersedes chains: the superseded entry stops being live", lambda p, d: p.supersede()),
+    Rule("dedup", "entries with the same text become one", lambda p, d: p.dedup()),
+    Rule("merge", "entries the verifier says state one fact become one; conflicts are reported", lambda p, d: p.merge()),
+    Rule("archive", "entries past their TTL, age or strength are archived", lambda p, d: p.archive()),
+    Rule("consolidate", "cold clusters of one subject become one learning", lambda p, d: p.consolidate(d)),
+    Rule("fuse", "short related entries of one topic are listed in one", lambda p, d: p.fuse(d)),
+    Rule("compress", "long old or weak entries get a summary (their text stays)", lambda p, d: p.compress()),
+)
+RULE_NAMES: tuple[str, ...] = tuple(rule.name for rule in RULES)
 
 def _candidate_pairs(pool: list[Entry], threshold: int) -> dict[tuple[str, str], float]:
     """Pairs of entries (ids in order) worth asking the verifier about, with their similarity."""

@@ -113,7 +113,7 @@ class LoreServer(LanguageServer):
             self._ws = Workspace(find_root(Path(root_path)))
         except WorkspaceNotFound:
             self._ws = Workspace(Path(root_path))
-        self.config = CompactionConfig.load(self.ws.root)
+        self.config = self.ws.compaction.model_copy(deep=True)
 
     def full_check(self) -> list[Finding]:
         """Load every memory file and check everything; returns all findings. Runs off the event loop.
