@@ -31,12 +31,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_store  # noqa: E402
 from bench_workspace import build  # noqa: E402
-
 from lorekeeper.compaction import CompactionConfig, plan_compaction  # noqa: E402
+from lorekeeper.stale_cache import check_cached  # noqa: E402
 from lorekeeper.store import Store  # noqa: E402
 from lorekeeper.tokens import count_tokens  # noqa: E402
-
-from lorekeeper.stale_cache import check_cached  # noqa: E402
 from lorekeeper.workspace import Workspace  # noqa: E402
 
 LORE = Path(sys.executable).parent / "lore"

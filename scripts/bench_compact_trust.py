@@ -22,19 +22,18 @@ import shutil
 import tempfile
 import time
 from collections import Counter, defaultdict
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from lorekeeper.compaction import CompactionConfig, apply_plan, plan_compaction
-from lorekeeper.compaction.verify import fact_key
 from lorekeeper.store import Journal, Store
 from lorekeeper.tokens import count_tokens
 from lorekeeper.workspace import Workspace
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "compaction"
-NOW = datetime(2026, 11, 1, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 1, tzinfo=UTC)
 
 
 def load_pairs(path: Path = DATA / "pairs.jsonl") -> list[dict[str, Any]]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import random
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 TOPICS = {
@@ -30,7 +30,7 @@ VERBS = ["must validate input with zod before", "should log a request id when", 
 OBJECTS = ["calling an external provider", "reading from Postgres", "a user changes plans", "a job is retried",
            "a webhook arrives twice", "the queue is backed up", "a migration runs", "tests run in CI",
            "a customer exports data", "a session expires"]
-NOW = datetime(2026, 11, 1, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 1, tzinfo=UTC)
 
 
 def _stamp(dt: datetime) -> str:

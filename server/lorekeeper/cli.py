@@ -8,22 +8,20 @@ undone, a ref outside the workspace)."""
 from __future__ import annotations
 
 import errno
-import json
 import os
 import re
 import sys
-from collections import Counter
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, NoReturn, Optional
 
 import typer
 from rich.console import Console
 from rich.markup import escape as _markup_escape
 
 from . import __version__
-from .model import DEFAULT_CATEGORY, Entry, Finding, Ref, ReplaceRefFix, ReplaceTextFix, Severity
 from .display import visible
+from .model import DEFAULT_CATEGORY, Entry, Finding, Ref, ReplaceRefFix, ReplaceTextFix, Severity
 from .safeio import UnsafeFile, atomic_write, dump_json, ensure_dir, load_json
 from .store import Journal, Record, Refused, Store
 from .store.journal import UnknownOperation
@@ -81,7 +79,7 @@ def escape(text: str) -> str:
     return _markup_escape(visible(str(text)))
 
 
-def _fail(message: str, code: int) -> None:
+def _fail(message: str, code: int) -> NoReturn:
     err.print(f"[bold red]error:[/] {escape(message)}")
     raise typer.Exit(code)
 
@@ -322,7 +320,7 @@ def show(
         out.print(f"\n[bold]summary[/]  {escape(entry.summary)}")
     if refs:
         out.print("\n[bold]references[/]")
-        for r, status in zip(entry.refs, refs):
+        for r, status in zip(entry.refs, refs, strict=False):
             style = "green" if status["status"] == "exists" else "red"
             out.print(f"  {escape(r.label())}  [{style}]{status['status']}[/]")
     extra = entry.public().get("extra")
@@ -598,11 +596,9 @@ _REVIEW_CHOICES = {"k": "keep (re-verify)", "u": "update the reference", "a": "a
 def review(ctx: typer.Context) -> None:
     """Walk through stale memories (marked or found now): keep and re-verify, update the reference to
     its new place, or archive. Each choice is journaled and undoable."""
-    from .staleness import StalenessChecker, apply_fix, archive_entry, check_workspace, verify_entries
-
-    from .compaction import CompactionConfig
     from .diagnose import conflicts as find_conflicts
     from .report import review_queue
+    from .staleness import StalenessChecker, apply_fix, archive_entry, check_workspace, verify_entries
 
     ws = _workspace(ctx)
     findings, checker = check_workspace(ws)
@@ -694,7 +690,7 @@ def _run_compaction(ws: Workspace, only: list[str] | None, dry_run: bool, as_jso
                     overrides: dict[str, Any], reviewed: str | None = None) -> None:
     """Plan, then preview (``dry_run``) or apply: shared by ``compact`` and ``gc``. ``reviewed``: the
     id of a plan the user previewed; applying refuses when the plan made now differs."""
-    from .compaction import CompactionConfig, apply_plan, plan_compaction, plan_id, render_diff
+    from .compaction import apply_plan, plan_compaction, plan_id, render_diff
 
     config = ws.compaction.with_overrides(**overrides)
     for problem in config.problems:

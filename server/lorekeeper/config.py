@@ -32,7 +32,7 @@ class ConfigFiles:
     toml_broken: bool = False
 
     @classmethod
-    def read(cls, root: Path) -> "ConfigFiles":
+    def read(cls, root: Path) -> ConfigFiles:
         out = cls()
         toml = root / TOML
         if toml.is_file():
@@ -78,7 +78,8 @@ def settle(model: type[M], sources: list[tuple[str, Any]], problems: list[str],
     for where, table in sources:
         if not isinstance(table, dict):
             continue
-        for key, value in table.items():
+        items: dict[Any, Any] = table  # pyright: ignore[reportUnknownVariableType] - a parsed file: anything
+        for key, value in items.items():
             name = snake(str(key))
             if name not in model.model_fields or name == "problems":
                 continue

@@ -5,7 +5,7 @@ near-duplicates (with every other copy as related information), contradictions, 
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from .compaction.config import CompactionConfig
 from .compaction.rules import Planner
@@ -19,7 +19,7 @@ def _related(entry: Entry, message: str) -> dict[str, object]:
 
 def duplicate_findings(store: Store, config: CompactionConfig) -> list[Finding]:
     """Duplicates and near-duplicates as the compaction rules see them, and their contradictions."""
-    planner = Planner(store.entries, config, datetime.now(timezone.utc))
+    planner = Planner(store.entries, config, datetime.now(UTC))
     planner.dedup()
     planner.merge()
     by_id = store.by_id()
@@ -62,7 +62,7 @@ def duplicate_findings(store: Store, config: CompactionConfig) -> list[Finding]:
 
 def conflicts(store: Store, config: CompactionConfig) -> list[dict[str, object]]:
     """The contradictions among live memories, as compaction finds them (newer first in ``entries``)."""
-    planner = Planner(store.entries, config, datetime.now(timezone.utc))
+    planner = Planner(store.entries, config, datetime.now(UTC))
     planner.dedup()
     planner.merge()
     return [c for c in planner.conflicts if c["kind"] == "contradiction"]
@@ -71,14 +71,14 @@ def conflicts(store: Store, config: CompactionConfig) -> list[dict[str, object]]
 def supersession_findings(store: Store, config: CompactionConfig) -> list[Finding]:
     """``supersedes`` naming entries that do not exist, and cycles of ``supersedes``."""
     by_id = store.by_id()
-    findings = []
+    findings: list[Finding] = []
     for entry in store.live():
         for target in entry.supersedes:
             if target not in by_id:
                 findings.append(Finding(kind="dangling-supersedes", severity=Severity.warning, field="supersedes",
                                         source=entry.location.path, line=entry.location.start_line, entry=entry.id,
                                         message=f"supersedes {target!r}, which is not in memory"))
-    planner = Planner(store.entries, config, datetime.now(timezone.utc))
+    planner = Planner(store.entries, config, datetime.now(UTC))
     planner.supersede()
     for conflict in planner.conflicts:
         members = [by_id[i] for i in conflict["entries"] if i in by_id]
@@ -91,7 +91,7 @@ def supersession_findings(store: Store, config: CompactionConfig) -> list[Findin
 
 
 def verbose_findings(store: Store, config: CompactionConfig) -> list[Finding]:
-    findings = []
+    findings: list[Finding] = []
     for entry in store.live():
         lines = entry.content.count("\n") + 1
         if entry.format != "instruction" and lines > config.compress_lines and not entry.summary:

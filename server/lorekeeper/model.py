@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import Enum
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -41,7 +41,7 @@ class Ref(BaseModel):
         return f"{self.path}:{self.symbol}" if self.symbol else self.path
 
     @classmethod
-    def parse(cls, spec: str) -> "Ref":
+    def parse(cls, spec: str) -> Ref:
         """Parse the CLI shorthand ``PATH[:SYMBOL]``."""
         path, sep, symbol = spec.partition(":")
         return cls(path=path, symbol=symbol or None) if sep else cls(path=spec)
@@ -166,7 +166,7 @@ class CompressFix(BaseModel):
 
 #: What can mend a finding, told apart by ``action`` (the same shape in ``--json`` and in a diagnostic's
 #: ``data``, from which the editor's quick fixes are rebuilt).
-Fix = Annotated[Union[MergeFix, SupersedeFix, ReplaceRefFix, ReplaceTextFix, VerifyFix, CompressFix],
+Fix = Annotated[MergeFix | SupersedeFix | ReplaceRefFix | ReplaceTextFix | VerifyFix | CompressFix,
                 Field(discriminator="action")]
 
 

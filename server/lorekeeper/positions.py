@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from .model import Entry, Finding
+from .safeio import read_text
 from .store.mif import MifDocument
 from .store.native import key_lines
-from .safeio import read_text
 
 Span = tuple[int, int, int, int]  # start line, start character, end line, end character (0-based)
 

@@ -16,13 +16,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import __version__
+from . import cache as cache_files
 from .model import Finding
 from .refs.fingerprint import Verifications
 from .refs.history import GitHistory
 from .refs.symbols import language_of
 from .staleness import ANY_CODE, WORD, StalenessChecker
 from .store import Store
-from . import cache as cache_files
 from .workspace import Workspace
 
 CACHE_FILE = "stale.json"
@@ -89,6 +89,7 @@ def check_cached(ws: Workspace, paths: list[str] | None = None) -> StaleReport:
             and (not record.get("any_code") or record.get("code") == code_signature())
         )
         if valid:
+            assert isinstance(record, dict)
             findings.extend(Finding.model_validate(f) for f in record["findings"])
             checked += record.get("entries", 0)
             reused += record.get("entries", 0)

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import os
 import subprocess
-from datetime import datetime, timezone
+from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any
 
 import pathspec
 from pydantic import BaseModel, Field, StrictInt, StrictStr
@@ -122,20 +123,20 @@ def _is_within(path: Path, root: Path) -> bool:
 class Config(BaseModel):
     """Settings from ``.lore/config.toml``'s ``[store]`` section (every key optional)."""
 
-    max_file_bytes: StrictInt = Field(DEFAULT_MAX_FILE_BYTES, gt=0)
+    max_file_bytes: StrictInt = Field(default=DEFAULT_MAX_FILE_BYTES, gt=0)
     default_agent: StrictStr | None = None
     #: More instruction files to read (gitignore-style patterns relative to the root).
     instruction_files: list[StrictStr] = Field(default_factory=list)
     problems: list[str] = Field(default_factory=list)
 
     @classmethod
-    def from_files(cls, files: ConfigFiles) -> "Config":
+    def from_files(cls, files: ConfigFiles) -> Config:
         problems = list(files.problems if files.toml_broken else [])
         values = settle(cls, [(".lore/config.toml [store]", files.section("store"))], problems)
         return cls(**values, problems=problems)
 
     @classmethod
-    def load(cls, root: Path) -> "Config":
+    def load(cls, root: Path) -> Config:
         return cls.from_files(ConfigFiles.read(root))
 
 
@@ -158,11 +159,11 @@ class Workspace:
         self.aliases: dict[str, list[str]] = {}
 
     @classmethod
-    def discover(cls, start: Path | None = None) -> "Workspace":
+    def discover(cls, start: Path | None = None) -> Workspace:
         return cls(find_root(start))
 
     @property
-    def compaction(self) -> "CompactionConfig":
+    def compaction(self) -> CompactionConfig:
         """The compaction settings (``[compaction]``, LeanSpec's ``memory`` section), read once."""
         if self._compaction is None:
             from .compaction.config import CompactionConfig  # noqa: PLC0415 - compaction builds on this module
@@ -362,7 +363,7 @@ class Workspace:
         added = self.added_in(self.rel(path))
         if added is not None:
             return added[0], "git"
-        return datetime.fromtimestamp(path.stat().st_mtime, tz=timezone.utc), "mtime"
+        return datetime.fromtimestamp(path.stat().st_mtime, tz=UTC), "mtime"
 
     def added_in(self, relpath: str) -> tuple[datetime, str] | None:
         """The time and id of the commit that first added a file, if git knows it."""

@@ -9,12 +9,14 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
+
 from support import LORE, REPO
 
 sys.path.insert(0, str(REPO / "scripts"))
-from example_workspace import make, refactor  # noqa: E402
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+from example_workspace import make, refactor  # noqa: E402
 
 CLIENTS = ["visual-studio-code", "neovim"]
 
@@ -53,7 +55,7 @@ async def client(lsp_client: LanguageClient, request, workspace: Path):
         return lsp_client.protocol._converter.structure(obj, kind)
 
     lsp_client.protocol._converter.register_structure_hook(
-        typing.Union[types.Command, types.CodeAction], command_or_action)
+        typing.Union[types.Command, types.CodeAction], command_or_action)  # noqa: UP007 - the key lsprotocol uses
 
     uri = workspace.as_uri()
     await lsp_client.initialize_session(types.InitializeParams(

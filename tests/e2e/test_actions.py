@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from e2e_helpers import wait_for_diagnostics
 from lsprotocol import types
 from pytest_lsp import LanguageClient
+
+from e2e_helpers import wait_for_diagnostics
 
 
 async def actions(client: LanguageClient, path: Path, line: int) -> list[types.CodeAction]:

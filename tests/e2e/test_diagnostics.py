@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from e2e_helpers import pulls, wait_for_diagnostics
 from lsprotocol import types
 from pytest_lsp import LanguageClient
+
+from e2e_helpers import pulls, wait_for_diagnostics
 
 
 async def test_stale_memories_appear_on_start(client: LanguageClient, workspace: Path) -> None:

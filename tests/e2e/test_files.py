@@ -6,9 +6,10 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from e2e_helpers import wait_for_diagnostics
 from lsprotocol import types
 from pytest_lsp import LanguageClient
+
+from e2e_helpers import wait_for_diagnostics
 
 
 async def test_renaming_a_file_offers_to_update_its_memories(client: LanguageClient, workspace: Path) -> None:

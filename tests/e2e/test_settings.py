@@ -6,9 +6,10 @@ import asyncio
 from pathlib import Path
 
 import pytest_lsp
-from e2e_helpers import wait_for_diagnostics
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+from e2e_helpers import wait_for_diagnostics
 from support import LORE
 
 

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from support import Tree
 
 from lorekeeper.compaction import CompactionConfig, apply_plan, parse_duration, plan_compaction, render_diff
 from lorekeeper.store import Refused
+from support import Tree
 
-NOW = datetime(2026, 11, 1, 12, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 1, 12, tzinfo=UTC)
 
 
 def ago(days: float) -> str:

@@ -8,17 +8,17 @@ by ``scripts/bench --only trust``; here only what must never happen, and the flo
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from support import REPO, Tree
 
 from lorekeeper.compaction import CompactionConfig, plan_compaction
 from lorekeeper.compaction.verify import compare
+from support import REPO, Tree
 
 DATA = REPO / "tests" / "data" / "compaction"
-NOW = datetime(2026, 11, 1, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 1, tzinfo=UTC)
 
 
 def _load(name: str) -> list[dict]:

@@ -8,21 +8,21 @@ import json
 import os
 import subprocess
 import sys
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support import REPO, Tree
 
 from lorekeeper.compaction import CompactionConfig, apply_plan, plan_compaction
 from lorekeeper.compaction.verify import compare
 from lorekeeper.diagnose import memory_findings
 from lorekeeper.store import Journal
 from lorekeeper.workspace import Workspace
+from support import REPO, Tree
 
-NOW = datetime(2026, 11, 1, 12, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 1, 12, tzinfo=UTC)
 
 
 def ago(days: float) -> str:

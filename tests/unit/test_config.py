@@ -3,9 +3,8 @@ value falls back to its default with one message, the others apply."""
 
 from __future__ import annotations
 
-from support import Tree
-
 from lorekeeper.workspace import DEFAULT_MAX_FILE_BYTES, Workspace
+from support import Tree
 
 
 def test_each_bad_value_is_named_and_the_rest_apply(tree: Tree) -> None:

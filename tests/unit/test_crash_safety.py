@@ -12,10 +12,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import REPO, Tree
 
 from lorekeeper.store import Journal, Store
 from lorekeeper.workspace import Workspace
+from support import REPO, Tree
 
 DRIVER = r'''
 import os, sys

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from support import Tree, commit
 
 from lorekeeper.model import Entry, Location
 from lorekeeper.refs.extract import Reference
@@ -21,6 +20,7 @@ from lorekeeper.refs.fingerprint import Fingerprinter, Verifications
 from lorekeeper.refs.history import GitHistory
 from lorekeeper.refs.index import CodeIndex
 from lorekeeper.workspace import Workspace
+from support import Tree, commit
 
 PAY = "import os\n\n\ndef charge(amount):\n    return amount\n\n\ndef refund(amount):\n    return -amount\n"
 
@@ -358,7 +358,7 @@ def test_instruction_verifications_follow_the_text_not_the_line(tree: Tree) -> N
     moved = line.model_copy(update={"id": "CLAUDE.md:9", "location": Location(path="CLAUDE.md", start_line=9, end_line=9)})
     restyled = _line("build with **npm run build**")  # case and Markdown only
     for same in (line, moved, restyled):
-        assert records.verified_at(same) == datetime(2026, 3, 4, 5, 6, 7, tzinfo=timezone.utc)
+        assert records.verified_at(same) == datetime(2026, 3, 4, 5, 6, 7, tzinfo=UTC)
         assert records.baseline(same) == ("verified on 2026-03-04", {"build": "sha256:abc"})
     for other in (_line("Build with `npm run build:prod`."), _line("Build with `npm run build`.", path="AGENTS.md")):
         assert records.verified_at(other) is None and records.baseline(other) is None
@@ -390,7 +390,7 @@ def test_entry_files_keep_their_verification_in_their_own_fields(tree: Tree) -> 
     tree.entry("n.json", {"id": "n", "content": "never verified", "fingerprints": {"a": "sha256:4"}})
     by_id = tree.store().by_id()
     records = Verifications.load(Workspace(tree.root))
-    assert records.verified_at(by_id["v"]) == datetime(2026, 4, 1, tzinfo=timezone.utc)
+    assert records.verified_at(by_id["v"]) == datetime(2026, 4, 1, tzinfo=UTC)
     assert records.baseline(by_id["v"]) == ("verified on 2026-04-01", {"app/pay.py:charge": "sha256:1"})
     # Without recorded fingerprints, the hashes written on the refs stand in.
     assert records.baseline(by_id["h"]) == ("verified on 2026-04-02", {"app/pay.py": "sha256:2"})

@@ -3,10 +3,9 @@ bullet / paragraph / block with exact line ranges, edits that keep the rest of t
 
 from __future__ import annotations
 
-from support import Tree
-
 from lorekeeper.store.instructions import parse_instructions, replace_lines
 from lorekeeper.workspace import Workspace
+from support import Tree
 
 CLAUDE = """\
 # Project

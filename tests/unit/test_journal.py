@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from support import Tree
 
 from lorekeeper.store import FileChange, Operation, Refused
 from lorekeeper.store.journal import UnknownOperation
+from support import Tree
 
 
 def _entry_bytes(tree: Tree, name: str) -> bytes:

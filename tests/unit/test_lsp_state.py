@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 from lsprotocol import types
-from support import Tree
 
 from lorekeeper.lsp import server as server_module
 from lorekeeper.lsp.code_actions import quick_fixes, received_data
@@ -19,6 +18,7 @@ from lorekeeper.lsp.server import LoreServer
 from lorekeeper.lsp.settings import Settings, layer
 from lorekeeper.model import CompressFix, MergeFix, ReplaceRefFix, SupersedeFix, VerifyFix
 from lorekeeper.store import Store
+from support import Tree
 
 
 def _entry(tree: Tree, n: int) -> Path:

@@ -6,7 +6,6 @@ tmp_path; fixes are the typed models of model.py."""
 from __future__ import annotations
 
 import pytest
-from support import Tree
 
 from lorekeeper.compaction.config import CompactionConfig
 from lorekeeper.diagnose import (
@@ -17,6 +16,7 @@ from lorekeeper.diagnose import (
     verbose_findings,
 )
 from lorekeeper.model import CompressFix, Finding, MergeFix, Severity, SupersedeFix
+from support import Tree
 
 ENTRIES = ".lore/memory/entries"
 

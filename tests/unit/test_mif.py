@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-
-from support import Tree
+from datetime import UTC, datetime
 
 from lorekeeper.model import Severity
 from lorekeeper.store.mif import MifDocument
+from support import Tree
 
 MIF = """\
 ---
@@ -55,7 +54,7 @@ def test_maps_mif_fields_to_an_entry(tree: Tree) -> None:
     assert entry.tags == ["auth", "security"]
     assert entry.agent == "claude-opus-4" and entry.confidence == 0.95
     assert entry.strength == 0.85 and entry.ttl == "P90D" and entry.access_count == 5
-    assert entry.created == datetime(2026, 1, 23, 10, 30, tzinfo=timezone.utc)
+    assert entry.created == datetime(2026, 1, 23, 10, 30, tzinfo=UTC)
     [ref] = entry.refs
     assert (ref.path, ref.symbol, ref.lines) == ("src/auth/handler.ts", "authenticateUser", 42)
 

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-from datetime import datetime, timezone
-
-from support import Tree, git
+from datetime import UTC, datetime
 
 from lorekeeper.model import Severity
 from lorekeeper.store.native import key_lines
+from support import Tree, git
 
 
 def test_reads_fields_and_defaults(tree: Tree) -> None:
@@ -22,7 +21,7 @@ def test_reads_fields_and_defaults(tree: Tree) -> None:
     assert entry.category == "conventions"  # LeanSpec default
     assert entry.supersedes == ["old"]
     assert [(r.path, r.symbol) for r in entry.refs] == [("package.json", "scripts.test"), ("src/app.py", "main")]
-    assert entry.created == datetime(2026, 3, 1, 10, tzinfo=timezone.utc)
+    assert entry.created == datetime(2026, 3, 1, 10, tzinfo=UTC)
     assert entry.created_from == "field"
 
 
@@ -32,7 +31,7 @@ def test_created_defaults_to_the_commit_that_added_the_file(tree: Tree) -> None:
     git(tree.root, "add", "-A")
     git(tree.root, "commit", "-q", "-m", "add", date="2026-02-03T04:05:06Z")
     [entry] = tree.store().entries
-    assert entry.created == datetime(2026, 2, 3, 4, 5, 6, tzinfo=timezone.utc)
+    assert entry.created == datetime(2026, 2, 3, 4, 5, 6, tzinfo=UTC)
     assert entry.created_from == "git"
 
 
@@ -40,7 +39,7 @@ def test_created_falls_back_to_mtime_outside_git(tree: Tree) -> None:
     path = tree.entry("x.json", {"id": "x", "content": "No created field"})
     os.utime(path, (1_700_000_000, 1_700_000_000))
     [entry] = tree.store().entries
-    assert entry.created == datetime.fromtimestamp(1_700_000_000, tz=timezone.utc)
+    assert entry.created == datetime.fromtimestamp(1_700_000_000, tz=UTC)
     assert entry.created_from == "mtime"
 
 

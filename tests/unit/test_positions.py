@@ -7,10 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support import Tree
 
 from lorekeeper.model import Entry, Finding, Location, Severity
 from lorekeeper.positions import entry_span, finding_span, line_span
+from support import Tree
 
 
 def loaded(tree: Tree) -> dict[str, Entry]:

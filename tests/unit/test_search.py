@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from support import Tree
 
 from lorekeeper.search import SearchIndex, max_edits
 from lorekeeper.text import normalize, terms
+from support import Tree
 
 FACTS = {
     "pay": ("Charges go through StripeClient.create_charge with an idempotency key.", ["payments"]),

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from support import Tree, git
-
 from lorekeeper.stale_cache import check_cached
 from lorekeeper.workspace import Workspace
+from support import Tree, git
 
 
 def setup(tree: Tree) -> None:

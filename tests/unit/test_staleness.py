@@ -9,11 +9,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from support import REPO, Tree, commit, git
 
 from lorekeeper.model import Severity
 from lorekeeper.staleness import StalenessChecker, apply_fix, check_workspace, mark_stale, verify_entries
 from lorekeeper.workspace import Workspace
+from support import REPO, Tree, commit, git
 
 
 def check(tree: Tree):

@@ -10,11 +10,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from support import Tree, commit, git
-
 from lorekeeper.model import Finding, Severity
 from lorekeeper.staleness import check_workspace
 from lorekeeper.workspace import Workspace
+from support import Tree, commit, git
 
 
 def check(root: Path) -> list[Finding]:

@@ -8,8 +8,8 @@ stages (semantic, LLM) contribute operations to the same :class:`Plan`.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-from typing import Iterable
+from collections.abc import Iterable
+from datetime import UTC, datetime
 
 from ..model import Entry
 from ..safeio import read_text
@@ -18,10 +18,10 @@ from ..tokens import count_tokens
 from .config import CompactionConfig
 from .plan import Plan, PlanOperation, apply_plan, check_unchanged, plan_id, record_hashes, render_diff, render_preview
 from .rules import RULE_NAMES, RULES, Planner, Rule, parse_duration, summarize
-
-OPERATIONS = RULE_NAMES  # the rules' names, in the order they run
 from .verify import fact_key
 from .views import ViewEntry, _stamp_time, render_compacted, render_index
+
+OPERATIONS = RULE_NAMES  # the rules' names, in the order they run
 
 __all__ = ["OPERATIONS", "RULES", "CompactionConfig", "Rule", "Plan", "PlanOperation", "apply_plan", "check_unchanged",
            "parse_duration", "plan_compaction", "plan_id", "render_diff", "render_preview", "summarize", "view_entries"]
@@ -31,7 +31,7 @@ def plan_compaction(store: Store, config: CompactionConfig, only: Iterable[str] 
                     now: datetime | None = None) -> Plan:
     """Compute the plan: the operations of the selected rules (``only``, else those the config enables)
     in their fixed order, the derived views of the resulting memory, and token counts before and after."""
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     selected = set(only) if only is not None else set(config.enabled())
     unknown = selected - set(OPERATIONS) - {"views"}
     if unknown:

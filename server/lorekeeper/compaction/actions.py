@@ -4,7 +4,7 @@ entry, fuse a topic's entries. Every surface (CLI, editor, MCP) calls these."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from ..model import Entry
 from ..store import Journal, Operation, Record, Store
@@ -57,7 +57,7 @@ def compress_entry(store: Store, entry: Entry, config: CompactionConfig, journal
     ``verbose-entry`` finding."""
     if entry.format not in WRITABLE:
         raise ValueError(f"{entry.id} is in an instruction file: shorten it there")
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     fields = {"summary": summarize(entry.content, config.summary_chars),
               "compressed_at": now.strftime("%Y-%m-%dT%H:%M:%SZ")}
     lines = entry.content.count("\n") + 1
@@ -69,7 +69,7 @@ def fuse_operations(store: Store, config: CompactionConfig, ws_entries_dir: str,
                     now: datetime | None = None) -> dict[str, PlanOperation]:
     """The fuse operations compaction would plan (the rule alone: no views, no token counts), by the id
     of each entry taking part: what the editor offers as "Fuse N entries about TOPIC"."""
-    planner = Planner(store.entries, config, now or datetime.now(timezone.utc))
+    planner = Planner(store.entries, config, now or datetime.now(UTC))
     planner.fuse(ws_entries_dir)
     return {source: op for op in planner.operations for source in op.sources}
 

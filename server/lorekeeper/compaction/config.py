@@ -26,34 +26,34 @@ class CompactionConfig(BaseModel):
     consolidate: StrictBool = False
     #: rapidfuzz token_sort_ratio (0-100) at or above which two entries are close enough for the verifier
     #: to look for a contradiction between them (the verifier, not this number, decides).
-    merge_threshold: Count = Field(50, ge=0)
+    merge_threshold: Count = Field(default=50, ge=0)
     #: A tag/topic cluster of at least this many short entries is fused into one.
-    fuse_min_entries: Count = Field(3, ge=0)
-    fuse_max_entries: Count = Field(12, ge=0)
-    fuse_max_chars: Count = Field(300, ge=0)
+    fuse_min_entries: Count = Field(default=3, ge=0)
+    fuse_max_entries: Count = Field(default=12, ge=0)
+    fuse_max_chars: Count = Field(default=300, ge=0)
     #: mnemonic's compression rule: (age > compress_age_days or strength < compress_strength) and
     #: longer than compress_lines lines.
-    compress_lines: Count = Field(100, ge=0)
-    compress_age_days: Count = Field(30, ge=0)
+    compress_lines: Count = Field(default=100, ge=0)
+    compress_age_days: Count = Field(default=30, ge=0)
     compress_strength: StrictFloat = 0.3
-    summary_chars: Count = Field(500, ge=0)
+    summary_chars: Count = Field(default=500, ge=0)
     #: gc: strength decays exponentially with this half-life from the last access; below min_strength
     #: an entry is archived. max_age_days = 0 turns the age limit off.
     half_life_days: StrictFloat = 30.0
     min_strength: StrictFloat = 0.1
-    max_age_days: Count = Field(0, ge=0)
+    max_age_days: Count = Field(default=0, ge=0)
     #: Categories never archived (and pinned entries never are).
     protected: list[StrictStr] = Field(default_factory=lambda: ["decisions", "caveats", "goals"])
     #: Categories whose facts stay true however old: archived only by an expired TTL, never by age or decay.
     lasting: list[StrictStr] = Field(default_factory=lambda: ["conventions", "pitfalls", "architecture", "commands",
                                                               "preferences", "instructions"])
     #: consolidate: entries older than this, accessed at most this often, two or more on one subject.
-    consolidate_age_days: Count = Field(90, ge=0)
-    consolidate_max_access: Count = Field(1, ge=0)
+    consolidate_age_days: Count = Field(default=90, ge=0)
+    consolidate_max_access: Count = Field(default=1, ge=0)
     #: Whether entries that do not count their reads (no ``access_count``) can be cold.
     consolidate_unread: StrictBool = False
     #: index.md token budget.
-    budget: Count = Field(2000, ge=0)
+    budget: Count = Field(default=2000, ge=0)
     problems: list[str] = Field(default_factory=list)
 
     def enabled(self) -> list[str]:
@@ -63,7 +63,7 @@ class CompactionConfig(BaseModel):
         return [rule.name for rule in RULES if getattr(self, rule.name)]
 
     @classmethod
-    def from_files(cls, files: ConfigFiles) -> "CompactionConfig":
+    def from_files(cls, files: ConfigFiles) -> CompactionConfig:
         """The settings the configuration files give (LeanSpec's first, ``.lore/config.toml`` over it)."""
         problems: list[str] = []
         sources: list[tuple[str, Any]] = []
@@ -75,11 +75,11 @@ class CompactionConfig(BaseModel):
         return cls(**values, problems=problems)
 
     @classmethod
-    def load(cls, root: Path) -> "CompactionConfig":
+    def load(cls, root: Path) -> CompactionConfig:
         """:meth:`from_files` for a folder (a workspace has them already: ``ws.compaction``)."""
         return cls.from_files(ConfigFiles.read(root))
 
-    def with_overrides(self, **overrides: Any) -> "CompactionConfig":
+    def with_overrides(self, **overrides: Any) -> CompactionConfig:
         for key, value in overrides.items():
             if value is not None:
                 setattr(self, key, value)

@@ -13,9 +13,10 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import defaultdict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
-from typing import Any, Callable, Iterable
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from rapidfuzz import fuzz
 
@@ -35,7 +36,7 @@ def _stamp(now: datetime) -> str:
 
 
 def _created(entry: Entry) -> datetime:
-    return entry.created or datetime(1970, 1, 1, tzinfo=timezone.utc)
+    return entry.created or datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def _rank(entry: Entry) -> tuple:
@@ -398,7 +399,7 @@ def _candidate_pairs(pool: list[Entry], threshold: int) -> dict[tuple[str, str],
             found |= {i for i, n in counts.items() if n >= 2}
         for other_id in found - {entry.id}:
             pairs.setdefault((min(entry.id, other_id), max(entry.id, other_id)), 0)
-    for anchor, members in by_anchor.items():
+    for members in by_anchor.values():
         if len(members) < 2 or len(members) > cap:
             continue
         for i, entry in enumerate(members):

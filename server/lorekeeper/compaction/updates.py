@@ -21,9 +21,9 @@ something changed."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable
 
 from .vocabulary import AMBIGUOUS, roles_of, tools_in
 
@@ -72,8 +72,8 @@ _PATTERNS = [
     ("removed", re.compile(r"\bthere\s+(?:is|are)\s+no(?:\s+longer)?\s+(?:a\s+|an\s+)?(?:[\w-]+\s+){0,2}?(?P<old>`[^`]+`)",
                            re.I)),
     # "Do not use `moment` in the dashboard any more"
-    ("removed", re.compile(rf"\b(?:not|n't|never|no\s+more)\s+(?:\w+\s+){{0,2}}?(?P<old>`[^`]+`|(?-i:[A-Z])[\w.+-]*)"
-                           rf"[^.;]*\bany\s?more\b", re.I)),
+    ("removed", re.compile(r"\b(?:not|n't|never|no\s+more)\s+(?:\w+\s+){0,2}?(?P<old>`[^`]+`|(?-i:[A-Z])[\w.+-]*)"
+                           r"[^.;]*\bany\s?more\b", re.I)),
 ]
 _ARROW = re.compile(rf"(?P<old>{_TOKEN})\s*(?:->|→|=>)\s*(?P<new>{_TOKEN})")
 

@@ -26,7 +26,7 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Literal, NamedTuple
 
 import snowballstemmer
@@ -38,7 +38,7 @@ Verdict = Literal["same", "conflict", "different"]
 _STEMMER = snowballstemmer.stemmer("english")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _stem(word: str) -> str:
     """Snowball's English stem, memoised: a store's vocabulary is small and stemming is slow in Python."""
     return _STEMMER.stemWord(word)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from ..tokens import count_tokens
@@ -59,7 +59,7 @@ def _stamp_time(value: Any) -> datetime:
     try:
         return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
     except ValueError:
-        return datetime(1970, 1, 1, tzinfo=timezone.utc)
+        return datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def _bullet(text: str, suffix: str = "") -> str:
@@ -138,7 +138,7 @@ def render_index(entries: list[ViewEntry], budget: int) -> str:
     total = sum(cost.values()) or 1
     chosen: set[str] = set()
     used = 0.0
-    for category, group in order.items():  # each category up to its share
+    for group in order.values():  # each category up to its share
         share = available * sum(cost[e.id] for e in group) / total
         taken = 0.0
         for entry in group:

@@ -8,7 +8,7 @@ lower-case words or word sequences; multi-word names are written with spaces."""
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
 
 ROLES: dict[str, str] = {
     "js-package-manager": "npm pnpm yarn bun",
@@ -88,7 +88,7 @@ AMBIGUOUS = frozenset("make just task invoke standard echo split solid less got 
                       " bull slog zap chi fiber gorilla tilt quay mocha ava split grafana".split())
 
 
-@lru_cache(maxsize=None)
+@cache
 def _index() -> dict[str, frozenset[str]]:
     roles: dict[str, set[str]] = {}
     for role, names in ROLES.items():

@@ -10,17 +10,16 @@ import secrets
 from typing import Any
 
 from lsprotocol import types
-
 from pydantic import TypeAdapter, ValidationError
 
+from .. import cache as cache_files
 from ..compaction import apply_plan, plan_compaction, render_preview
 from ..compaction.actions import apply_operation, compress_entry, keep_both, keep_one, merge_into
 from ..model import Finding, Fix, ReplaceRefFix, ReplaceTextFix, Severity
 from ..report import describe_tokens, log_rows
-from .. import cache as cache_files
 from ..safeio import read_text
 from ..staleness import apply_fix, apply_fixes, archive_entry, rename_changes, verify_entries
-from ..store import FileChange, Journal, Operation, Refused
+from ..store import FileChange, Journal, Operation, Refused, Store
 from .code_actions import fuse_operation, same_fix
 from .diagnostics import publish
 from .server import LoreServer
@@ -44,6 +43,14 @@ def _fix(value: Any) -> Fix | None:
         return _FIX.validate_python(value)
     except ValidationError:
         return None
+
+
+def _store(ls: LoreServer) -> Store:
+    """The current store, for a command (commands run once the workspace is open)."""
+    store = ls.store
+    if store is None:
+        raise RuntimeError("no workspace is open")
+    return store
 
 
 def _entry(ls: LoreServer, entry_id: Any):
@@ -80,8 +87,10 @@ def _end(ls: LoreServer, token: str | None, message: str) -> None:
 
 
 def _unchanged_view(ls: LoreServer, path: str, text: str) -> bool:
+    ws = ls.ws
+    assert ws is not None
     try:
-        return read_text(ls.ws.root / path, root=ls.ws.root) == text
+        return read_text(ws.root / path, root=ws.root) == text
     except (OSError, UnicodeDecodeError):
         return False
 
@@ -89,9 +98,11 @@ def _unchanged_view(ls: LoreServer, path: str, text: str) -> bool:
 async def _confirm(ls: LoreServer, preview: str, count: int) -> bool:
     """Show the preview (written to the cache folder, opened where the client can show documents) and
     ask to apply it whole. A client that cannot ask gets no compaction."""
-    path = ls.ws.cache_dir / "compaction-preview.md"
+    ws = ls.ws
+    assert ws is not None
+    path = ws.cache_dir / "compaction-preview.md"
     try:
-        if not cache_files.write(ls.ws.root, ls.ws.cache_dir, path.name, preview.encode("utf-8")):
+        if not cache_files.write(ws.root, ws.cache_dir, path.name, preview.encode("utf-8")):
             raise OSError("the cache folder cannot be used")
         caps = ls.client_capabilities.window
         if caps and caps.show_document and caps.show_document.support:
@@ -101,7 +112,7 @@ async def _confirm(ls: LoreServer, preview: str, count: int) -> bool:
     try:
         answer = await ls.window_show_message_request_async(types.ShowMessageRequestParams(
             type=types.MessageType.Info,
-            message=f"Lorekeeper: apply {count} compaction operation(s)? The preview is in {ls.ws.rel(path)}; "
+            message=f"Lorekeeper: apply {count} compaction operation(s)? The preview is in {ws.rel(path)}; "
                     "every original stays on disk and Undo reverses it.",
             actions=[types.MessageActionItem(title="Apply"), types.MessageActionItem(title="Cancel")]))
     except Exception as exc:
@@ -197,7 +208,7 @@ def register(server: LoreServer) -> None:
             entry, keeper = _entry(ls, entry_id), _entry(ls, into)
             if entry is None or keeper is None:
                 return {"operation": None, "reason": f"no entry {entry_id if entry is None else into}"}
-            record = merge_into(ls.store, entry, keeper, _journal(ls, "merge"), f"merged into {into} from the editor")
+            record = merge_into(_store(ls), entry, keeper, _journal(ls, "merge"), f"merged into {into} from the editor")
         _tell(ls, f"Lorekeeper: merged {entry_id} into {into} (references and tags kept); Undo reverses it.")
         await _recheck(ls)
         return {"operation": record.id}
@@ -209,7 +220,7 @@ def register(server: LoreServer) -> None:
             if newer is None or older is None:
                 return {"operation": None, "reason": "no such entry"}
             try:
-                record = decide(ls.store, newer, older, _journal(ls, kind))
+                record = decide(_store(ls), newer, older, _journal(ls, kind))
             except (ValueError, Refused) as exc:
                 ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=str(exc)))
                 return {"operation": None, "reason": str(exc)}
@@ -235,7 +246,7 @@ def register(server: LoreServer) -> None:
             if entry is None:
                 return {"operation": None, "reason": f"no entry {entry_id}"}
             because = next((f.message for f in _findings_for(ls, entry.id) if f.fix == fix), "")
-            record = apply_fix(ls.store, entry, fix, _journal(ls, "update-ref"), because)
+            record = apply_fix(_store(ls), entry, fix, _journal(ls, "update-ref"), because)
         if record is not None:
             _tell(ls, f"Lorekeeper: {entry_id} now says {fix.new} (was {fix.old}); Undo reverses it.")
         await _recheck(ls)
@@ -270,7 +281,7 @@ def register(server: LoreServer) -> None:
             if entry is None:
                 return {"operation": None, "reason": f"no entry {entry_id}"}
             reasons = "; ".join(f.message for f in _findings_for(ls, entry_id)) or "archived from the editor"
-            record = archive_entry(ls.store, entry, _journal(ls, "archive"), reasons)
+            record = archive_entry(_store(ls), entry, _journal(ls, "archive"), reasons)
         _tell(ls, f"Lorekeeper: archived {entry_id} (it stays on disk); Undo reverses it.")
         await _recheck(ls)
         return {"operation": record.id}
@@ -294,7 +305,7 @@ def register(server: LoreServer) -> None:
             if entry is None:
                 return {"operation": None, "reason": f"no entry {entry_id}"}
             try:
-                record = compress_entry(ls.store, entry, ls.config, _journal(ls, "compress"))
+                record = compress_entry(_store(ls), entry, ls.config, _journal(ls, "compress"))
             except (ValueError, Refused) as exc:
                 ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=str(exc)))
                 return {"operation": None, "reason": str(exc)}

@@ -13,8 +13,8 @@ from pydantic import BaseModel, ConfigDict
 
 from ..kinds import docs_url
 from ..model import Entry, Finding, Fix, Severity
-from ..safeio import read_text
 from ..positions import finding_span
+from ..safeio import read_text
 from .server import LoreServer
 
 log = logging.getLogger("lorekeeper.lsp")
@@ -37,7 +37,7 @@ class DiagnosticData(BaseModel):
     editable: bool = False
 
     @classmethod
-    def of(cls, finding: Finding, entry: Entry | None) -> "DiagnosticData":
+    def of(cls, finding: Finding, entry: Entry | None) -> DiagnosticData:
         """The data a finding's diagnostic carries (``entry``: the entry it is about, if known)."""
         return cls(kind=finding.kind, entry=finding.entry, ref=finding.ref, fix=finding.fix,
                    editable=entry is not None and entry.format != "instruction")

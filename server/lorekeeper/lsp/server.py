@@ -16,15 +16,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 
 from .. import __version__
 from ..compaction.config import CompactionConfig
-from ..safeio import read_bytes
 from ..diagnose import memory_findings
 from ..model import Entry, Finding
+from ..safeio import read_bytes
 from ..staleness import StalenessChecker
 from ..store import Store
 from ..workspace import Workspace, WorkspaceNotFound, find_root
@@ -110,10 +109,11 @@ class LoreServer(LanguageServer):
         if not root_path:
             return
         try:
-            self._ws = Workspace(find_root(Path(root_path)))
+            ws = Workspace(find_root(Path(root_path)))
         except WorkspaceNotFound:
-            self._ws = Workspace(Path(root_path))
-        self.config = self.ws.compaction.model_copy(deep=True)
+            ws = Workspace(Path(root_path))
+        self._ws = ws
+        self.config = ws.compaction.model_copy(deep=True)
 
     def full_check(self) -> list[Finding]:
         """Load every memory file and check everything; returns all findings. Runs off the event loop.
@@ -160,7 +160,7 @@ class LoreServer(LanguageServer):
         with self.lock:
             snapshot = self.snapshot
             snapshot.checker.recheck(changed, structural=structural)
-            touched = {snapshot.store_path(i) for i in snapshot.checker.checked} - {None}
+            touched = {path for path in map(snapshot.store_path, snapshot.checker.checked) if path is not None}
             self._publish_snapshot(snapshot.after_recheck(self._next_generation()))
             return self.findings_of_files(touched)
 

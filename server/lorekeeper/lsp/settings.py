@@ -13,11 +13,11 @@ class Settings(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
 
     #: Quiet period after a burst of watched-file events before re-checking, in milliseconds.
-    debounceMs: StrictInt = Field(200, ge=0)
+    debounceMs: StrictInt = Field(default=200, ge=0)
     #: Show "N memories reference this file" lenses in code files.
     codeLensInCode: StrictBool = False
     #: Token budget of the memory index (also the status bar's reference figure).
-    budget: StrictInt = Field(2000, gt=0)
+    budget: StrictInt = Field(default=2000, gt=0)
     #: Where the documentation is published; a diagnostic's link points under it. Empty: the docs
     #: shipped with the installed package.
     docsUrl: StrictStr | None = None

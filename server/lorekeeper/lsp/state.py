@@ -44,7 +44,7 @@ class Snapshot:
 
     @classmethod
     def build(cls, generation: int, ws: Workspace, store: Store, checker: StalenessChecker, config: CompactionConfig,
-              memory_findings: list[Finding] | tuple[Finding, ...], memo: dict[str, Any] | None = None) -> "Snapshot":
+              memory_findings: list[Finding] | tuple[Finding, ...], memo: dict[str, Any] | None = None) -> Snapshot:
         file_entries: dict[str, list[str]] = {}
         for entry in store.entries:
             file_entries.setdefault(entry.location.path, []).append(entry.id)
@@ -60,7 +60,7 @@ class Snapshot:
                    file_entries=file_entries, by_file=by_file, by_entry=by_entry,
                    memo=memo if memo is not None else {})
 
-    def after_recheck(self, generation: int) -> "Snapshot":
+    def after_recheck(self, generation: int) -> Snapshot:
         """The next snapshot once the checker re-checked some entries (same store, new findings)."""
         return Snapshot.build(generation, self.ws, self.store, self.checker, self.config, self.memory_findings,
                               memo=self.memo)

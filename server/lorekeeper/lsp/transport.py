@@ -138,6 +138,8 @@ async def run(server: Any, stdin: BinaryIO, stop: threading.Event) -> None:
                 server.protocol._send_response(None, None, _error(types.ErrorCodes.ParseError,
                                                                   "a malformed message was skipped"))
                 continue
+            if body is None:
+                continue
             try:
                 dispatch(server, body, state)
             except Exception:  # one bad message never stops the server

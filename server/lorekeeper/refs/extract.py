@@ -452,7 +452,7 @@ def _one_command(command: str, args: list[str], segment: str, i: int,
         scope = flags.get("-C") or flags.get("--directory")
         where = _join(cwd, scope) if scope else cwd
         if scope and _as_path(scope):
-            refs.append(Reference("path", where.rstrip("/") + "/", segment, i, strong=True))
+            refs.append(Reference("path", (where or "").rstrip("/") + "/", segment, i, strong=True))
         for target in rest:
             if "=" not in target and not target.startswith("-") and re.fullmatch(r"[\w][\w.\-/]*", target):
                 refs.append(Reference("make", target, segment, i, scope=where))

@@ -12,8 +12,9 @@ from __future__ import annotations
 import hashlib
 import json
 import tomllib
+from collections.abc import Callable
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from ..model import Entry
 from ..safeio import load_json, read_bytes
@@ -40,7 +41,7 @@ def _hash(data: bytes | str) -> str:
 
 
 class Fingerprinter:
-    def __init__(self, index: "CodeIndex", history: GitHistory):
+    def __init__(self, index: CodeIndex, history: GitHistory):
         self.index = index
         self.history = history
 
@@ -174,7 +175,7 @@ class Verifications:
         self.sidecar = sidecar
 
     @classmethod
-    def load(cls, ws: Workspace) -> "Verifications":
+    def load(cls, ws: Workspace) -> Verifications:
         path = ws.store / cls.FILE
         try:
             data = load_json(read_bytes(path, root=ws.root))

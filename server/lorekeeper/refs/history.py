@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import re
+import shutil
 import subprocess
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any, Callable, Iterable, TypeVar
+from typing import Any, TypeVar
 
 from .. import cache as cache_files
 from ..safeio import read_bytes

@@ -9,9 +9,10 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterable
 from functools import cached_property
-from pathlib import Path, PurePosixPath
-from typing import Any, Iterable
+from pathlib import PurePosixPath
+from typing import Any
 
 from .. import cache as cache_files
 from ..safeio import read_bytes
@@ -338,12 +339,12 @@ class CodeIndex:
         return [p for p in self.files_mentioning({name})[name] if self.defined_in(name, p) is not None]
 
     def _load_symbol_cache(self) -> dict[str, list[Any]]:
-        if self._symbol_cache is None:
-            self._symbol_cache = {}
+        cache = self._symbol_cache
+        if cache is None:
             data = cache_files.read_json(self.ws.root, self.cache_dir, "symbols.json")
-            if isinstance(data, dict) and data.get("version") == CACHE_VERSION and isinstance(data.get("files"), dict):
-                self._symbol_cache = data["files"]
-        return self._symbol_cache
+            files = data.get("files") if isinstance(data, dict) and data.get("version") == CACHE_VERSION else None
+            cache = self._symbol_cache = files if isinstance(files, dict) else {}
+        return cache
 
     def save(self) -> None:
         """Persist the symbol cache if it learnt anything."""

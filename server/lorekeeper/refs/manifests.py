@@ -291,7 +291,8 @@ def _pyproject(path: str, text: str) -> Manifest | None:
         scripts = env.get("scripts") if isinstance(env, dict) else None
         tables.append(scripts)
         for script in scripts if isinstance(scripts, dict) else {}:
-            manifest.names.setdefault(f"{env_name}:{script}", (_line_of(text, script),) * 2)
+            line = _line_of(text, script)
+            manifest.names.setdefault(f"{env_name}:{script}", (line, line))
     for table in tables:
         for script in table if isinstance(table, dict) else {}:
             if isinstance(script, str):

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Any, Callable
+from functools import cache
+from typing import Any
 
 _IDENT = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*")
 
@@ -111,7 +112,7 @@ _SCOPES = {"class_declaration", "abstract_class_declaration", "interface_declara
 _BODIES = {"statement_block", "function_body", "block"}  # locals inside functions are not definitions
 
 
-@lru_cache(maxsize=None)
+@cache
 def _parser(lang: str) -> Any:
     from tree_sitter import Language, Parser
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 import re
 import tomllib
+from collections.abc import Callable
 from pathlib import PurePosixPath
-from typing import Any, Callable
+from typing import Any
 
 _VERSION = re.compile(r"(\d+(?:\.\d+)*)")
 
@@ -111,4 +112,4 @@ def version_matches(stated: str, declared: str) -> bool:
     want = stated.split(".")
     have = found.group(1).split(".")
     have += ["0"] * (len(want) - len(have))
-    return all(int(a) == int(b) for a, b in zip(want, have))
+    return all(int(a) == int(b) for a, b in zip(want, have, strict=False))

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from datetime import UTC
 from typing import Any
 
 from ..model import Entry, Finding, Fix, ReplaceRefFix, ReplaceTextFix, Severity
@@ -15,9 +16,9 @@ from .checker import StalenessChecker
 
 
 def _now_iso() -> str:
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def verify_entries(checker: StalenessChecker, entries: list[Entry], journal: Journal) -> list[Record]:

@@ -34,7 +34,7 @@ class Baselines:
     """Answers "when was this memory true?" for each entry and reference; blame runs once per file, and
     only for files that hold a reference that does not resolve today."""
 
-    def __init__(self, ws: "Workspace", history: GitHistory, verifications: "Verifications"):
+    def __init__(self, ws: Workspace, history: GitHistory, verifications: Verifications):
         self.ws = ws
         self.history = history
         self.verifications = verifications
@@ -62,7 +62,7 @@ class Baselines:
         lines = [self.of(entry, i) for i in range(entry.location.end_line - entry.location.start_line + 1)]
         if any(b is None or b.uncommitted for b in lines):
             return next((b for b in lines if b is None or b.uncommitted), None)
-        dated = [(self.history.commit(b.commit).date if b.commit and self.history.commit(b.commit) else "", b)
+        dated = [(commit.date if b.commit and (commit := self.history.commit(b.commit)) else "", b)
                  for b in lines if b is not None]
         return max(dated, key=lambda item: item[0])[1] if dated else None
 

@@ -14,9 +14,10 @@ one file re-checks only its dependants."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Any, Iterable
+from typing import Any
 
 from ..model import Entry, Finding, Fix, Severity
 from ..refs.extract import Reference, extract, from_explicit

@@ -13,14 +13,15 @@ for this memory."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING, Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..model import Entry, Finding, ReplaceRefFix, ReplaceTextFix, Severity, VerifyFix
+from ..refs.extract import BUN_BUILTINS, PNPM_BUILTINS, YARN_BUILTINS
 from ..refs.history import parallel
 from ..refs.index import in_module_path
 from ..refs.manifests import WELL_KNOWN_TOOLS, parse_manifest
-from ..refs.extract import BUN_BUILTINS, PNPM_BUILTINS, YARN_BUILTINS
 from ..refs.symbols import FileSymbols, file_symbols, language_of, qualified_definition
 from ..refs.versions import declared_version, folders_up, version_matches
 from .baseline import Baseline
@@ -37,16 +38,16 @@ _MAX_FILES_PER_SYMBOL = 40
 
 
 class Check(Protocol):
-    def now(self, checker: "StalenessChecker", item: "Pending") -> bool: ...
+    def now(self, checker: StalenessChecker, item: Pending) -> bool: ...
 
-    def judge(self, checker: "StalenessChecker", items: list["Pending"]) -> None: ...
+    def judge(self, checker: StalenessChecker, items: list[Pending]) -> None: ...
 
 
-def _baselines(checker: "StalenessChecker", items: list["Pending"]) -> dict[int, Baseline | None]:
+def _baselines(checker: StalenessChecker, items: list[Pending]) -> dict[int, Baseline | None]:
     return {id(item): checker.baselines.of(item.entry, item.ref.line) for item in items}
 
 
-def _unknown_past(checker: "StalenessChecker") -> bool:
+def _unknown_past(checker: StalenessChecker) -> bool:
     """True when "it did not exist then" cannot be trusted (shallow or partial history)."""
     return not checker.history_trusted
 
@@ -61,7 +62,7 @@ class PathCheck:
     (and the folders above it), then the root; a bare file name anywhere in the tree; git-ignored,
     generated and runtime paths are never judged."""
 
-    def now(self, checker: "StalenessChecker", item: "Pending") -> bool:
+    def now(self, checker: StalenessChecker, item: Pending) -> bool:
         from ..workspace import PathOutsideRoot
 
         ref, index = item.ref, checker.index
@@ -93,7 +94,7 @@ class PathCheck:
         item.data["candidates"] = [c.rstrip("/") + ("/" if folder else "") for c in candidates]
         return False
 
-    def judge(self, checker: "StalenessChecker", items: list["Pending"]) -> None:
+    def judge(self, checker: StalenessChecker, items: list[Pending]) -> None:
         history = checker.history
         if not history.available:
             for item in items:
@@ -139,7 +140,7 @@ class PathCheck:
             self._gone(checker, item, path, baseline, what)
 
     @staticmethod
-    def _named_at_baseline(checker: "StalenessChecker", item: "Pending", commit: str) -> list[str]:
+    def _named_at_baseline(checker: StalenessChecker, item: Pending, commit: str) -> list[str]:
         """A bare file name (`ajv-provider.ts`) found nowhere today: the files of that name the tree held
         when the memory was written, nearest to the memory's folder first (what the name meant then)."""
         name = item.ref.target
@@ -149,7 +150,7 @@ class PathCheck:
         base = item.base or ""
         return sorted(paths, key=lambda p: (not p.startswith(base), p.count("/"), p))[:3]
 
-    def _gone(self, checker: "StalenessChecker", item: "Pending", path: str, baseline: Baseline, what: str) -> None:
+    def _gone(self, checker: StalenessChecker, item: Pending, path: str, baseline: Baseline, what: str) -> None:
         history, index = checker.history, checker.index
         target = item.ref.target
         bare = "/" not in target.rstrip("/")
@@ -188,7 +189,7 @@ class PathCheck:
         checker.add(item, "stale-path", Severity.error, f"{what} `{target}` was deleted{when}",
                     commit=removal.commit if removal else None)
 
-    def _not_at_baseline(self, checker: "StalenessChecker", item: "Pending", baseline: Baseline, what: str) -> None:
+    def _not_at_baseline(self, checker: StalenessChecker, item: Pending, baseline: Baseline, what: str) -> None:
         if not item.ref.strong or _unknown_past(checker):
             return
         for candidate in item.data["candidates"]:
@@ -201,7 +202,7 @@ class PathCheck:
         checker.add(item, "unresolved-path", Severity.info,
                     f"{what} `{item.ref.target}` does not exist, and did not when this memory was {baseline.how}")
 
-    def _without_git(self, checker: "StalenessChecker", item: "Pending") -> None:
+    def _without_git(self, checker: StalenessChecker, item: Pending) -> None:
         """No history: a missing file that exists elsewhere under the same name probably moved."""
         if not item.ref.strong:
             return
@@ -229,7 +230,7 @@ def _respell(target: str, old: str, new: str) -> str:
     return new_clean + suffix
 
 
-def _moved_in_worktree(checker: "StalenessChecker", path: str) -> str | None:
+def _moved_in_worktree(checker: StalenessChecker, path: str) -> str | None:
     """Where a file deleted in the working tree went, when it was renamed there (not committed): the one
     file git does not track yet, or added to the index, whose content is what HEAD holds for it."""
     before = checker.history.read_at([("HEAD", path)]).get(("HEAD", path))
@@ -239,7 +240,7 @@ def _moved_in_worktree(checker: "StalenessChecker", path: str) -> str | None:
     return same[0] if len(same) == 1 else None
 
 
-def _same_content(checker: "StalenessChecker", path: str, removal_sha: str) -> str | None:
+def _same_content(checker: StalenessChecker, path: str, removal_sha: str) -> str | None:
     """Where a deleted file went when git did not record a rename (deleted in one commit, added in
     another): a file of the same name whose content is what the file held before its deletion."""
     name = PurePosixPath(path).name
@@ -262,7 +263,7 @@ class SymbolCheck:
     module); otherwise it was never the project's symbol (a tool, an option, an i18n key). A symbol
     named in ``refs`` with its file is checked in that file."""
 
-    def now(self, checker: "StalenessChecker", item: "Pending") -> bool:
+    def now(self, checker: StalenessChecker, item: Pending) -> bool:
         ref = item.ref
         if not ref.file:
             return False  # resolved in one pass over the code with the others (judge)
@@ -277,13 +278,13 @@ class SymbolCheck:
         item.data["file"] = path
         return False
 
-    def judge(self, checker: "StalenessChecker", items: list["Pending"]) -> None:
+    def judge(self, checker: StalenessChecker, items: list[Pending]) -> None:
         from .checker import WORD
 
         index = checker.index
         text = [i for i in items if not i.ref.file]
         mentions = index.files_mentioning({i.ref.target for i in text})
-        unknown: list["Pending"] = []
+        unknown: list[Pending] = []
         for item in text:
             files = mentions[item.ref.target]
             if files:
@@ -304,10 +305,10 @@ class SymbolCheck:
         self._judge_text(checker, unknown)
         self._judge_explicit(checker, explicit)
 
-    def _judge_text(self, checker: "StalenessChecker", items: list["Pending"]) -> None:
+    def _judge_text(self, checker: StalenessChecker, items: list[Pending]) -> None:
         history = checker.history
         baselines = _baselines(checker, items)
-        by_commit: dict[str, list["Pending"]] = {}
+        by_commit: dict[str, list[Pending]] = {}
         for item in items:
             baseline = baselines[id(item)]
             if baseline and baseline.commit:
@@ -315,7 +316,7 @@ class SymbolCheck:
         commits = list(by_commit)
         answers = parallel(lambda c: history.grep_at(c, {w for i in by_commit[c] for w in _words(i.ref.target)},
                                                      CODE_PATHSPECS), commits)
-        for commit, found in zip(commits, answers):
+        for commit, found in zip(commits, answers, strict=True):
             group = by_commit[commit]
             if found is None:
                 continue  # git could not answer: reported as a history problem
@@ -345,7 +346,7 @@ class SymbolCheck:
                             f"`{item.ref.target}` is no longer defined anywhere in the code ({when}; it was in "
                             f"`{defining[0]}` when this memory was {baseline.how if baseline else 'written'})", commit=change)
 
-    def _judge_explicit(self, checker: "StalenessChecker", items: list["Pending"]) -> None:
+    def _judge_explicit(self, checker: StalenessChecker, items: list[Pending]) -> None:
         history = checker.history
         baselines = _baselines(checker, items)
         blobs = history.read_at([(b.commit, i.data["file"]) for i in items if (b := baselines[id(i)]) and b.commit])
@@ -372,12 +373,12 @@ def _words(target: str) -> list[str]:
     return [w for w in re.split(r"[.]", target) if w]
 
 
-def _symbols_at(checker: "StalenessChecker", commit: str, paths: set[str]) -> dict[str, FileSymbols]:
+def _symbols_at(checker: StalenessChecker, commit: str, paths: set[str]) -> dict[str, FileSymbols]:
     blobs = checker.history.read_at([(commit, p) for p in sorted(paths)])
     return {p: file_symbols(p, data) for (c, p), data in blobs.items() if data is not None}
 
 
-def _defined_in_file(checker: "StalenessChecker", symbol: str, path: str) -> bool:
+def _defined_in_file(checker: StalenessChecker, symbol: str, path: str) -> bool:
     if path.endswith((".json", ".toml")):
         return checker.fingerprints.config_value(path, symbol) is not None
     return checker.index.defined_in(symbol, path) is not None
@@ -391,7 +392,7 @@ def _defined_in_bytes(path: str, data: bytes, symbol: str) -> bool:
     return qualified_definition(file_symbols(path, data), symbol, path) is not None
 
 
-def _removed_when(checker: "StalenessChecker", word: str, paths: list[str], change: Any) -> str:
+def _removed_when(checker: StalenessChecker, word: str, paths: list[str], change: Any) -> str:
     """How a finding names the removal of a name: the commit, or the uncommitted changes."""
     history = checker.history
     if any(p in history.dirty() for p in paths) and history.in_head(word, tuple(paths)):
@@ -412,7 +413,7 @@ class ManifestNameCheck:
     runner built-ins or well-known tools are not the project's; a manifest with names that cannot be
     known statically (includes we cannot read, ``$(VAR)`` targets) is not judged."""
 
-    def now(self, checker: "StalenessChecker", item: "Pending") -> bool:
+    def now(self, checker: StalenessChecker, item: Pending) -> bool:
         ref, index = item.ref, checker.index
         name = ref.target
         if ref.package == "*":
@@ -445,7 +446,7 @@ class ManifestNameCheck:
         item.data["manifests"] = [m.path for m in manifests]
         return False
 
-    def judge(self, checker: "StalenessChecker", items: list["Pending"]) -> None:
+    def judge(self, checker: StalenessChecker, items: list[Pending]) -> None:
         history = checker.history
         baselines = _baselines(checker, items)
         blobs = history.read_at([(b.commit, path) for item in items if (b := baselines[id(item)]) and b.commit
@@ -493,7 +494,7 @@ class ManifestNameCheck:
 class ModuleCheck:
     """``python -m pkg.mod``: a module of a local package (``pkg/`` or ``src/pkg/``)."""
 
-    def now(self, checker: "StalenessChecker", item: "Pending") -> bool:
+    def now(self, checker: StalenessChecker, item: Pending) -> bool:
         index = checker.index
         parts = item.ref.target.split(".")
         roots = [f"{item.base}/" if item.base else "", *([] if not item.base else [""]), "src/"]
@@ -512,7 +513,7 @@ class ModuleCheck:
         item.data["candidates"] = [stem + ".py", stem + "/__main__.py", stem + "/__init__.py"]
         return False
 
-    def judge(self, checker: "StalenessChecker", items: list["Pending"]) -> None:
+    def judge(self, checker: StalenessChecker, items: list[Pending]) -> None:
         history = checker.history
         baselines = _baselines(checker, items)
         answers = history.exists_at([(b.commit, c) for i in items if (b := baselines[id(i)]) and b.commit
@@ -541,7 +542,7 @@ class PackageManagerCheck:
     """"Use pnpm" against the ``packageManager`` field and the lockfiles: an error when the memory
     matched the repository when it was written, a warning when it never did."""
 
-    def now(self, checker: "StalenessChecker", item: "Pending") -> bool:
+    def now(self, checker: StalenessChecker, item: Pending) -> bool:
         index = checker.index
         declared, locks = index.package_managers(item.base)
         manifest = index.package_json(item.base)
@@ -558,7 +559,7 @@ class PackageManagerCheck:
         item.data.update(actual=actual, why=why, manifest=manifest.path if manifest else None)
         return False
 
-    def judge(self, checker: "StalenessChecker", items: list["Pending"]) -> None:
+    def judge(self, checker: StalenessChecker, items: list[Pending]) -> None:
         from ..refs.index import LOCKFILES
 
         history = checker.history
@@ -589,7 +590,7 @@ class VersionCheck:
     engines, .python-version, requires-python, rust-toolchain, rust-version). A warning when the
     declaration matched the memory at its baseline and says something else now."""
 
-    def now(self, checker: "StalenessChecker", item: "Pending") -> bool:
+    def now(self, checker: StalenessChecker, item: Pending) -> bool:
         tool, _, stated = item.ref.target.partition("@")
         declared = declared_version(tool, item.base, checker.index.nearest, checker.index.read)
         if declared is None:
@@ -601,7 +602,7 @@ class VersionCheck:
         item.data.update(tool=tool, stated=stated, path=path, now=value)
         return False
 
-    def judge(self, checker: "StalenessChecker", items: list["Pending"]) -> None:
+    def judge(self, checker: StalenessChecker, items: list[Pending]) -> None:
         history = checker.history
         baselines = _baselines(checker, items)
         for item in items:
@@ -632,7 +633,7 @@ class VersionCheck:
                         + f"it said {then[1]} when this memory was {baseline.how})", commit=change)
 
 
-def _version_change(checker: "StalenessChecker", item: "Pending", since: str) -> Any:
+def _version_change(checker: StalenessChecker, item: Pending, since: str) -> Any:
     """The first commit after ``since`` whose declaration (in the file that declares it now) no longer
     matches the memory; ``None`` when git cannot say (the file moved, history too long)."""
     history, path = checker.history, item.data["path"]
@@ -667,7 +668,7 @@ CHECKS: dict[str, Any] = {
 
 # -- checks of a whole entry, after its references ---------------------------------------------------
 
-def changed_since_verified(checker: "StalenessChecker", entry: Entry, result: "EntryResult") -> None:
+def changed_since_verified(checker: StalenessChecker, entry: Entry, result: EntryResult) -> None:
     """What a memory is about (a symbol's body, a script's command, a config key) changed since it was
     verified (warning) or, for an instruction line never verified, since it was written (info)."""
     base = checker.base_of(entry)
@@ -702,7 +703,7 @@ def _is_config(path: str) -> bool:
                                                        ".tool-versions", ".node-version")
 
 
-def stated_values(checker: "StalenessChecker", entry: Entry, result: "EntryResult") -> None:
+def stated_values(checker: StalenessChecker, entry: Entry, result: EntryResult) -> None:
     """Numbers a memory states ("line length is 100", "Node 20.11") that the configuration file it
     references held when the memory was written or verified, and holds no more."""
     numbers = set(_NUMBER.findall(entry.content))
@@ -735,5 +736,5 @@ def stated_values(checker: "StalenessChecker", entry: Entry, result: "EntryResul
                     message=f"`{path}` no longer contains {number}, as it did when this memory was {baseline.how}"))
 
 
-def post_checks() -> list[Callable[["StalenessChecker", Entry, "EntryResult"], None]]:
+def post_checks() -> list[Callable[[StalenessChecker, Entry, EntryResult], None]]:
     return [changed_since_verified, stated_values]

@@ -3,10 +3,9 @@ as journaled operations."""
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +40,7 @@ class Store:
         self.recovered: list[str] = []
 
     @classmethod
-    def open(cls, ws: Workspace) -> "Store":
+    def open(cls, ws: Workspace) -> Store:
         """Load the store — after finishing any change a killed process left half applied, so that no
         command ever reads (or plans from) a half-applied store."""
         store = cls(ws)
@@ -217,7 +216,7 @@ class Store:
                 resolve_inside(self.ws.root, ref.path)
             except PathOutsideRoot as exc:
                 raise ValueError(f"--ref {ref.path}: {exc}") from None
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         fields: dict[str, Any] = {"category": category or DEFAULT_CATEGORY}
         if tags:
             fields["tags"] = tags

@@ -6,9 +6,10 @@ entry unusable: it is reported as an error and skipped, and the other entries ke
 
 from __future__ import annotations
 
-from datetime import date, datetime, time, timezone
+from collections.abc import Callable, Mapping
+from datetime import UTC, date, datetime, time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
@@ -212,7 +213,7 @@ def _parse_ref(item: Any) -> Ref | None:
     return None
 
 
-def _describe(err: dict[str, Any]) -> str:
+def _describe(err: Mapping[str, Any]) -> str:
     kind = err.get("type", "")
     if kind.startswith("string"):
         return "must be a string"
@@ -230,5 +231,5 @@ def _describe(err: dict[str, Any]) -> str:
 
 def _as_datetime(value: datetime | date) -> datetime:
     if isinstance(value, datetime):
-        return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
-    return datetime.combine(value, time(0, 0), tzinfo=timezone.utc)
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    return datetime.combine(value, time(0, 0), tzinfo=UTC)

@@ -57,7 +57,7 @@ def _problem(kind: str, message: str, relpath: str, line: int = 1) -> Finding:
     return Finding(kind=kind, severity=Severity.error, message=message, source=relpath, line=line)
 
 
-def _human(size: int) -> str:
+def _human(size: float) -> str:
     for unit in ("B", "KB", "MB", "GB"):
         if size < 1024 or unit == "GB":
             return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"

@@ -25,7 +25,7 @@ import os
 import secrets
 import sys
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -152,7 +152,7 @@ class Journal:
                     raise Refused(f"{change.path}: two changes of one batch do not follow each other; nothing was written")
                 expected[change.path] = change.after
                 targets.append((change, path))
-        start = datetime.now(timezone.utc)
+        start = datetime.now(UTC)
         records = []
         for i, operation in enumerate(operations):
             when = start + timedelta(microseconds=i)  # the batch's order survives sorting by time
@@ -206,7 +206,7 @@ class Journal:
         user confirmed): the record alone, with the same before/after bytes, so ``undo`` works on it."""
         for change in operation.changes:
             self._path(change.path)  # refuse paths outside the root here too
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         op_id = f"{now:%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
         record = Record(op_id, now, self.command, self.argv, operation.op, operation.reason, operation.entries,
                         operation.changes, operation.undoes, self.ws.log_dir / f"{op_id}.json")
@@ -260,7 +260,7 @@ class Journal:
             raise ValueError(f"its id {record.id!r} does not match its file name")
         if record.time.tzinfo is None:
             raise ValueError("its time has no time zone (Lorekeeper always writes one)")
-        if record.time > datetime.now(timezone.utc) + timedelta(days=1):
+        if record.time > datetime.now(UTC) + timedelta(days=1):
             raise ValueError(f"its time {record.time.isoformat()} is in the future")
         for change in record.changes:
             if not self.ws.is_memory_path(change.path):

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 from ..safeio import ensure_dir
 from ..workspace import Workspace

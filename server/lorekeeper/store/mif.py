@@ -8,7 +8,7 @@ from __future__ import annotations
 import io
 import re
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +51,7 @@ class MifDocument:
         self.newline = newline
 
     @classmethod
-    def parse(cls, text: str) -> "MifDocument":
+    def parse(cls, text: str) -> MifDocument:
         """Split and parse; raises ``ValueError`` with a 1-based line for malformed input."""
         newline = "\r\n" if "\r\n" in text else "\n"
         if not _FENCE.match(text):
@@ -116,7 +116,7 @@ def _top_level_blocks(text: str) -> dict[str, str]:
     for line in text.splitlines(keepends=True):
         match = re.match(r"""^(?:"([^"]+)"|'([^']+)'|([^\s#'"][^:]*?))\s*:(?:\s|$)""", line)
         if match and not line[:1].isspace():
-            current = next(g for g in match.groups() if g is not None)
+            current = str(next(g for g in match.groups() if g is not None))
             blocks[current] = line
         elif current is not None:
             blocks[current] += line
@@ -273,7 +273,7 @@ def _to_code_ref(ref: dict[str, Any]) -> dict[str, Any]:
 
 def new_mif(content: str, fields: dict[str, Any], now: datetime | None = None) -> tuple[str, str, bytes]:
     """A new MIF file: (id, file name, bytes)."""
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     entry_id = str(uuid.uuid4())
     front = CommentedMap()
     front["id"] = entry_id

@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 import re
 import secrets
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from ..model import Entry, Finding, Location, Severity
+from ..safeio import load_json
 from ..workspace import Workspace
 from .fields import build_entry
-from ..safeio import load_json
 from .files import read_text_file
 
 
@@ -144,7 +144,7 @@ def render_entry(raw: dict[str, Any], original: str | None = None) -> bytes:
 
 def new_entry_name(now: datetime | None = None) -> tuple[str, str]:
     """An id and a file name for a new entry, LeanSpec style: ``<timestamp>-<short-uuid>.json``."""
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     short = secrets.token_hex(6)
     return short, f"{now:%Y%m%dT%H%M%SZ}-{short}.json"
 
