@@ -1,17 +1,37 @@
-// The Lorekeeper extension: starts `lore serve`, adds the palette commands and the status bar item.
-// Everything else (diagnostics, hover, code actions, the compaction preview) is the language server's.
+// The Lorekeeper extension: starts `lore serve` (one server per workspace folder), adds the palette
+// commands and the status bar item. Everything else (diagnostics, hover, code actions, the compaction
+// preview) is the language servers'.
 import { execFile } from "child_process";
 import * as fs from "fs";
 import * as vscode from "vscode";
 import {
+  ClientCapabilities,
   CloseAction,
+  DynamicFeature,
   ErrorAction,
+  ExecuteCommandRegistrationOptions,
   ExecuteCommandRequest,
+  FeatureState,
   LanguageClient,
   LanguageClientOptions,
+  Middleware,
+  RegistrationData,
+  ServerCapabilities,
   ServerOptions,
   State,
+  StaticFeature,
 } from "vscode-languageclient/node";
+import {
+  SERVER_COMMAND,
+  chooseFolder,
+  folderSelector,
+  isWithin,
+  reconcile,
+  routeCommand,
+  servingFolder,
+  statusFolder,
+  unrouteArguments,
+} from "./folders";
 import {
   RESTART_KEYS,
   Status,
@@ -30,9 +50,11 @@ import {
   statusText,
   versionCommand,
 } from "./settings";
+import { Supervisor } from "./supervisor";
 
 const PREVIEW_SCHEME = "lorekeeper-preview";
 const JOURNAL_SCHEME = "lorekeeper-journal";
+const NO_SERVER_TOOLTIP = "The language server is not running: click for what to do.";
 
 /** The journal, as a read-only document with each operation's own time (not the output channel's). */
 class JournalDocument implements vscode.TextDocumentContentProvider {
@@ -70,19 +92,112 @@ class PreviewDocuments implements vscode.TextDocumentContentProvider {
   }
 }
 
-let client: LanguageClient | undefined;
+/**
+ * Takes the place of the client's own `workspace/executeCommand` feature. That feature registers each
+ * command the server advertises as a VS Code command, and VS Code refuses a second registration of a
+ * name: with one server per folder, every client after the first would fail to start. Here the names
+ * are only reported (see `serverCommandsSeen`); code lenses and code actions are routed back to their
+ * own folder's server by the middleware (`routed`).
+ */
+class ServerCommandsFeature implements DynamicFeature<ExecuteCommandRegistrationOptions> {
+  private readonly registrations = new Map<string, string[]>();
+
+  get registrationType() {
+    return ExecuteCommandRequest.type;
+  }
+
+  fillClientCapabilities(capabilities: ClientCapabilities): void {
+    capabilities.workspace = capabilities.workspace ?? {};
+    capabilities.workspace.executeCommand = { ...capabilities.workspace.executeCommand, dynamicRegistration: true };
+  }
+
+  initialize(capabilities: ServerCapabilities): void {
+    if (capabilities.executeCommandProvider) {
+      this.register({ id: "initialize", registerOptions: { ...capabilities.executeCommandProvider } });
+    }
+  }
+
+  getState(): FeatureState {
+    return { kind: "workspace", id: this.registrationType.method, registrations: this.registrations.size > 0 };
+  }
+
+  register(data: RegistrationData<ExecuteCommandRegistrationOptions>): void {
+    const commands = data.registerOptions.commands ?? [];
+    this.registrations.set(data.id, commands);
+    serverCommandsSeen(commands);
+  }
+
+  unregister(id: string): void {
+    this.registrations.delete(id);
+  }
+
+  clear(): void {
+    this.registrations.clear();
+  }
+}
+
+/** A language client for one workspace folder (its server's commands go through ServerCommandsFeature). */
+class FolderClient extends LanguageClient {
+  registerFeature(feature: StaticFeature | DynamicFeature<any>): void {
+    const method = (feature as Partial<DynamicFeature<unknown>>).registrationType?.method;
+    super.registerFeature(method === ExecuteCommandRequest.type.method ? new ServerCommandsFeature() : feature);
+  }
+}
+
+/** A folder's running server: its client and what was registered for it (disposed with it). */
+interface FolderServer {
+  client: LanguageClient;
+  disposables: vscode.Disposable[];
+}
+
+let extensionContext: vscode.ExtensionContext;
 let output: vscode.LogOutputChannel;
 let statusItem: vscode.StatusBarItem;
-/** Why the server is not running, when it is not (shown once per start, and again on a command). */
-let notRunning: string | undefined;
+let supervisor: Supervisor<FolderServer>;
+/** Every workspace folder of the window, by URI (a nested one is served by its outer folder's server). */
+const folders = new Map<string, vscode.WorkspaceFolder>();
+/** Why a folder's server is not running, when it is not (shown once per start, and again on a command). */
+const notRunning = new Map<string, string>();
+/** Each folder's latest figures for the status bar. */
+const statuses = new Map<string, Status>();
+/** The folder whose figures the status bar shows. */
+let shownFolder: string | undefined;
+/** Server commands already registered as VS Code commands (for keybindings and other extensions). */
+const serverCommandNames = new Set<string>();
+/** Error messages on screen now (the same failure in several folders is shown once). */
+const helpOnScreen = new Set<string>();
 
-function settings() {
-  const config = vscode.workspace.getConfiguration("lorekeeper");
+function settings(folder?: vscode.WorkspaceFolder) {
+  const config = vscode.workspace.getConfiguration("lorekeeper", folder?.uri);
   return readSettings((key) => config.get(key));
 }
 
 function storageDir(context: vscode.ExtensionContext): string {
   return context.globalStorageUri.fsPath;
+}
+
+/** The folders that have (or are meant to have) a server. */
+function served(): string[] {
+  return supervisor.keys();
+}
+
+/** The served folder that a document or folder URI belongs to. */
+function folderOf(uri: vscode.Uri | undefined): string | undefined {
+  const folder = uri ? vscode.workspace.getWorkspaceFolder(uri) : undefined;
+  return servingFolder(folder?.uri.toString(), served());
+}
+
+function activeFolder(): string | undefined {
+  return folderOf(vscode.window.activeTextEditor?.document.uri);
+}
+
+/** A message naming its folder when the window has several: "Lorekeeper (api): …". */
+function named(key: string, text: string): string {
+  const name = folders.get(key)?.name;
+  if (served().length <= 1 || !name) {
+    return text;
+  }
+  return text.startsWith("Lorekeeper") ? text.replace("Lorekeeper", `Lorekeeper (${name})`) : `${text} (${name})`;
 }
 
 /** Run a command; its trimmed output, or the error that stopped it. */
@@ -100,71 +215,153 @@ function run(command: string, args: string[], options: { cwd?: string; timeout?:
   });
 }
 
-async function start(context: vscode.ExtensionContext): Promise<void> {
-  const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-  const current = settings();
-  const server = serverCommand(current, root, (p) => fs.existsSync(p), process.platform, storageDir(context));
-  output.info(`Server: ${server.command} ${server.args.join(" ")} (found: ${server.source})`);
+/** A failed start: remembered for the status bar and the commands, logged, and offered help for. */
+function startFailed(key: string, text: string): undefined {
+  notRunning.set(key, text);
+  statuses.delete(key);
+  output.error(named(key, text));
+  void offerHelp(extensionContext, text);
+  return undefined;
+}
+
+/** The middleware of a folder's client: its commands go back to its server; other folders' file events are not its. */
+function routed(key: string): Middleware {
+  const route = <T extends vscode.Command | undefined>(command: T): T => (command ? routeCommand(command, key) : command);
+  const routeAction = (item: vscode.Command | vscode.CodeAction) => {
+    if (typeof (item as vscode.Command).command === "string") {
+      return route(item as vscode.Command);
+    }
+    const action = item as vscode.CodeAction;
+    action.command = route(action.command);
+    return action;
+  };
+  return {
+    provideCodeLenses: async (document, token, next) => {
+      const lenses = await next(document, token);
+      lenses?.forEach((lens) => { lens.command = route(lens.command); });
+      return lenses;
+    },
+    resolveCodeLens: async (lens, token, next) => {
+      const resolved = await next(lens, token);
+      if (resolved) {
+        resolved.command = route(resolved.command);
+      }
+      return resolved;
+    },
+    provideCodeActions: async (document, range, context, token, next) => {
+      const items = await next(document, range, context, token);
+      return items?.map(routeAction);
+    },
+    resolveCodeAction: async (item, token, next) => {
+      const resolved = await next(item, token);
+      if (resolved) {
+        resolved.command = route(resolved.command);
+      }
+      return resolved;
+    },
+    workspace: {
+      didChangeWatchedFile: (event, next) => (isWithin(key, event.uri) ? next(event) : Promise.resolve()),
+    },
+  };
+}
+
+/** Start the server of one workspace folder; its client, or undefined when it did not start (and why is shown). */
+async function startFolder(key: string): Promise<FolderServer | undefined> {
+  const folder = folders.get(key);
+  if (!folder) {
+    return undefined;
+  }
+  const root = folder.uri.fsPath;
+  const current = settings(folder);
+  const server = serverCommand(current, root, (p) => fs.existsSync(p), process.platform, storageDir(extensionContext));
+  output.info(`Server for ${root}: ${server.command} ${server.args.join(" ")} (found: ${server.source})`);
   const version = versionCommand(server);
   const probe = await run(version.command, version.args, { cwd: root });
   if (!probe.ok) {
-    notRunning = startFailureText(server, probe.text.split("\n").pop() ?? probe.text);
-    output.error(notRunning);
-    void offerHelp(context, notRunning);
-    setStatus("$(error) Lorekeeper: no server", "The language server is not running: click for what to do.", true);
-    return;
+    return startFailed(key, startFailureText(server, probe.text.split("\n").pop() ?? probe.text));
   }
-  output.info(`Server version: ${probe.text}`);
+  output.info(named(key, `Server version: ${probe.text}`));
   const serverOptions: ServerOptions = { command: server.command, args: server.args, options: { cwd: root } };
   const clientOptions: LanguageClientOptions = {
-    documentSelector: documentSelector(current),
+    documentSelector: folderSelector(documentSelector(current), key),
+    workspaceFolder: folder,
     initializationOptions: initializationOptions(current),
     outputChannel: output,
     synchronize: { configurationSection: "lorekeeper" },
+    middleware: routed(key),
     initializationFailedHandler: (error) => {
-      output.error(`Initialisation failed: ${error}`);
+      output.error(named(key, `Initialisation failed: ${error}`));
       return false;
     },
     errorHandler: {
       error: () => ({ action: ErrorAction.Continue, handled: true }),
       closed: () => ({ action: CloseAction.DoNotRestart, handled: true,
-                       message: "Lorekeeper: the language server stopped (see the Lorekeeper output). Run Lorekeeper: Restart Server." }),
+                       message: named(key, "Lorekeeper: the language server stopped (see the Lorekeeper output). Run Lorekeeper: Restart Server.") }),
     },
   };
-  const created = new LanguageClient("lorekeeper", "Lorekeeper", serverOptions, clientOptions);
-  created.onDidChangeState((event) => {
+  const client = new FolderClient("lorekeeper", named(key, "Lorekeeper"), serverOptions, clientOptions);
+  const disposables = [client.onDidChangeState((event) => {
     if (event.newState === State.Running) {
-      void refreshStatus();
+      notRunning.delete(key);
+      void refreshStatus(key);
+    } else if (event.newState === State.Stopped) {
+      // it stopped by itself (a stop of ours disposes this listener first)
+      notRunning.set(key, "Lorekeeper: the language server stopped (see the Lorekeeper output). Run Lorekeeper: Restart Server.");
+      statuses.delete(key);
+      renderStatus();
     }
-  });
-  client = created;
+  })];
   try {
-    await created.start();
-    notRunning = undefined;
+    await client.start();
+    notRunning.delete(key);
+    return { client, disposables };
   } catch (error) {
-    client = undefined;
-    notRunning = startFailureText(server, `${error}`);
-    output.error(notRunning);
-    void offerHelp(context, notRunning);
-    setStatus("$(error) Lorekeeper: no server", "The language server is not running: click for what to do.", true);
+    disposables.forEach((d) => d.dispose());
+    return startFailed(key, startFailureText(server, `${error}`));
   }
 }
 
-async function stop(): Promise<void> {
-  const running = client;
-  client = undefined;
-  if (running) {
-    try {
-      await running.stop(2000);
-    } catch (error) {
-      output.info(`Stopping the server: ${error}`);
+async function stopFolder(key: string, running: FolderServer): Promise<void> {
+  running.disposables.forEach((d) => d.dispose());
+  statuses.delete(key);
+  try {
+    await running.client.dispose(2000);
+  } catch (error) {
+    output.info(named(key, `Stopping the server: ${error}`));
+  }
+}
+
+/** Start servers for new outer folders and stop those of folders gone from the window. */
+async function syncFolders(): Promise<void> {
+  folders.clear();
+  for (const folder of vscode.workspace.workspaceFolders ?? []) {
+    if (folder.uri.scheme === "file") {
+      folders.set(folder.uri.toString(), folder);
     }
   }
+  const { start, stop } = reconcile(served(), [...folders.keys()]);
+  for (const key of stop) {
+    notRunning.delete(key);
+    statuses.delete(key);
+  }
+  await Promise.all([...stop.map((key) => supervisor.remove(key)), ...start.map((key) => supervisor.ensure(key))]);
 }
 
-/** What a user can do when the server does not start: install it here, point at it, or read how. */
-async function offerHelp(context: vscode.ExtensionContext, message: string): Promise<void> {
-  const choice = await vscode.window.showErrorMessage(message, "Install the Server", "Set Server Path", "Open Docs");
+/**
+ * What a user can do when the server does not start: install it here, point at it, or read how. The
+ * same message is not shown again while it is on screen (several folders failing alike), unless asked.
+ */
+async function offerHelp(context: vscode.ExtensionContext, message: string, force = false): Promise<void> {
+  if (helpOnScreen.has(message) && !force) {
+    return;
+  }
+  helpOnScreen.add(message);
+  let choice: string | undefined;
+  try {
+    choice = await vscode.window.showErrorMessage(message, "Install the Server", "Set Server Path", "Open Docs");
+  } finally {
+    helpOnScreen.delete(message);
+  }
   if (choice === "Install the Server") {
     await vscode.commands.executeCommand("lorekeeper.installServer");
   } else if (choice === "Set Server Path") {
@@ -231,13 +428,52 @@ async function installServer(context: vscode.ExtensionContext): Promise<boolean>
     });
 }
 
-async function execute(command: string, ...args: unknown[]): Promise<any> {
-  if (!client || client.state !== State.Running) {
-    void vscode.window.showWarningMessage(notRunning ?? "Lorekeeper: the language server is not running yet.", "Restart Server")
+/** Send a command to a folder's server; says so (and returns undefined) when that server is not running. */
+async function execute(key: string | undefined, command: string, ...args: unknown[]): Promise<any> {
+  const client = key !== undefined ? supervisor.client(key)?.client : undefined;
+  if (key === undefined || !client || client.state !== State.Running) {
+    const why = (key !== undefined ? notRunning.get(key) : undefined) ?? "Lorekeeper: the language server is not running yet.";
+    void vscode.window.showWarningMessage(key !== undefined ? named(key, why) : why, "Restart Server")
       .then((choice) => choice && vscode.commands.executeCommand("lorekeeper.restart"));
     return undefined;
   }
   return client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args });
+}
+
+/**
+ * The folder a command acts on: the active editor's, else the only one, else the user's choice in a
+ * quick pick; undefined when there is none or the user cancels.
+ */
+async function pickFolder(title: string): Promise<string | undefined> {
+  const choice = chooseFolder(served(), activeFolder());
+  if ("folder" in choice) {
+    return choice.folder;
+  }
+  if ("ask" in choice) {
+    const items = choice.ask.map((key) => ({ label: folders.get(key)?.name ?? key, description: folders.get(key)?.uri.fsPath, key }));
+    const picked = await vscode.window.showQuickPick(items, { title, placeHolder: "Which workspace folder?" });
+    return picked?.key;
+  }
+  void vscode.window.showWarningMessage("Lorekeeper: no workspace folder has a language server.");
+  return undefined;
+}
+
+/** Server commands run by name (a keybinding, another extension): sent to the folder `pickFolder` chooses. */
+function serverCommandsSeen(commands: string[]): void {
+  for (const command of commands) {
+    if (serverCommandNames.has(command) || command === SERVER_COMMAND) {
+      continue;
+    }
+    serverCommandNames.add(command);
+    try {
+      extensionContext.subscriptions.push(vscode.commands.registerCommand(command, async (...args: unknown[]) => {
+        const key = await pickFolder(`Lorekeeper: ${command}`);
+        return key === undefined ? undefined : execute(key, command, ...args);
+      }));
+    } catch (error) {
+      output.warn(`Not registering ${command}: ${error}`);
+    }
+  }
 }
 
 function setStatus(text: string, tooltip: string, warning: boolean): void {
@@ -247,28 +483,70 @@ function setStatus(text: string, tooltip: string, warning: boolean): void {
   statusItem.show();
 }
 
-async function refreshStatus(): Promise<void> {
-  try {
-    if (!client || client.state !== State.Running) {
-      return;
-    }
-    const status = (await execute("lore.status")) as Status | undefined;
-    if (!status) {
-      return;
-    }
-    const { text, warning } = statusText(status);
-    setStatus(text, `Lorekeeper: ${status.tokensText ?? `${status.tokens} tokens in entries`} (the budget is index.md's); `
+/** Show the figures of the active editor's folder (or of the folder shown last, or of the first). */
+function renderStatus(): void {
+  const keys = served();
+  const key = statusFolder(keys, activeFolder(), shownFolder);
+  shownFolder = key;
+  if (key === undefined) {
+    statusItem.hide();
+    return;
+  }
+  const name = keys.length > 1 ? folders.get(key)?.name : undefined;
+  const label = name ? `Lorekeeper (${name})` : "Lorekeeper";
+  const status = statuses.get(key);
+  const why = notRunning.get(key);
+  if (why !== undefined) {
+    setStatus(`$(error) ${label}: no server`, NO_SERVER_TOOLTIP, true);
+  } else if (status) {
+    const { text, warning } = statusText(status, name);
+    setStatus(text, `${label}: ${status.tokensText ?? `${status.tokens} tokens in entries`} (the budget is index.md's); `
       + `${status.stale} stale memories. Click for the Problems view.`, warning);
-  } catch (error) {
-    output.appendLine(`status: ${error}`);
+  } else if (supervisor.state(key) === "starting" || supervisor.state(key) === "stopping") {
+    setStatus(`$(sync~spin) ${label}`, "The language server is starting.", false);
+  } else {
+    setStatus(`$(book) ${label}`, "Waiting for the language server's figures.", false);
   }
 }
 
+/** Ask a folder's server (by default the shown folder's) for its figures, then show the status bar. */
+async function refreshStatus(key?: string): Promise<void> {
+  const target = key ?? statusFolder(served(), activeFolder(), shownFolder);
+  const client = target !== undefined ? supervisor.client(target)?.client : undefined;
+  if (target !== undefined && client && client.state === State.Running) {
+    try {
+      const status = (await client.sendRequest(ExecuteCommandRequest.type, { command: "lore.status", arguments: [] })) as Status | undefined;
+      if (status && served().includes(target) && supervisor.client(target)?.client === client) {
+        statuses.set(target, status);
+      }
+    } catch (error) {
+      output.appendLine(`status: ${error}`);
+    }
+  }
+  renderStatus();
+}
+
+let refreshTimer: ReturnType<typeof setTimeout> | undefined;
+
+/** Refresh the status bar once things are quiet (diagnostics change in bursts). */
+function scheduleRefresh(): void {
+  if (refreshTimer !== undefined) {
+    clearTimeout(refreshTimer);
+  }
+  refreshTimer = setTimeout(() => {
+    refreshTimer = undefined;
+    void refreshStatus();
+  }, 250);
+}
+
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  extensionContext = context;
   output = vscode.window.createOutputChannel("Lorekeeper", { log: true });
   statusItem = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 50);
   statusItem.command = "lorekeeper.showProblems";
   context.subscriptions.push(output, statusItem);
+  // One supervisor for the extension's life: it serialises the starts and stops of each folder's server.
+  supervisor = new Supervisor<FolderServer>({ start: startFolder, stop: stopFolder, changed: () => renderStatus() });
 
   const register = (name: string, fn: (...args: any[]) => unknown) =>
     context.subscriptions.push(vscode.commands.registerCommand(name, fn));
@@ -279,15 +557,19 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const previews = new PreviewDocuments();
   context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(PREVIEW_SCHEME, previews));
   register("lorekeeper.compact", async () => {
-    const status = (await execute("lore.status")) as { stages?: string[] } | undefined;
+    const key = await pickFolder("Lorekeeper: Compact Memory");
+    if (key === undefined) {
+      return;
+    }
+    const status = (await execute(key, "lore.status")) as { stages?: string[] } | undefined;
     const choice = await vscode.window.showQuickPick(compactChoices(status?.stages ?? ["rules"]), {
-      title: "Lorekeeper: Compact Memory",
+      title: named(key, "Lorekeeper: Compact Memory"),
       placeHolder: "Nothing is written before you accept the preview",
     });
     if (!choice) {
       return;
     }
-    const plan = await execute("lore.compact", { dryRun: true, only: choice.only });
+    const plan = await execute(key, "lore.compact", { dryRun: true, only: choice.only });
     if (!plan || plan.applied === false) {
       void vscode.window.showWarningMessage(`Lorekeeper: no plan (${plan?.reason ?? "the server did not answer"}).`);
       return;
@@ -301,38 +583,40 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     if (answer !== "Apply") {
       return;
     }
-    const result = await execute("lore.compact", { plan: plan.plan, only: choice.only });
+    const result = await execute(key, "lore.compact", { plan: plan.plan, only: choice.only });
     if (result?.applied) {
       void vscode.window.showInformationMessage(
         `Lorekeeper: compaction applied (${count} operation(s)). "Lorekeeper: Undo Last Change" reverses it.`);
     } else {
       void vscode.window.showWarningMessage(`Lorekeeper: compaction not applied (${result?.reason ?? "no answer"}).`);
     }
-    await refreshStatus();
+    await refreshStatus(key);
   });
   register("lorekeeper.checkStale", async () => {
-    const result = await execute("lore.checkStale");
+    const key = await pickFolder("Lorekeeper: Check Stale Memories");
+    const result = key === undefined ? undefined : await execute(key, "lore.checkStale");
     if (result) {
-      void vscode.window.showInformationMessage(checkStaleText(result));
+      void vscode.window.showInformationMessage(named(key as string, checkStaleText(result)));
     }
   });
   register("lorekeeper.verify", async () => {
     const editor = vscode.window.activeTextEditor;
-    const entry = editor
-      ? await execute("lore.entryAt", editor.document.uri.toString(), editor.selection.active.line)
+    const key = editor ? folderOf(editor.document.uri) : undefined;
+    const entry = editor && key !== undefined
+      ? await execute(key, "lore.entryAt", editor.document.uri.toString(), editor.selection.active.line)
       : undefined;
     if (!entry) {
       void vscode.window.showWarningMessage("Lorekeeper: place the cursor on a memory to verify it.");
       return;
     }
-    await execute("lore.verify", entry);
+    await execute(key, "lore.verify", entry);
     void vscode.window.showInformationMessage(`Lorekeeper: ${entry} verified.`);
   });
-  context.subscriptions.push(vscode.languages.onDidChangeDiagnostics(() => void refreshStatus()));
   const journal = new JournalDocument();
   context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(JOURNAL_SCHEME, journal));
   register("lorekeeper.showLog", async () => {
-    const log = await execute("lore.showLog");
+    const key = await pickFolder("Lorekeeper: Show Journal");
+    const log = key === undefined ? undefined : await execute(key, "lore.showLog");
     if (log) {
       const uri = journal.show(journalText(log.operations ?? []));
       await vscode.commands.executeCommand("markdown.showPreview", uri);
@@ -340,43 +624,84 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   });
   register("lorekeeper.installServer", async () => {
     if (await installServer(context)) {
-      await stop();
-      await start(context);
+      await supervisor.restartAll();
     }
   });
   register("lorekeeper.undo", async () => {
-    const result = await execute("lore.undo");
+    const key = await pickFolder("Lorekeeper: Undo Last Change");
+    if (key === undefined) {
+      return;
+    }
+    const result = await execute(key, "lore.undo");
     const undone = result?.undone ?? [];
     if (undone.length) {
       void vscode.window.showInformationMessage(`Lorekeeper: ${result.reason ?? `undid ${undone.length} operation(s)`}.`);
     } else if (result?.refused) {
       // the server has shown why
-    } else {
+    } else if (result) {
       void vscode.window.showInformationMessage("Lorekeeper: nothing to undo.");
     }
-    await refreshStatus();
+    await refreshStatus(key);
   });
-  register("lorekeeper.restart", async () => {
-    await stop();
-    await start(context);
-  });
+  // Every folder's server: a restart requested while one is under way is folded into it (Supervisor).
+  register("lorekeeper.restart", () => supervisor.restartAll());
   register("lorekeeper.showProblems", async () => {
-    if (notRunning) {
-      await offerHelp(context, notRunning);
+    const key = statusFolder(served(), activeFolder(), shownFolder);
+    const why = key !== undefined ? notRunning.get(key) : undefined;
+    if (why !== undefined) {
+      await offerHelp(context, why, true);
       return;
     }
     await vscode.commands.executeCommand("workbench.actions.view.problems");
   });
-  context.subscriptions.push(vscode.workspace.onDidChangeConfiguration(async (event) => {
-    if (RESTART_KEYS.some((key) => event.affectsConfiguration(key))) {
-      output.appendLine("Server settings changed: restarting.");
-      await stop();
-      await start(context);
+  // A code lens or quick fix of one folder's server, run on that server (see `routed`).
+  register(SERVER_COMMAND, async (...args: unknown[]) => {
+    const call = unrouteArguments(args);
+    if (!call) {
+      return undefined;
     }
-  }));
-  await start(context);
+    const client = supervisor.client(call.folder)?.client;
+    if (!client || client.state !== State.Running) {
+      return execute(call.folder, call.command, ...call.arguments);
+    }
+    try {
+      return await client.sendRequest(ExecuteCommandRequest.type, { command: call.command, arguments: call.arguments });
+    } catch (error) {
+      return client.handleFailedRequest(ExecuteCommandRequest.type, undefined, error, undefined);
+    }
+  });
+
+  // Listeners, registered once for the extension's life (never per start).
+  context.subscriptions.push(
+    vscode.languages.onDidChangeDiagnostics((event) => {
+      const shown = shownFolder;
+      if (shown !== undefined && event.uris.some((uri) => {
+        const owner = folderOf(uri);
+        return owner === shown || owner === undefined;
+      })) {
+        scheduleRefresh();
+      }
+    }),
+    vscode.window.onDidChangeActiveTextEditor(() => {
+      const before = shownFolder;
+      renderStatus();
+      if (shownFolder !== undefined && (shownFolder !== before || !statuses.has(shownFolder))) {
+        scheduleRefresh();
+      }
+    }),
+    vscode.workspace.onDidChangeWorkspaceFolders(() => void syncFolders()),
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      const affected = served().filter((key) => RESTART_KEYS.some((setting) => event.affectsConfiguration(setting, folders.get(key)?.uri)));
+      if (affected.length) {
+        output.appendLine(`Server settings changed: restarting ${affected.map((key) => folders.get(key)?.name ?? key).join(", ")}.`);
+        void Promise.all(affected.map((key) => supervisor.restart(key)));
+      }
+    }),
+    { dispose: () => refreshTimer !== undefined && clearTimeout(refreshTimer) },
+  );
+  await syncFolders();
 }
 
 export async function deactivate(): Promise<void> {
-  await stop();
+  await supervisor?.close();
 }

@@ -7,6 +7,8 @@ export interface Settings {
   debounceMs: number;
   codeLensInCode: boolean;
   budget: number;
+  /** Where the docs are published (diagnostics link under it); empty: the docs installed with the server. */
+  docsUrl: string;
 }
 
 export interface ServerCommand {
@@ -16,7 +18,7 @@ export interface ServerCommand {
   source: "setting" | "interpreter" | "workspace" | "managed" | "path";
 }
 
-export const DEFAULTS: Settings = { serverPath: "", interpreter: "", debounceMs: 200, codeLensInCode: false, budget: 2000 };
+export const DEFAULTS: Settings = { serverPath: "", interpreter: "", debounceMs: 200, codeLensInCode: false, budget: 2000, docsUrl: "" };
 
 /** Settings from a `get(key, default)` reader (VS Code's WorkspaceConfiguration), wrong types ignored. */
 export function readSettings(get: (key: string) => unknown): Settings {
@@ -31,6 +33,7 @@ export function readSettings(get: (key: string) => unknown): Settings {
     debounceMs: int("debounceMs", DEFAULTS.debounceMs, 0),
     codeLensInCode: typeof get("codeLensInCode") === "boolean" ? (get("codeLensInCode") as boolean) : DEFAULTS.codeLensInCode,
     budget: int("budget", DEFAULTS.budget, 100),
+    docsUrl: str("docsUrl", DEFAULTS.docsUrl),
   };
 }
 
@@ -137,7 +140,8 @@ export function journalText(operations: { id: string; time?: string; op: string;
 
 /** What the server reads from initializationOptions. */
 export function initializationOptions(settings: Settings): Record<string, unknown> {
-  return { lorekeeper: { debounceMs: settings.debounceMs, codeLensInCode: settings.codeLensInCode, budget: settings.budget } };
+  return { lorekeeper: { debounceMs: settings.debounceMs, codeLensInCode: settings.codeLensInCode, budget: settings.budget,
+                         docsUrl: settings.docsUrl } };
 }
 
 /** Settings whose change needs a new server process (the others are sent to the running one). */
@@ -151,13 +155,16 @@ export interface Status {
   tokensText?: string;
 }
 
-/** The status bar text: memory size against the budget, and stale memories. */
-export function statusText(status: Status): { text: string; warning: boolean } {
+/**
+ * The status bar text: memory size against the budget, and stale memories; with the folder's name first
+ * when the window has several folders (the figures are the active editor's folder's).
+ */
+export function statusText(status: Status, folder?: string): { text: string; warning: boolean } {
   const fmt = (n: number) => n.toLocaleString("en-US");
   const stale = status.stale === 1 ? "1 stale" : `${status.stale} stale`;
   const over = status.tokens > status.budget;
   return {
-    text: `$(book) ${fmt(status.tokens)}/${fmt(status.budget)} tokens · ${status.stale ? "$(warning) " : ""}${stale}`,
+    text: `$(book) ${folder ? `${folder}: ` : ""}${fmt(status.tokens)}/${fmt(status.budget)} tokens · ${status.stale ? "$(warning) " : ""}${stale}`,
     warning: over || status.stale > 0,
   };
 }

@@ -61,16 +61,21 @@ test("the journal document shows each operation's own time", () => {
 });
 
 test("settings are read with wrong types ignored", () => {
-  const values = { "server.path": "  /x/lore ", debounceMs: "fast", budget: 50, codeLensInCode: true };
+  const values = { "server.path": "  /x/lore ", debounceMs: "fast", budget: 50, codeLensInCode: true, docsUrl: 7 };
   const settings = s.readSettings((key) => values[key]);
-  assert.deepEqual(settings, { serverPath: "/x/lore", interpreter: "", debounceMs: 200, codeLensInCode: true, budget: 2000 });
-  assert.deepEqual(s.initializationOptions(settings), { lorekeeper: { debounceMs: 200, codeLensInCode: true, budget: 2000 } });
+  assert.deepEqual(settings, { serverPath: "/x/lore", interpreter: "", debounceMs: 200, codeLensInCode: true, budget: 2000, docsUrl: "" });
+  assert.deepEqual(s.initializationOptions(settings),
+    { lorekeeper: { debounceMs: 200, codeLensInCode: true, budget: 2000, docsUrl: "" } });
+  const published = s.readSettings((key) => ({ docsUrl: " https://docs.example.org/lore " })[key]);
+  assert.equal(s.initializationOptions(published).lorekeeper.docsUrl, "https://docs.example.org/lore");
 });
 
 test("status text shows size against budget and stale count", () => {
   assert.deepEqual(s.statusText({ tokens: 1234, budget: 2000, stale: 0 }), { text: "$(book) 1,234/2,000 tokens · 0 stale", warning: false });
   assert.deepEqual(s.statusText({ tokens: 2500, budget: 2000, stale: 3 }),
     { text: "$(book) 2,500/2,000 tokens · $(warning) 3 stale", warning: true });
+  // several folders: the figures say whose they are
+  assert.equal(s.statusText({ tokens: 10, budget: 2000, stale: 1 }, "api").text, "$(book) api: 10/2,000 tokens · $(warning) 1 stale");
 });
 
 test("compaction offers the server's stages", () => {
