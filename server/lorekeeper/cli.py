@@ -22,10 +22,10 @@ from rich.markup import escape as _markup_escape
 from . import __version__
 from .display import visible
 from .model import DEFAULT_CATEGORY, Entry, Finding, Ref, ReplaceRefFix, ReplaceTextFix, Severity
-from .safeio import UnsafeFile, atomic_write, dump_json, ensure_dir, load_json
+from .safeio import UnsafeFile, dump_json, load_json
 from .store import Journal, Record, Refused, Store
 from .store.journal import UnknownOperation
-from .workspace import PathOutsideRoot, Workspace, WorkspaceNotFound, resolve_inside, store_dir
+from .workspace import PathOutsideRoot, Workspace, WorkspaceNotFound, init_workspace, resolve_inside
 
 OK, PROBLEMS, USAGE, REFUSED, IO_ERROR = 0, 1, 2, 3, 4
 
@@ -167,19 +167,10 @@ def init(
     root = (path or (ctx.obj or {}).get("root") or Path.cwd()).resolve()
     if not root.is_dir():
         _fail(f"{root}: no such folder", USAGE)
-    created: list[str] = []
-    store = store_dir(root)
-    for folder in (store / "entries", store / "log"):
-        if not folder.is_dir():
-            ensure_dir(folder, root)  # refused when .lore (or a folder in it) leads out of the workspace
-            created.append(folder.relative_to(root).as_posix() + "/")
-    config = root / ".lore" / "config.toml"
-    if not os.path.lexists(config):  # a dangling symlink is not "missing": it is never followed
-        atomic_write(config, _DEFAULT_CONFIG.encode("utf-8"), root)
-        created.append(".lore/config.toml")
-    elif config.is_symlink() or not config.is_file():
-        err.print(f"[yellow]warning:[/] .lore/config.toml is {'a symlink' if config.is_symlink() else 'not a file'}; "
-                  "left alone")
+    done = init_workspace(root)
+    created, store = done.created, done.store
+    for warning in done.warnings:
+        err.print(f"[yellow]warning:[/] {escape(warning)}")
     if as_json:
         _emit({"root": str(root), "store": store.relative_to(root).as_posix(), "created": created})
         return
@@ -187,17 +178,6 @@ def init(
         out.print(f"Initialised Lorekeeper in [bold]{escape(str(root))}[/]: created {', '.join(created)}")
     else:
         out.print(f"Lorekeeper is already set up in [bold]{escape(str(root))}[/]; nothing to do")
-
-
-_DEFAULT_CONFIG = """\
-# Lorekeeper settings. Every key is optional; the values shown are the defaults.
-
-[store]
-# Memory files larger than this are reported and skipped, not read.
-max_file_bytes = 1048576
-# Agent recorded on entries added with `lore add` (default: $LORE_AGENT, else your user name).
-# default_agent = "alice"
-"""
 
 
 @app.command()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
@@ -14,7 +15,7 @@ import pathspec
 from pydantic import BaseModel, Field, StrictInt, StrictStr
 
 from .config import ConfigFiles, settle
-from .safeio import read_text
+from .safeio import atomic_write, ensure_dir, read_text
 
 if TYPE_CHECKING:
     from .compaction.config import CompactionConfig
@@ -422,3 +423,44 @@ def _git_add_times(root: Path) -> dict[str, tuple[datetime, str]]:
         elif line and current is not None:
             times[line] = current  # git log is newest first; the oldest add wins
     return times
+
+
+DEFAULT_CONFIG = """\
+# Lorekeeper settings. Every key is optional; the values shown are the defaults.
+
+[store]
+# Memory files larger than this are reported and skipped, not read.
+max_file_bytes = 1048576
+# Agent recorded on entries added with `lore add` (default: $LORE_AGENT, else your user name).
+# default_agent = "alice"
+"""
+
+
+@dataclass
+class Initialised:
+    """What :func:`init_workspace` did: the store folder, what it created, what it left alone and why."""
+
+    root: Path
+    store: Path
+    created: list[str]
+    warnings: list[str]
+
+
+def init_workspace(root: Path) -> Initialised:
+    """Create the store (``.lore/memory/entries/`` and ``log/``, or LeanSpec's ``.lean-spec/memory/``
+    when LeanSpec is there) and a commented ``.lore/config.toml``; nothing that exists is touched, and a
+    folder or config that leads out of the workspace is refused (:class:`..safeio.UnsafeFile`)."""
+    created: list[str] = []
+    warnings: list[str] = []
+    store = store_dir(root)
+    for folder in (store / "entries", store / "log"):
+        if not folder.is_dir():
+            ensure_dir(folder, root)
+            created.append(folder.relative_to(root).as_posix() + "/")
+    config = root / ".lore" / "config.toml"
+    if not os.path.lexists(config):  # a dangling symlink is not "missing": it is never followed
+        atomic_write(config, DEFAULT_CONFIG.encode("utf-8"), root)
+        created.append(".lore/config.toml")
+    elif config.is_symlink() or not config.is_file():
+        warnings.append(f".lore/config.toml is {'a symlink' if config.is_symlink() else 'not a file'}; left alone")
+    return Initialised(root, store, created, warnings)

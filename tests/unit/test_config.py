@@ -42,3 +42,18 @@ def test_a_broken_config_file_is_one_problem_and_defaults(tree: Tree) -> None:
     ws = Workspace(tree.root)
     assert ws.config.max_file_bytes == DEFAULT_MAX_FILE_BYTES and len(ws.config.problems) == 1 and "using defaults" in ws.config.problems[0]
     assert ws.compaction.budget == 2000 and "compaction defaults used" in ws.compaction.problems[0]
+
+
+def test_init_creates_the_store_and_a_config_once(tmp_path) -> None:
+    from lorekeeper.workspace import init_workspace
+
+    first = init_workspace(tmp_path)
+    assert first.created == [".lore/memory/entries/", ".lore/memory/log/", ".lore/config.toml"] and not first.warnings
+    assert Workspace(tmp_path).config.problems == []  # the config it writes is valid
+    again = init_workspace(tmp_path)
+    assert again.created == [] and again.warnings == []
+    (tmp_path / ".lore/config.toml").unlink()
+    (tmp_path / ".lore/config.toml").symlink_to(tmp_path / "elsewhere.toml")
+    third = init_workspace(tmp_path)
+    assert third.created == [] and third.warnings == [".lore/config.toml is a symlink; left alone"]
+    assert not (tmp_path / "elsewhere.toml").exists()
