@@ -69,6 +69,17 @@ async def test_archive_and_mark_valid(client: LanguageClient, workspace: Path) -
     await wait_for_diagnostics(client, entry.as_uri(), lambda ds: len(ds) == 0)
 
 
+
+async def test_archiving_an_instruction_bullet_is_refused_with_a_message(client: LanguageClient, workspace: Path) -> None:
+    claude = workspace / "CLAUDE.md"
+    await wait_for_diagnostics(client, claude.as_uri())
+    before = claude.read_bytes()
+    result = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="lore.archive", arguments=["CLAUDE.md:16"]))
+    assert result["operation"] is None and "instruction-file entries" in result["reason"]
+    assert client.messages[-1].type == types.MessageType.Warning and "instruction-file" in client.messages[-1].message
+    assert claude.read_bytes() == before
+
 def _memory_bytes(workspace: Path) -> dict[str, bytes]:
     return {str(p.relative_to(workspace)): p.read_bytes() for p in (workspace / ".lore/memory").rglob("*")
             if p.is_file() and "/log/" not in str(p)}

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+from collections.abc import Callable
 from typing import Any
 
 from lsprotocol import types
@@ -15,11 +16,11 @@ from pydantic import TypeAdapter, ValidationError
 from .. import cache as cache_files
 from ..compaction import apply_plan, plan_compaction, render_preview
 from ..compaction.actions import apply_operation, compress_entry, keep_both, keep_one, merge_into
-from ..model import Finding, Fix, ReplaceRefFix, ReplaceTextFix, Severity
+from ..model import Entry, Finding, Fix, ReplaceRefFix, ReplaceTextFix, Severity
 from ..report import describe_tokens, log_rows
 from ..safeio import read_text
 from ..staleness import apply_fix, apply_fixes, archive_entry, rename_changes, verify_entries
-from ..store import FileChange, Journal, Operation, Refused, Store
+from ..store import FileChange, Journal, Operation, Record, Refused, Store
 from .code_actions import fuse_operation, same_fix
 from .diagnostics import publish
 from .server import LoreServer
@@ -59,6 +60,23 @@ def _entry(ls: LoreServer, entry_id: Any):
         return None
     found = ls.store.find(entry_id)
     return found[0] if found else None
+
+
+async def _on_entry(ls: LoreServer, entry_id: Any, act: Callable[[Entry], Record], done: str) -> dict[str, Any]:
+    """A command on one entry: find it, act under the writer lock (a refusal is shown, nothing changes),
+    confirm with ``done`` (``{id}`` is the entry's id), re-check."""
+    with ls.lock:
+        entry = _entry(ls, entry_id)
+        if entry is None:
+            return {"operation": None, "reason": f"no entry {entry_id}"}
+        try:
+            record = act(entry)
+        except (ValueError, Refused) as exc:
+            ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=str(exc)))
+            return {"operation": None, "reason": str(exc)}
+    _tell(ls, f"Lorekeeper: {done.format(id=entry.id)}; Undo reverses it.")
+    await _recheck(ls)
+    return {"operation": record.id}
 
 
 def _tell(ls: LoreServer, message: str) -> None:
@@ -276,15 +294,11 @@ def register(server: LoreServer) -> None:
 
     @server.command("lore.archive")
     async def archive(ls: LoreServer, entry_id: str) -> dict[str, Any]:
-        with ls.lock:
-            entry = _entry(ls, entry_id)
-            if entry is None:
-                return {"operation": None, "reason": f"no entry {entry_id}"}
-            reasons = "; ".join(f.message for f in _findings_for(ls, entry_id)) or "archived from the editor"
-            record = archive_entry(_store(ls), entry, _journal(ls, "archive"), reasons)
-        _tell(ls, f"Lorekeeper: archived {entry_id} (it stays on disk); Undo reverses it.")
-        await _recheck(ls)
-        return {"operation": record.id}
+        def act(entry: Entry) -> Record:
+            reasons = "; ".join(f.message for f in _findings_for(ls, entry.id)) or "archived from the editor"
+            return archive_entry(_store(ls), entry, _journal(ls, "archive"), reasons)
+
+        return await _on_entry(ls, entry_id, act, "archived {id} (it stays on disk)")
 
     @server.command("lore.fuse")
     async def fuse(ls: LoreServer, entry_id: str) -> dict[str, Any]:
@@ -300,18 +314,8 @@ def register(server: LoreServer) -> None:
     @server.command("lore.compress")
     async def compress(ls: LoreServer, entry_id: str) -> dict[str, Any]:
         """Summarise one long memory (the quick fix of a verbose-entry finding); its text stays."""
-        with ls.lock:
-            entry = _entry(ls, entry_id)
-            if entry is None:
-                return {"operation": None, "reason": f"no entry {entry_id}"}
-            try:
-                record = compress_entry(_store(ls), entry, ls.config, _journal(ls, "compress"))
-            except (ValueError, Refused) as exc:
-                ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=str(exc)))
-                return {"operation": None, "reason": str(exc)}
-        _tell(ls, f"Lorekeeper: summarised {entry_id} (its text stays); Undo reverses it.")
-        await _recheck(ls)
-        return {"operation": record.id}
+        return await _on_entry(ls, entry_id, lambda entry: compress_entry(_store(ls), entry, ls.config, _journal(ls, "compress")),
+                               "summarised {id} (its text stays)")
 
     @server.command("lore.compact")
     async def compact(ls: LoreServer, *args: Any) -> dict[str, Any]:
