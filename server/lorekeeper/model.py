@@ -5,11 +5,11 @@ Every surface (CLI, LSP, MCP) speaks in these types; none of them knows about te
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, date, datetime, time
 from enum import Enum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
 #: LeanSpec's documented default categories. Any other string is accepted as a category too.
 DEFAULT_CATEGORIES = ("conventions", "decisions", "patterns", "pitfalls")
@@ -55,6 +55,79 @@ class Location(BaseModel):
     end_line: int = 1
 
 
+# The rules an entry's fields follow, declared once: the store validates a file's fields against the
+# entry's own annotations (store/fields.py derives its input model from them), and so does every
+# ``Entry(...)`` the engine builds. Each rule lets ``None`` through: on input every field is optional.
+
+def _identifier(value: Any) -> Any:
+    """An id written as a number (``"id": 12``) is the string ``"12"``; a bool is not a number here."""
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+def _strings(value: object) -> object:
+    if isinstance(value, list):
+        items = cast(list[object], value)
+        if not all(isinstance(v, str) for v in items):
+            raise ValueError("must be a list of strings")
+        return items
+    return value
+
+
+def _one_or_more(value: object) -> object:
+    """``supersedes: "e1"`` means ``["e1"]``."""
+    return _strings([value] if isinstance(value, str) else value)
+
+
+def _unit_interval(value: float | None) -> float | None:
+    if value is not None and not (0.0 <= value <= 1.0):  # NaN fails this too
+        raise ValueError("must be a number from 0 to 1")
+    return value
+
+
+def _not_negative(value: int | None) -> int | None:
+    if value is not None and value < 0:
+        raise ValueError("must be 0 or more")
+    return value
+
+
+def _moment(value: Any) -> Any:
+    """A date alone (YAML reads ``2025-01-02`` as one) is midnight UTC; a time without a zone is UTC."""
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    if isinstance(value, date):
+        return datetime.combine(value, time(0, 0), tzinfo=UTC)
+    return value
+
+
+def _aware(value: datetime | None) -> datetime | None:
+    return value.replace(tzinfo=UTC) if value is not None and value.tzinfo is None else value
+
+
+def _archived(value: Any) -> Any:
+    """``true``/``false``, or the time it was archived; "no" or "false" as text would hide a live entry."""
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        try:
+            datetime.fromisoformat(value.replace("Z", "+00:00"))
+            return value
+        except ValueError:
+            pass
+    raise ValueError("must be true, false or the time it was archived")
+
+
+Identifier = Annotated[str, BeforeValidator(_identifier)]
+Strings = Annotated[list[str], BeforeValidator(_strings)]
+OneOrMore = Annotated[list[str], BeforeValidator(_one_or_more)]
+UnitInterval = Annotated[float, AfterValidator(_unit_interval)]
+Count = Annotated[int, AfterValidator(_not_negative)]
+Moment = Annotated[datetime, BeforeValidator(_moment), AfterValidator(_aware)]
+Archived = Annotated[bool | str, BeforeValidator(_archived)]
+
+#: Entry attributes the store computes; a file's field of the same name is not read into them.
+DERIVED_FIELDS = frozenset({"created_from", "refs", "format", "location", "section", "raw"})
+
+
 class Entry(BaseModel):
     """One memory: a fact, whatever file format it was read from.
 
@@ -64,34 +137,34 @@ class Entry(BaseModel):
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    id: str
+    id: Identifier
     content: str
     category: str = DEFAULT_CATEGORY
-    created: datetime | None = None
+    created: Moment | None = None
     #: How ``created`` was obtained: "field", "git" (the commit that added the file) or "mtime".
     created_from: str = "field"
     agent: str | None = None
-    tags: list[str] = Field(default_factory=list)
-    supersedes: list[str] = Field(default_factory=list)
+    tags: Strings = Field(default_factory=list)
+    supersedes: OneOrMore = Field(default_factory=list)
     #: Entries a person said this one does not contradict ("both are true"): never reported as a conflict.
-    coexists_with: list[str] = Field(default_factory=list)
-    confidence: float | None = None
+    coexists_with: Strings = Field(default_factory=list)
+    confidence: UnitInterval | None = None
     merged_into: str | None = None
     superseded_by: str | None = None
     source: str | None = None
-    source_entries: list[str] = Field(default_factory=list)
+    source_entries: Strings = Field(default_factory=list)
     stale_reason: str | None = None
     refs: list[Ref] = Field(default_factory=list)
-    verified: datetime | None = None
-    importance: float | None = None
+    verified: Moment | None = None
+    importance: UnitInterval | None = None
     pinned: bool = False
     summary: str | None = None
-    compressed_at: datetime | None = None
+    compressed_at: Moment | None = None
     ttl: str | int | None = None
-    strength: float | None = None
-    last_accessed: datetime | None = None
-    access_count: int | None = None
-    archived: bool | str | None = None
+    strength: UnitInterval | None = None
+    last_accessed: Moment | None = None
+    access_count: Count | None = None
+    archived: Archived | None = None
 
     format: EntryFormat = "entry"
     location: Location

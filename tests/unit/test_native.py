@@ -158,3 +158,29 @@ def test_duplicate_ids_are_reported(tree: Tree) -> None:
     [finding] = store.findings
     assert finding.kind == "duplicate-id" and finding.source.endswith("2.json")
     assert len(store.find("same")) == 2
+
+
+def test_a_field_follows_the_same_rules_from_a_file_and_in_the_engine(tree: Tree) -> None:
+    """The entry's fields are declared once (model.Entry); the file reader derives its checks from them."""
+    import pydantic
+    import pytest
+
+    from lorekeeper.model import DERIVED_FIELDS, Entry, Location
+
+    tree.entry("n.json", {"id": 12, "content": "Numbered", "created": "2026-03-01", "confidence": 1.5,
+                          "supersedes": "old", "access_count": -1, "format": "mif", "section": "x"})
+    store = tree.store()
+    [entry] = store.entries
+    assert (entry.id, entry.created, entry.supersedes) == ("12", datetime(2026, 3, 1, tzinfo=UTC), ["old"])
+    assert entry.confidence is None and entry.access_count is None
+    assert entry.format == "entry" and entry.section is None  # derived: a file's field of that name is not read
+    messages = {f.field: f.message for f in store.findings}
+    assert set(messages) == {"confidence", "access_count"}
+    assert "must be a number from 0 to 1" in messages["confidence"]
+    assert "must be 0 or more" in messages["access_count"]
+
+    built = Entry(id=12, content="x", created=datetime(2026, 3, 1), location=Location(path="a"))  # pyright: ignore[reportArgumentType]
+    assert built.id == "12" and built.created == datetime(2026, 3, 1, tzinfo=UTC)
+    with pytest.raises(pydantic.ValidationError, match="must be a number from 0 to 1"):
+        Entry(id="e", content="x", confidence=1.5, location=Location(path="a"))
+    assert {"format", "location", "raw"} <= DERIVED_FIELDS < set(Entry.model_fields)

@@ -7,82 +7,29 @@ entry unusable: it is reported as an error and skipped, and the other entries ke
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from datetime import UTC, date, datetime, time
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, cast
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
-from ..model import DEFAULT_CATEGORY, Entry, EntryFormat, Finding, Location, Ref, Severity
+from ..model import DEFAULT_CATEGORY, DERIVED_FIELDS, Entry, EntryFormat, Finding, Location, Ref, Severity
 from ..workspace import PathOutsideRoot
 
 
-class _Fields(BaseModel):
-    """The typed fields an entry may carry; all optional so each can fail on its own."""
-
-    model_config = ConfigDict(extra="ignore", strict=False)
-
-    id: str | int | None = None
-    content: str | None = None
-    category: str | None = None
-    created: datetime | date | None = None
-    agent: str | None = None
-    tags: list[str] | None = None
-    supersedes: list[str] | str | None = None
-    coexists_with: list[str] | None = None
-    confidence: float | None = None
-    merged_into: str | None = None
-    superseded_by: str | None = None
-    source: str | None = None
-    source_entries: list[str] | None = None
-    stale_reason: str | None = None
-    verified: datetime | date | None = None
-    importance: float | None = None
-    pinned: bool | None = None
-    summary: str | None = None
-    compressed_at: datetime | date | None = None
-    ttl: str | int | None = None
-    strength: float | None = None
-    last_accessed: datetime | date | None = None
-    access_count: int | None = None
-    archived: bool | str | None = None
-
-    @field_validator("tags", "source_entries", "coexists_with", mode="before")
-    @classmethod
-    def _strings_only(cls, value: Any) -> Any:
-        if isinstance(value, list) and not all(isinstance(v, str) for v in value):
-            raise ValueError("must be a list of strings")
-        return value
-
-    @field_validator("confidence", "importance", "strength", mode="after")
-    @classmethod
-    def _unit_interval(cls, value: float | None) -> float | None:
-        if value is not None and not (0.0 <= value <= 1.0):  # NaN fails this too
-            raise ValueError("must be a number from 0 to 1")
-        return value
-
-    @field_validator("access_count", mode="after")
-    @classmethod
-    def _not_negative(cls, value: int | None) -> int | None:
-        if value is not None and value < 0:
-            raise ValueError("must be 0 or more")
-        return value
-
-    @field_validator("archived", mode="before")
-    @classmethod
-    def _archived(cls, value: Any) -> Any:
-        """``true``/``false``, or the time it was archived; "no" or "false" as text would hide a live entry."""
-        if value is None or isinstance(value, bool):
-            return value
-        if isinstance(value, str):
-            try:
-                datetime.fromisoformat(value.replace("Z", "+00:00"))
-                return value
-            except ValueError:
-                pass
-        raise ValueError("must be true, false or the time it was archived")
+def _input_model() -> type[BaseModel]:
+    """The entry's own fields (model.Entry declares each once, with its rules), each made optional so that
+    one wrong value is reported on its own and the rest of the entry still loads."""
+    fields: dict[str, Any] = {}
+    for name, info in Entry.model_fields.items():
+        if name in DERIVED_FIELDS:
+            continue
+        annotation: Any = Annotated[info.annotation, *info.metadata] if info.metadata else info.annotation
+        fields[name] = (annotation | None, None)
+    return create_model("EntryFields", __config__=ConfigDict(extra="ignore"), **fields)
 
 
+_Fields = _input_model()
 _TYPED = tuple(_Fields.model_fields)
 
 
@@ -141,26 +88,19 @@ def build_entry(
                     + ("entry skipped" if name in ("id", "content") else "field ignored"),
                 )
 
-    entry_id = typed.id
+    values: dict[str, Any] = typed.model_dump(exclude_none=True)
+    entry_id: str | None = values.get("id")
     if entry_id is None or str(entry_id).strip() == "":
         if "id" not in bad:
             report("missing-field", Severity.error, None, "entry has no 'id'; entry skipped")
         return None, findings
-    content = typed.content
+    content: str | None = values.get("content")
     if content is None or not content.strip():
         if "content" not in bad:
             report("missing-field", Severity.error, "content" if "content" in fields else None,
                    "entry has no 'content'" + ("" if content is None else " (it is empty)") + "; entry skipped")
         return None, findings
 
-    values = typed.model_dump(exclude_none=True)
-    for name in ("created", "verified", "compressed_at", "last_accessed"):
-        if name in values:
-            values[name] = _as_datetime(values[name])
-    supersedes = values.get("supersedes")
-    if isinstance(supersedes, str):
-        values["supersedes"] = [supersedes]
-    values["id"] = str(entry_id)
     values.setdefault("category", DEFAULT_CATEGORY)
     created_from = "field"
     if "created" not in values and created_fallback is not None:
@@ -172,7 +112,7 @@ def build_entry(
             report("invalid-field", Severity.warning, refs_field,
                    f"field {refs_field!r} must be a list of references; field ignored")
         else:
-            for item in refs:
+            for item in cast(list[Any], refs):
                 ref = _parse_ref(item)
                 if ref is None:
                     report("invalid-ref", Severity.warning, refs_field,
@@ -190,8 +130,8 @@ def build_entry(
     # (Every field is passed, the lists fresh: model_construct's own default handling is slow.)
     for name in ("tags", "supersedes", "source_entries", "coexists_with"):
         values.setdefault(name, [])
-    entry = Entry.model_construct(**{**_ENTRY_DEFAULTS, **values, "created_from": created_from, "refs": parsed_refs,
-                                     "format": fmt, "location": location, "raw": raw})
+    entry = Entry.model_construct(None, **{**_ENTRY_DEFAULTS, **values, "created_from": created_from,
+                                           "refs": parsed_refs, "format": fmt, "location": location, "raw": raw})
     return entry, findings
 
 
@@ -205,7 +145,7 @@ _ENTRY_DEFAULTS = {
 def _parse_ref(item: Any) -> Ref | None:
     if isinstance(item, str) and item.strip():
         return Ref.parse(item.strip())
-    if isinstance(item, dict) and isinstance(item.get("path"), str) and item["path"].strip():
+    if isinstance(item, dict) and isinstance(path := cast(dict[str, Any], item).get("path"), str) and path.strip():
         try:
             return Ref.model_validate(item)
         except ValidationError:
@@ -227,9 +167,3 @@ def _describe(err: Mapping[str, Any]) -> str:
         return "must be a list"
     msg = str(err.get("msg", "is invalid"))
     return "must be " + msg.removeprefix("Value error, ").removeprefix("must be ") if "must be" in msg else msg.lower()
-
-
-def _as_datetime(value: datetime | date) -> datetime:
-    if isinstance(value, datetime):
-        return value if value.tzinfo else value.replace(tzinfo=UTC)
-    return datetime.combine(value, time(0, 0), tzinfo=UTC)
