@@ -1,3 +1,4 @@
+# pyright: standard
 """The ``lore`` command: a thin layer that parses arguments, calls the engine and renders its answers
 for people (colour, one line a thing) or machines (``--json``).
 

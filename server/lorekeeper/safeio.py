@@ -24,7 +24,7 @@ import os
 import stat
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 #: Default cap for a file read whole (memory files have their own, configurable, cap).
 DEFAULT_READ_LIMIT = 32 * 1024 * 1024
@@ -136,9 +136,9 @@ def _finite(value: Any) -> Any:
     if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
         return None
     if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
+        return {k: _finite(v) for k, v in cast(dict[str, Any], value).items()}
     if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
+        return [_finite(v) for v in cast(list[Any], value)]
     return value
 
 
@@ -246,7 +246,7 @@ def stale_temp_files(folder: Path, older_than: float) -> list[Path]:
     """Temporary files :func:`atomic_write` left in ``folder`` when its process was killed."""
     import time
 
-    out = []
+    out: list[Path] = []
     try:
         listing = list(os.scandir(folder))
     except OSError:

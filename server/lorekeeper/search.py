@@ -1,3 +1,4 @@
+# pyright: standard
 """Search over entries: BM25 (bm25s) over content and tags, with query words expanded to the
 vocabulary's near spellings (rapidfuzz) and prefixes, so "stripe chrage" still finds
 "charges go through StripeClient.create_charge" (typos within the AUTO edit distance)."""

@@ -1,3 +1,4 @@
+# pyright: standard
 """Warm ``check-stale``: a memory file's findings are reused while nothing they depend on changed.
 
 The cache (``.lore/cache/stale.json``) records, per memory file, its size and modification time, the

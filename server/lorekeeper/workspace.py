@@ -20,6 +20,9 @@ from .safeio import atomic_write, ensure_dir, read_text
 if TYPE_CHECKING:
     from .compaction.config import CompactionConfig
 
+#: A compiled ignore file (``.gitignore`` syntax).
+Spec = pathspec.PathSpec[pathspec.Pattern]
+
 #: Folders never walked: version control internals and dependency trees, ignored or not.
 ALWAYS_SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", ".venv", "__pycache__"})
 
@@ -155,7 +158,7 @@ class Workspace:
         self._files: list[Path] | None = None
         self._rel_files: list[str] | None = None
         self._real_dirs: dict[str, str] = {}
-        self._ignore_specs: dict[str, list[tuple[str, pathspec.PathSpec]]] = {}
+        self._ignore_specs: dict[str, list[tuple[str, Spec]]] = {}
         #: Instruction files read under another name: real file -> the symlinks that point at it.
         self.aliases: dict[str, list[str]] = {}
 
@@ -268,7 +271,7 @@ class Workspace:
             specs.extend(self._specs_of("/".join(parts[:depth])))
         return _ignored(path.rstrip("/"), path.endswith("/"), specs) if specs else False
 
-    def _specs_of(self, folder: str) -> list[tuple[str, pathspec.PathSpec]]:
+    def _specs_of(self, folder: str) -> list[tuple[str, Spec]]:
         """The ignore rules a folder adds (cached until :meth:`refresh`)."""
         if folder not in self._ignore_specs:
             if folder == "\x00base":
@@ -280,11 +283,11 @@ class Workspace:
 
     # -- discovery -------------------------------------------------------------------------------
 
-    def _base_specs(self) -> list[tuple[str, pathspec.PathSpec]]:
+    def _base_specs(self) -> list[tuple[str, Spec]]:
         exclude = self.root / ".git" / "info" / "exclude"
         return [("", _read_ignore(exclude, self.root))] if exclude.is_file() else []
 
-    def _walk_rel(self, folder: str, prefix: str, specs: list[tuple[str, pathspec.PathSpec]]) -> Iterator[str]:
+    def _walk_rel(self, folder: str, prefix: str, specs: list[tuple[str, Spec]]) -> Iterator[str]:
         ignore_file = os.path.join(folder, ".gitignore")
         if os.path.isfile(ignore_file):
             specs = [*specs, (prefix.rstrip("/"), _read_ignore(Path(ignore_file), self.root))]
@@ -373,7 +376,7 @@ class Workspace:
         return self._git_times.get(relpath)
 
 
-def _read_ignore(path: Path, root: Path) -> pathspec.PathSpec:
+def _read_ignore(path: Path, root: Path) -> Spec:
     try:  # a regular file inside the workspace only (a link out, or a FIFO, is no rules at all)
         lines = read_text(path, 1024 * 1024, root, errors="replace").splitlines()
     except OSError:
@@ -381,7 +384,7 @@ def _read_ignore(path: Path, root: Path) -> pathspec.PathSpec:
     return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
-def _ignored(relpath: str, is_dir: bool, specs: list[tuple[str, pathspec.PathSpec]]) -> bool:
+def _ignored(relpath: str, is_dir: bool, specs: list[tuple[str, Spec]]) -> bool:
     ignored = False
     for base, spec in specs:
         sub = relpath[len(base) + 1 :] if base else relpath

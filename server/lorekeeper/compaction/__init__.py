@@ -1,3 +1,4 @@
+# pyright: standard
 """Compaction: make memory small without losing a fact. Stage 1 (here) is deterministic rules; later
 stages (semantic, LLM) contribute operations to the same :class:`Plan`.
 

@@ -1,3 +1,4 @@
+# pyright: standard
 """Plans: what compaction would do, computed without side effects; applied atomically per operation.
 
 A plan operation names its ``sources`` (the entries it consumes), its ``result`` (the entry that stands

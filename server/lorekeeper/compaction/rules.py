@@ -1,3 +1,4 @@
+# pyright: standard
 """Stage 1 compaction: deterministic rules, no model. Each rule consumes entries from a shared pool so
 that an entry takes part in one operation at most; :data:`RULES` (at the end of the planner) lists them
 in the order they run.

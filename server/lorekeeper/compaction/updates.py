@@ -1,3 +1,4 @@
+# pyright: standard
 """Updates written in other words: the part of the verifier that sees a newer memory change what an
 older one states when the two are not the same sentence with one value swapped.
 

@@ -1,3 +1,4 @@
+# pyright: standard
 """The verifier of "same fact": the one judge every compaction stage asks before two memories become
 one, and the one that recognises a contradiction.
 

@@ -1,3 +1,4 @@
+# pyright: standard
 """Derived views, regenerated from the entries alone: ``compacted/<category>.md`` (every live fact once)
 and ``index.md`` (what an agent should read, within a token budget).
 

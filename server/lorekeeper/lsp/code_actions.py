@@ -1,3 +1,4 @@
+# pyright: standard
 """Code actions. Quick fixes are built from the ``data`` of the diagnostics the client sends back with
 the request (what the engine decided when it reported the finding: its kind, entry and typed fix), as
 ruff's server does — nothing is recomputed. A client that sends no diagnostics gets the same data for

@@ -1,3 +1,4 @@
+# pyright: standard
 """Commands (what code actions, lenses and the client's palette run) and the rename edit. Every change
 goes through the engine (its actions, plans, the journal), so it is undoable with ``lore undo``; a
 command parses its arguments, calls the engine under the writer lock, and re-checks."""

@@ -1,3 +1,4 @@
+# pyright: standard
 """Diagnostics: every finding of every memory file, pushed as soon as a folder is opened, and pushed again
 (only for the entries that depend on it) when a file changes on disk."""
 

@@ -1,3 +1,4 @@
+# pyright: standard
 """Hover: a memory's provenance — who wrote it and when, where it came from and went, what compaction did
 to it, and whether each of its references still holds."""
 

@@ -1,3 +1,4 @@
+# pyright: standard
 """Code lens: on the memories worth a look — those with references, or with a problem — "N references ·
 verified DATE" (or "· 1 problem"); in code files (setting ``codeLensInCode``), "N memories reference
 this file". A bullet with neither gets no lens: a lens on every line doubles the height of an

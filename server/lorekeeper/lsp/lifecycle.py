@@ -1,3 +1,4 @@
+# pyright: standard
 """The server's lifecycle: initialize (which folder), initialized (the first check, file watching,
 settings), and the notifications that keep its state current — watched files, saves, configuration."""
 

@@ -1,3 +1,4 @@
+# pyright: standard
 """``lore serve``: the language server. This module holds the server's state and its lifecycle; each
 feature area registers its handlers from its own module. The engine decides; this layer translates
 findings, entries and plans into LSP types.

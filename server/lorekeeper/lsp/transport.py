@@ -1,3 +1,4 @@
+# pyright: standard
 """The server's stdio transport: LSP framing that survives a misbehaving client.
 
 pygls reads a ``Content-Length`` header line by line; a header it cannot parse (``Content-Length: abc``)

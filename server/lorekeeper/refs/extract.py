@@ -1,3 +1,4 @@
+# pyright: standard
 """Finding the references in a memory's text: file and folder paths, code symbols, commands (package
 scripts, make and just targets, console scripts, ``python -m`` modules) and package-manager statements.
 

@@ -1,3 +1,4 @@
+# pyright: standard
 """Fingerprints: content hashes of exactly what a memory is about — a symbol's body, a script's command,
 a make target's recipe, a config key's value, a file — so that an unrelated edit elsewhere in the same
 file does not flag the memory.

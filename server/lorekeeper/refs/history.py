@@ -1,3 +1,4 @@
+# pyright: standard
 """What git remembers, asked in bounded questions: what a commit's tree held (a path, a file's bytes, the
 files that mention a word), who last changed each line of a file, and which commit after a given one
 deleted, moved or changed something.

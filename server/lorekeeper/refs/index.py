@@ -1,3 +1,4 @@
+# pyright: standard
 """What the workspace's code defines today: its files and folders, package scripts, make and just
 targets, console scripts, the package manager, and the symbols of its source files.
 

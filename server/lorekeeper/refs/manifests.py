@@ -1,3 +1,4 @@
+# pyright: standard
 """Definitions files and the names they define: package.json scripts and dependency executables,
 Makefile targets (includes, pattern rules), justfile recipes (parameters, aliases, imports, modules),
 pyproject.toml console scripts and task runners (project, Poetry, PDM, Hatch environments, Rye, poe,

@@ -1,3 +1,4 @@
+# pyright: standard
 """Which symbols a code file defines, and which identifiers it mentions.
 
 Python goes through ``ast``; JavaScript, TypeScript, Go, Rust and Java through tree-sitter grammars.

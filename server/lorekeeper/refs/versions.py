@@ -1,3 +1,4 @@
+# pyright: standard
 """Versions a project declares for its language or runtime (go.mod, .nvmrc, engines, .python-version,
 requires-python, rust-toolchain, rust-version), and whether a version a memory states matches one."""
 

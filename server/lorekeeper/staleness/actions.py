@@ -1,3 +1,4 @@
+# pyright: standard
 """Actions on stale memories, each a journaled operation: verify (record fingerprints), mark (record
 ``stale_reason``), apply a fix (point a moved reference at its new place), follow a rename, archive."""
 

@@ -1,3 +1,4 @@
+# pyright: standard
 """Baselines: the commit at which a memory was true. A reference is stale with high confidence only when
 its target existed at the baseline and is gone now.
 

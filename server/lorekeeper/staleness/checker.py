@@ -1,3 +1,4 @@
+# pyright: standard
 """The staleness checker: which memories name code that is gone, moved, or changed since they were true.
 
 Each reference an entry holds is first resolved against the workspace as it is today (the code index:

@@ -1,3 +1,4 @@
+# pyright: standard
 """The checks, one per reference kind, in a registry (:data:`CHECKS`).
 
 Each check answers in two steps. ``now`` resolves the reference against the workspace as it is (no git)

@@ -94,7 +94,7 @@ def read_instruction_file(ws: Workspace, path: Path) -> tuple[list[Entry], list[
         return [], [problem]
     assert text_file is not None
     created, created_from = ws.created_time(path)
-    entries = []
+    entries: list[Entry] = []
     for start, end, kind, content, section in parse_instructions(text_file.text, relpath):
         entries.append(
             Entry(

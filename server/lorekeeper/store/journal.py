@@ -1,3 +1,4 @@
+# pyright: standard
 """The journal: every change a command makes to memory is an operation, recorded in its own file under
 ``<store>/log/`` before the files change, with the exact bytes before and after. One file per operation
 means two branches that both changed memory merge without conflicts in the journal.

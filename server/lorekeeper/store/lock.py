@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextlib import contextmanager
 
 from ..safeio import ensure_dir
@@ -24,7 +24,7 @@ _guard = threading.RLock()
 
 
 @contextmanager
-def store_lock(ws: Workspace) -> Iterator[None]:
+def store_lock(ws: Workspace) -> Generator[None]:
     """Hold the store's lock (waiting for another process that holds it)."""
     if fcntl is None:
         yield

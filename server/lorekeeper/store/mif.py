@@ -1,3 +1,4 @@
+# pyright: standard
 """MIF level 3 memory files (``*.memory.md``, mnemonic's format): YAML front matter and a Markdown body.
 
 Front matter is read and written with ruamel.yaml's round-trip mode, so comments, key order and quoting

@@ -7,7 +7,7 @@ import re
 import secrets
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple, cast
 
 from ..model import Entry, Finding, Location, Severity
 from ..safeio import load_json
@@ -50,6 +50,7 @@ def read_entry_file(ws: Workspace, path: Path) -> tuple[Entry | None, list[Findi
                 line=1,
             )
         ]
+    fields = cast(dict[str, Any], raw)
     lines: dict[str, tuple[int, int]] = {}
 
     def line_of(name: str) -> int:  # scanned only when a finding needs a line
@@ -59,13 +60,13 @@ def read_entry_file(ws: Workspace, path: Path) -> tuple[Entry | None, list[Findi
 
     end_line = text.rstrip().count("\n") + 1
     return build_entry(
-        raw,
+        fields,
         fmt="entry",
         location=Location(path=relpath, start_line=1, end_line=end_line),
-        raw=raw,
+        raw=fields,
         line_of=line_of,
         inside=ws.inside,
-        refs=raw.get("refs"),
+        refs=fields.get("refs"),
         created_fallback=lambda: ws.created_time(path),
     )
 
@@ -117,7 +118,15 @@ def key_lines(text: str) -> dict[str, tuple[int, int]]:
     return positions
 
 
-def detect_style(text: str) -> dict[str, Any]:
+class Style(NamedTuple):
+    """How a JSON file is written: indentation (``None``: one line), ``\\uXXXX`` escapes, final newline."""
+
+    indent: int | str | None = 2
+    ensure_ascii: bool = False
+    newline: bool = True
+
+
+def detect_style(text: str) -> Style:
     """How an existing file is formatted, so a rewrite looks like it: indentation, ASCII escaping,
     trailing newline."""
     indent: int | str | None = 2
@@ -128,14 +137,14 @@ def detect_style(text: str) -> dict[str, Any]:
     elif text.strip() and "\n" not in text.strip():
         indent = None  # a one-line file stays one line
     ensure_ascii = bool(re.search(r"\\u[0-9a-fA-F]{4}", text)) and not any(ord(c) > 127 for c in text)
-    return {"indent": indent, "ensure_ascii": ensure_ascii, "newline": text.endswith("\n") or not text}
+    return Style(indent, ensure_ascii, text.endswith("\n") or not text)
 
 
 def render_entry(raw: dict[str, Any], original: str | None = None) -> bytes:
     """Serialise an entry's fields (key order as given), in the original file's style when there is one."""
-    style = detect_style(original) if original is not None else {"indent": 2, "ensure_ascii": False, "newline": True}
-    text = json.dumps(raw, indent=style["indent"], ensure_ascii=style["ensure_ascii"])
-    if style["newline"]:
+    style = detect_style(original) if original is not None else Style()
+    text = json.dumps(raw, indent=style.indent, ensure_ascii=style.ensure_ascii)
+    if style.newline:
         text += "\n"
     if original is not None and "\r\n" in original:
         text = text.replace("\n", "\r\n")
