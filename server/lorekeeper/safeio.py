@@ -52,7 +52,10 @@ class NotRegularFile(UnsafeFile):
 
 
 class TooLarge(UnsafeFile):
-    pass
+    def __init__(self, message: str, path: Path | str | None = None, size: int = 0):
+        super().__init__(message, path)
+        #: The size seen (at least the limit plus one byte when the file grew while it was read).
+        self.size = size
 
 
 class ReadOnly(UnsafeFile):
@@ -87,17 +90,20 @@ def read_bytes(path: Path, limit: int = DEFAULT_READ_LIMIT, root: Path | None = 
                     or stat.S_ISBLK(info.st_mode) else "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file")
             raise NotRegularFile(f"{path} is {kind}, not a regular file; not read", path)
         if info.st_size > limit:
-            raise TooLarge(f"{path} is {info.st_size} bytes, over the {limit}-byte limit; not read", path)
+            raise TooLarge(f"{path} is {info.st_size} bytes, over the {limit}-byte limit; not read", path, info.st_size)
         chunks: list[bytes] = []
         size = 0
         while True:
-            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            want = min(1 << 20, limit + 1 - size)
+            chunk = os.read(fd, want)
             if not chunk:
                 break
             chunks.append(chunk)
             size += len(chunk)
             if size > limit:  # the file grew, or lied about its size
-                raise TooLarge(f"{path} holds more than {limit} bytes; not read", path)
+                raise TooLarge(f"{path} holds more than {limit} bytes; not read", path, size)
+            if len(chunk) < want and size == info.st_size:
+                break  # a short read that ends where the file does: no second call to see the end
         return b"".join(chunks)
     finally:
         os.close(fd)

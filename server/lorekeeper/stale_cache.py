@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,7 +57,8 @@ def check_cached(ws: Workspace, paths: list[str] | None = None) -> StaleReport:
         cache = {}
     cached_files: dict[str, Any] = cache.get("files", {}) if isinstance(cache.get("files"), dict) else {}
 
-    memory = [ws.rel(p) for fmt_paths in ws.memory_files().values() for p in fmt_paths]
+    listing = ws.memory_relpaths()
+    memory = [p for fmt_paths in listing.values() for p in fmt_paths]
     if paths:
         wanted = [p.rstrip("/") for p in paths]
         memory = [m for m in memory if any(m == w or m.startswith(w + "/") for w in wanted)]
@@ -99,25 +101,13 @@ def check_cached(ws: Workspace, paths: list[str] | None = None) -> StaleReport:
 
     checker = None
     if stale_files:
-        store = Store(ws)
-        store.load(only=set(stale_files))
-        checker = StalenessChecker(ws, store, history=history)
-        fresh = checker.check(store.live())
+        workers = _workers(len(stale_files))
+        if workers > 1:
+            fresh, by_file, count = _check_in_parallel(ws, history, stale_files, listing, workers)
+        else:
+            fresh, by_file, count, checker = _check_files(ws, history, stale_files, listing)
         findings.extend(fresh)
-        checked += len(checker.checked)
-        by_file: dict[str, dict[str, Any]] = {rel: {"deps": set(), "any_code": False, "findings": [], "entries": 0}
-                                              for rel in stale_files}
-        for entry in store.live():
-            slot = by_file.setdefault(entry.location.path, {"deps": set(), "any_code": False, "findings": [], "entries": 0})
-            slot["entries"] += 1
-            result = checker.results.get(entry.id)
-            if result is None:
-                continue
-            slot["any_code"] = slot["any_code"] or any(d == ANY_CODE or d.startswith(WORD) for d in result.depends_on)
-            slot["deps"].update(d for d in result.depends_on if d != ANY_CODE and not d.startswith(WORD))
-        for finding in fresh:
-            by_file.setdefault(finding.source, {"deps": set(), "any_code": False, "findings": [], "entries": 0})
-            by_file[finding.source]["findings"].append(finding.model_dump(mode="json"))
+        checked += count
         for rel, slot in by_file.items():
             cached_files[rel] = {
                 "stat": stat(rel),
@@ -133,3 +123,82 @@ def check_cached(ws: Workspace, paths: list[str] | None = None) -> StaleReport:
         cache_files.write(ws.root, ws.cache_dir, CACHE_FILE, json.dumps({"key": key, "files": cached_files}).encode())
     findings.sort(key=lambda f: (f.source, f.line or 0, f.kind, f.ref or ""))
     return StaleReport(findings=findings, checked=checked, reused=reused, checker=checker)
+
+
+Slots = dict[str, dict[str, Any]]
+
+#: Below this many memory files to check, one process does it (starting workers costs more than it saves).
+PARALLEL_MIN_FILES = 2000
+
+
+def _workers(files: int) -> int:
+    """How many processes check ``files`` memory files: one per core (at most 8; ``LORE_WORKERS``
+    overrides), and one where fork is not the way processes start (workers inherit the parent's state)."""
+    try:
+        wanted = int(os.environ.get("LORE_WORKERS", "0"))
+    except ValueError:
+        wanted = 0
+    if wanted <= 0:
+        wanted = 1 if files < PARALLEL_MIN_FILES else min(8, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                                                         else os.cpu_count() or 1)
+    return wanted if sys.platform == "linux" else 1
+
+
+def _check_files(ws: Workspace, history: GitHistory, files: list[str], listing: dict[str, list[str]],
+                 save: bool = True) -> tuple[list[Finding], Slots, int, StalenessChecker]:
+    """Load and check the memory files ``files``: their findings, what each file's verdicts depend on,
+    and how many entries were checked."""
+    store = Store(ws)
+    store.load(only=set(files), files=listing)
+    checker = StalenessChecker(ws, store, history=history)
+    fresh = checker.check(store.live(), save=save)
+    by_file: Slots = {rel: {"deps": set(), "any_code": False, "findings": [], "entries": 0} for rel in files}
+    for entry in store.live():
+        slot = by_file.setdefault(entry.location.path, {"deps": set(), "any_code": False, "findings": [], "entries": 0})
+        slot["entries"] += 1
+        result = checker.results.get(entry.id)
+        if result is None:
+            continue
+        slot["any_code"] = slot["any_code"] or any(d == ANY_CODE or d.startswith(WORD) for d in result.depends_on)
+        slot["deps"].update(d for d in result.depends_on if d != ANY_CODE and not d.startswith(WORD))
+    for finding in fresh:
+        by_file.setdefault(finding.source, {"deps": set(), "any_code": False, "findings": [], "entries": 0})
+        by_file[finding.source]["findings"].append(finding.model_dump(mode="json"))
+    return fresh, by_file, len(checker.checked), checker
+
+
+#: What forked workers inherit from the parent (set just before the pool starts).
+_shared: dict[str, Any] = {}
+
+
+def _check_share(files: list[str]) -> tuple[list[dict[str, Any]], Slots, int]:
+    fresh, by_file, count, _ = _check_files(_shared["ws"], _shared["history"], files, _shared["listing"], save=False)
+    return [f.model_dump(mode="json") for f in fresh], by_file, count
+
+
+def _check_in_parallel(ws: Workspace, history: GitHistory, files: list[str], listing: dict[str, list[str]],
+                       workers: int) -> tuple[list[Finding], Slots, int]:
+    """Split the memory files over forked processes. What every worker would ask first (the file tree,
+    the commit times of files, git's state) is answered here before the fork, so it is asked once. The
+    workers save no cache: the verdicts come back here and go into ``stale.json``."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    ws.rel_files()
+    ws.added_in("")
+    _shared.update(ws=ws, history=history, listing=listing)
+    size = -(-len(files) // workers)
+    shares = [files[i : i + size] for i in range(0, len(files), size)]
+    try:
+        with ProcessPoolExecutor(len(shares), mp_context=multiprocessing.get_context("fork")) as pool:
+            answers = list(pool.map(_check_share, shares))
+    finally:
+        _shared.clear()
+    fresh: list[Finding] = []
+    by_file: Slots = {}
+    count = 0
+    for found, slots, checked in answers:
+        fresh.extend(Finding.model_validate(f) for f in found)
+        by_file.update(slots)
+        count += checked
+    return fresh, by_file, count

@@ -158,6 +158,7 @@ class Workspace:
         self._files: list[Path] | None = None
         self._rel_files: list[str] | None = None
         self._real_dirs: dict[str, str] = {}
+        self._inside: dict[tuple[str, str], Path | PathOutsideRoot] = {}
         self._ignore_specs: dict[str, list[tuple[str, Spec]]] = {}
         #: Instruction files read under another name: real file -> the symlinks that point at it.
         self.aliases: dict[str, list[str]] = {}
@@ -237,8 +238,19 @@ class Workspace:
         return relpath in self.CONFIG_FILES or (self.is_memory_path(relpath) and not self.is_own_output(relpath))
 
     def inside(self, ref_path: str, base: str = "") -> Path:
-        """:func:`resolve_inside` for this workspace, with folder real paths cached."""
-        return resolve_inside(self.root, ref_path, base, self._real_dirs)
+        """:func:`resolve_inside` for this workspace, remembered until :meth:`refresh` (a file created,
+        deleted or turned into a symlink)."""
+        key = (ref_path, base)
+        known = self._inside.get(key)
+        if known is None:
+            try:
+                known = resolve_inside(self.root, ref_path, base, self._real_dirs)
+            except PathOutsideRoot as exc:
+                known = exc
+            self._inside[key] = known
+        if isinstance(known, PathOutsideRoot):
+            raise known
+        return known
 
     def rel_files(self) -> list[str]:
         """Every file of the workspace that git would not ignore (nested ``.gitignore`` files and
@@ -260,6 +272,7 @@ class Workspace:
         self._rel_files = None
         self._ignore_specs.clear()
         self._real_dirs.clear()
+        self._inside.clear()
         self._git_times = None
 
     def ignored(self, path: str) -> bool:
@@ -312,32 +325,36 @@ class Workspace:
         """The memory files of the workspace by format: native entries, MIF files, instruction files.
 
         The store folder is always read, even when ``.gitignore`` lists it."""
-        entries: list[Path] = []
+        return {fmt: [self.root / rel for rel in rels] for fmt, rels in self.memory_relpaths().items()}
+
+    def memory_relpaths(self) -> dict[str, list[str]]:
+        """:meth:`memory_files` as workspace-relative paths (no path objects made for ten thousand entries)."""
+        entries: list[str] = []
         if self.entries_dir.is_dir():
             with os.scandir(self.entries_dir) as listing:
                 names = sorted(d.name for d in listing if d.name.endswith(".json") and not d.is_dir())
-            folder = self.entries_dir
-            entries = [folder / name for name in names]
-        mif: set[Path] = set()
+            folder = self.rel(self.entries_dir) + "/"
+            entries = [folder + name for name in names]
+        mif: set[str] = set()
         instructions: set[Path] = set()
         usual = pathspec.GitIgnoreSpec.from_lines([*INSTRUCTION_GLOBS, *self.config.instruction_files])
         store_prefix = self.rel(self.store) + "/" if _is_within(self.store, self.root) else None
         for relpath in self.rel_files():
             name = relpath.rsplit("/", 1)[-1]
-            path = self.root / relpath
             if not (name.endswith((".md", ".mdc")) or name in _PLAIN_INSTRUCTION_NAMES):
                 if self.config.instruction_files and usual.match_file(relpath):
-                    instructions.add(path)
+                    instructions.add(self.root / relpath)
                 continue  # every memory and instruction file is Markdown (or a .cursorrules-like file)
             if store_prefix and relpath.startswith(store_prefix) and not relpath.endswith(".memory.md"):
                 continue  # the store's own files: entries are read above; log/, index.md are ours
-            if path.name.endswith(".memory.md"):
-                mif.add(path)
-            elif path.name in NESTED_INSTRUCTION_NAMES or usual.match_file(relpath):
-                instructions.add(path)
-        if self.store.is_dir():
-            mif.update(p for p in self.store.rglob("*.memory.md") if p.is_file())
-        return {"entry": entries, "mif": sorted(mif), "instruction": self._one_name_each(instructions)}
+            if name.endswith(".memory.md"):
+                mif.add(relpath)
+            elif name in NESTED_INSTRUCTION_NAMES or usual.match_file(relpath):
+                instructions.add(self.root / relpath)
+        if self.store.is_dir() and store_prefix:
+            mif.update(_files_named(str(self.store), store_prefix, ".memory.md"))
+        return {"entry": entries, "mif": sorted(mif),
+                "instruction": [self.rel(p) for p in self._one_name_each(instructions)]}
 
     def _one_name_each(self, paths: set[Path]) -> list[Path]:
         """Instruction files that are symlinks to one another (CLAUDE.md -> AGENTS.md) are read once, at
@@ -362,9 +379,9 @@ class Workspace:
 
     # -- time of files ---------------------------------------------------------------------------
 
-    def created_time(self, path: Path) -> tuple[datetime, str]:
+    def created_time(self, path: Path, relpath: str | None = None) -> tuple[datetime, str]:
         """When a file was created: the time of the commit that added it, else its modification time."""
-        added = self.added_in(self.rel(path))
+        added = self.added_in(relpath or self.rel(path))
         if added is not None:
             return added[0], "git"
         return datetime.fromtimestamp(path.stat().st_mtime, tz=UTC), "mtime"
@@ -374,6 +391,21 @@ class Workspace:
         if self._git_times is None:
             self._git_times = _git_add_times(self.root)
         return self._git_times.get(relpath)
+
+
+def _files_named(folder: str, prefix: str, suffix: str) -> Iterator[str]:
+    """Files under ``folder`` whose name ends with ``suffix``, as ``prefix``-relative paths (folders
+    that are symlinks are not entered)."""
+    try:
+        with os.scandir(folder) as listing:
+            children = list(listing)
+    except OSError:
+        return
+    for child in children:
+        if child.is_dir(follow_symlinks=False):
+            yield from _files_named(child.path, prefix + child.name + "/", suffix)
+        elif child.name.endswith(suffix) and child.is_file():
+            yield prefix + child.name
 
 
 def _read_ignore(path: Path, root: Path) -> Spec:

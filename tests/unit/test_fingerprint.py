@@ -146,10 +146,6 @@ def test_symbols_in_files_that_are_not_code_have_no_fingerprint(tree: Tree) -> N
     assert fp(tree, ref("symbol", "charge", file="config/app.yaml")) is None
 
 
-@pytest.mark.xfail(reason="BUG: a module-qualified name (`pay.charge` in app/pay.py) counts as defined "
-                          "(index.defined_in uses qualified_definition) but fingerprint() looks the name up "
-                          "unqualified, so verify records nothing and body changes are never reported",
-                   strict=True)
 def test_a_module_qualified_symbol_has_the_fingerprint_of_its_definition(tree: Tree) -> None:
     tree.write("app/pay.py", PAY)
     ws = Workspace(tree.root)

@@ -66,3 +66,72 @@ def test_a_new_commit_voids_the_cache(tree: Tree) -> None:
     git(tree.root, "add", "-A")
     git(tree.root, "commit", "-q", "-m", "more")
     assert run(tree).reused == 0
+
+
+def _code_workspace(tree: Tree) -> None:
+    """Five modules; entries name their functions in refs (file and symbol), in text only, and by a
+    module-qualified name; one function is then removed and one body changed after verification."""
+    for k in range(5):
+        tree.write(f"pkg/mod{k}.py", "".join(f"def f{k}_{i}(x):\n    return x + {i}\n\n" for i in range(4)))
+    for k in range(5):
+        tree.entry(f"r{k}.json", {"id": f"r{k}", "content": f"`f{k}_1` adds one",
+                                  "refs": [{"path": f"pkg/mod{k}.py", "symbol": f"f{k}_1"}]})
+        tree.entry(f"t{k}.json", {"id": f"t{k}", "content": f"Call `f{k}_2` or `mod{k}.f{k}_3` to add more."})
+    git(tree.root, "init", "-q")
+    git(tree.root, "add", "-A")
+    git(tree.root, "commit", "-q", "-m", "initial")
+    from support import lore
+
+    lore("verify", "--all", cwd=tree.root)
+    tree.write("pkg/mod0.py", "def f0_2(x):\n    return x\n")  # f0_1 removed
+    tree.write("pkg/mod1.py", "def f1_1(x):\n    return x * 100\n")  # f1_1's body changed
+    git(tree.root, "commit", "-q", "-am", "refactor", date="2030-01-01T00:00:00Z")  # after the verification
+
+
+def test_each_code_file_is_parsed_at_most_once_a_run(tree: Tree, monkeypatch) -> None:
+    from collections import Counter
+
+    import lorekeeper.refs.symbols as symbols
+
+    _code_workspace(tree)
+    parsed: Counter[bytes] = Counter()
+    real_parse = symbols._python
+
+    def counting(data: bytes, found) -> None:  # the real parser runs; the test counts what it is given
+        parsed[data] += 1
+        real_parse(data, found)
+
+    monkeypatch.setattr(symbols, "_python", counting)
+    monkeypatch.setenv("LORE_WORKERS", "1")
+    import shutil
+
+    shutil.rmtree(tree.root / ".lore" / "cache", ignore_errors=True)
+    report = run(tree)
+    kinds = {(f.entry, f.kind) for f in report.findings}
+    assert ("r0", "stale-symbol") in kinds and ("r1", "changed-since-verified") in kinds
+    today = {(tree.root / f"pkg/mod{k}.py").read_bytes() for k in range(5)}
+    assert parsed and max(parsed[data] for data in today) <= 1, parsed.most_common(3)
+    # files unchanged since they were verified are not parsed at all (their symbols were recorded then)
+    assert {data for data in today if parsed[data]} <= {(tree.root / "pkg/mod0.py").read_bytes(),
+                                                        (tree.root / "pkg/mod1.py").read_bytes()} | {
+        (tree.root / f"pkg/mod{k}.py").read_bytes() for k in range(2, 5)}
+
+
+def test_checking_in_worker_processes_finds_what_one_process_finds(tree: Tree, monkeypatch) -> None:
+    import shutil
+
+    _code_workspace(tree)
+    monkeypatch.setenv("LORE_WORKERS", "1")
+    alone = run(tree)
+    shutil.rmtree(tree.root / ".lore" / "cache")
+    monkeypatch.setenv("LORE_WORKERS", "3")
+    shared = run(tree)
+    assert alone.findings and [f.model_dump() for f in shared.findings] == [f.model_dump() for f in alone.findings]
+    assert shared.checked == alone.checked == 10
+    warm = run(tree)  # the workers' verdicts were cached with their dependencies
+    assert warm.reused == warm.checked == 10
+    tree.write("pkg/mod2.py", "def other(x):\n    return x\n")
+    after = run(tree)
+    # r2 and t2 (they name mod2) and the memories that depend on every code file are checked again
+    assert after.checked == 10 and 0 < after.reused <= 8
+    assert any(f.entry == "r2" and f.kind == "stale-symbol" for f in after.findings)

@@ -227,7 +227,7 @@ def _prose_line(line: str, i: int) -> list[Reference]:
             if _SCOPE_WORD.search(plain[: match.start()]) and not _has_code_extension(path):
                 scopes.append(path.rstrip("/"))
     for match in list(_PM.finditer(plain)) + list(_PM_ONLY.finditer(plain)):
-        if not _NEGATED_BEFORE.search(plain[: match.start()][-30:]) and not re.search(r"\b(never|not|don't|no)\s*$", plain[: match.start()], re.I):
+        if not _NEGATED_BEFORE.search(plain[: match.start()][-30:]) and not _NEGATED_END.search(plain[: match.start()]):
             refs.append(Reference("package-manager", match.group(1).lower(), match.group(0), i))
     for match in _RUNTIME_VERSION.finditer(plain):
         tool, version = _RUNTIMES[match.group(1).lower()], match.group(2)
@@ -276,7 +276,7 @@ def _span(span: str, i: int) -> list[Reference]:
         if name.lower() in KEYWORDS or len(name) < 3 or name.isdigit():
             return []
         # Dotted names, calls and multi-word identifiers look like code; a plain word could be prose.
-        strong = "." in name or span.endswith("()") or "_" in name or bool(re.search(r"[a-z][A-Z]", name))
+        strong = "." in name or span.endswith("()") or "_" in name or bool(_CAMEL.search(name))
         return [Reference("symbol", name, span, i, strong=strong)]
     return []
 
@@ -287,13 +287,13 @@ def _as_path(token: str) -> str | None:
     token = token.strip().strip("'\"")
     if not token or any(c in token for c in "*?[]{}<>$%|\\=,;:") or "..." in token or token.startswith(("@", "~", "/", "-", "#")):
         return None
-    if re.search(r"\bpath/to\b|\byour[-_]|\bfoo\b|\bbar\b|\bexample\.com\b|\bxxx\b", token, re.I):
+    if _PLACEHOLDER.search(token):
         return None
     token = token.removeprefix("./")
     parts = [p for p in token.rstrip("/").split("/") if p]
     if not parts or any(p == ".." for p in parts):
         return None
-    if all(re.fullmatch(r"v?\d+(\.\d+)*", p) for p in parts):
+    if all(_VERSION_PART.fullmatch(p) for p in parts):
         return None  # versions, dates, fractions
     if "/" in token:
         return token
@@ -302,7 +302,7 @@ def _as_path(token: str) -> str | None:
         if token.startswith(".") and token.count(".") == 1:
             # A dotfile (.gitignore, .nvmrc), but not an extension (.js) nor .env-style runtime files.
             return None if ext in CODE_EXTENSIONS else token
-        if ext in CODE_EXTENSIONS and not re.fullmatch(r"[A-Z][A-Za-z]*\.js", token):  # Node.js, Next.js
+        if ext in CODE_EXTENSIONS and not _JS_PRODUCT.fullmatch(token):  # Node.js, Next.js
             return token
     return None
 
@@ -313,28 +313,39 @@ def _has_code_extension(path: str) -> bool:
 
 
 _SCRIPT = r"([\w][\w:.\-/@]*)"
+# (compiled once: these run on every line of every memory)
+_NEGATED_END = re.compile(r"\b(never|not|don't|no)\s*$", re.I)
+_CAMEL = re.compile(r"[a-z][A-Z]")
+_PLACEHOLDER = re.compile(r"\bpath/to\b|\byour[-_]|\bfoo\b|\bbar\b|\bexample\.com\b|\bxxx\b", re.I)
+_VERSION_PART = re.compile(r"v?\d+(\.\d+)*")
+_JS_PRODUCT = re.compile(r"[A-Z][A-Za-z]*\.js")
+_RUN_SCRIPT = re.compile(rf"\b(npm|pnpm|yarn|bun)\s+run\s+{_SCRIPT}")
+_NPM_LIFECYCLE = re.compile(r"\bnpm\s+(test|start|stop|restart)\b")
+_PM_SHORTHAND = re.compile(rf"\b(pnpm|yarn)\s+(?!run\b){_SCRIPT}")
+_PY_RUN = re.compile(r"\b(uv|poetry|pdm|hatch)\s+run\s+([\w./\-]+)")
+_PY_MODULE = re.compile(r"\bpython3?\s+-m\s+([A-Za-z_][\w.]*)")
 
 
 def _prose_commands(text: str, i: int) -> list[Reference]:
     """Commands written in running text without backticks ("then npm run build"): scripts only, and
     ``pnpm X`` / ``yarn X`` weak unless the name looks like a script (``test:e2e``)."""
     refs: list[Reference] = []
-    for m in re.finditer(rf"\b(npm|pnpm|yarn|bun)\s+run\s+{_SCRIPT}", text):
+    for m in _RUN_SCRIPT.finditer(text):
         refs.append(Reference("script", m.group(2).rstrip(".:"), m.group(0), i, runner=m.group(1)))
-    for m in re.finditer(r"\bnpm\s+(test|start|stop|restart)\b", text):
+    for m in _NPM_LIFECYCLE.finditer(text):
         refs.append(Reference("script", m.group(1), m.group(0), i, runner="npm"))
-    for m in re.finditer(rf"\b(pnpm|yarn)\s+(?!run\b){_SCRIPT}", text):
+    for m in _PM_SHORTHAND.finditer(text):
         name = m.group(2).rstrip(".:")
         builtins = PNPM_BUILTINS if m.group(1) == "pnpm" else YARN_BUILTINS
         if name in builtins or name.startswith("-"):
             continue
         strong = ":" in name or "-" in name
         refs.append(Reference("script", name, m.group(0), i, strong=strong, runner=m.group(1)))
-    for m in re.finditer(r"\b(uv|poetry|pdm|hatch)\s+run\s+([\w./\-]+)", text):
+    for m in _PY_RUN.finditer(text):
         target = m.group(2)
         if not (target.endswith(".py") or "/" in target) and target not in ("python", "python3"):
             refs.append(Reference("console", target, m.group(0), i, strong=False))
-    for m in re.finditer(r"\bpython3?\s+-m\s+([A-Za-z_][\w.]*)", text):
+    for m in _PY_MODULE.finditer(text):
         refs.append(Reference("module", m.group(1), m.group(0), i))
     return refs
 

@@ -15,7 +15,7 @@ import json
 import tomllib
 from collections.abc import Callable
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..model import Entry
 from ..safeio import load_json, read_bytes
@@ -23,11 +23,9 @@ from ..text import normalize
 from ..workspace import Workspace
 from .extract import Reference
 from .history import ZERO, Commit, GitHistory
+from .index import CodeIndex, digest
 from .manifests import parse_manifest
-from .symbols import file_symbols, language_of
-
-if TYPE_CHECKING:
-    from .index import CodeIndex
+from .symbols import file_symbols, language_of, qualified_definition
 
 Reader = Callable[[str], "bytes | None"]
 #: What an unverified instruction line is compared against since it was written: the commands it names.
@@ -36,9 +34,7 @@ Reader = Callable[[str], "bytes | None"]
 SPECIFIC_KINDS = frozenset({"script", "make", "just", "console"})
 
 
-def _hash(data: bytes | str) -> str:
-    raw = data.encode("utf-8") if isinstance(data, str) else data
-    return "sha256:" + hashlib.sha256(raw).hexdigest()[:16]
+_hash = digest
 
 
 class Fingerprinter:
@@ -66,6 +62,8 @@ class Fingerprinter:
                     return None
                 prefix = path.rstrip("/") + "/"
                 return _hash("\n".join(sorted(p for p in self.index.files if p.startswith(prefix))))
+            if current:
+                return self.index.file_hash(path)
             data = read(path)
             return _hash(data) if data is not None else None
         if ref.kind == "symbol":
@@ -73,6 +71,8 @@ class Fingerprinter:
             if not files or files[0] is None:
                 return None
             path = files[0]
+            if current and (known := self.index.verified_fingerprint(path, ref.target)) is not None:
+                return known  # the file is byte for byte what was verified: so is the symbol's body
             data = read(path)
             if data is None:
                 return None
@@ -81,7 +81,9 @@ class Fingerprinter:
                 return _hash(json.dumps(value, sort_keys=True, default=str)) if value is not None else None
             if language_of(path) is None:
                 return None
-            span = file_symbols(path, data).definitions.get(ref.target)
+            # Today's symbols come from the index (each file parsed once a run); a past commit's are parsed here.
+            symbols = self.index.symbols(path) if current else file_symbols(path, data)
+            span = qualified_definition(symbols, ref.target, path) if symbols is not None else None
             return _hash(b"\n".join(data.splitlines()[span[0] - 1 : span[1]])) if span else None
         if ref.kind in ("script", "console", "make", "just"):
             manifest = self.index.manifest_for(ref.kind, base)
@@ -202,6 +204,7 @@ class Verifications:
             return None
 
     def baseline(self, entry: Entry) -> tuple[str, dict[str, str]] | None:
+        """When the entry was verified ("verified on 2026-03-01") and the fingerprints recorded then."""
         if entry.format == "instruction":
             record = self.sidecar.get(self.key(entry))
             if not isinstance(record, dict):

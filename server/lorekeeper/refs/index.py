@@ -7,6 +7,7 @@ Everything is computed lazily, on the first question that needs it; symbol table
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -17,7 +18,7 @@ from typing import Any
 
 from .. import cache as cache_files
 from ..safeio import read_bytes
-from ..workspace import Workspace
+from ..workspace import PathOutsideRoot, Workspace
 from .manifests import FILES_FOR_KIND, Manifest, parse_manifest
 from .symbols import FileSymbols, file_symbols, language_of, qualified_definition
 
@@ -35,6 +36,12 @@ CACHE_VERSION = 1
 CODE_READ_LIMIT = 16 * 1024 * 1024
 
 
+def digest(data: bytes | str) -> str:
+    """The content hash fingerprints and verifications record: ``sha256:`` and 16 hex digits."""
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    return "sha256:" + hashlib.sha256(raw).hexdigest()[:16]
+
+
 class CodeIndex:
     """Answers "does this still exist?" about a workspace's code. Paths are workspace-relative POSIX."""
 
@@ -49,6 +56,11 @@ class CodeIndex:
         self._binaries: dict[str, set[str]] = {}
         self._mentions: dict[str, list[str]] = {}
         self._file_words: dict[str, set[str]] = {}  # path -> the asked-about words it mentions
+        self._hashes: dict[str, str | None] = {}
+        self._resolved: dict[tuple[str, str], str | None] = {}
+        #: (path, content hash) -> {symbol: fingerprint}, as ``lore verify`` recorded them: while a file is
+        #: byte for byte what was verified, its symbols are known without parsing it.
+        self._verified: dict[tuple[str, str], dict[str, str]] = {}
 
     # -- files -----------------------------------------------------------------------------------
 
@@ -62,12 +74,10 @@ class CodeIndex:
     def dirs(self) -> set[str]:
         out: set[str] = set()
         for path in self.files:
-            parent = PurePosixPath(path).parent
-            while str(parent) != ".":
-                if str(parent) in out:
-                    break
-                out.add(str(parent))
-                parent = parent.parent
+            parent = path.rpartition("/")[0]
+            while parent and parent not in out:
+                out.add(parent)
+                parent = parent.rpartition("/")[0]
         return out
 
     @cached_property
@@ -89,10 +99,15 @@ class CodeIndex:
         """The existing workspace path a reference names: relative to ``base`` (the folder of a nested
         instruction file, or the folder a command changes into) first, then to each folder above it,
         then to the root."""
-        for candidate in self.candidates(path, base):
-            if self.exists(candidate):
-                return candidate + ("/" if path.endswith("/") and not candidate.endswith("/") else "")
-        return None
+        key = (path, base)
+        if key not in self._resolved:
+            found = None
+            for candidate in self.candidates(path, base):
+                if self.exists(candidate):
+                    found = candidate + ("/" if path.endswith("/") and not candidate.endswith("/") else "")
+                    break
+            self._resolved[key] = found
+        return self._resolved[key]
 
     @staticmethod
     def candidates(path: str, base: str) -> list[str]:
@@ -118,9 +133,30 @@ class CodeIndex:
         """A code file's bytes: a regular file inside the workspace, at most 16 MB (a FIFO, ``/dev/zero``
         or a link out of the workspace is ``None``, like a file that is gone)."""
         try:
-            return read_bytes(self.ws.root / path, CODE_READ_LIMIT, self.ws.root)
-        except OSError:
+            full = self.ws.inside(path)  # refused when a link leads out of the workspace
+            return read_bytes(full, CODE_READ_LIMIT)
+        except (OSError, PathOutsideRoot):
             return None
+
+    def file_hash(self, path: str) -> str | None:
+        """The content hash of a file (``None`` if it cannot be read), computed once."""
+        if path not in self._hashes:
+            data = self.read(path)
+            self._hashes[path] = digest(data) if data is not None else None
+        return self._hashes[path]
+
+    def learn_verified(self, path: str, content_hash: str, symbol: str, fingerprint: str) -> None:
+        """Record what a verification saw: ``symbol`` was defined, with ``fingerprint``, in the content
+        of ``path`` whose hash is ``content_hash``."""
+        self._verified.setdefault((path, content_hash), {})[symbol] = fingerprint
+
+    def verified_fingerprint(self, path: str, symbol: str) -> str | None:
+        """The recorded fingerprint of ``symbol`` when ``path`` is unchanged since it was verified."""
+        if not self._verified:
+            return None
+        current = self.file_hash(path)
+        known = self._verified.get((path, current)) if current is not None else None
+        return known.get(symbol) if known else None
 
     # -- manifests -------------------------------------------------------------------------------
 
@@ -295,6 +331,8 @@ class CodeIndex:
         for path in paths:
             self._symbols.pop(path, None)
             self._manifests.pop(path, None)
+            self._hashes.pop(path, None)
+            # (in-place changes: no file appeared or went, so what paths resolve to is unchanged)
             if not self._mentions:
                 continue
             for word in self._file_words.pop(path, set()):

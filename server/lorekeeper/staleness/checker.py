@@ -90,6 +90,7 @@ class StalenessChecker:
         for entry in targets:
             result = EntryResult()
             self._set_result(entry.id, result)
+            self._learn_verified(entry)
             for ref in self.references(entry):
                 check = CHECKS.get(ref.kind)
                 if check is None:
@@ -231,6 +232,19 @@ class StalenessChecker:
         return self.history.available and "shallow" not in self.history.problems and "git" not in self.history.problems
 
     # -- internals -------------------------------------------------------------------------------
+
+    def _learn_verified(self, entry: Entry) -> None:
+        """Tell the index what verifying this entry saw: a symbol and its fingerprint in a file's exact
+        content (both are recorded when a symbol ref is verified), so an unchanged file is not parsed."""
+        baseline = self.verifications.baseline(entry)
+        if baseline is None:
+            return
+        prints = baseline[1]
+        for ref in self.references(entry):
+            if ref.kind == "symbol" and ref.file and ref.file in prints and ref.label() in prints:
+                path = self.index.resolve(ref.file, self.base_of(entry, ref))
+                if path is not None:
+                    self.index.learn_verified(path, prints[ref.file], ref.target, prints[ref.label()])
 
     def _report_history_problems(self, targets: list[Entry]) -> None:
         """One warning per reason git could not answer, on the first memory checked."""

@@ -380,6 +380,8 @@ def _symbols_at(checker: StalenessChecker, commit: str, paths: set[str]) -> dict
 
 
 def _defined_in_file(checker: StalenessChecker, symbol: str, path: str) -> bool:
+    if checker.index.verified_fingerprint(path, symbol) is not None:
+        return True  # verified there, and the file has not changed since
     if path.endswith((".json", ".toml")):
         return checker.fingerprints.config_value(path, symbol) is not None
     return checker.index.defined_in(symbol, path) is not None

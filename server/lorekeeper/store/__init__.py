@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from ..model import DEFAULT_CATEGORY, Entry, Finding, Ref, Severity
@@ -48,9 +47,10 @@ class Store:
         store.load()
         return store
 
-    def load(self, only: set[str] | None = None) -> None:
+    def load(self, only: set[str] | None = None, files: dict[str, list[str]] | None = None) -> None:
         """Read every memory file (or only those workspace-relative paths). A broken file yields
-        findings; the others load regardless."""
+        findings; the others load regardless. ``files`` is the workspace's
+        :meth:`~Workspace.memory_relpaths` when the caller just listed them."""
         entries: list[Entry] = []
         findings: list[Finding] = [
             Finding(kind="invalid-config", severity=Severity.warning, message=p, source=".lore/config.toml", line=1)
@@ -62,22 +62,22 @@ class Store:
             findings.append(Finding(kind="invalid-store", severity=Severity.error, source=self.ws.rel(blocked), line=1,
                                     message=f"{self.ws.rel(blocked)} is a file, not a folder: the store cannot be "
                                             "read or written there (move the file away)"))
-        files = self.ws.memory_files()
-        if only is not None:
-            files = {fmt: [p for p in paths if self.ws.rel(p) in only] for fmt, paths in files.items()}
+        listing = files if files is not None else self.ws.memory_relpaths()
+        root = self.ws.root
+        chosen = {fmt: [(root / p, p) for p in paths if only is None or p in only] for fmt, paths in listing.items()}
         readers = (("entry", native.read_entry_file), ("mif", mif.read_mif_file))
         for fmt, reader in readers:
-            for path in files[fmt]:
-                if not self._inside(path, findings):
+            for path, relpath in chosen[fmt]:
+                if not self._inside(relpath, findings):
                     continue
-                entry, problems = reader(self.ws, path)
+                entry, problems = reader(self.ws, path, relpath)
                 findings.extend(problems)
                 if entry is not None:
                     entries.append(entry)
-        for path in files["instruction"]:
-            if not self._inside(path, findings):
+        for path, relpath in chosen["instruction"]:
+            if not self._inside(relpath, findings):
                 continue
-            found, problems = read_instruction_file(self.ws, path)
+            found, problems = read_instruction_file(self.ws, path, relpath)
             entries.extend(found)
             findings.extend(problems)
         counts = Counter(e.id for e in entries)
@@ -140,9 +140,8 @@ class Store:
                     entry.merged_into = None
         return findings
 
-    def _inside(self, path: Path, findings: list[Finding]) -> bool:
+    def _inside(self, relpath: str, findings: list[Finding]) -> bool:
         """Refuse memory files that are symlinks leading out of the workspace: never read them."""
-        relpath = self.ws.rel(path)
         try:
             self.ws.inside(relpath)
         except PathOutsideRoot as exc:
@@ -252,12 +251,12 @@ class Store:
     def _written_since_loaded(self) -> list[Entry]:
         """Entry and MIF files another process wrote after this store was loaded (read under the lock)."""
         known = {e.location.path for e in self.entries}
-        files = self.ws.memory_files()
+        files = self.ws.memory_relpaths()
         out: list[Entry] = []
         for reader, paths in ((native.read_entry_file, files["entry"]), (mif.read_mif_file, files["mif"])):
-            for path in paths:
-                if self.ws.rel(path) not in known:
-                    entry, _ = reader(self.ws, path)
+            for relpath in paths:
+                if relpath not in known:
+                    entry, _ = reader(self.ws, self.ws.root / relpath, relpath)
                     if entry is not None:
                         out.append(entry)
         return out

@@ -28,19 +28,12 @@ def read_text_file(path: Path, relpath: str, max_bytes: int) -> tuple[TextFile |
 
     The caller has already made sure ``path`` lies inside the workspace."""
     try:
-        size = path.stat().st_size
-    except OSError as exc:
-        return None, _problem("unreadable-file", f"cannot read: {exc.strerror or exc}", relpath)
-    too_large = _problem("file-too-large", f"file is {_human(size)}, over the {_human(max_bytes)} limit for a memory "
-                         "file; skipped (raise store.max_file_bytes in .lore/config.toml to read it)", relpath)
-    if size > max_bytes:
-        return None, too_large
-    try:
         data = read_bytes(path, max_bytes)  # a regular file only: a FIFO or a device is refused, never waited on
     except NotRegularFile:
         return None, _problem("not-a-file", "not a regular file (a FIFO, a device or a folder); skipped", relpath)
-    except TooLarge:
-        return None, too_large
+    except TooLarge as exc:
+        return None, _problem("file-too-large", f"file is {_human(exc.size)}, over the {_human(max_bytes)} limit for a "
+                              "memory file; skipped (raise store.max_file_bytes in .lore/config.toml to read it)", relpath)
     except OSError as exc:
         return None, _problem("unreadable-file", f"cannot read: {exc.strerror or exc}", relpath)
     if b"\x00" in data[:8192]:

@@ -16,9 +16,10 @@ from .fields import build_entry
 from .files import read_text_file
 
 
-def read_entry_file(ws: Workspace, path: Path) -> tuple[Entry | None, list[Finding]]:
-    """Read one entry file. Problems become findings with the file's line; never an exception."""
-    relpath = ws.rel(path)
+def read_entry_file(ws: Workspace, path: Path, relpath: str | None = None) -> tuple[Entry | None, list[Finding]]:
+    """Read one entry file (``relpath``: its workspace-relative path, when the caller has it). Problems
+    become findings with the file's line; never an exception."""
+    relpath = relpath or ws.rel(path)
     text_file, problem = read_text_file(path, relpath, ws.config.max_file_bytes)
     if problem:
         return None, [problem]
@@ -67,7 +68,7 @@ def read_entry_file(ws: Workspace, path: Path) -> tuple[Entry | None, list[Findi
         line_of=line_of,
         inside=ws.inside,
         refs=fields.get("refs"),
-        created_fallback=lambda: ws.created_time(path),
+        created_fallback=lambda: ws.created_time(path, relpath),
     )
 
 
