@@ -22,7 +22,9 @@ import errno
 import json
 import os
 import stat
+import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 
@@ -189,22 +191,99 @@ def write_target(path: Path, root: Path) -> Path:
     return path
 
 
+def _writable_mode(path: Path, target: Path) -> int | None:
+    """The permission bits to keep when ``target`` is overwritten (``None``: a new file); refused when it
+    is not a regular file or is read-only."""
+    try:
+        info = os.stat(target)
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        raise NotRegularFile(f"{path} is not a regular file; not overwritten", path)
+    mode = info.st_mode & 0o7777
+    if not mode & 0o222 or not os.access(target, os.W_OK):  # marked read-only (even for root)
+        raise ReadOnly(f"{path} is read-only; not written (make it writable to let Lorekeeper change it)", path)
+    return mode
+
+
+def _syncfs(folder: Path) -> bool:
+    """Flush every file written to the file system holding ``folder`` with one ``syncfs`` call (Linux);
+    ``False`` where there is no such call, or it failed, so the caller syncs file by file."""
+    if sys.platform != "linux":
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        fd = os.open(folder, os.O_RDONLY)
+    except (OSError, AttributeError):
+        return False
+    try:
+        return libc.syncfs(fd) == 0
+    except AttributeError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def atomic_write_many(items: list[tuple[Path, bytes]], root: Path, done: list[Path] | None = None,
+                      before_rename: Callable[[Path], None] | None = None) -> None:
+    """:func:`atomic_write` for many files at once, with the same guarantees for each file, at a fraction
+    of the cost: every temporary file is written first, the file system is flushed once (``syncfs``;
+    file by file where that is not available), then each is renamed over its target and each folder is
+    flushed once. Everything is checked (inside ``root``, writable, a regular file) before anything is
+    renamed; ``before_rename(path)`` runs right before each rename (a caller's last check that nobody
+    changed the file; an exception stops the batch there); ``done`` receives each path once its new
+    content is in place, for a caller that puts files back when a later one fails."""
+    prepared: list[tuple[Path, Path, str]] = []
+    renamed = 0
+    checked: set[Path] = set()  # folders already made sure of (created, inside the root)
+    try:
+        for path, data in items:
+            if path.parent not in checked:
+                ensure_dir(path.parent, root)
+                real_inside(root, path.parent)
+                checked.add(path.parent)
+            target = real_inside(root, path) if path.is_symlink() else path
+            mode = _writable_mode(path, target)
+            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+            prepared.append((path, target, tmp))
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+            os.chmod(tmp, mode if mode is not None else 0o666 & ~_umask())
+        if prepared and not _syncfs(prepared[0][1].parent):
+            for _, _, tmp in prepared:
+                fd = os.open(tmp, os.O_RDONLY)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+        folders: dict[str, Path] = {}
+        for path, target, tmp in prepared:
+            if before_rename is not None:
+                before_rename(path)
+            os.replace(tmp, target)
+            renamed += 1
+            folders.setdefault(str(target.parent), target.parent)
+            if done is not None:
+                done.append(path)
+        for folder in folders.values():
+            _fsync_dir(folder)
+    finally:
+        for _, _, tmp in prepared[renamed:]:  # not renamed: a failure stopped the batch
+            try:
+                os.unlink(tmp)
+            except FileNotFoundError:
+                pass
+
+
 def atomic_write(path: Path, data: bytes, root: Path) -> None:
     """Write ``data`` to ``path`` so that readers see the old file or the new one, never a mix: a
     temporary file in the same folder, fsync, rename over the target, fsync the folder. A symlink is
     written through (to its target inside ``root``); the target's permission bits are kept; a new file
     gets what the umask allows; a read-only file, or a path leading outside ``root``, is refused."""
     target = write_target(path, root)
-    mode = None
-    try:
-        info = os.stat(target)
-        if not stat.S_ISREG(info.st_mode):
-            raise NotRegularFile(f"{path} is not a regular file; not overwritten", path)
-        mode = info.st_mode & 0o7777
-        if not mode & 0o222 or not os.access(target, os.W_OK):  # marked read-only (even for root)
-            raise ReadOnly(f"{path} is read-only; not written (make it writable to let Lorekeeper change it)", path)
-    except FileNotFoundError:
-        pass
+    mode = _writable_mode(path, target)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as handle:

@@ -133,15 +133,16 @@ def test_a_write_is_refused_when_a_file_changes_while_the_batch_is_written(tree:
     store = tree.store()
     plan = plan_compaction(store, CompactionConfig().with_overrides(fuse=False))
     before = snapshot(tree.root / ".lore/memory/entries")
-    real_put, calls = journal_module._put, []
+    real_replace, calls = os.replace, []
 
-    def put(path, data, root):
-        calls.append(path)
-        if len(calls) == 2:  # another program edits an entry the batch has not reached yet
-            (tree.root / ".lore/memory/entries/a3.json").write_text('{"id": "a3", "content": "edited meanwhile"}\n')
-        real_put(path, data, root)
+    def replace(source, target):  # the rename that puts a file's new content in place
+        if "/entries/" in str(target):
+            calls.append(target)
+            if len(calls) == 2:  # another program edits an entry the batch has not reached yet
+                (tree.root / ".lore/memory/entries/a3.json").write_text('{"id": "a3", "content": "edited meanwhile"}\n')
+        real_replace(source, target)
 
-    monkeypatch.setattr(journal_module, "_put", put)
+    monkeypatch.setattr(journal_module.os, "replace", replace)
     with pytest.raises(Refused, match="changed while the change was being written"):
         apply_plan(plan, store, tree.journal())
     after = snapshot(tree.root / ".lore/memory/entries")

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Finding, Severity
-from ..safeio import UnsafeFile, atomic_delete, atomic_write, load_json, read_bytes, stale_temp_files
+from ..safeio import UnsafeFile, atomic_delete, atomic_write, atomic_write_many, load_json, read_bytes, stale_temp_files
 from ..workspace import PathOutsideRoot, Workspace, resolve_inside
 from .lock import store_lock
 
@@ -170,23 +170,34 @@ class Journal:
                 atomic_write(marker, json.dumps({"records": [r.id for r in records]}).encode(), root)
         except UnsafeFile as exc:
             raise Refused(f"the journal cannot be written: {exc}; nothing was written") from None
-        written_records: list[Record] = []
-        done: list[tuple[FileChange, Path]] = []
+        written_records: list[Path] = []
+        # Each file's first "before" (what it is put back to) and last "after" (what it becomes).
+        first: dict[Path, bytes | None] = {}
+        last: dict[Path, bytes | None] = {}
+        for change, path in targets:
+            first.setdefault(path, change.before)
+            last[path] = change.after
+        done: list[Path] = []
         try:
-            for record in records:
-                atomic_write(record.path, _encode_record(record), root)
-                written_records.append(record)
-            for change, path in targets:
-                if self._current(path) != change.before:  # someone wrote it since the check above
-                    raise Refused(f"{change.path} changed while the change was being written; everything "
+            # The records first (the undo of what follows), then the files, each group flushed at once.
+            atomic_write_many([(r.path, _encode_record(r)) for r in records], root, written_records)
+
+            def unchanged(path: Path) -> None:
+                if self._current(path) != first[path]:  # someone wrote it since the check above
+                    raise Refused(f"{self.ws.rel(path)} changed while the change was being written; everything "
                                   "already written was put back, nothing changed")
-                _put(path, change.after, root)
-                done.append((change, path))
+
+            atomic_write_many([(p, data) for p, data in last.items() if data is not None], root, done, unchanged)
+            for path, data in last.items():
+                if data is None:
+                    unchanged(path)
+                    atomic_delete(path, root)
+                    done.append(path)
         except BaseException:
-            for change, path in reversed(done):
-                _put(path, change.before, root)
-            for record in written_records:
-                atomic_delete(record.path, root)
+            for path in reversed(done):
+                _put(path, first[path], root)
+            for record_path in written_records:
+                atomic_delete(record_path, root)
             if marker is not None:
                 atomic_delete(marker, root)
             raise
