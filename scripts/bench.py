@@ -1,8 +1,11 @@
 """Benchmarks that print figures (run through scripts/bench). Targets live here, not in tests.
 
+speed: the figures of "Fast at every size" as one JSON line (see bench_speed): check-stale cold and warm
+next to the floor at 1k and 10k entries over 3,000 Python files, verify --all, peak RSS, the language
+server's save -> republish p50/p95 at 100 and 10k entries and its start-up, compaction plan times.
+
 lsp: file save -> republished diagnostics of the dependent memory, p50/p95 over 100 edits, at 100 and
-10k entries, the server started with debounceMs 0 so that the figure is the server's own work (target:
-p95 under 100 ms at 10k and under 2x its 100-entry value).
+10k entries, with the default settings (target: p95 under 100 ms at 10k and under 2x its 100-entry value).
 
 compact: plan time for 1k / 10k / 100k generated entries (target: 10k under 3 s), and on a realistic
 cluttered store the tokens of index.md before and after compaction (target: 40-60% fewer) with the count
@@ -169,8 +172,7 @@ async def _lsp_latency(root: Path, target: Path, memory_uri_suffix: str, edits: 
     await client.start_io(str(LORE), "serve")
     caps = types.ClientCapabilities(workspace=types.WorkspaceClientCapabilities(
         did_change_watched_files=types.DidChangeWatchedFilesClientCapabilities(dynamic_registration=False)))
-    await client.initialize_async(types.InitializeParams(capabilities=caps, root_uri=root.as_uri(),
-                                                         initialization_options={"debounceMs": 0}))
+    await client.initialize_async(types.InitializeParams(capabilities=caps, root_uri=root.as_uri()))
     client.initialized(types.InitializedParams())
     await asyncio.wait_for(started.wait(), 300)
     original = target.read_text()
@@ -178,6 +180,7 @@ async def _lsp_latency(root: Path, target: Path, memory_uri_suffix: str, edits: 
         "export function ", "export function renamed", 1)
     timings = []
     for i in range(edits):
+        await asyncio.sleep(0.2)  # saves a person makes are apart (closer ones are a burst, gathered)
         got.clear()
         target.write_text(broken if i % 2 == 0 else original)
         start = time.perf_counter()
@@ -239,7 +242,7 @@ def bench_lsp(sizes: list[int], edits: int) -> None:
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
-    print(f"lsp: save -> republished diagnostics of the dependent memory ({edits} edits, debounce off)")
+    print(f"lsp: save -> republished diagnostics of the dependent memory ({edits} edits, default settings)")
     print(f"{'entries':>8} {'p50':>8} {'p95':>8} {'max':>8}")
     for size in sizes:
         root = Path(tempfile.mkdtemp(prefix=f"lore-lsp-{size}-"))
@@ -259,9 +262,87 @@ def bench_lsp(sizes: list[int], edits: int) -> None:
             shutil.rmtree(root, ignore_errors=True)
 
 
+def _run_timed(args: list[str], cwd: Path) -> float:
+    start = time.perf_counter()
+    subprocess.run(args, cwd=cwd, capture_output=True, check=False)
+    return time.perf_counter() - start
+
+
+def bench_speed(sizes: list[int], files: int, runs: int, edits: int, plan_sizes: list[int]) -> dict[str, object]:
+    """The figures of the issue "Fast at every size", as one JSON line: per size, `verify --all`, then
+    `check-stale --json` cold (``.lore/cache`` deleted) and warm, next to the floor (a plain Python process
+    that parses every entry file and reads and hashes every referenced file), best of ``runs``; the
+    language server's save -> republish p50/p95 and start-up; compaction plan times; peak RSS."""
+    import asyncio
+    import resource
+
+    import bench_speed
+
+    figures: dict[str, object] = {"cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()}
+    for size in sizes:
+        root = Path(tempfile.mkdtemp(prefix=f"lore-speed-{size}-"))
+        try:
+            bench_speed.build(root, size, files)
+            verify = _run_timed([str(LORE), "verify", "--all"], root)
+            cache = root / ".lore" / "cache"
+
+            def cold() -> float:
+                shutil.rmtree(cache, ignore_errors=True)
+                return _run_timed([str(LORE), "check-stale", "--json"], root)
+
+            cold_s = _best(cold, runs)
+            warm_s = _best(lambda: _run_timed([str(LORE), "check-stale", "--json"], root), runs)
+            floor = _best(lambda: _run_timed([sys.executable, "-c", bench_speed.FLOOR, str(root)], root), runs)
+            figures[str(size)] = {"verify_s": round(verify, 3), "cold_s": round(cold_s, 3), "warm_s": round(warm_s, 3),
+                                  "floor_s": round(floor, 3), "cold_over_floor": round(cold_s / floor, 2),
+                                  "verify_over_cold": round(verify / cold_s, 2)}
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+    figures["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1)
+
+    import example_workspace
+
+    root = Path(tempfile.mkdtemp(prefix="lore-speed-lsp-"))
+    try:
+        work = example_workspace.make(root / "acme-shop")
+        figures["lsp_start_example_s"] = round(min(asyncio.run(_startup(work)) for _ in range(3)), 3)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    for size in (100, 10000):
+        root = Path(tempfile.mkdtemp(prefix=f"lore-speed-lsp-{size}-"))
+        try:
+            build(root, size, 3000 if size > 1000 else 300)
+            module = next(p for p in sorted((root / "src").rglob("mod_*.py")))
+            name = module.read_text().split("def ", 1)[1].split("(", 1)[0]
+            (root / ".lore/memory/entries/zz-bench.json").write_text(json.dumps(
+                {"id": "bench", "content": f"`{name}` handles it",
+                 "refs": [{"path": module.relative_to(root).as_posix(), "symbol": name}]}))
+            start = asyncio.run(_startup(root))
+            timings = sorted(asyncio.run(_lsp_latency(root, module, "zz-bench.json", edits)))
+            figures[f"lsp_{size}"] = {"start_s": round(start, 3), "p50_ms": round(statistics.median(timings) * 1000, 1),
+                                      "p95_ms": round(timings[int(len(timings) * 0.95) - 1] * 1000, 1)}
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+    plans: dict[str, float] = {}
+    for size in plan_sizes:
+        root = Path(tempfile.mkdtemp(prefix=f"lore-speed-plan-{size}-"))
+        try:
+            bench_store.synthetic(root, size)
+            store = Store.open(Workspace(root))
+            start = time.perf_counter()
+            plan_compaction(store, CompactionConfig(), now=bench_store.NOW)
+            plans[str(len(store.entries))] = round(time.perf_counter() - start, 2)
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+    figures["plan_s"] = plans
+    print(json.dumps(figures))
+    return figures
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", choices=["check-stale", "compact", "lsp", "real-stale", "trust"], help="run one benchmark")
+    parser.add_argument("--only", choices=["speed", "check-stale", "compact", "lsp", "real-stale", "trust"],
+                        help="run one benchmark")
     parser.add_argument("--mirror", type=Path, default=os.environ.get("LORE_BENCH_MIRROR"),
                         help="real-stale: folder of git directories (owner+name/repo); else cloned from GitHub")
     parser.add_argument("--repo", action="append", help="real-stale: only repositories whose name holds this")
@@ -270,11 +351,16 @@ def main() -> None:
     parser.add_argument("--lsp-sizes", default="100,10000", help="LSP latency entry counts")
     parser.add_argument("--edits", type=int, default=100, help="LSP latency: edits measured")
     parser.add_argument("--sizes", default="1000,10000", help="check-stale entry counts (comma-separated)")
+    parser.add_argument("--speed-sizes", default="1000,10000", help="speed: entry counts (3,000 Python files)")
+    parser.add_argument("--plan-sizes", default="1000,10000,110000", help="speed: compaction plan entry counts")
     parser.add_argument("--compact-sizes", default="1000,10000,100000", help="compact plan entry counts")
     parser.add_argument("--files", type=int, default=3000, help="code files in the workspace")
     parser.add_argument("--runs", type=int, default=3, help="repetitions; the best is reported")
     args = parser.parse_args()
     os.environ.setdefault("NO_COLOR", "1")
+    if args.only in (None, "speed"):
+        bench_speed(args.speed_sizes and [int(s) for s in args.speed_sizes.split(",")], args.files, args.runs, args.edits,
+                    [int(s) for s in args.plan_sizes.split(",")])
     if args.only in (None, "check-stale"):
         bench_check_stale([int(s) for s in args.sizes.split(",")], args.files, args.runs)
     if args.only in (None, "lsp"):

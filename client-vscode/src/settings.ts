@@ -18,7 +18,7 @@ export interface ServerCommand {
   source: "setting" | "interpreter" | "workspace" | "managed" | "path";
 }
 
-export const DEFAULTS: Settings = { serverPath: "", interpreter: "", debounceMs: 200, codeLensInCode: false, budget: 2000, docsUrl: "" };
+export const DEFAULTS: Settings = { serverPath: "", interpreter: "", debounceMs: 50, codeLensInCode: false, budget: 2000, docsUrl: "" };
 
 /** Settings from a `get(key, default)` reader (VS Code's WorkspaceConfiguration), wrong types ignored. */
 export function readSettings(get: (key: string) => unknown): Settings {

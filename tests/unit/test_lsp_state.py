@@ -117,10 +117,10 @@ def test_own_output_never_triggers_a_check_and_rules_files_reload_the_store(tree
 def test_settings_are_validated_key_by_key() -> None:
     settings, problems = layer(Settings(), {"debounceMs": "fast", "budget": 500, "codeLensInCode": 1,
                                             "server.path": "/usr/bin/lore"})
-    assert settings.budget == 500 and settings.debounceMs == 200 and settings.codeLensInCode is False
+    assert settings.budget == 500 and settings.debounceMs == 50 and settings.codeLensInCode is False
     assert problems == ["debounceMs='fast' (expected int)", "codeLensInCode=1 (expected bool)"]
     settings, problems = layer(settings, {"debounceMs": -5, "budget": True, "docsUrl": "https://d.example/"})
-    assert settings.debounceMs == 200 and settings.budget == 500 and settings.docsUrl == "https://d.example/"
+    assert settings.debounceMs == 50 and settings.budget == 500 and settings.docsUrl == "https://d.example/"
     assert problems[0].startswith("debounceMs=-5 (expected input should be greater than or equal to 0")
     assert problems[1] == "budget=True (expected int)"
     assert layer(settings, {"docsUrl": ""})[0].docsUrl is None

@@ -12,8 +12,9 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, Strict
 class Settings(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
 
-    #: Quiet period after a burst of watched-file events before re-checking, in milliseconds.
-    debounceMs: StrictInt = Field(default=200, ge=0)
+    #: Changes closer together than this (milliseconds) are a burst, re-checked once it stops; a lone change
+    #: (a save) is re-checked at once.
+    debounceMs: StrictInt = Field(default=50, ge=0)
     #: Show "N memories reference this file" lenses in code files.
     codeLensInCode: StrictBool = False
     #: Token budget of the memory index (also the status bar's reference figure).
