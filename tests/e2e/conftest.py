@@ -44,6 +44,13 @@ async def client(lsp_client: LanguageClient, request, workspace: Path):
         client.applied_edits.append(params)  # type: ignore[attr-defined]
         return types.ApplyWorkspaceEditResult(applied=True)
 
+    lsp_client.lens_refreshes = 0  # type: ignore[attr-defined]
+
+    @lsp_client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
+    def code_lens_refresh(client: LanguageClient, params: None):
+        client.lens_refreshes += 1  # type: ignore[attr-defined]
+        return None
+
     @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
     def register_capability(client: LanguageClient, params: types.RegistrationParams):
         return None

@@ -58,13 +58,17 @@ async def test_code_lens_on_entries(client: LanguageClient, workspace: Path) -> 
         command="lore.describe", arguments=[claude[0].command.arguments[0]]))
     assert described["text"].startswith("Memory CLAUDE.md:") and client.messages[-1].message == described["text"]
     assert not (workspace / ".lore/memory/verified.json").exists()
-    # Verified from the palette: the lens and the hover show the date (verified.json for a bullet).
+    # Verified from the palette: the lens and the hover show the date (verified.json for a bullet). A
+    # client that asked for lenses while the check ran is told to ask again (VS Code does not otherwise).
+    refreshes = client.lens_refreshes  # type: ignore[attr-defined]
     await client.workspace_execute_command_async(types.ExecuteCommandParams(command="lore.verify",
                                                                              arguments=["CLAUDE.md:17"]))
     claude = await client.text_document_code_lens_async(types.CodeLensParams(
         text_document=types.TextDocumentIdentifier(uri=(workspace / "CLAUDE.md").as_uri())))
     today = __import__("datetime").datetime.now(__import__("datetime").timezone.utc).strftime("%Y-%m-%d")
     assert {lens.range.start.line + 1: lens.command.title for lens in claude}[17] == f"1 reference · verified {today}"
+    lens_refresh = client.capabilities.workspace.code_lens  # type: ignore[union-attr]
+    assert client.lens_refreshes > refreshes or not (lens_refresh and lens_refresh.refresh_support)  # type: ignore[attr-defined]
     hover = await client.text_document_hover_async(types.HoverParams(
         text_document=types.TextDocumentIdentifier(uri=(workspace / "CLAUDE.md").as_uri()),
         position=types.Position(line=16, character=3)))

@@ -140,12 +140,22 @@ def pull_mode(server: LoreServer) -> bool:
     return bool(caps and caps.diagnostic)
 
 
+def _refresh_lenses(server: LoreServer) -> None:
+    """Ask the client to request code lenses again: their titles ("verified DATE", "1 problem") come from
+    the check that just ended, and a client asks for lenses only when a document changes, so one asked
+    while the check ran would otherwise keep the old title."""
+    caps = server.client_capabilities.workspace
+    if caps and caps.code_lens and caps.code_lens.refresh_support:
+        server.workspace_code_lens_refresh(None)
+
+
 def publish(server: LoreServer, findings: list[Finding] | dict[str, list[Finding]]) -> None:
     """Push diagnostics for every memory file with findings, and clear those that have none now; or,
     for clients that pull, ask them to pull again. Given findings by file (after a code change), only
     those files are considered."""
     if server.ws is None:
         return
+    _refresh_lenses(server)
     if pull_mode(server):
         caps = server.client_capabilities.workspace
         if caps and caps.diagnostics and caps.diagnostics.refresh_support:
