@@ -19,6 +19,10 @@ async def configured(lsp_client: LanguageClient, workspace: Path):
     def register_capability(client: LanguageClient, params: types.RegistrationParams):
         return None
 
+    @lsp_client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
+    def code_lens_refresh(client: LanguageClient, params: None):
+        return None
+
     lsp_client.set_configuration({"codeLensInCode": True, "debounceMs": 50}, section="lorekeeper")
     await lsp_client.initialize_session(types.InitializeParams(
         capabilities=client_capabilities("visual-studio-code"), root_uri=workspace.as_uri(),
