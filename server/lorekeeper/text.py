@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 _MARKDOWN = re.compile(r"[`*_~>#\[\]()|]")
 _PUNCT = re.compile(r"[^\w\s]")
@@ -32,15 +33,25 @@ def terms(text: str) -> list[str]:
     ``client``, ``create_charge``, ``create``, ``charge``). Stopwords are dropped."""
     out: list[str] = []
     for match in _WORD.finditer(text):
-        word = match.group(0)
-        pieces = {word}
-        for part in re.split(r"[.\-/]", word):
-            pieces.add(part)
-            for sub in part.split("_"):
-                pieces.add(sub)
-                pieces.update(_CAMEL.findall(sub))
-        for piece in sorted(pieces, key=lambda p: (-len(p), p)):
-            low = piece.lower().strip("_")
-            if low and low not in STOPWORDS and (len(low) > 1 or low.isdigit()):
-                out.append(low)
+        out.extend(_word_terms(match.group(0)))
     return out
+
+
+_PARTS = re.compile(r"[.\-/]")
+
+
+@lru_cache(maxsize=1 << 16)
+def _word_terms(word: str) -> tuple[str, ...]:
+    """The terms of one word (:func:`terms`); words repeat across a store, so each is split once."""
+    pieces = {word}
+    for part in _PARTS.split(word):
+        pieces.add(part)
+        for sub in part.split("_"):
+            pieces.add(sub)
+            pieces.update(_CAMEL.findall(sub))
+    out: list[str] = []
+    for piece in sorted(pieces, key=lambda p: (-len(p), p)):
+        low = piece.lower().strip("_")
+        if low and low not in STOPWORDS and (len(low) > 1 or low.isdigit()):
+            out.append(low)
+    return tuple(out)

@@ -81,6 +81,10 @@ _MULTI = {"github actions": "github-actions", "gitlab ci": "gitlab-ci", "azure p
           "semantic release": "semantic-release", "release please": "release-please"}
 
 
+_MULTI_PATTERNS = tuple((phrase, re.compile(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])"), name)
+                        for phrase, name in _MULTI.items())
+
+
 #: Tool names that are common English words: they count only when written as a name (capitalised
 #: inside a sentence, or as code), never in "make sure", "render the page", "requests are retried".
 AMBIGUOUS = frozenset("make just task invoke standard echo split solid less got requests render fly drone rush turbo"
@@ -111,8 +115,8 @@ def tools_in(text: str) -> dict[str, frozenset[str]]:
     a name that is also an English word counts only when written as a name."""
     found: dict[str, frozenset[str]] = {}
     low = " " + " ".join(text.lower().replace("`", " ").split()) + " "
-    for phrase, name in _MULTI.items():
-        if re.search(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", low):
+    for phrase, pattern, name in _MULTI_PATTERNS:
+        if phrase in low and pattern.search(low):  # the plain test first: most texts name none of them
             found[name] = roles_of(name)
     sentence_start = True
     for match in _TOKEN.finditer(text):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 from typing import Any
 
 from lsprotocol import types
@@ -32,9 +33,14 @@ def register(server: LoreServer) -> None:
     @server.feature(types.INITIALIZED)
     async def on_initialized(ls: LoreServer, params: types.InitializedParams) -> None:
         loop = asyncio.get_running_loop()
-        ls.initial_check = loop.run_in_executor(None, ls.full_check)
-        await _register_watchers(ls)
-        findings = await ls.initial_check
+        progress = FirstCheckProgress(ls, loop)
+        ls.initial_check = loop.run_in_executor(None, ls.full_check, progress.step)
+        try:
+            await progress.begin()
+            await _register_watchers(ls)
+            findings = await ls.initial_check
+        finally:
+            progress.end(f"{len(ls.stale_entries())} stale memories" if ls.snapshot is not None else "not checked")
         publish(ls, findings)
         await _pull_configuration(ls)
 
@@ -67,6 +73,50 @@ def register(server: LoreServer) -> None:
             apply_settings(ls, settings["lorekeeper"])
         else:
             await _pull_configuration(ls)
+
+
+class FirstCheckProgress:
+    """``$/progress`` for the first check (seconds on a large store), where the client shows progress:
+    the check starts at once; the token is created meanwhile, and each phase the check reaches is
+    reported on it. Changes that arrive while it runs are queued and checked right after."""
+
+    def __init__(self, ls: LoreServer, loop: asyncio.AbstractEventLoop):
+        self.ls = ls
+        self.loop = loop
+        self.token: str | None = None
+        self.latest: tuple[str, int] = ("starting", 0)
+        self.done = False
+
+    def step(self, message: str, percent: int) -> None:
+        """A phase started (called from the checking thread)."""
+        self.loop.call_soon_threadsafe(self._report, message, percent)
+
+    async def begin(self) -> None:
+        caps = self.ls.client_capabilities.window
+        if not (caps and caps.work_done_progress):
+            return
+        token = f"lorekeeper-first-check-{secrets.token_hex(4)}"
+        try:
+            await asyncio.wait_for(self.ls.work_done_progress.create_async(token), 10)
+        except Exception as exc:  # a client that refuses or does not answer: no progress, same check
+            log.warning("progress not created: %s", exc)
+            return
+        if self.done:
+            return
+        self.token = token
+        message, percent = self.latest
+        self.ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(
+            title="Lorekeeper", message=message, percentage=percent, cancellable=False))
+
+    def _report(self, message: str, percent: int) -> None:
+        self.latest = (message, percent)
+        if self.token is not None and not self.done:
+            self.ls.work_done_progress.report(self.token, types.WorkDoneProgressReport(message=message, percentage=percent))
+
+    def end(self, message: str) -> None:
+        self.done = True
+        if self.token is not None:
+            self.ls.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message=message))
 
 
 async def _register_watchers(ls: LoreServer) -> None:

@@ -14,6 +14,7 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -118,22 +119,28 @@ class LoreServer(LanguageServer):
         self._ws = ws
         self.config = ws.compaction.model_copy(deep=True)
 
-    def full_check(self) -> list[Finding]:
+    def full_check(self, progress: Callable[[str, int], None] | None = None) -> list[Finding]:
         """Load every memory file and check everything; returns all findings. Runs off the event loop.
         Skipped (the current findings are returned) when a check that began after this one was asked
-        for has landed meanwhile: it read every file this one would."""
+        for has landed meanwhile: it read every file this one would. ``progress(message, percent)`` is
+        told as each phase starts (called from the thread that checks)."""
         if self.ws is None:
             return []
+        step = progress or (lambda message, percent: None)
         ticket = next(self._tickets)
         with self.lock:
             if ticket <= self._covered and self.snapshot is not None:
                 return self.all_findings()
             covers = next(self._tickets)  # every request made so far is older than what we read now
             ws = Workspace(self.ws.root)
+            step("reading memory files", 0)
             store = Store.open(ws)
+            step(f"checking the references of {len(store.entries)} memories", 30)
             checker = StalenessChecker(ws, store)
             checker.check()
+            step("looking for duplicates and conflicts", 70)
             found = memory_findings(store, self.config)
+            step("preparing diagnostics", 90)
             self._publish_snapshot(Snapshot.build(self._next_generation(), ws, store, checker, self.config, found))
             self._covered = covers
             _settle_heap()

@@ -1,0 +1,77 @@
+"""The first check of a large store takes seconds: the client sees its progress, and a memory written
+while it runs is checked right after it (never lost to the check that was already reading)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from lorekeeper.store import Store
+from lorekeeper.workspace import Workspace
+from support import LORE
+
+EXTRA = 2000  # entries next to the example's: a first check that lasts long enough to write during it
+
+
+@pytest.fixture
+def big(workspace: Path) -> Path:
+    entries = workspace / ".lore" / "memory" / "entries"
+    for n in range(EXTRA):
+        (entries / f"20260301T000000Z-bulk{n:05d}.json").write_text(json.dumps({
+            "id": f"bulk{n:05d}", "category": "conventions",
+            "content": f"Handlers of area {n} log through `logger` and return typed errors (case {n}).",
+            "refs": [{"path": "src/lib/log.ts", "symbol": "logger"}]}))
+    return workspace
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[str(LORE), "serve"]))
+async def watcher(lsp_client: LanguageClient, big: Path):
+    capabilities = types.ClientCapabilities(
+        window=types.WindowClientCapabilities(work_done_progress=True),
+        workspace=types.WorkspaceClientCapabilities(
+            did_change_watched_files=types.DidChangeWatchedFilesClientCapabilities(dynamic_registration=False)))
+    await lsp_client.initialize_session(types.InitializeParams(capabilities=capabilities, root_uri=big.as_uri()))
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def _until(condition, seconds: float = 60.0) -> None:
+    for _ in range(int(seconds / 0.02)):
+        if condition():
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError("timed out")
+
+
+def _timeline(client: LanguageClient) -> list[tuple[str, str | None]]:
+    """The progress the client was shown (pytest-lsp keeps it by token), as (kind, message)."""
+    return [(value.kind, value.message) for values in client.progress_reports.values() for value in values]
+
+
+async def test_a_memory_written_during_the_first_check_is_checked_right_after(watcher: LanguageClient, big: Path) -> None:
+    # Written and reported once the first check has read the store (it counts the memories it read):
+    # that check cannot have seen it.
+    await _until(lambda: any("checking the references" in (m or "") for _, m in _timeline(watcher)))
+    late = big / ".lore" / "memory" / "entries" / "20261101T000000Z-late00000001.json"
+    late.write_text(json.dumps({"id": "late00000001", "content": "Old helpers live in src/legacy/helpers.ts.",
+                                "refs": [{"path": "src/legacy/helpers.ts"}]}))
+    watcher.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
+        changes=[types.FileEvent(uri=late.as_uri(), type=types.FileChangeType.Created)]))
+    assert not any(kind == "end" for kind, _ in _timeline(watcher)), "the first check ended before the write: inconclusive"
+
+    await _until(lambda: any(kind == "end" for kind, _ in _timeline(watcher)))
+    # a path that never existed
+    await _until(lambda: any(d.code == "unresolved-path" for d in watcher.diagnostics.get(late.as_uri(), [])))
+    # The progress named its phases, and ended with the count the status bar shows.
+    timeline = _timeline(watcher)
+    messages = [message for kind, message in timeline if message]
+    assert any("reading memory files" in m for m in messages), messages
+    before = len(Store.open(Workspace(big)).entries) - 1  # every memory but the late one
+    assert before > EXTRA and f"checking the references of {before} memories" in messages, messages
+    assert timeline[-1][0] == "end" and "stale memories" in (timeline[-1][1] or "")
