@@ -12,6 +12,11 @@ _SPACE = re.compile(r"\s+")
 _WORD = re.compile(r"[A-Za-z0-9_]+(?:[.\-/][A-Za-z0-9_]+)*")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
+#: Entries of the caches that hold what is derived from one memory text (small values): big enough
+#: that a large store's passes over every entry hit them (an LRU smaller than the store misses on
+#: every entry of every pass).
+TEXT_CACHE = 1 << 18
+
 STOPWORDS = frozenset(
     "a an and are as at be by for from has have in is it its of on or that the this to was were will with"
     " we you our your should must".split()

@@ -296,3 +296,21 @@ def test_the_rule_table_is_the_one_order() -> None:
 
     help_text = inspect.signature(cli.compact).parameters["only"].default.help
     assert help_text.startswith("Comma-separated operations: " + ", ".join(OPERATIONS) + " (")
+
+
+def test_large_stores_count_shared_words_by_matrix_and_find_the_same_pairs() -> None:
+    """Candidate pairs of a large store come from a sparse matrix product; they are exactly the pairs the
+    loop over postings finds (words shared twice or more, common words left out)."""
+    import random
+
+    from lorekeeper.compaction.rules import _sharing_loop, _sharing_sparse
+    from lorekeeper.text import terms
+
+    rng = random.Random(7)
+    words = [f"w{n}" for n in range(400)] + ["common"] * 40
+    tokens = {f"e{n:04d}": set(terms(" ".join(rng.choice(words) for _ in range(rng.randint(2, 9)))))
+              for n in range(1500)}
+    for cap in (20, 50, 10_000):  # some words over the cap, none, all
+        loop = sorted(_sharing_loop(tokens, cap))
+        assert loop and sorted(_sharing_sparse(tokens, cap)) == loop
+    assert ("e0001", "e0000") not in set(_sharing_sparse(tokens, 50))  # ids in order, each pair once

@@ -19,6 +19,7 @@ from ..model import Entry
 from ..safeio import read_bytes
 from ..store import FileChange, Journal, Operation, Record, Refused, Store
 from ..store.native import render_entry
+from ..workspace import PathOutsideRoot
 
 
 @dataclass
@@ -79,8 +80,14 @@ def _sha(data: bytes | None) -> str | None:
 
 
 def _read(store: Store, path: str) -> bytes | None:
+    """A memory file's bytes (``None``: absent). The path guard is the workspace's, remembered from
+    loading: checking it again symlink by symlink cost seconds at 100k files."""
     try:
-        return read_bytes(store.ws.root / path, root=store.ws.root)
+        try:
+            full = store.ws.inside(path)
+        except PathOutsideRoot:  # refused below, with the message every write refusal gives
+            return read_bytes(store.ws.root / path, root=store.ws.root)
+        return read_bytes(full)
     except (FileNotFoundError, NotADirectoryError):
         return None
 

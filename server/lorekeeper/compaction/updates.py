@@ -26,6 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ..text import TEXT_CACHE
 from .vocabulary import AMBIGUOUS, roles_of, tools_in
 
 #: Past-tense verbs that, before "from X to Y", say a value changed (not a route: "copy from a to b").
@@ -131,7 +132,7 @@ def _alternatives(phrase: str | None) -> list[str]:
 _PRONOUNS = frozenset("it this that they them these those which what he she we you one something everything".split())
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=TEXT_CACHE)
 def changes_in(text: str) -> tuple[Change, ...]:
     """The changes a text states outright, in order."""
     found: list[Change] = []
@@ -202,7 +203,7 @@ _GENERIC = frozenset(
               " whose where but otherwise except".split())  # words that join clauses say nothing of a subject
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=TEXT_CACHE)
 def context(text: str) -> frozenset[str]:
     """What a text is about: its content stems and literals (names split into their parts), without
     generic words."""
@@ -289,7 +290,7 @@ def _known_name(word: str) -> str | None:
     return name if name in _LANGUAGES or roles_of(name) else None
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=TEXT_CACHE)
 def versions_in(text: str) -> dict[str, str]:
     """Versions a text gives to named things: ``{"node": "20", "react": "^19.0.0"}``: each version
     belongs to the nearest known language, runtime or tool named before it in the sentence (within five
@@ -401,7 +402,7 @@ def _about_what_changed(stating: str, changing: str, values: Iterable[str]) -> b
     return bool(cs & cc) and not ((cs - cc) & named(stating) and (cc - cs) & named(changing))
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=TEXT_CACHE)
 def named(text: str) -> frozenset[str]:
     """The context tokens that come from names: code, paths, identifiers, capitalised words, tools."""
     from .verify import parse
@@ -536,7 +537,7 @@ def _another_quantity(older: str, newer: str) -> Disagreement | None:
 _ASSIGNMENT = re.compile(r"`([A-Za-z_][\w.-]*)\s*(?:=|:)\s*([^`\s][^`]*)`|\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)=([^\s`,;)]+)")
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=TEXT_CACHE)
 def assignments_in(text: str) -> dict[str, str]:
     """Settings a text assigns in code: ``{"MAX_UPLOAD_MB": "10"}`` from `MAX_UPLOAD_MB=10` or
     `timeout: 30_000`."""
@@ -586,7 +587,7 @@ def _names(text: str) -> set[str]:
             or t.code}
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=TEXT_CACHE)
 def anchors(text: str) -> frozenset[str]:
     """Keys two texts must share for an update in other words to be possible between them: the role
     of a tool they name, a name they give a version to, a part of an environment variable."""
@@ -596,7 +597,7 @@ def anchors(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=TEXT_CACHE)
 def retired(text: str) -> tuple[frozenset[str], ...]:
     """The values a text says are gone, each as the tokens an older text would state it with."""
     return tuple(t for t in (_tokens(change.old) for change in changes_in(text)) if t)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from functools import cache, lru_cache
 
+from ..text import TEXT_CACHE
+
 ROLES: dict[str, str] = {
     "js-package-manager": "npm pnpm yarn bun",
     "python-package-manager": "pip pipenv poetry uv pdm hatch conda rye pip-tools",
@@ -109,7 +111,7 @@ def roles_of(name: str) -> frozenset[str]:
 _TOKEN = re.compile(r"`[^`]*`|[A-Za-z0-9][\w.:+-]*[\w+]|[A-Za-z]|[.!?;]")
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=TEXT_CACHE)
 def tools_in(text: str) -> dict[str, frozenset[str]]:
     """The known tools a text names, each with its roles. Multi-word names ("GitHub Actions") count once;
     a name that is also an English word counts only when written as a name."""
