@@ -132,17 +132,23 @@ class LoreServer(LanguageServer):
             if ticket <= self._covered and self.snapshot is not None:
                 return self.all_findings()
             covers = next(self._tickets)  # every request made so far is older than what we read now
-            ws = Workspace(self.ws.root)
-            step("reading memory files", 0)
-            store = Store.open(ws)
-            step(f"checking the references of {len(store.entries)} memories", 30)
-            checker = StalenessChecker(ws, store)
-            checker.check()
-            step("looking for duplicates and conflicts", 70)
-            found = memory_findings(store, self.config)
-            step("preparing diagnostics", 90)
-            self._publish_snapshot(Snapshot.build(self._next_generation(), ws, store, checker, self.config, found))
-            self._covered = covers
+            collecting = gc.isenabled()
+            gc.disable()  # the check builds what lives on; collecting meanwhile cost ~30% of it at 10k
+            try:
+                ws = Workspace(self.ws.root)
+                step("reading memory files", 0)
+                store = Store.open(ws)
+                step(f"checking the references of {len(store.entries)} memories", 30)
+                checker = StalenessChecker(ws, store)
+                checker.check()
+                step("looking for duplicates and conflicts", 70)
+                found = memory_findings(store, self.config)
+                step("preparing diagnostics", 90)
+                self._publish_snapshot(Snapshot.build(self._next_generation(), ws, store, checker, self.config, found))
+                self._covered = covers
+            finally:
+                if collecting:
+                    gc.enable()
             _settle_heap()
             return self.all_findings()
 
