@@ -89,7 +89,10 @@ class FirstCheckProgress:
 
     def step(self, message: str, percent: int) -> None:
         """A phase started (called from the checking thread)."""
-        self.loop.call_soon_threadsafe(self._report, message, percent)
+        try:
+            self.loop.call_soon_threadsafe(self._report, message, percent)
+        except RuntimeError:  # the loop closed (the client left mid-check): nobody to tell
+            pass
 
     async def begin(self) -> None:
         caps = self.ls.client_capabilities.window
