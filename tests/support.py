@@ -43,6 +43,13 @@ class Tree:
         return Journal(Workspace(self.root), command=command, argv=["lore", "test"])
 
 
+def files(root: Path, journal: bool = True) -> dict[Path, bytes]:
+    """Every file under ``root`` with its bytes, but the git-ignored caches of ``.lore/cache`` (any run may
+    warm them, a dry run too) and, with ``journal=False``, the journal."""
+    return {p: p.read_bytes() for p in root.rglob("*")
+            if p.is_file() and "/.lore/cache/" not in p.as_posix() and (journal or "/log/" not in p.as_posix())}
+
+
 def git(root: Path, *args: str, date: str | None = None) -> str:
     env = {**os.environ, "GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.com",
            "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.com"}

@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .safeio import UnsafeFile, atomic_delete, atomic_write, ensure_dir, load_json, read_bytes, real_inside
+from .safeio import UnsafeFile, atomic_delete, atomic_write, ensure_dir, load_json, read_bytes, real_inside, stale_temp_files
 
 log = logging.getLogger("lorekeeper")
 _warned: set[str] = set()
@@ -45,10 +45,24 @@ def write(root: Path, folder: Path, name: str, data: bytes) -> bool:
     try:
         ensure(root, folder)
         atomic_write(folder / name, data, root)
+        _sweep(root, folder)
         return True
     except OSError as exc:
         log.warning("cache %s not written: %s", name, exc)
         return False
+
+
+#: A cache write takes no lock (caches are rebuilt, never trusted blindly), so a temporary file is a
+#: leftover of a killed process only once it is clearly older than any write in progress.
+STALE_TEMP_SECONDS = 600
+
+
+def _sweep(root: Path, folder: Path) -> None:
+    for path in stale_temp_files(folder, older_than=STALE_TEMP_SECONDS):
+        try:
+            atomic_delete(path, root)
+        except OSError:
+            continue
 
 
 def ensure(root: Path, folder: Path) -> None:

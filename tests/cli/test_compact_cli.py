@@ -21,7 +21,9 @@ def ws(tree: Tree) -> Path:
 
 
 def snapshot(root: Path) -> dict[Path, bytes]:
-    return {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    """Every file but the git-ignored caches (a dry run may warm them: the verifier's summaries, vectors)."""
+    cache = root / ".lore" / "cache"
+    return {p: p.read_bytes() for p in root.rglob("*") if p.is_file() and cache not in p.parents}
 
 
 def test_dry_run_prints_a_diff_and_writes_nothing(ws: Path) -> None:

@@ -20,7 +20,7 @@ from lorekeeper.compaction.verify import compare
 from lorekeeper.diagnose import memory_findings
 from lorekeeper.store import Journal
 from lorekeeper.workspace import Workspace
-from support import REPO, Tree
+from support import REPO, Tree, files
 
 NOW = datetime(2026, 11, 1, 12, tzinfo=UTC)
 
@@ -213,7 +213,7 @@ def test_undo_reads_the_journal_once_and_reverses_the_command_as_one(tree: Tree)
     for i in range(30):
         tree.entry(f"e{i}.json", {"id": f"e{i}", "content": f"Fact {i} about the cache", "created": ago(i + 1)})
         tree.entry(f"d{i}.json", {"id": f"d{i}", "content": f"fact {i} about the CACHE!", "created": ago(i + 40)})
-    snapshot = {p: p.read_bytes() for p in tree.root.rglob("*") if p.is_file()}
+    snapshot = files(tree.root)
     p, store = plan(tree, fuse=False)
     records = apply_plan(p, store, tree.journal("compact"))
     assert len(records) == 31  # 30 dedups and the views
@@ -221,8 +221,7 @@ def test_undo_reads_the_journal_once_and_reverses_the_command_as_one(tree: Tree)
     undo = journal.undo_last()
     assert journal.reads == len(records)  # each record file read once, whatever the number of operations
     assert undo is not None and sorted(undo.undone) == sorted(r.id for r in records)
-    after = {p: b for p, b in ((p, p.read_bytes()) for p in tree.root.rglob("*") if p.is_file()) if "/log/" not in str(p)}
-    assert after == snapshot
+    assert files(tree.root, journal=False) == snapshot
     assert Journal(Workspace(tree.root)).undo_last() is None  # undone already: nothing left
 
 

@@ -18,6 +18,7 @@ from ..store import Store
 from ..tokens import count_tokens
 from .config import CompactionConfig
 from .plan import Plan, PlanOperation, apply_plan, check_unchanged, plan_id, record_hashes, render_diff, render_preview
+from .remembered import remembered_facts
 from .rules import RULE_NAMES, RULES, Planner, Rule, parse_duration, summarize
 from .verify import fact_key
 from .views import ViewEntry, _stamp_time, render_compacted, render_index
@@ -38,15 +39,17 @@ def plan_compaction(store: Store, config: CompactionConfig, only: Iterable[str] 
     if unknown:
         raise ValueError(f"unknown operation(s): {', '.join(sorted(unknown))}; choose from {', '.join(OPERATIONS)}")
     planner = Planner(store.entries, config, now)
+    planner.ws = store.ws
     entries_dir = store.ws.rel(store.ws.entries_dir)
-    if "merge" not in selected:
-        planner.find_conflicts()  # the views never state a contested value as current, whatever ran
-    for rule in RULES:
-        if rule.name in selected:
-            rule.run(planner, entries_dir)
+    with remembered_facts(store.ws, (e.content for e in store.entries)):
+        if "merge" not in selected:
+            planner.find_conflicts()  # the views never state a contested value as current, whatever ran
+        for rule in RULES:
+            if rule.name in selected:
+                rule.run(planner, entries_dir)
+        before_views = view_entries(store.entries, [], planner.conflicts)
+        after = view_entries(store.entries, planner.operations, planner.conflicts)
     store_prefix = store.ws.rel(store.ws.store)
-    before_views = view_entries(store.entries, [], planner.conflicts)
-    after = view_entries(store.entries, planner.operations, planner.conflicts)
     views = {f"{store_prefix}/{path}": text for path, text in render_compacted(after).items()}
     views[f"{store_prefix}/index.md"] = render_index(after, config.budget)
     on_disk = {path: _read_text(store, path) for path in views}

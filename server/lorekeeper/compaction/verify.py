@@ -28,7 +28,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from functools import cache, lru_cache
-from typing import Literal, NamedTuple
+from typing import Literal, NamedTuple, Protocol
 
 import snowballstemmer
 
@@ -340,6 +340,13 @@ def compatible(a: str, b: str) -> bool:
 def compare(a: str, b: str) -> Comparison:
     """Whether two texts state the same fact, conflict (everything but one value or the polarity
     matches), or are different facts. Symmetric in its verdict; ``old``/``new`` follow ``a``/``b``."""
+    verdict = next((v for m in _memories if (v := m.verdict(a, b)) is not None), None) or _compare(a, b)
+    for memory in _memories:
+        memory.learn_verdict(a, b, verdict)
+    return verdict
+
+
+def _compare(a: str, b: str) -> Comparison:
     sa, sb = parse(a), parse(b)
     if sa.key == sb.key or sa.flat == sb.flat:
         if compatible(a, b):
@@ -504,12 +511,43 @@ def _show(token: Token) -> str:
     return token.shown or token.text
 
 
+#: What grouping needs of a text: its key, its size, its flat key, its words written as code.
+Summary = tuple[str, int, str, tuple[tuple[str, tuple[str, ...]], ...]]
+
+
+
+class Memory(Protocol):
+    """Where summaries and verdicts of earlier runs are found, and new ones are kept (see
+    :mod:`.remembered`)."""
+
+    def summary(self, text: str) -> Summary | None: ...
+    def verdict(self, a: str, b: str) -> Comparison | None: ...
+    def learn_summary(self, text: str, summary: Summary) -> None: ...
+    def learn_verdict(self, a: str, b: str, verdict: Comparison) -> None: ...
+
+
+_memories: list[Memory] = []
+
+
+def attach(memory: Memory) -> None:
+    _memories.append(memory)
+
+
+def detach(memory: Memory) -> None:
+    _memories[:] = [m for m in _memories if m is not memory]
+
+
 @lru_cache(maxsize=1 << 18)
-def _summary(text: str) -> tuple[str, int, str, tuple[tuple[str, tuple[str, ...]], ...]]:
+def _summary(text: str) -> Summary:
     """What grouping needs of a text, small enough to keep for every entry of a large store."""
-    statement = parse(text)
-    code = tuple((stem, tuple(forms)) for stem, forms in sorted(statement.code_words.items()))
-    return statement.key, len(statement.tokens), statement.flat, code
+    summary = next((s for m in _memories if (s := m.summary(text)) is not None), None)
+    if summary is None:
+        statement = parse(text)
+        code = tuple((stem, tuple(forms)) for stem, forms in sorted(statement.code_words.items()))
+        summary = statement.key, len(statement.tokens), statement.flat, code
+    for memory in _memories:
+        memory.learn_summary(text, summary)
+    return summary
 
 
 def fact_keys(text: str) -> tuple[str, str]:

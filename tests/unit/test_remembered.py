@@ -1,0 +1,129 @@
+"""The verifier's summaries and verdicts kept in ``.lore/cache/facts.json``: a second run parses nothing,
+a changed text is parsed again, a changed rule set or a corrupt file is never trusted."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+from lorekeeper.compaction import CompactionConfig, plan_compaction, verify
+from lorekeeper.diagnose import memory_findings
+from support import Tree
+
+NOW = datetime(2026, 11, 1, 12, tzinfo=UTC)
+
+
+def _fresh_process() -> None:
+    """What a new process starts with: no summary, statement or verdict in memory."""
+    for cached in (verify.parse, verify._summary):
+        cached.cache_clear()
+
+
+def _parses() -> int:
+    return verify.parse.cache_info().misses
+
+
+def _store(tree: Tree) -> None:
+    texts = {
+        "a": "Always use pnpm for package management.",
+        "b": "always use **pnpm** for package management",
+        "c": "The API timeout is 30s.",
+        "d": "The API timeout is 10s.",
+        "e": "Run unit tests with `pytest -q`.",
+        "f": "Deploys go through `make deploy` after review.",
+    }
+    for i, (name, text) in enumerate(texts.items()):
+        tree.entry(f"{name}.json", {"id": name, "content": text, "created": f"2026-10-{i + 1:02d}T10:00:00Z"})
+
+
+def _plan(tree: Tree):
+    plan = plan_compaction(tree.store(), CompactionConfig(), now=NOW)
+    return [(op.op, op.sources, op.reason) for op in plan.operations], plan.conflicts
+
+
+def test_a_second_run_parses_nothing_and_plans_the_same(tree: Tree) -> None:
+    _store(tree)
+    _fresh_process()
+    first = _plan(tree)
+    assert _parses() >= 6
+    assert (tree.root / ".lore/cache/facts.json").is_file()
+    assert first[0] and first[1], "the fixture has a merge and a contradiction"
+    _fresh_process()
+    assert _plan(tree) == first
+    assert _parses() == 0
+
+
+def test_a_changed_text_is_parsed_again_and_the_rest_is_reused(tree: Tree) -> None:
+    _store(tree)
+    _fresh_process()
+    _plan(tree)
+    tree.entry("d.json", {"id": "d", "content": "The API timeout is 20s.", "created": "2026-10-04T10:00:00Z"})
+    _fresh_process()
+    ops, conflicts = _plan(tree)
+    assert 1 <= _parses() <= 3  # the new text, and the pair it now forms with c
+    assert [c["new"] for c in conflicts] == ["20s"]
+    stored = json.loads((tree.root / ".lore/cache/facts.json").read_text())
+    assert len(stored["texts"]) == 6, "the old text's summary is dropped once no entry says it"
+
+
+def test_another_rule_set_reads_none_of_the_old_records(tree: Tree) -> None:
+    _store(tree)
+    _fresh_process()
+    first = _plan(tree)
+    path = tree.root / ".lore/cache/facts.json"
+    stored = json.loads(path.read_text())
+    # A record from other rules: same texts, another verdict. It must not be believed.
+    stored["version"] = "older-rules"
+    stored["pairs"] = {key: ["same", "forged", None, None] for key in stored["pairs"]}
+    path.write_text(json.dumps(stored))
+    _fresh_process()
+    assert _plan(tree) == first
+    assert _parses() >= 6
+    assert json.loads(path.read_text())["version"] != "older-rules"
+
+
+def test_a_corrupt_cache_costs_parsing_never_a_wrong_answer(tree: Tree) -> None:
+    _store(tree)
+    _fresh_process()
+    first = _plan(tree)
+    path = tree.root / ".lore/cache/facts.json"
+    stored = json.loads(path.read_text())
+    stored["texts"] = {key: ["x", "not a size", 3, None] for key in stored["texts"]}
+    stored["pairs"] = {key: ["maybe", 1, 2] for key in stored["pairs"]}
+    path.write_text(json.dumps(stored))
+    _fresh_process()
+    assert _plan(tree) == first
+    path.write_bytes(b"\x00{not json")
+    _fresh_process()
+    assert _plan(tree) == first
+
+
+def test_the_editor_findings_share_the_cache(tree: Tree) -> None:
+    _store(tree)
+    _fresh_process()
+    kinds = sorted(f.kind for f in memory_findings(tree.store(), CompactionConfig()))
+    assert "near-duplicate" in kinds or "duplicate" in kinds
+    assert "contradiction" in kinds
+    _fresh_process()
+    assert sorted(f.kind for f in memory_findings(tree.store(), CompactionConfig())) == kinds
+    assert _parses() == 0
+
+
+def test_cache_leftovers_are_swept_once_clearly_abandoned(tree: Tree) -> None:
+    """A cache write killed half-way leaves a temporary file; the next cache write removes it once it is
+    older than any write still in progress (caches take no lock), and leaves a fresh one alone."""
+    import os
+    import time
+
+    from lorekeeper import cache
+
+    folder = tree.root / ".lore/cache"
+    folder.mkdir(parents=True)
+    old = folder / ".facts.json.abc123.tmp"
+    fresh = folder / ".facts.json.def456.tmp"
+    old.write_bytes(b"{half")
+    fresh.write_bytes(b"{half")
+    past = time.time() - cache.STALE_TEMP_SECONDS - 60
+    os.utime(old, (past, past))
+    assert cache.write(tree.root, folder, "x.json", b"{}")
+    assert not old.exists() and fresh.exists()
