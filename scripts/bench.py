@@ -341,7 +341,7 @@ def bench_speed(sizes: list[int], files: int, runs: int, edits: int, plan_sizes:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", choices=["speed", "check-stale", "compact", "lsp", "real-stale", "trust"],
+    parser.add_argument("--only", choices=["speed", "check-stale", "compact", "lsp", "real-stale", "trust", "semantic"],
                         help="run one benchmark")
     parser.add_argument("--mirror", type=Path, default=os.environ.get("LORE_BENCH_MIRROR"),
                         help="real-stale: folder of git directories (owner+name/repo); else cloned from GitHub")
@@ -354,6 +354,7 @@ def main() -> None:
     parser.add_argument("--speed-sizes", default="1000,10000", help="speed: entry counts (3,000 Python files)")
     parser.add_argument("--plan-sizes", default="1000,10000,110000", help="speed: compaction plan entry counts")
     parser.add_argument("--compact-sizes", default="1000,10000,100000", help="compact plan entry counts")
+    parser.add_argument("--semantic-sizes", default="1000,10000", help="semantic: plan entry counts")
     parser.add_argument("--files", type=int, default=3000, help="code files in the workspace")
     parser.add_argument("--runs", type=int, default=3, help="repetitions; the best is reported")
     args = parser.parse_args()
@@ -371,6 +372,10 @@ def main() -> None:
         import bench_compact_trust
 
         bench_compact_trust.bench_trust()
+    if args.only in (None, "semantic"):
+        import bench_semantic
+
+        bench_semantic.bench_semantic([int(s) for s in args.semantic_sizes.split(",")], args.verbose)
     if args.only in (None, "real-stale"):
         import bench_real_stale
 

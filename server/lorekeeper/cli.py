@@ -218,11 +218,34 @@ def add(
             out.print(f"[yellow]skipped:[/] memory already says this in [bold]{escape(dup.where())}[/] (entry {escape(dup.id)})")
         return
     assert result.record is not None
+    likely = _likely_duplicates(ws, str(result.entry_id))
     if as_json:
-        _emit({"status": "added", "id": result.entry_id, "path": result.path, "operation": result.record.id})
+        _emit({"status": "added", "id": result.entry_id, "path": result.path, "operation": result.record.id,
+               "likely_duplicates": [{"id": e.id, "source": e.location.path, "line": e.location.start_line,
+                                      "reason": why} for e, why in likely]})
     else:
         out.print(f"[green]added[/] {escape(str(result.entry_id))} → {escape(str(result.path))} "
                   f"[dim](operation {result.record.id}; `lore undo {result.record.id}` reverses it)[/]")
+        for other, why in likely:
+            err.print(f"[yellow]likely duplicate:[/] {escape(why)}: {escape(other.id)} ({escape(other.where())}); "
+                      f"`lore compact{' --semantic' if 'other words' in why else ''} --dry-run` shows the merge")
+
+
+def _likely_duplicates(ws: Workspace, entry_id: str) -> list[tuple[Entry, str]]:
+    """What memory already says that the new entry repeats (any format; in other words when the semantic
+    stage is on). A failure to check is a warning, never a failed add: the entry is written already."""
+    from .semantic import SemanticUnavailable
+    from .semantic.stage import likely_duplicates
+
+    store = Store.open(ws)
+    entry = store.by_id().get(entry_id)
+    if entry is None:
+        return []
+    try:
+        return likely_duplicates(store, entry, ws.compaction)
+    except SemanticUnavailable as exc:
+        err.print(f"[yellow]warning:[/] duplicates in other words not checked: {escape(str(exc))}")
+        return []
 
 
 @app.command("list")
@@ -678,10 +701,17 @@ def _run_compaction(ws: Workspace, only: list[str] | None, dry_run: bool, as_jso
     for problem in config.problems:
         err.print(f"[yellow]warning:[/] {escape(problem)}")
     store = _load(ws, quiet_findings=as_json)
+    from .semantic import SemanticUnavailable
+
+    if only is not None and config.semantic_dedup and "semantic" not in only:
+        only = [*only, "semantic"]
     try:
         plan = plan_compaction(store, config, only=only)
     except ValueError as exc:
         _fail(str(exc), USAGE)
+        return
+    except SemanticUnavailable as exc:
+        _fail(f"--semantic: {exc}", USAGE)
         return
     records = []
     if reviewed is not None and not dry_run and plan_id(plan) != reviewed:
@@ -729,8 +759,10 @@ def _run_compaction(ws: Workspace, only: list[str] | None, dry_run: bool, as_jso
 def compact(
     ctx: typer.Context,
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the plan as a diff of the files it would change; write nothing."),
-    only: Optional[str] = typer.Option(None, "--only", help="Comma-separated operations: supersede, dedup, merge, archive, consolidate, fuse, compress (views alone: 'views')."),
+    only: Optional[str] = typer.Option(None, "--only", help="Comma-separated operations: supersede, dedup, merge, semantic, archive, consolidate, fuse, compress (views alone: 'views')."),
     budget: Optional[int] = typer.Option(None, "--budget", min=100, help="Token budget of index.md (default 2000)."),
+    semantic: bool = typer.Option(False, "--semantic", help="Also merge entries that state one fact in other words "
+                                  "(local embeddings, every merge verified; config: semanticDedup)."),
     reviewed: Optional[str] = typer.Option(None, "--plan", metavar="ID|FILE",
                                            help="Apply only the plan previewed with --dry-run: its id, or the file "
                                                 "its --json output was saved to. Refused if memory changed since."),
@@ -741,7 +773,8 @@ def compact(
     index.md (within the token budget) and compacted/. Nothing is deleted; every operation is undoable."""
     ws = _workspace(ctx)
     selected = [o.strip() for o in only.split(",") if o.strip()] if only else None
-    _run_compaction(ws, selected, dry_run, as_json, {"budget": budget}, _plan_arg(reviewed) if reviewed else None)
+    _run_compaction(ws, selected, dry_run, as_json, {"budget": budget, "semantic_dedup": True if semantic else None},
+                    _plan_arg(reviewed) if reviewed else None)
 
 
 def _plan_arg(value: str) -> str:

@@ -5,12 +5,16 @@ near-duplicates (with every other copy as related information), contradictions, 
 
 from __future__ import annotations
 
+import logging
 from datetime import UTC, datetime
 
 from .compaction.config import CompactionConfig
+from .compaction.remembered import remembered_facts
 from .compaction.rules import Planner
 from .model import CompressFix, Entry, Finding, MergeFix, Severity, SupersedeFix
 from .store import Store
+
+log = logging.getLogger("lorekeeper")
 
 
 def _related(entry: Entry, message: str) -> dict[str, object]:
@@ -20,12 +24,15 @@ def _related(entry: Entry, message: str) -> dict[str, object]:
 def duplicate_findings(store: Store, config: CompactionConfig) -> list[Finding]:
     """Duplicates and near-duplicates as the compaction rules see them, and their contradictions."""
     planner = Planner(store.entries, config, datetime.now(UTC))
-    planner.dedup()
-    planner.merge()
+    with remembered_facts(store.ws, (e.content for e in store.entries)):
+        planner.dedup()
+        planner.merge()
+        if config.semantic_dedup:
+            _semantic(planner, store)
     by_id = store.by_id()
     findings: list[Finding] = []
     for op in planner.operations:
-        if op.op not in ("dedup", "merge") or not op.result:
+        if op.op not in ("dedup", "merge", "semantic") or not op.result:
             continue
         keeper = by_id.get(op.result["id"])
         if keeper is None:
@@ -38,7 +45,8 @@ def duplicate_findings(store: Store, config: CompactionConfig) -> list[Finding]:
                 kind="duplicate" if exact else "near-duplicate",
                 severity=Severity.warning if exact else Severity.info,
                 message=(f"same text as {keeper.id} ({keeper.where()})" if exact
-                         else f"states the same fact as {keeper.id} ({keeper.where()})"),
+                         else f"states the same fact in other words as {keeper.id} ({keeper.where()})"
+                         if op.op == "semantic" else f"states the same fact as {keeper.id} ({keeper.where()})"),
                 source=entry.location.path, line=entry.location.start_line, entry=entry.id,
                 fix=MergeFix(entry=entry.id, into=keeper.id),
                 related=[_related(o, "kept copy" if o is keeper else "another copy") for o in others]))
@@ -60,11 +68,25 @@ def duplicate_findings(store: Store, config: CompactionConfig) -> list[Finding]:
     return findings
 
 
+def _semantic(planner: Planner, store: Store) -> None:
+    """The semantic stage's merges, as findings: vectors from the cache, the model loaded (in the
+    caller's thread: the server's check runs off the request path) only for texts without one."""
+    from .semantic import SemanticUnavailable
+    from .semantic.stage import semantic_merge
+
+    planner.ws = store.ws
+    try:
+        semantic_merge(planner)
+    except SemanticUnavailable as exc:
+        log.warning("semantic duplicates not checked: %s", exc)
+
+
 def conflicts(store: Store, config: CompactionConfig) -> list[dict[str, object]]:
     """The contradictions among live memories, as compaction finds them (newer first in ``entries``)."""
     planner = Planner(store.entries, config, datetime.now(UTC))
-    planner.dedup()
-    planner.merge()
+    with remembered_facts(store.ws, (e.content for e in store.entries)):
+        planner.dedup()
+        planner.merge()
     return [c for c in planner.conflicts if c["kind"] == "contradiction"]
 
 

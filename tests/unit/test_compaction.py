@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 
 from lorekeeper.compaction import CompactionConfig, apply_plan, parse_duration, plan_compaction, render_diff
 from lorekeeper.store import Refused
-from support import Tree
+from support import Tree, files
 
 NOW = datetime(2026, 11, 1, 12, tzinfo=UTC)
 
@@ -201,13 +200,13 @@ def test_undo_restores_byte_identical_files(tree: Tree) -> None:
     tree.entry("b.json", {"id": "b", "content": "same text.", "created": ago(2)})
     tree.write("notes/n.memory.md", "---\nid: n\ntags: [x]  # keep\nsupersedes: [b2]\n---\nNew way.\n")
     tree.entry("b2.json", {"id": "b2", "content": "Old way.", "created": ago(40)})
-    snapshot = {p: p.read_bytes() for p in tree.root.rglob("*") if p.is_file()}
+    snapshot = files(tree.root)
     p, store = plan(tree)
     records = apply_plan(p, store, tree.journal("compact"))
     assert len(records) >= 3
     for record in tree.journal().last_command():
         tree.journal().undo(record.id)
-    after = {p: p.read_bytes() for p in tree.root.rglob("*") if p.is_file() and "/log/" not in str(p)}
+    after = files(tree.root, journal=False)
     assert after == snapshot
 
 
@@ -247,10 +246,10 @@ def test_a_store_changed_between_plan_and_apply_is_refused(tree: Tree) -> None:
 def test_dry_run_diff_writes_nothing(tree: Tree) -> None:
     tree.entry("a.json", {"id": "a", "content": "Same", "created": ago(3)})
     tree.entry("b.json", {"id": "b", "content": "same", "created": ago(1)})
-    before = sorted(Path(tree.root).rglob("*"))
+    before = files(tree.root)
     p, store = plan(tree)
     diff = render_diff(p, store)
-    assert sorted(Path(tree.root).rglob("*")) == before
+    assert files(tree.root) == before
     assert "# dedup: same text as b" in diff and '+  "merged_into": "b"' in diff
     assert "+++ b/.lore/memory/index.md" in diff
 
@@ -286,10 +285,12 @@ def test_the_rule_table_is_the_one_order() -> None:
     """The rules' order lives in RULES; the config's toggles and the CLI's help follow it."""
     from lorekeeper import cli
     from lorekeeper.compaction import OPERATIONS, RULES, CompactionConfig
+    from lorekeeper.compaction.config import TOGGLES
 
     assert OPERATIONS == tuple(r.name for r in RULES)
-    assert all(name in CompactionConfig.model_fields for name in OPERATIONS)
-    assert CompactionConfig(consolidate=True).enabled() == list(OPERATIONS)
+    assert all(TOGGLES.get(name, name) in CompactionConfig.model_fields for name in OPERATIONS)
+    assert CompactionConfig(consolidate=True, semantic_dedup=True).enabled() == list(OPERATIONS)
+    assert "semantic" not in CompactionConfig().enabled(), "the semantic stage loads a model: off by default"
     # The CLI does not import compaction to start (it costs every command ~40 ms): its help names the
     # rules as text, checked here against the table.
     import inspect

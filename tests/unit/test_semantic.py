@@ -1,0 +1,216 @@
+"""The semantic stage: paraphrases merge, coexisting facts and updates never do, vectors are cached by
+content hash and model so a warm run never imports torch.
+
+The guard's tests need no model (a cosine is given); the stage's tests load the bundled
+all-MiniLM-L6-v2 (a few seconds: marked slow)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lorekeeper.compaction import CompactionConfig, plan_compaction
+from lorekeeper.semantic import neighbours, vouch
+from lorekeeper.semantic.vectors import vectors_for
+from lorekeeper.workspace import Workspace
+from support import Tree, lore
+
+NOW = datetime(2026, 11, 1, 12, tzinfo=UTC)
+
+PARAPHRASES = [
+    ("Always use pnpm", "Package management must use pnpm, not npm or yarn", 0.57),
+    ("The e2e tests need Docker running", "Docker must be running for the e2e tests", 0.97),
+    ("The nightly job rebuilds the search index.", "The search index is rebuilt by the nightly job.", 0.95),
+    ("Never commit `.env` files.", "Committing `.env` files is forbidden.", 0.86),
+]
+NEVER = [
+    ("Max line length is 100", "Max line length is 120", 0.99),
+    ("Run unit tests with pytest -q", "Run integration tests with pytest -m integration", 0.80),
+    ("Staging uses Let's Encrypt certificates managed by cert-manager.",
+     "Production uses Let's Encrypt certificates managed by cert-manager.", 0.93),
+    ("Integration tests for the payments module hit the Stripe test-mode API.",
+     "Integration tests for the billing module hit the Stripe test-mode API.", 0.94),
+    ("The API gateway calls the auth service.", "The auth service calls the API gateway.", 0.97),
+    ("Use npm", "Don't use npm, use pnpm", 0.8),
+    ("Feature flags are enabled in staging.", "Feature flags are disabled in staging.", 0.95),
+    ("The E2E suite runs on Chromium only.", "The E2E suite runs on chromium, firefox and webkit.", 0.8),
+]
+
+
+@pytest.mark.parametrize(("a", "b", "cosine"), PARAPHRASES)
+def test_the_guard_vouches_for_paraphrases(a: str, b: str, cosine: float) -> None:
+    assert vouch(a, b, cosine, 0.75).ok
+
+
+@pytest.mark.parametrize(("a", "b", "cosine"), NEVER)
+def test_the_guard_never_vouches_for_another_fact_however_close(a: str, b: str, cosine: float) -> None:
+    assert not vouch(a, b, cosine, 0.75).ok
+    assert not vouch(b, a, cosine, 0.75).ok
+
+
+def test_the_newer_text_that_says_more_is_kept() -> None:
+    verdict = vouch("Always use pnpm", "Package management must use pnpm, not npm or yarn", 0.57, 0.75)
+    assert verdict.keeper == "b"
+
+
+def test_a_newer_text_that_drops_a_name_is_an_update_not_a_duplicate() -> None:
+    assert vouch("Tests need Docker running.", "Tests need Docker and Redis running.", 0.95, 0.75).keeper == "b"
+    dropped = vouch("Tests need Docker and Redis running.", "Tests need Docker running.", 0.95, 0.75)
+    assert not dropped.ok and "redis" in dropped.reason
+
+
+def test_neighbours_come_from_a_blocked_product_and_respect_the_threshold() -> None:
+    rng = np.random.default_rng(7)
+    vectors = rng.normal(size=(50, 16)).astype(np.float32)
+    vectors[10] = vectors[3] + 0.01
+    vectors[40] = vectors[3] + 0.02
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    found = neighbours(vectors, 0.99, k=4, block=7)  # blocks that do not divide the rows
+    assert {(i, j) for i, j, _ in found} == {(3, 10), (3, 40), (10, 40)}
+    assert all(s >= 0.99 for _, _, s in found)
+
+
+class CountingEmbedder:
+    model_id = "test:counting"
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        self.seen += texts
+        rows = [np.frombuffer(bytes(t.encode()[:8].ljust(8, b"_")), dtype=np.uint8).astype(np.float32) + 1
+                for t in texts]
+        matrix = np.stack(rows)
+        return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+
+
+def test_vectors_are_cached_by_content_and_model(tree: Tree) -> None:
+    ws = Workspace(tree.root)
+    first = CountingEmbedder()
+    vectors = vectors_for(ws, ["alpha fact", "beta fact"], first.model_id, lambda: first)
+    assert first.seen == ["alpha fact", "beta fact"] and vectors.shape == (2, 8)
+    again = CountingEmbedder()  # a restart: a new model object, the cache file read back
+    assert np.allclose(vectors_for(ws, ["beta fact", "alpha fact"], again.model_id, lambda: again), vectors[::-1], atol=1e-3)
+    assert again.seen == []
+    changed = CountingEmbedder()
+    vectors_for(ws, ["alpha fact", "beta fact, edited"], changed.model_id, lambda: changed)
+    assert changed.seen == ["beta fact, edited"], "only the changed text is embedded again"
+    other = CountingEmbedder()
+    other.model_id = "test:another-model"
+    vectors_for(ws, ["alpha fact"], other.model_id, lambda: other)
+    assert other.seen == ["alpha fact"], "another model never reads this model's vectors"
+
+
+def test_a_damaged_vector_cache_is_ignored(tree: Tree) -> None:
+    ws = Workspace(tree.root)
+    vectors_for(ws, ["alpha fact"], "test:counting", CountingEmbedder)
+    for path in (ws.cache_dir).glob("vectors-*.npz"):
+        path.write_bytes(b"PK\x03\x04 not a zip")
+    model = CountingEmbedder()
+    vectors_for(ws, ["alpha fact"], model.model_id, lambda: model)
+    assert model.seen == ["alpha fact"]
+
+
+def _store(tree: Tree, pairs: list[tuple[str, str, float]]) -> dict[str, tuple[str, str]]:
+    ids: dict[str, tuple[str, str]] = {}
+    for n, (a, b, _) in enumerate(pairs):
+        tree.entry(f"p{n}a.json", {"id": f"p{n}a", "content": a, "category": "conventions",
+                                   "created": f"2026-01-{n + 1:02d}T10:00:00Z"})
+        tree.entry(f"p{n}b.json", {"id": f"p{n}b", "content": b, "category": "tooling" if n % 2 else "conventions",
+                                   "created": f"2026-02-{n + 1:02d}T10:00:00Z"})
+        ids[a] = (f"p{n}a", f"p{n}b")
+    return ids
+
+
+@pytest.mark.slow
+def test_semantic_compaction_merges_paraphrases_and_nothing_else(tree: Tree) -> None:
+    _store(tree, [*PARAPHRASES[:2], *NEVER[:2]])
+    config = CompactionConfig().with_overrides(semantic_dedup=True)
+    plain = plan_compaction(tree.store(), CompactionConfig(), now=NOW)
+    assert not any(op.op == "merge" for op in plain.operations), "stage 1 alone merges none of them"
+    plan = plan_compaction(tree.store(), config, now=NOW)
+    merged = sorted(tuple(sorted([*op.sources, op.result["id"]])) for op in plan.operations if op.op == "semantic")
+    assert merged == [("p0a", "p0b"), ("p1a", "p1b")]
+    pnpm = next(op for op in plan.operations if "p0a" in op.sources or op.result["id"] == "p0a")
+    assert pnpm.result["id"] == "p0b", "the text that says more is kept"
+    assert any(c["kind"] == "contradiction" for c in plan.conflicts), "100 / 120 is a conflict, not a merge"
+
+
+@pytest.mark.slow
+def test_a_warm_run_never_imports_torch(tree: Tree) -> None:
+    _store(tree, PARAPHRASES[:2])
+    script = textwrap.dedent(f"""
+        import sys
+        from pathlib import Path
+        from lorekeeper.compaction import CompactionConfig, plan_compaction, plan_id
+        from lorekeeper.store import Store
+        from lorekeeper.workspace import Workspace
+        from datetime import datetime, UTC
+        plan = plan_compaction(Store.open(Workspace(Path({str(tree.root)!r}))),
+                               CompactionConfig().with_overrides(semantic_dedup=True), now=datetime(2026, 11, 1, tzinfo=UTC))
+        print(sum(op.op == "semantic" for op in plan.operations), "torch" in sys.modules, plan_id(plan))
+    """)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    cold = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
+    assert cold.stdout.split()[:2] == ["2", "True"]
+    warm = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
+    assert warm.stdout.split()[:2] == ["2", "False"], warm.stderr
+    assert warm.stdout.split()[2] == cold.stdout.split()[2], "the plan previewed cold is the plan applied warm"
+    assert json.loads((tree.root / ".lore/cache/vouches.json").read_text())["pairs"], "the guard's verdicts are kept"
+    tree.entry("p1b.json", {"id": "p1b", "content": "Docker must be up for the e2e tests", "category": "tooling",
+                            "created": "2026-02-02T10:00:00Z"})
+    edited = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
+    assert edited.stdout.split()[1] == "True", "a changed text is embedded again"
+
+
+@pytest.mark.slow
+def test_the_cli_flag_and_the_config_toggle(tree: Tree) -> None:
+    _store(tree, PARAPHRASES[:1])
+    result = lore("compact", "--dry-run", "--json", "--only", "dedup", cwd=tree.root)
+    assert not [op for op in json.loads(result.stdout)["operations"] if op["op"] == "semantic"]
+    result = lore("compact", "--semantic", "--dry-run", "--json", "--only", "dedup", cwd=tree.root)
+    assert [op["op"] for op in json.loads(result.stdout)["operations"]] == ["semantic"]
+    tree.write(".lore/config.toml", "[compaction]\nsemanticDedup = true\n")
+    result = lore("compact", "--dry-run", "--json", cwd=tree.root)
+    assert "semantic" in [op["op"] for op in json.loads(result.stdout)["operations"]]
+
+
+def test_add_warns_of_the_same_fact_in_another_format_without_a_model(tree: Tree) -> None:
+    tree.write("CLAUDE.md", "# Rules\n\n- Money is integer cents.\n")
+    result = lore("add", "Money is always integer cents", "--json", cwd=tree.root)
+    data = json.loads(result.stdout)
+    assert data["status"] == "added"
+    assert [(d["id"], d["reason"]) for d in data["likely_duplicates"]] == [("CLAUDE.md:3", "states the same fact")]
+    plain = lore("add", "Invoices are numbered per year", cwd=tree.root)
+    assert "likely duplicate" not in plain.stderr
+
+
+@pytest.mark.slow
+def test_add_warns_of_the_same_fact_in_other_words(tree: Tree) -> None:
+    tree.write(".lore/config.toml", "[compaction]\nsemanticDedup = true\n")
+    assert lore("add", "The e2e tests need Docker running", cwd=tree.root).returncode == 0
+    result = lore("add", "Docker must be running for the e2e tests", cwd=tree.root)
+    assert result.returncode == 0 and "added" in result.stdout
+    assert "likely duplicate: states the same fact in other words" in result.stderr
+    other = lore("add", "Max line length is 120", "--json", cwd=tree.root)
+    assert json.loads(other.stdout)["likely_duplicates"] == []
+
+
+def test_the_toggle_is_read_from_leanspec_and_lore_config(tree: Tree) -> None:
+    assert not CompactionConfig.load(tree.root).semantic_dedup
+    tree.write(".lean-spec/config.json", json.dumps({"memory": {"compaction": {"semanticDedup": True,
+                                                                              "semanticThreshold": 0.8}}}))
+    config = CompactionConfig.load(tree.root)
+    assert config.semantic_dedup and config.semantic_threshold == 0.8 and "semantic" in config.enabled()
+    tree.write(".lore/config.toml", "[compaction]\nsemantic_dedup = false\nsemantic_threshold = 2\n")
+    config = CompactionConfig.load(tree.root)
+    assert not config.semantic_dedup and config.semantic_threshold == 0.8  # 2 is refused, with a problem
+    assert any("semantic_threshold" in p for p in config.problems)
