@@ -214,3 +214,30 @@ def test_the_toggle_is_read_from_leanspec_and_lore_config(tree: Tree) -> None:
     config = CompactionConfig.load(tree.root)
     assert not config.semantic_dedup and config.semantic_threshold == 0.8  # 2 is refused, with a problem
     assert any("semantic_threshold" in p for p in config.problems)
+
+
+TESTING = ["Run unit tests with pytest -q", "Integration tests need Docker running", "Use factory_boy for test fixtures",
+           "Mark slow tests with @pytest.mark.slow", "Keep each unit test under one second"]
+OTHERS = ["Deploy with `make deploy` after review", "Money is integer cents", "The API timeout is 30s",
+          "Log through the logger module, never print", "Postgres migrations live in db/migrations"]
+
+
+@pytest.mark.slow
+def test_a_cluster_of_related_conventions_is_fused_each_fact_once(tree: Tree) -> None:
+    for n, text in enumerate([*TESTING, *OTHERS]):
+        tree.entry(f"c{n}.json", {"id": f"c{n}", "content": text, "category": "conventions",
+                                  "created": f"2026-03-{n + 1:02d}T10:00:00Z"})
+    tree.entry("dup.json", {"id": "dup", "content": "Run unit tests with pytest -q", "category": "conventions",
+                            "created": "2026-04-01T10:00:00Z"})
+    plain = plan_compaction(tree.store(), CompactionConfig(), now=NOW)
+    assert not [op for op in plain.operations if op.op == "fuse"], "no tag: stage 1 cannot group them"
+    plan = plan_compaction(tree.store(), CompactionConfig().with_overrides(semantic_dedup=True), now=NOW)
+    fused = [op for op in plan.operations if op.op == "fuse"]
+    assert len(fused) == 1
+    sources = set(fused[0].sources)
+    assert {"c1", "c2", "c3", "c4"} <= sources and not sources & {f"c{n}" for n in range(5, 10)}
+    content = fused[0].new_entry["content"]
+    for text in TESTING:
+        assert content.count(text) == 1, text
+    assert fused[0].new_entry["source_entries"] == fused[0].sources
+    assert content.startswith("test (conventions):")

@@ -304,23 +304,34 @@ class Planner:
         become one entry listing every source fact once, word for word — faithful by construction.
         Entries compaction made (fused, consolidated), pinned or protected ones and entries in a conflict
         are left alone, so a second run never swallows what the first one built."""
+        for (category, topic), group in sorted(self._subjects(self.fusible()).items()):
+            self.fuse_group(category, topic, group, entries_dir, "entries about")
+        if self.config.semantic_dedup and self.ws is not None:
+            from ..semantic.stage import semantic_fuse  # the model only if a vector is missing
+
+            semantic_fuse(self, entries_dir)
+
+    def fusible(self) -> list[Entry]:
+        """Short entries fuse may list: not made by compaction, pinned, protected or in a conflict."""
         conflicted = self._conflicted()
-        short = [e for e in self.available() if len(e.content) <= self.config.fuse_max_chars and not e.pinned
-                 and e.source != DERIVED and not e.raw.get("protected") and e.id not in conflicted]
-        for (category, topic), group in sorted(self._subjects(short).items()):
-            group.sort(key=lambda e: (_created(e), e.id))
-            for start in range(0, len(group), self.config.fuse_max_entries):
-                chunk = group[start : start + self.config.fuse_max_entries]
-                if len(chunk) < self.config.fuse_min_entries:
-                    continue
-                facts = list(dict.fromkeys(e.content.strip() for e in chunk))
-                content = f"{topic} ({category}):\n" + "\n".join(_bullet(f) for f in facts)
-                raw, name = self._new_entry("fuse", category, content, chunk, {})
-                confidences = [e.confidence for e in chunk if e.confidence is not None]
-                if confidences:
-                    raw["confidence"] = min(confidences)
-                self._emit("fuse", chunk, f"{len(chunk)} {category} entries about {topic} listed in one",
-                           {"merged_into": raw["id"]}, result=raw, new_entry=raw, new_path=f"{entries_dir}/{name}")
+        return [e for e in self.available() if len(e.content) <= self.config.fuse_max_chars and not e.pinned
+                and e.source != DERIVED and not e.raw.get("protected") and e.id not in conflicted]
+
+    def fuse_group(self, category: str, topic: str, group: list[Entry], entries_dir: str, about: str) -> None:
+        """One fused entry per ``fuse_max_entries`` of ``group`` (oldest first), each source fact once."""
+        group.sort(key=lambda e: (_created(e), e.id))
+        for start in range(0, len(group), self.config.fuse_max_entries):
+            chunk = group[start : start + self.config.fuse_max_entries]
+            if len(chunk) < self.config.fuse_min_entries:
+                continue
+            facts = list(dict.fromkeys(e.content.strip() for e in chunk))
+            content = f"{topic} ({category}):\n" + "\n".join(_bullet(f) for f in facts)
+            raw, name = self._new_entry("fuse", category, content, chunk, {})
+            confidences = [e.confidence for e in chunk if e.confidence is not None]
+            if confidences:
+                raw["confidence"] = min(confidences)
+            self._emit("fuse", chunk, f"{len(chunk)} {category} {about} {topic} listed in one",
+                       {"merged_into": raw["id"]}, result=raw, new_entry=raw, new_path=f"{entries_dir}/{name}")
 
     # -- compress --------------------------------------------------------------------------------
 
