@@ -30,6 +30,9 @@ PARAPHRASES = [
     ("The e2e tests need Docker running", "Docker must be running for the e2e tests", 0.97),
     ("The nightly job rebuilds the search index.", "The search index is rebuilt by the nightly job.", 0.95),
     ("Never commit `.env` files.", "Committing `.env` files is forbidden.", 0.86),
+    ("`scripts/bootstrap.sh` creates the local `.env` from `.env.example`.",
+     "The local `.env` is created from `.env.example` by `scripts/bootstrap.sh`.", 0.95),
+    ("Run `pnpm install` after pulling lockfile changes.", "Execute `pnpm install` after pulling lockfile changes.", 0.99),
 ]
 NEVER = [
     ("Max line length is 100", "Max line length is 120", 0.99),
@@ -39,6 +42,8 @@ NEVER = [
     ("Integration tests for the payments module hit the Stripe test-mode API.",
      "Integration tests for the billing module hit the Stripe test-mode API.", 0.94),
     ("The API gateway calls the auth service.", "The auth service calls the API gateway.", 0.97),
+    ("Frontend unit tests live next to the source file as `*.test.ts`.",
+     "Backend unit tests live next to the source file as `*.test.ts`.", 0.95),
     ("Use npm", "Don't use npm, use pnpm", 0.8),
     ("Feature flags are enabled in staging.", "Feature flags are disabled in staging.", 0.95),
     ("The E2E suite runs on Chromium only.", "The E2E suite runs on chromium, firefox and webkit.", 0.8),
