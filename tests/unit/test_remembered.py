@@ -127,3 +127,16 @@ def test_cache_leftovers_are_swept_once_clearly_abandoned(tree: Tree) -> None:
     os.utime(old, (past, past))
     assert cache.write(tree.root, folder, "x.json", b"{}")
     assert not old.exists() and fresh.exists()
+
+
+def test_the_conflict_search_is_reused_only_for_the_same_memory(tree: Tree) -> None:
+    _store(tree)
+    first = _plan(tree)
+    path = tree.root / ".lore/cache/candidates.json"
+    stored = path.read_bytes()
+    assert json.loads(stored)["pairs"], "the fixture has candidate pairs"
+    assert _plan(tree) == first and path.read_bytes() == stored
+    tree.entry("g.json", {"id": "g", "content": "The API timeout is 45s.", "created": "2026-10-09T10:00:00Z"})
+    _ops, conflicts = _plan(tree)
+    assert json.loads(path.read_bytes())["key"] != json.loads(stored)["key"]
+    assert any("g" in c["entries"] for c in conflicts), "the new entry is searched, not an old list reused"

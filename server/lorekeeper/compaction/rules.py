@@ -12,11 +12,15 @@ but their text is the user's: stage 1 never edits it."""
 from __future__ import annotations
 
 import hashlib
+import json
 import re
+import sys
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rapidfuzz import fuzz
@@ -186,7 +190,7 @@ class Planner:
         both true (``coexists_with``) are left alone."""
         known = {tuple(c["entries"]) for c in self.conflicts if c["kind"] == "contradiction"}
         pool = self.available(writable_only=False)
-        for (a, b), score in sorted(_candidate_pairs(pool, self.config.merge_threshold).items()):
+        for (a, b), score in sorted(self._candidates(pool).items()):
             entry, other = self.by_id[a], self.by_id[b]
             if b in entry.coexists_with or a in other.coexists_with:
                 continue
@@ -199,6 +203,30 @@ class Planner:
                 "old": verdict.old, "new": verdict.new, "reason": verdict.reason,
                 "message": f"{newer.id} and {older.id} disagree ({verdict.reason}); both stay until one is "
                            f"kept — newer: {_short(newer.content)} / older: {_short(older.content)}"})
+
+    def _candidates(self, pool: list[Entry]) -> dict[tuple[str, str], float]:
+        """:func:`_candidate_pairs`, kept in ``.lore/cache/candidates.json`` for the same pool (ids and
+        texts in order), threshold and rules: a warm plan of an unchanged memory skips the search."""
+        if self.ws is None:
+            return _candidate_pairs(pool, self.config.merge_threshold)
+        from .. import cache as cache_files
+        from .remembered import rules_version, text_key
+
+        digest = hashlib.blake2b(digest_size=16)
+        digest.update(f"{rules_version()}|{_source_version()}|{self.config.merge_threshold}".encode())
+        for entry in pool:
+            digest.update(f"{entry.id}\x00{text_key(entry.content)}\x00".encode())
+        key = digest.hexdigest()
+        data = cache_files.read_json(self.ws.root, self.ws.cache_dir, CANDIDATES_FILE)
+        if isinstance(data, dict) and data.get("key") == key and isinstance(data.get("pairs"), list):
+            try:
+                return {(str(a), str(b)): float(score) for a, b, score in data["pairs"]}
+            except (TypeError, ValueError):
+                pass
+        pairs = _candidate_pairs(pool, self.config.merge_threshold)
+        body = json.dumps({"key": key, "pairs": [[a, b, score] for (a, b), score in pairs.items()]})
+        cache_files.write(self.ws.root, self.ws.cache_dir, CANDIDATES_FILE, body.encode())
+        return pairs
 
     # -- archive ---------------------------------------------------------------------------------
 
@@ -442,6 +470,24 @@ def _sharing_sparse(tokens: dict[str, set[str]], cap: int) -> list[tuple[str, st
         for row, col in zip((shared.row[keep] + start).tolist(), shared.col[keep].tolist(), strict=True):
             out.append((ids[row], ids[col]))
     return out
+
+
+CANDIDATES_FILE = "candidates.json"
+
+
+@cache
+def _source_version() -> str:
+    """A hash of the modules the candidate search reads (this one, the update anchors, text terms)."""
+    from .. import text
+    from . import updates
+
+    digest = hashlib.blake2b(digest_size=12)
+    for module in (sys.modules[__name__], updates, text):
+        try:
+            digest.update(Path(module.__file__ or "").read_bytes())
+        except OSError:
+            digest.update(repr(id(module)).encode())
+    return digest.hexdigest()
 
 
 def _candidate_pairs(pool: list[Entry], threshold: int) -> dict[tuple[str, str], float]:

@@ -26,7 +26,7 @@ from ..workspace import Workspace
 from . import guard
 from .embed import load_embedder
 from .guard import SUBSUMED_MARGIN, Vouch, vouch
-from .vectors import neighbours, vectors_for
+from .vectors import cached_neighbours, vectors_for
 
 if TYPE_CHECKING:
     from ..compaction.rules import Planner
@@ -40,9 +40,11 @@ def candidates(planner: Planner) -> list[tuple[Entry, Entry, float]]:
     if len(pool) < 2 or planner.ws is None:
         return []
     model = config.semantic_model
-    vectors = vectors_for(planner.ws, [e.content for e in pool], f"st:{model}", lambda: load_embedder(model))
+    texts = [e.content for e in pool]
+    vectors = vectors_for(planner.ws, texts, f"st:{model}", lambda: load_embedder(model))
+    floor = max(0.0, config.semantic_threshold - SUBSUMED_MARGIN)
     out: list[tuple[Entry, Entry, float]] = []
-    for i, j, cosine in neighbours(vectors, max(0.0, config.semantic_threshold - SUBSUMED_MARGIN)):
+    for i, j, cosine in cached_neighbours(planner.ws, f"st:{model}", texts, vectors, floor):
         a, b = pool[i], pool[j]
         older, newer = (a, b) if (a.created or 0, a.id) <= (b.created or 0, b.id) else (b, a)  # pyright: ignore[reportOperatorIssue]
         out.append((older, newer, cosine))

@@ -112,3 +112,31 @@ def neighbours(vectors: np.ndarray, threshold: float, k: int = 8, block: int = 1
                 if score >= threshold and i != j:
                     found[(min(i, j), max(i, j))] = score
     return sorted(((i, j, s) for (i, j), s in found.items()), key=lambda x: (-x[2], x[0], x[1]))
+
+
+def cached_neighbours(ws: Workspace, model_id: str, texts: list[str], vectors: np.ndarray, threshold: float,
+                      k: int = 8) -> list[tuple[int, int, float]]:
+    """:func:`neighbours`, kept in ``.lore/cache`` for the same texts in the same order (a warm plan of
+    an unchanged memory skips the products); any change of text, order, model, threshold or ``k``
+    computes them again."""
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(f"{model_id}|{threshold!r}|{k}|{len(texts)}".encode())
+    for text in texts:
+        digest.update(text_hash(text))
+    key = digest.hexdigest()
+    name = "neighbours-" + _file_name(model_id).removeprefix("vectors-")
+    if cache_files.usable(ws.root, ws.cache_dir):
+        try:
+            raw = read_bytes(ws.cache_dir / name, _LIMIT, ws.root)
+            with np.load(io.BytesIO(raw), allow_pickle=False) as data:
+                if str(data["key"]) == key:
+                    rows, cols, scores = data["i"].tolist(), data["j"].tolist(), data["score"].tolist()
+                    return list(zip(rows, cols, scores, strict=True))
+        except Exception:  # noqa: BLE001 - missing, damaged or foreign: compute them again
+            pass
+    found = neighbours(vectors, threshold, k)
+    buffer = io.BytesIO()
+    np.savez(buffer, key=np.array(key), i=np.array([p[0] for p in found], dtype=np.int64),
+             j=np.array([p[1] for p in found], dtype=np.int64), score=np.array([p[2] for p in found], dtype=np.float64))
+    cache_files.write(ws.root, ws.cache_dir, name, buffer.getvalue())
+    return found
