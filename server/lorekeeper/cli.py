@@ -218,7 +218,7 @@ def add(
             out.print(f"[yellow]skipped:[/] memory already says this in [bold]{escape(dup.where())}[/] (entry {escape(dup.id)})")
         return
     assert result.record is not None
-    likely = _likely_duplicates(ws, str(result.entry_id))
+    likely = _likely_duplicates(store, fact)
     if as_json:
         _emit({"status": "added", "id": result.entry_id, "path": result.path, "operation": result.record.id,
                "likely_duplicates": [{"id": e.id, "source": e.location.path, "line": e.location.start_line,
@@ -231,18 +231,15 @@ def add(
                       f"`lore compact{' --semantic' if 'other words' in why else ''} --dry-run` shows the merge")
 
 
-def _likely_duplicates(ws: Workspace, entry_id: str) -> list[tuple[Entry, str]]:
-    """What memory already says that the new entry repeats (any format; in other words when the semantic
-    stage is on). A failure to check is a warning, never a failed add: the entry is written already."""
+def _likely_duplicates(store: Store, fact: str) -> list[tuple[Entry, str]]:
+    """What memory (as it was before the add) already says that the new fact repeats: in any format; in
+    other words when the semantic stage is on. A failure to check is a warning, never a failed add: the
+    entry is written already."""
     from .semantic import SemanticUnavailable
     from .semantic.stage import likely_duplicates
 
-    store = Store.open(ws)
-    entry = store.by_id().get(entry_id)
-    if entry is None:
-        return []
     try:
-        return likely_duplicates(store, entry, ws.compaction)
+        return likely_duplicates(store, fact, store.ws.compaction)
     except SemanticUnavailable as exc:
         err.print(f"[yellow]warning:[/] duplicates in other words not checked: {escape(str(exc))}")
         return []

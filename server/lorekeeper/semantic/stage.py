@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, cast
 from .. import cache as cache_files
 from ..compaction import remembered, verify, vocabulary
 from ..compaction.config import CompactionConfig
+from ..compaction.remembered import remembered_facts
 from ..compaction.verify import compatible, fact_keys, fact_size
 from ..model import Entry
 from ..store import Store
@@ -149,20 +150,20 @@ def remembered_vouches(ws: Workspace, config: CompactionConfig) -> Generator[Cal
         cache_files.write(ws.root, ws.cache_dir, VOUCH_FILE, body.encode("utf-8", "surrogatepass"))
 
 
-def likely_duplicates(store: Store, entry: Entry, config: CompactionConfig) -> list[tuple[Entry, str]]:
-    """Live entries of any format that state ``entry``'s fact (the verifier's keys), and, with the
-    semantic stage on, those the guard vouches for among its nearest neighbours: what ``lore add``
-    warns about. Nothing is merged here."""
-    others = [e for e in store.entries if e.live and e.id != entry.id]
-    keys = set(fact_keys(entry.content))
-    found = [(e, "states the same fact") for e in others
-             if keys & set(fact_keys(e.content)) and compatible(e.content, entry.content)]
+def likely_duplicates(store: Store, text: str, config: CompactionConfig) -> list[tuple[Entry, str]]:
+    """Live entries of any format that state the fact of ``text`` (the verifier's keys), and, with the
+    semantic stage on, those the guard vouches for among its nearest neighbours: what ``lore add`` warns
+    about. ``store`` is memory before the new entry. Nothing is merged here."""
+    others = [e for e in store.entries if e.live]
+    with remembered_facts(store.ws, (e.content for e in others)):
+        keys = set(fact_keys(text))
+        found = [(e, "states the same fact") for e in others
+                 if keys & set(fact_keys(e.content)) and compatible(e.content, text)]
     if not config.semantic_dedup or not others:
         return found
     seen = {e.id for e, _ in found}
     model = config.semantic_model
-    vectors = vectors_for(store.ws, [entry.content, *(e.content for e in others)], f"st:{model}",
-                          lambda: load_embedder(model))
+    vectors = vectors_for(store.ws, [text, *(e.content for e in others)], f"st:{model}", lambda: load_embedder(model))
     cosines = vectors[1:] @ vectors[0]
     floor = max(0.0, config.semantic_threshold - SUBSUMED_MARGIN)
     nearest: list[int] = cosines.argsort()[::-1][:8].tolist()
@@ -170,7 +171,7 @@ def likely_duplicates(store: Store, entry: Entry, config: CompactionConfig) -> l
         other, cosine = others[index], float(cosines[index])
         if cosine < floor or other.id in seen:
             continue
-        verdict = vouch(other.content, entry.content, cosine, config.semantic_threshold)
+        verdict = vouch(other.content, text, cosine, config.semantic_threshold)
         if verdict.ok:
             found.append((other, f"states the same fact in other words ({verdict.reason})"))
     return found
