@@ -24,6 +24,7 @@ def _related(entry: Entry, message: str) -> dict[str, object]:
 def duplicate_findings(store: Store, config: CompactionConfig) -> list[Finding]:
     """Duplicates and near-duplicates as the compaction rules see them, and their contradictions."""
     planner = Planner(store.entries, config, datetime.now(UTC))
+    planner.ws = store.ws  # its caches: the verifier's readings, the candidate pairs, the vectors
     with remembered_facts(store.ws, (e.content for e in store.entries)):
         planner.dedup()
         planner.merge()
@@ -74,7 +75,6 @@ def _semantic(planner: Planner, store: Store) -> None:
     from .semantic import SemanticUnavailable
     from .semantic.stage import semantic_merge
 
-    planner.ws = store.ws
     try:
         semantic_merge(planner)
     except SemanticUnavailable as exc:
@@ -84,6 +84,7 @@ def _semantic(planner: Planner, store: Store) -> None:
 def conflicts(store: Store, config: CompactionConfig) -> list[dict[str, object]]:
     """The contradictions among live memories, as compaction finds them (newer first in ``entries``)."""
     planner = Planner(store.entries, config, datetime.now(UTC))
+    planner.ws = store.ws
     with remembered_facts(store.ws, (e.content for e in store.entries)):
         planner.dedup()
         planner.merge()
