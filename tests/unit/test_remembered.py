@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from pathlib import Path
 
 from lorekeeper.compaction import CompactionConfig, plan_compaction, verify
 from lorekeeper.diagnose import memory_findings
@@ -66,32 +67,36 @@ def test_a_changed_text_is_parsed_again_and_the_rest_is_reused(tree: Tree) -> No
     assert len(stored["texts"]) == 6, "the old text's summary is dropped once no entry says it"
 
 
-def test_another_rule_set_reads_none_of_the_old_records(tree: Tree) -> None:
+def _tampered(tree: Tree, tamper) -> tuple[object, Path]:
+    """Plan once, let ``tamper`` rewrite the stored records, start afresh; the first plan and the file."""
     _store(tree)
     _fresh_process()
     first = _plan(tree)
     path = tree.root / ".lore/cache/facts.json"
     stored = json.loads(path.read_text())
-    # A record from other rules: same texts, another verdict. It must not be believed.
-    stored["version"] = "older-rules"
-    stored["pairs"] = {key: ["same", "forged", None, None] for key in stored["pairs"]}
+    tamper(stored)
     path.write_text(json.dumps(stored))
     _fresh_process()
+    return first, path
+
+
+def test_another_rule_set_reads_none_of_the_old_records(tree: Tree) -> None:
+    def forge(stored: dict) -> None:  # a record from other rules: same texts, another verdict
+        stored["version"] = "older-rules"
+        stored["pairs"] = {key: ["same", "forged", None, None] for key in stored["pairs"]}
+
+    first, path = _tampered(tree, forge)
     assert _plan(tree) == first
     assert _parses() >= 6
     assert json.loads(path.read_text())["version"] != "older-rules"
 
 
 def test_a_corrupt_cache_costs_parsing_never_a_wrong_answer(tree: Tree) -> None:
-    _store(tree)
-    _fresh_process()
-    first = _plan(tree)
-    path = tree.root / ".lore/cache/facts.json"
-    stored = json.loads(path.read_text())
-    stored["texts"] = {key: ["x", "not a size", 3, None] for key in stored["texts"]}
-    stored["pairs"] = {key: ["maybe", 1, 2] for key in stored["pairs"]}
-    path.write_text(json.dumps(stored))
-    _fresh_process()
+    def corrupt(stored: dict) -> None:
+        stored["texts"] = {key: ["x", "not a size", 3, None] for key in stored["texts"]}
+        stored["pairs"] = {key: ["maybe", 1, 2] for key in stored["pairs"]}
+
+    first, path = _tampered(tree, corrupt)
     assert _plan(tree) == first
     path.write_bytes(b"\x00{not json")
     _fresh_process()

@@ -265,3 +265,27 @@ def test_a_repository_never_chooses_the_model_to_load(tree: Tree, monkeypatch: p
     tree.entry("b.json", {"id": "b", "content": "Package management must use pnpm, not npm or yarn"})
     refused = lore("compact", "--dry-run", "--semantic", cwd=tree.root)
     assert refused.returncode != 0 and "LORE_SEMANTIC_MODEL" in refused.stderr and "no such folder" in refused.stderr
+
+
+def test_a_crafted_vector_cache_is_refused_not_expanded(tree: Tree) -> None:
+    """A compressed member (a zip bomb) or a pickle in a cache archive is never loaded: the vectors are
+    computed again."""
+    import io
+    import zipfile
+
+    ws = Workspace(tree.root)
+    vectors_for(ws, ["alpha fact"], "test:counting", CountingEmbedder)
+    (path,) = ws.cache_dir.glob("vectors-*.npz")
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("keys.npy", b"\x00" * 10_000_000)  # expands 10,000 times
+    path.write_bytes(buffer.getvalue())
+    model = CountingEmbedder()
+    vectors_for(ws, ["alpha fact"], model.model_id, lambda: model)
+    assert model.seen == ["alpha fact"]
+    buffer = io.BytesIO()
+    np.savez(buffer, keys=np.array([{"a": 1}], dtype=object), vectors=np.zeros((1, 8)), model=np.array("test:counting"))
+    path.write_bytes(buffer.getvalue())
+    again = CountingEmbedder()
+    vectors_for(ws, ["alpha fact"], again.model_id, lambda: again)
+    assert again.seen == ["alpha fact"], "an object array (a pickle) is never unpickled"

@@ -12,6 +12,7 @@ import hashlib
 import io
 import logging
 import re
+import zipfile
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("lorekeeper")
 
-_LIMIT = 2 * 1024 * 1024 * 1024
+_LIMIT = 1024 * 1024 * 1024  # 120k vectors of 384 dimensions are 92 MB
 
 
 def _file_name(model_id: str) -> str:
@@ -38,12 +39,22 @@ def text_hash(text: str) -> bytes:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
+def _archive(ws: Workspace, name: str) -> io.BytesIO:
+    """A cache archive's bytes, refused unless every member is stored uncompressed (as we write them):
+    a crafted archive cannot expand past the file's own size, nor hold a pickle (``allow_pickle`` is off)."""
+    raw = read_bytes(ws.cache_dir / name, _LIMIT, ws.root)
+    with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+        for member in archive.infolist():
+            if member.compress_type != zipfile.ZIP_STORED or member.file_size > len(raw):
+                raise ValueError(f"{name}: member {member.filename} is compressed or larger than the archive")
+    return io.BytesIO(raw)
+
+
 def _read(ws: Workspace, name: str, model_id: str) -> dict[bytes, np.ndarray]:
     if not cache_files.usable(ws.root, ws.cache_dir):
         return {}
     try:
-        raw = read_bytes(ws.cache_dir / name, _LIMIT, ws.root)
-        with np.load(io.BytesIO(raw), allow_pickle=False) as data:
+        with np.load(_archive(ws, name), allow_pickle=False) as data:
             if str(data["model"]) != model_id:
                 return {}
             keys, vectors = data["keys"], data["vectors"]
@@ -127,8 +138,7 @@ def cached_neighbours(ws: Workspace, model_id: str, texts: list[str], vectors: n
     name = "neighbours-" + _file_name(model_id).removeprefix("vectors-")
     if cache_files.usable(ws.root, ws.cache_dir):
         try:
-            raw = read_bytes(ws.cache_dir / name, _LIMIT, ws.root)
-            with np.load(io.BytesIO(raw), allow_pickle=False) as data:
+            with np.load(_archive(ws, name), allow_pickle=False) as data:
                 if str(data["key"]) == key:
                     rows, cols, scores = data["i"].tolist(), data["j"].tolist(), data["score"].tolist()
                     return list(zip(rows, cols, scores, strict=True))
