@@ -102,26 +102,29 @@ def vectors_for(ws: Workspace, texts: list[str], model_id: str, load: Callable[[
 
 
 def neighbours(vectors: np.ndarray, threshold: float, k: int = 8, block: int = 1024) -> list[tuple[int, int, float]]:
-    """Pairs ``(i, j, cosine)`` with ``i < j`` where ``j`` is among the ``k`` nearest of ``i`` (or the
-    reverse) and the cosine is at least ``threshold``: a blocked matrix product, never a Python loop over
-    all pairs (10k vectors: ten products of 1024 x 10k)."""
+    """Pairs ``(i, j, cosine)`` with ``i < j`` where ``j`` is among the ``k + 1`` most similar of ``i`` (or
+    the reverse) and the cosine is at least ``threshold``: blocked matrix products (1,024 rows at a time),
+    never a Python loop over all pairs; only the few scores over the threshold are sorted."""
     n = len(vectors)
     if n < 2:
         return []
     found: dict[tuple[int, int], float] = {}
     transposed = vectors.T
-    take = min(k + 1, n)
     for start in range(0, n, block):
         sims = vectors[start:start + block] @ transposed
         rows = np.arange(sims.shape[0], dtype=np.intp)
         sims[rows, rows + start] = -1.0  # not its own neighbour
-        top = np.argpartition(-sims, take - 1, axis=1)[:, :take]
-        for row, cols in enumerate(top.tolist()):
-            i = row + start
-            for j in cols:
-                score = float(sims[row, j])
-                if score >= threshold and i != j:
-                    found[(min(i, j), max(i, j))] = score
+        hit_rows, hit_cols = np.nonzero(sims >= threshold)
+        if not len(hit_rows):
+            continue
+        scores = sims[hit_rows, hit_cols]
+        order = np.lexsort((-scores, hit_rows))  # by row, best first
+        hit_rows, hit_cols, scores = hit_rows[order], hit_cols[order], scores[order]
+        rank = np.arange(len(hit_rows)) - np.searchsorted(hit_rows, hit_rows, side="left")
+        keep = rank <= k
+        for row, col, score in zip((hit_rows[keep] + start).tolist(), hit_cols[keep].tolist(),
+                                   scores[keep].tolist(), strict=True):
+            found[(min(row, col), max(row, col))] = score
     return sorted(((i, j, s) for (i, j), s in found.items()), key=lambda x: (-x[2], x[0], x[1]))
 
 
