@@ -289,3 +289,15 @@ def test_a_crafted_vector_cache_is_refused_not_expanded(tree: Tree) -> None:
     again = CountingEmbedder()
     vectors_for(ws, ["alpha fact"], again.model_id, lambda: again)
     assert again.seen == ["alpha fact"], "an object array (a pickle) is never unpickled"
+
+
+@pytest.mark.slow
+def test_an_entry_that_says_more_than_a_bullet_is_never_merged_into_it(tree: Tree) -> None:
+    """A bullet is never edited, so an entry merges into it only when the bullet says at least as much:
+    "need" is in the entry alone, so both stay; "Always use pnpm" says no more than the bullet and merges."""
+    tree.write("CLAUDE.md", "# Rules\n\n- Docker must be running for the e2e tests.\n- Use pnpm, never npm or yarn.\n")
+    tree.entry("a.json", {"id": "a", "content": "The e2e tests need Docker running", "created": "2026-01-01T10:00:00Z"})
+    tree.entry("b.json", {"id": "b", "content": "Always use pnpm", "created": "2026-01-01T10:00:00Z"})
+    plan = plan_compaction(tree.store(), CompactionConfig().with_overrides(semantic_dedup=True), now=NOW)
+    merged = [(op.sources, op.result["id"]) for op in plan.operations if op.op == "semantic"]
+    assert merged == [(["b"], "CLAUDE.md:4")]

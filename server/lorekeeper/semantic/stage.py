@@ -33,6 +33,13 @@ if TYPE_CHECKING:
     from ..compaction.rules import Planner
 
 
+def _newer(a: Entry, b: Entry) -> tuple[Entry, Entry]:
+    """(newer, older): by creation time (an entry without one counts as oldest), then id."""
+    from ..compaction.rules import _newer as newer_of  # pyright: ignore[reportPrivateUsage]
+
+    return newer_of(a, b)
+
+
 def candidates(planner: Planner) -> list[tuple[Entry, Entry, float]]:
     """Pairs of available entries (older, newer, cosine) close enough for the guard to look at."""
     config = planner.config
@@ -46,8 +53,7 @@ def candidates(planner: Planner) -> list[tuple[Entry, Entry, float]]:
     floor = max(0.0, config.semantic_threshold - SUBSUMED_MARGIN)
     out: list[tuple[Entry, Entry, float]] = []
     for i, j, cosine in cached_neighbours(planner.ws, f"st:{model}", texts, vectors, floor):
-        a, b = pool[i], pool[j]
-        older, newer = (a, b) if (a.created or 0, a.id) <= (b.created or 0, b.id) else (b, a)  # pyright: ignore[reportOperatorIssue]
+        newer, older = _newer(pool[i], pool[j])
         out.append((older, newer, cosine))
     return out
 
