@@ -242,7 +242,9 @@ def test_verify_then_changed_since_verified_only_for_what_the_memory_is_about(tr
     commit(tree, "initial")
     _, checker = check(tree)
     records = verify_entries(checker, checker.store.live(), tree.journal())
-    assert len(records) == 2
+    # One operation for the command (one journal record, one undo), naming every entry it verified.
+    assert [(r.op, sorted(r.entries), len(r.changes)) for r in records] == [("verify", ["c", "s"], 2)]
+    assert records[0].reason == "verified 2 entries (3 references)"
     data = json.loads((tree.root / ".lore/memory/entries/c.json").read_text())
     assert data["verified"].endswith("Z") and set(data["fingerprints"]) == {"app/pay.py", "app/pay.py:charge"}
 

@@ -29,6 +29,9 @@ def verify_entries(checker: StalenessChecker, entries: list[Entry], journal: Jou
     operations: list[Operation] = []
     now = _now_iso()
     sidecar_updates: dict[str, Any] = {}
+    verified: list[str] = []
+    file_changes: list[FileChange] = []
+    references = 0
     # One pass over the code for every symbol named in text, rather than one pass per entry.
     checker.index.files_mentioning({ref.target for entry in entries for ref in checker.references(entry)
                                     if ref.kind == "symbol" and not ref.file})
@@ -45,8 +48,13 @@ def verify_entries(checker: StalenessChecker, entries: list[Entry], journal: Jou
         changes: dict[str, Any] = {"verified": now, "fingerprints": prints}
         if entry.stale_reason or "stale_reason" in entry.raw:
             changes["stale_reason"] = None
-        operations.append(Operation(op="verify", reason=f"verified {len(prints)} reference(s)",
-                                    changes=[checker.store.change_for(entry, changes)], entries=[entry.id]))
+        verified.append(entry.id)
+        references += len(prints)
+        file_changes.append(checker.store.change_for(entry, changes))
+    if file_changes:
+        operations.append(Operation(op="verify", reason=f"verified {_plural(len(verified), 'entry', 'entries')} "
+                                    f"({_plural(references, 'reference', 'references')})",
+                                    changes=file_changes, entries=verified))
     if sidecar_updates:
         operations.append(_sidecar_operation(
             checker.ws, sidecar_updates, [v["entry"] for v in sidecar_updates.values()], "verify",
@@ -204,3 +212,7 @@ def archive_entry(store: Store, entry: Entry, journal: Journal, reason: str) -> 
     if entry.format == "instruction":
         raise ValueError("instruction-file entries are archived by editing the file; Lorekeeper keeps their text")
     return store.update(entry, {"archived": True, "archived_reason": reason}, journal=journal, op="archive", reason=reason)
+
+
+def _plural(count: int, one: str, many: str) -> str:
+    return f"{count} {one if count == 1 else many}"
