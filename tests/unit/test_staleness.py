@@ -49,6 +49,35 @@ def test_deleted_file_names_the_commit_that_removed_it(tree: Tree) -> None:
     assert finding.message == f"file `server/sse.ts` was deleted in {sha} on 2026-01-16: Decouple server from express"
 
 
+def test_history_answers_are_asked_once_per_head(tree: Tree, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What git said about history (which commit deleted a file, changed a word) holds while HEAD does:
+    a second check asks git none of it again (a server start, a save), and a new commit asks afresh."""
+    from lorekeeper.refs.history import GitHistory
+
+    tree.write("server/sse.ts", "export function stream() {}\n")
+    tree.write("server/jobs.ts", "export function enqueueJob() {}\n")
+    tree.write("CLAUDE.md", "# Server\n\n- Streaming lives in `server/sse.ts`.\n- Jobs go through `enqueueJob`.\n")
+    commit(tree, "initial")
+    (tree.root / "server/sse.ts").unlink()
+    tree.write("server/jobs.ts", "export function addJob() {}\n")
+    commit(tree, "Decouple server from express", date="2026-01-16T09:00:00Z")
+    asked: list[str] = []
+    run = GitHistory._run
+    monkeypatch.setattr(GitHistory, "_run", lambda self, *args, **kw: asked.append(args[0]) or run(self, *args, **kw))
+    first, _ = check(tree)
+    assert {f.ref for f in first} == {"server/sse.ts", "enqueueJob"} and {"log", "grep"} <= set(asked)
+    asked.clear()
+    second, _ = check(tree)
+    assert [f.message for f in second] == [f.message for f in first]
+    assert "log" not in asked and "grep" not in asked and "show" not in asked
+
+    tree.write("server/sse.ts", "export function stream() {}\n")  # put back by a later commit
+    commit(tree, "Bring streaming back", date="2026-02-01T09:00:00Z")
+    asked.clear()
+    third, _ = check(tree)
+    assert {f.ref for f in third} == {"enqueueJob"} and "grep" in asked
+
+
 def test_moved_file_offers_the_new_path_and_the_fix_applies(tree: Tree) -> None:
     tree.write("src/lib/logger.ts", "export const logger = console;\n")
     tree.entry("l.json", {"id": "l", "content": "Log through src/lib/logger.ts only.",

@@ -26,7 +26,7 @@ from ..safeio import read_bytes
 ZERO = "0" * 40
 _MISSING_OBJECT = ("unable to read", "bad object", "missing blob", "missing tree", "did not receive expected object",
                    "promisor", "could not fetch", "invalid object", "not a valid object")
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -80,6 +80,9 @@ class GitHistory:
         self._blobs: dict[tuple[str, str], bytes | None] = {}
         self._renames: dict[str, dict[str, str]] = {}
         self._names_at: dict[str, dict[str, list[str]]] = {}  # commit -> file name -> paths (not persisted)
+        #: Answers of ``git log`` and ``git grep`` by their question: fixed while HEAD is (persisted with it).
+        self._logs: dict[str, list[list[Any]]] = {}
+        self._greps: dict[str, dict[str, list[str]]] = {}
         self._dirty_paths: set[str] | None = None
         self._new_paths: list[str] | None = None
         self._loaded = False
@@ -135,6 +138,9 @@ class GitHistory:
             self._commits.update({k: Commit(*v) for k, v in data["commits"].items()})
             self._before.update(data.get("before", {}))
             self._blame.update(data.get("blame", {}))
+            self._logs.update(data.get("logs", {}))
+            self._greps.update(data.get("greps", {}))
+            self._renames.update(data.get("renames", {}))
         except (OSError, ValueError, KeyError, TypeError):
             pass
 
@@ -150,7 +156,8 @@ class GitHistory:
                 cache_files.delete(self.root, cache.parent, old.name)
         blame = {k: v for k, v in self._blame.items() if v is not None}
         data = {"version": CACHE_VERSION, "before": self._before, "blame": blame,
-                "commits": {k: [c.sha, c.date, c.subject] for k, c in self._commits.items()}}
+                "commits": {k: [c.sha, c.date, c.subject] for k, c in self._commits.items()},
+                "logs": self._logs, "greps": self._greps, "renames": self._renames}
         cache_files.write(self.root, cache.parent, cache.name, json.dumps(data).encode("utf-8"))
         self._changed = False
 
@@ -334,6 +341,11 @@ class GitHistory:
         # One extended regex (an alternation) rather than one -e per word: git grep runs each pattern on
         # its own, which grows with the number of words (230 words: minutes on a 3,000-file tree; the
         # alternation: under a second, with the same matches).
+        key = "\x00".join([self.head if commit == "HEAD" else commit, *pathspecs, "", *words])
+        self._load()
+        known = self._greps.get(key)
+        if isinstance(known, dict):
+            return {w: set(known.get(w, ())) for w in words}
         pattern = "(" + "|".join(_ERE_SPECIAL.sub(r"\\\g<0>", w) for w in words) + ")"
         out = self._run("grep", "-I", "-z", "-o", "-w", "-E", "-e", pattern, commit, "--", *pathspecs,
                         what="grep", ok=(0, 1))  # 1: nothing matched
@@ -345,15 +357,27 @@ class GitHistory:
             path = name[len(commit) + 1 :] if name.startswith(commit + ":") else name.split(":", 1)[-1]
             if match in found:
                 found[match].add(path)
+        self._greps[key] = {w: sorted(paths) for w, paths in found.items() if paths}
+        self._changed = True
         return found
 
     # -- what happened after a commit -------------------------------------------------------------
 
     def _log(self, since: str, pathspecs: Iterable[str], *options: str) -> list[tuple[Commit, list[list[str]]]] | None:
         """Commits after ``since`` (reachable from HEAD, not from ``since``), newest first, touching the
-        paths, each with its ``--name-status`` lines."""
+        paths, each with its ``--name-status`` lines. Asked of git once per HEAD (the answer is kept with
+        the history cache)."""
+        pathspecs = list(pathspecs)
+        key = "\x00".join([since, *options, "", *pathspecs])
+        self._load()
+        known = self._logs.get(key)
+        if known is not None:
+            try:
+                return [(self._commits[sha], changes) for sha, changes in known]
+            except (KeyError, TypeError, ValueError):
+                pass  # a record from elsewhere: ask git
         out = self._run("log", "--format=%x00%H%x00%cI%x00%s", "--name-status", *options,
-                        f"{since}..HEAD", "--", *pathspecs, what="log")
+                        f"{since}..{self.head or 'HEAD'}", "--", *pathspecs, what="log")
         if out is None:
             return None
         result: list[tuple[Commit, list[list[str]]]] = []
@@ -364,18 +388,24 @@ class GitHistory:
                 result.append((commit, []))
             elif line and result:
                 result[-1][1].append(line.split("\t"))
+        self._logs[key] = [[c.sha, changes] for c, changes in result]
+        self._changed = True
         return result
 
     def renames_in(self, sha: str) -> dict[str, str]:
         """The renames one commit made (old path -> new path), with git's rename detection."""
+        self._load()
         if sha not in self._renames:
             out = self._run("show", "-M", "--name-status", "--format=", sha, what="show -M")
+            if out is None:
+                return {}  # unknown: asked again next time, never kept as "no renames"
             renames = {}
-            for line in (out or "").splitlines():
+            for line in out.splitlines():
                 parts = line.split("\t")
                 if len(parts) == 3 and parts[0].startswith("R"):
                     renames[parts[1]] = parts[2]
             self._renames[sha] = renames
+            self._changed = True
         return self._renames[sha]
 
     def removal(self, path: str, since: str) -> Removal | None:
