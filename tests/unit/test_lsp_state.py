@@ -18,7 +18,7 @@ from lorekeeper.lsp.server import LoreServer
 from lorekeeper.lsp.settings import Settings, layer
 from lorekeeper.model import CompressFix, MergeFix, ReplaceRefFix, SupersedeFix, VerifyFix
 from lorekeeper.store import Store
-from support import Tree
+from support import Tree, commit
 
 
 def _entry(tree: Tree, n: int) -> Path:
@@ -98,6 +98,52 @@ def test_a_code_change_publishes_a_new_snapshot_with_the_same_store(tree: Tree) 
     assert [f.kind for f in after.findings_of_entry("a")] == ["unresolved-symbol"]  # no history: it may never have been
     assert [f.kind for f in changed[".lore/memory/entries/a.json"]] == [f.kind for f in after.findings_of_entry("a")]
     assert not before.findings_of_entry("a")  # the old snapshot kept its findings
+
+
+def test_a_recheck_updates_the_snapshot_as_a_full_rebuild_would(tree: Tree) -> None:
+    """After a save, only the re-checked entries' findings are rebuilt; the snapshot must equal one built
+    from scratch (findings in order, by file, by entry), with memory findings kept beside them."""
+    from lorekeeper.lsp.state import Snapshot
+
+    tree.write("src/app.py", "def main():\n    return 1\n\n\ndef helper():\n    return 2\n")
+    tree.write("src/other.py", "def gone_soon():\n    return 3\n")
+    tree.entry("a.json", {"id": "a", "content": "The entry point is `main` in `src/app.py`.",
+                          "refs": [{"path": "src/app.py", "symbol": "main"}]})
+    tree.entry("b.json", {"id": "b", "content": "`helper` in `src/app.py` returns two.",
+                          "refs": [{"path": "src/app.py", "symbol": "helper"}]})
+    tree.entry("c.json", {"id": "c", "content": "`gone_soon` lives in `src/other.py`.",
+                          "refs": [{"path": "src/other.py", "symbol": "gone_soon"}]})
+    tree.entry("d.json", {"id": "d", "content": "The entry point is `main` in `src/app.py`.",  # a duplicate of a
+                          "refs": [{"path": "src/app.py", "symbol": "main"}]})
+    tree.write("CLAUDE.md", "# Notes\n\n- Start at `main()` in `src/app.py`.\n- `helper()` in `src/app.py` returns two.\n")
+    commit(tree, "initial")  # the bullets' baseline: their blame
+    tree.write("src/other.py", "def renamed():\n    return 3\n")  # c is stale from the first check on
+    ls = LoreServer()
+    ls.open_workspace(str(tree.root))
+    ls.full_check()
+    assert ls.snapshot.memory_findings  # the duplicate: a memory finding beside the staleness ones
+
+    def same_as_rebuilt() -> None:
+        now = ls.snapshot
+        rebuilt = Snapshot.build(now.generation, now.ws, now.store, now.checker, now.config, now.memory_findings)
+        assert now.findings == rebuilt.findings
+        assert now.by_file == rebuilt.by_file and now.by_entry == rebuilt.by_entry
+
+    a, b, c, d = (f".lore/memory/entries/{n}.json" for n in "abcd")
+    steps = (("def start():\n    return 1\n\n\ndef helper():\n    return 2\n", {a, c, d, "CLAUDE.md:3"}),
+             ("def start():\n    return 1\n", {a, b, c, d, "CLAUDE.md:3", "CLAUDE.md:4"}),
+             ("def main():\n    return 1\n\n\ndef helper():\n    return 2\n", {c}))
+    for text, stale in steps:
+        tree.write("src/app.py", text)
+        ls.refresh({"src/app.py"}, structural=False)
+        found = {f.source if f.source != "CLAUDE.md" else f"CLAUDE.md:{f.line}" for f in ls.snapshot.findings
+                 if f.kind == "stale-symbol"}
+        assert found == stale
+        same_as_rebuilt()
+    tree.write("src/other.py", "def gone_soon():\n    return 3\n")
+    ls.refresh({"src/other.py"}, structural=False)
+    assert not [f for f in ls.snapshot.findings if f.kind == "stale-symbol"]
+    same_as_rebuilt()
 
 
 def test_own_output_never_triggers_a_check_and_rules_files_reload_the_store(tree: Tree) -> None:

@@ -178,7 +178,7 @@ class LoreServer(LanguageServer):
             snapshot = self.snapshot
             snapshot.checker.recheck(changed, structural=structural)
             touched = {path for path in map(snapshot.store_path, snapshot.checker.checked) if path is not None}
-            self._publish_snapshot(snapshot.after_recheck(self._next_generation()))
+            self._publish_snapshot(snapshot.after_recheck(self._next_generation(), snapshot.checker.checked))
             return self.findings_of_files(touched)
 
     def expect_edit(self, operation: Any, seconds: float = 600.0) -> None:

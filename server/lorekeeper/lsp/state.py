@@ -5,7 +5,8 @@ request never sees the entries of one check with the findings of another."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..compaction.config import CompactionConfig
@@ -60,10 +61,45 @@ class Snapshot:
                    file_entries=file_entries, by_file=by_file, by_entry=by_entry,
                    memo=memo if memo is not None else {})
 
-    def after_recheck(self, generation: int) -> Snapshot:
-        """The next snapshot once the checker re-checked some entries (same store, new findings)."""
-        return Snapshot.build(generation, self.ws, self.store, self.checker, self.config, self.memory_findings,
-                              memo=self.memo)
+    def after_recheck(self, generation: int, checked: Iterable[str]) -> Snapshot:
+        """The next snapshot once the checker re-checked some entries (same store, new findings): only
+        the findings of those entries and of the files holding them are rebuilt, so a save costs what it
+        re-checked, not the size of the store."""
+        ids = [i for i in dict.fromkeys(checked) if i in self.by_id]
+        if not ids:
+            return replace(self, generation=generation)
+        memory_by_entry, memory_by_file = self._memory_index()
+        by_entry = dict(self.by_entry)
+        for entry_id in ids:
+            result = self.checker.results.get(entry_id)
+            found = _ordered([*memory_by_entry.get(entry_id, ()), *(result.findings if result else ())])
+            if found:
+                by_entry[entry_id] = found
+            else:
+                by_entry.pop(entry_id, None)
+        by_file = dict(self.by_file)
+        for path in {self.by_id[i].location.path for i in ids}:
+            staleness = [f for i in self.file_entries.get(path, ()) if (r := self.checker.results.get(i))
+                         for f in r.findings]
+            found = _ordered([*memory_by_file.get(path, ()), *staleness])
+            if found:
+                by_file[path] = found
+            else:
+                by_file.pop(path, None)
+        findings = tuple(f for path in sorted(by_file) for f in by_file[path])
+        return replace(self, generation=generation, findings=findings, by_file=by_file, by_entry=by_entry)
+
+    def _memory_index(self) -> tuple[dict[str, list[Finding]], dict[str, list[Finding]]]:
+        """The memory findings by entry and by file (they change only with the store: kept in the memo)."""
+        if "memory_index" not in self.memo:
+            by_entry: dict[str, list[Finding]] = {}
+            by_file: dict[str, list[Finding]] = {}
+            for finding in self.memory_findings:
+                by_file.setdefault(finding.source, []).append(finding)
+                if finding.entry:
+                    by_entry.setdefault(finding.entry, []).append(finding)
+            self.memo["memory_index"] = (by_entry, by_file)
+        return self.memo["memory_index"]
 
     # -- what requests ask ---------------------------------------------------------------------
 
