@@ -106,6 +106,11 @@ class PathCheck:
                      for c in item.data["candidates"]]
         questions += [("HEAD", c) for item in items for c in item.data["candidates"]]
         answers = history.exists_at(questions)
+        # Which commit deleted each path that existed then and is gone now: asked of git side by side
+        # (the loop below then finds the answers in the history's memo).
+        gone = {(c, b.commit) for item in items if (b := baselines[id(item)]) and b.commit
+                for c in item.data["candidates"][:1] if answers.get((b.commit, c)) and not answers.get(("HEAD", c))}
+        parallel(lambda q: history.removal(q[0] + ("/" if answers.get((q[1], q[0])) == "tree" else ""), q[1]), sorted(gone))
         for item in items:
             baseline = baselines[id(item)]
             candidates = item.data["candidates"]
@@ -329,6 +334,7 @@ class SymbolCheck:
                     files = {f for f in files if f in found.get(word, set()) or in_module_path(word, f)}
                 wanted[id(item)] = sorted(files, key=lambda p: (item.ref.target.rsplit(".", 1)[-1].lower() not in p.lower(), p))[:_MAX_FILES_PER_SYMBOL]
             symbols = _symbols_at(checker, commit, {p for files in wanted.values() for p in files})
+            defined: list[tuple[Pending, list[str]]] = []
             for item in group:
                 defining = [p for p in wanted[id(item)] if p in symbols
                             and qualified_definition(symbols[p], item.ref.target, p) is not None]
@@ -337,11 +343,13 @@ class SymbolCheck:
                     # "see `x` in `src/a.py`": the memory placed the name in a file that held it then.
                     base = checker.base_of(item.entry)
                     defining = [p for p in wanted[id(item)] if p in checker.index.candidates(near, base)]
-                if not defining:
-                    continue  # never the project's symbol when the memory was written: an external name
+                if defining:  # else never the project's symbol when the memory was written: an external name
+                    defined.append((item, defining))
+            changes = parallel(lambda pair: history.word_change(pair[0].ref.target.rsplit(".", 1)[-1], commit, pair[1]),
+                               defined)
+            for (item, defining), change in zip(defined, changes, strict=True):
                 last = item.ref.target.rsplit(".", 1)[-1]
                 baseline = baselines[id(item)]
-                change = history.word_change(last, commit, defining)
                 when = _removed_when(checker, last, defining, change)
                 checker.add(item, "stale-symbol", Severity.error,
                             f"`{item.ref.target}` is no longer defined anywhere in the code ({when}; it was in "
@@ -351,13 +359,21 @@ class SymbolCheck:
         history = checker.history
         baselines = _baselines(checker, items)
         blobs = history.read_at([(b.commit, i.data["file"]) for i in items if (b := baselines[id(i)]) and b.commit])
-        for item in items:
+
+        def defined_then(item: Pending) -> str | None:
+            """The baseline commit when the file named the symbol then (the memory was true), else None."""
+            baseline = baselines[id(item)]
+            then = blobs.get((baseline.commit, item.data["file"])) if baseline and baseline.commit else None
+            return baseline.commit if then is not None and _defined_in_bytes(item.data["file"], then, item.ref.target) else None
+
+        commits = [defined_then(item) for item in items]
+        changes = parallel(lambda pair: history.word_change(pair[0].ref.target.rsplit(".", 1)[-1], pair[1], [pair[0].data["file"]])
+                           if pair[1] else None, list(zip(items, commits, strict=True)))
+        for item, commit, change in zip(items, commits, changes, strict=True):
             path, target = item.data["file"], item.ref.target
             baseline = baselines[id(item)]
-            then = blobs.get((baseline.commit, path)) if baseline and baseline.commit else None
-            if baseline and baseline.commit and then is not None and _defined_in_bytes(path, then, target):
+            if commit:
                 last = target.rsplit(".", 1)[-1]
-                change = history.word_change(last, baseline.commit, [path])
                 elsewhere = [p for p in checker.index.where_defined(target) if p != path]
                 where = f"; it is now defined in `{elsewhere[0]}`" if elsewhere else ""
                 checker.add(item, "stale-symbol", Severity.error,
