@@ -702,8 +702,17 @@ def _run_compaction(ws: Workspace, only: list[str] | None, dry_run: bool, as_jso
 
     if only is not None and config.semantic_dedup and "semantic" not in only:
         only = [*only, "semantic"]
+    llm = None
+    if config.llm_assisted:
+        from .llm import open_stage
+
+        llm, llm_problems = open_stage(ws)
+        for problem in llm_problems:
+            err.print(f"[yellow]warning:[/] llm: {escape(problem)}")
+        if llm is None:
+            err.print("[yellow]warning:[/] llm: no model to ask; the deterministic plan stands")
     try:
-        plan = plan_compaction(store, config, only=only)
+        plan = plan_compaction(store, config, only=only, llm=llm)
     except ValueError as exc:
         _fail(str(exc), USAGE)
         return
@@ -719,9 +728,13 @@ def _run_compaction(ws: Workspace, only: list[str] | None, dry_run: bool, as_jso
             records = apply_plan(plan, store, _journal(ws))
         except Refused as exc:
             _fail(str(exc), REFUSED)
+        if llm is not None and llm.report.rejected:
+            records.append(_journal_rejections(ws, llm.report.rejected))
     if as_json:
         data = plan.to_json()
         data["dry_run"] = dry_run
+        if llm is not None or config.llm_assisted:
+            data["llm"] = llm.report.to_json() if llm is not None else None
         if not dry_run:
             data["journal"] = [r.id for r in records]
         _emit(data)
@@ -746,10 +759,28 @@ def _run_compaction(ws: Workspace, only: list[str] | None, dry_run: bool, as_jso
         out.print(f"[dim]views: {'; '.join(figures)}[/]")
     for conflict in plan.conflicts:
         out.print(f"[yellow]review:[/] {escape(conflict['message'])}")
+    if llm is not None:
+        report = llm.report
+        out.print(f"[dim]llm ({escape(report.model)}): {_count(report.calls, 'call', 'calls')}, {report.tokens} tokens"
+                  f"{f', {report.cached} kept from an earlier run' if report.cached else ''}; "
+                  f"{len(report.accepted)} accepted, {len(report.rejected)} rejected[/]")
+        for rejected in report.rejected:
+            out.print(f"[yellow]llm rejected:[/] {escape(', '.join(rejected['sources']))}: {escape(rejected['reason'])}")
+        if report.stopped:
+            out.print(f"[yellow]llm stopped:[/] {escape(report.stopped)}")
     if not dry_run and records:
         out.print(f"[dim]{_count(len(records), 'operation', 'operations')} journaled; `lore undo --last` reverses them[/]")
     elif dry_run:
         out.print(f"[dim]nothing was written (--dry-run); `lore compact --plan {plan_id(plan)}` applies exactly this plan[/]")
+
+
+def _journal_rejections(ws: Workspace, rejected: list[dict[str, Any]]) -> Any:
+    """One journal record (no file changes) saying which model answers were rejected and why."""
+    from .store import Operation
+
+    reason = "; ".join(f"{', '.join(r['sources'])}: {r['reason']}" for r in rejected)
+    entries = sorted({i for r in rejected for i in r["sources"]})
+    return _journal(ws).record(Operation(op="llm-rejected", reason=reason, changes=[], entries=entries))
 
 
 @app.command()
@@ -760,6 +791,8 @@ def compact(
     budget: Optional[int] = typer.Option(None, "--budget", min=100, help="Token budget of index.md (default 2000)."),
     semantic: bool = typer.Option(False, "--semantic", help="Also merge entries that state one fact in other words "
                                   "(local embeddings, every merge verified; config: semanticDedup)."),
+    llm: bool = typer.Option(False, "--llm", help="Let the configured model write fused entries (every answer checked "
+                             "by the faithfulness guard; config: llmAssisted, [llm]; see docs/llm.md)."),
     reviewed: Optional[str] = typer.Option(None, "--plan", metavar="ID|FILE",
                                            help="Apply only the plan previewed with --dry-run: its id, or the file "
                                                 "its --json output was saved to. Refused if memory changed since."),
@@ -770,7 +803,8 @@ def compact(
     index.md (within the token budget) and compacted/. Nothing is deleted; every operation is undoable."""
     ws = _workspace(ctx)
     selected = [o.strip() for o in only.split(",") if o.strip()] if only else None
-    _run_compaction(ws, selected, dry_run, as_json, {"budget": budget, "semantic_dedup": True if semantic else None},
+    _run_compaction(ws, selected, dry_run, as_json, {"budget": budget, "semantic_dedup": True if semantic else None,
+                                                     "llm_assisted": True if llm else None},
                     _plan_arg(reviewed) if reviewed else None)
 
 

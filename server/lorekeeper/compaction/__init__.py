@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from ..model import Entry
 from ..safeio import read_text
@@ -23,6 +24,9 @@ from .rules import RULE_NAMES, RULES, Planner, Rule, parse_duration, summarize
 from .verify import fact_key
 from .views import ViewEntry, _stamp_time, render_compacted, render_index
 
+if TYPE_CHECKING:
+    from ..llm.stage import LLMStage
+
 OPERATIONS = RULE_NAMES  # the rules' names, in the order they run
 
 __all__ = ["OPERATIONS", "RULES", "CompactionConfig", "Rule", "Plan", "PlanOperation", "apply_plan", "check_unchanged",
@@ -30,9 +34,11 @@ __all__ = ["OPERATIONS", "RULES", "CompactionConfig", "Rule", "Plan", "PlanOpera
 
 
 def plan_compaction(store: Store, config: CompactionConfig, only: Iterable[str] | None = None,
-                    now: datetime | None = None) -> Plan:
+                    now: datetime | None = None, llm: LLMStage | None = None) -> Plan:
     """Compute the plan: the operations of the selected rules (``only``, else those the config enables)
-    in their fixed order, the derived views of the resulting memory, and token counts before and after."""
+    in their fixed order, the derived views of the resulting memory, and token counts before and after.
+    With ``llm`` (the LLM stage), the model rewrites planned fusions where the faithfulness guard lets it
+    (``llm.report`` says what it did)."""
     now = now or datetime.now(UTC)
     selected = set(only) if only is not None else set(config.enabled())
     unknown = selected - set(OPERATIONS) - {"views"}
@@ -47,6 +53,10 @@ def plan_compaction(store: Store, config: CompactionConfig, only: Iterable[str] 
         for rule in RULES:
             if rule.name in selected:
                 rule.run(planner, entries_dir)
+        if llm is not None:
+            if config.entry_fusion and "fuse" in selected:
+                llm.fuse(planner)
+            llm.save()
         before_views = view_entries(store.entries, [], planner.conflicts)
         after = view_entries(store.entries, planner.operations, planner.conflicts)
     store_prefix = store.ws.rel(store.ws.store)

@@ -36,6 +36,11 @@ class CompactionConfig(BaseModel):
     #: The semantic stage (`lore compact --semantic`; LeanSpec's `semanticDedup`): the same fact in other
     #: words, found with local embeddings and decided by the verifier. Off by default: it loads a model.
     semantic_dedup: StrictBool = False
+    #: The LLM stage (`lore compact --llm`; LeanSpec's `llmAssisted`): a model rewrites planned fusions,
+    #: every answer checked by the faithfulness guard. Off by default; the model is configured in [llm].
+    llm_assisted: StrictBool = False
+    #: With the LLM stage on: fused entries are written by the model (LeanSpec's `entryFusion`).
+    entry_fusion: StrictBool = True
     #: Cosine at or above which two entries are close enough for the guard to look at them (the guard,
     #: not this number, decides). Measured on the labelled pairs: see docs/semantic.md.
     semantic_threshold: StrictFloat = Field(default=0.75, ge=0.0, le=1.0)

@@ -345,7 +345,7 @@ class SymbolCheck:
                     defining = [p for p in wanted[id(item)] if p in checker.index.candidates(near, base)]
                 if defining:  # else never the project's symbol when the memory was written: an external name
                     defined.append((item, defining))
-            changes = parallel(lambda pair: history.word_change(pair[0].ref.target.rsplit(".", 1)[-1], commit, pair[1]),
+            changes = parallel(lambda pair, at=commit: history.word_change(pair[0].ref.target.rsplit(".", 1)[-1], at, pair[1]),
                                defined)
             for (item, defining), change in zip(defined, changes, strict=True):
                 last = item.ref.target.rsplit(".", 1)[-1]
@@ -363,7 +363,9 @@ class SymbolCheck:
         def defined_then(item: Pending) -> str | None:
             """The baseline commit when the file named the symbol then (the memory was true), else None."""
             baseline = baselines[id(item)]
-            then = blobs.get((baseline.commit, item.data["file"])) if baseline and baseline.commit else None
+            if baseline is None or not baseline.commit:
+                return None
+            then = blobs.get((baseline.commit, item.data["file"]))
             return baseline.commit if then is not None and _defined_in_bytes(item.data["file"], then, item.ref.target) else None
 
         commits = [defined_then(item) for item in items]
