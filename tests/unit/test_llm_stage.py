@@ -98,16 +98,16 @@ def test_applying_journals_the_rejection_and_the_key_is_nowhere(ws: Tree, monkey
 
 
 def test_a_kept_answer_is_not_asked_again(ws: Tree, monkeypatch: pytest.MonkeyPatch) -> None:
-    with ScriptedLLM([_answer(list(FACTS), GOOD)]) as server:
+    """The preview keeps the answer (.lore/cache): applying the previewed plan asks nothing and writes it."""
+    with ScriptedLLM(lambda request: _answer(list(FACTS), GOOD)) as server:
         _use(server, monkeypatch)
         first = json.loads(lore("compact", "--llm", "--only", "fuse", "--dry-run", "--json", cwd=ws.root).stdout)
-    assert len(server.requests) == 1
-    # The dry run kept nothing on disk: a run that applies asks once and keeps the answer.
-    with ScriptedLLM([_answer(list(FACTS), GOOD)]) as server:
-        _use(server, monkeypatch)
-        applied = lore("compact", "--llm", "--only", "fuse", "--plan", first["plan"], cwd=ws.root)
+        applied = lore("compact", "--llm", "--only", "fuse", "--plan", first["plan"], "--json", cwd=ws.root)
     assert applied.returncode == 0, applied.stdout + applied.stderr
-    assert len(server.requests) == 1
+    assert len(server.requests) == 1 and json.loads(applied.stdout)["llm"]["cached"] == 1
+    fused = _fuse(first)["result"]["id"]
+    written = json.loads(next((ws.root / ".lore/memory/entries").glob(f"{fused}.json")).read_text())
+    assert written["content"] == GOOD and written["written_by"] == "llm:test-model"
 
 
 def test_the_budget_stops_the_stage_before_any_call(ws: Tree, monkeypatch: pytest.MonkeyPatch) -> None:
