@@ -20,6 +20,7 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0  # seconds before answering
     trickle: float = 0.0  # > 0: the body goes out a byte at a time, this long apart
+    trickle_headers: float = 0.0  # > 0: the status line and headers go out a byte at a time, this long apart
     usage: dict[str, int] | None = None
 
 
@@ -76,6 +77,16 @@ class ScriptedLLM:
                                                     "message": {"role": "assistant", "content": text}}],
                                        "usage": {**usage, "total_tokens": sum(usage.values())}}).encode()
                 try:
+                    if reply.trickle_headers:
+                        head = (f"HTTP/1.1 {reply.status} OK\r\nContent-Type: application/json\r\n"
+                                f"Content-Length: {len(data)}\r\n" + "".join(f"X-Pad-{i}: {'x' * 20}\r\n" for i in range(20))
+                                + "\r\n").encode()
+                        for i in range(len(head)):
+                            self.wfile.write(head[i : i + 1])
+                            self.wfile.flush()
+                            time.sleep(reply.trickle_headers)
+                        self.wfile.write(data)
+                        return
                     self.send_response(reply.status)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(data)))

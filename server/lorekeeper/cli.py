@@ -724,12 +724,15 @@ def _run_compaction(ws: Workspace, only: list[str] | None, dry_run: bool, as_jso
         _fail(f"memory changed since plan {reviewed} was previewed (it now plans {plan_id(plan)}); nothing was "
               "written — preview again with `lore compact --dry-run`", REFUSED)
     if not dry_run:
+        journal = _journal(ws)
         try:
-            records = apply_plan(plan, store, _journal(ws))
+            records = apply_plan(plan, store, journal)
         except Refused as exc:
             _fail(str(exc), REFUSED)
         if llm is not None and llm.report.rejected:
-            records.append(_journal_rejections(ws, llm.report.rejected))
+            from .llm import rejections
+
+            records.append(journal.record(rejections(llm.report.rejected)))
     if as_json:
         data = plan.to_json()
         data["dry_run"] = dry_run
@@ -772,15 +775,6 @@ def _run_compaction(ws: Workspace, only: list[str] | None, dry_run: bool, as_jso
         out.print(f"[dim]{_count(len(records), 'operation', 'operations')} journaled; `lore undo --last` reverses them[/]")
     elif dry_run:
         out.print(f"[dim]nothing was written (--dry-run); `lore compact --plan {plan_id(plan)}` applies exactly this plan[/]")
-
-
-def _journal_rejections(ws: Workspace, rejected: list[dict[str, Any]]) -> Any:
-    """One journal record (no file changes) saying which model answers were rejected and why."""
-    from .store import Operation
-
-    reason = "; ".join(f"{', '.join(r['sources'])}: {r['reason']}" for r in rejected)
-    entries = sorted({i for r in rejected for i in r["sources"]})
-    return _journal(ws).record(Operation(op="llm-rejected", reason=reason, changes=[], entries=entries))
 
 
 @app.command()

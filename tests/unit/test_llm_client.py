@@ -79,10 +79,12 @@ def test_server_errors_back_off_then_succeed_or_give_up() -> None:
     assert caught.value.reason == "http-400" and len(server.requests) == 1
 
 
-@pytest.mark.parametrize("reply", [Reply("{}", delay=3.0), Reply("x" * 3000, trickle=0.01)])
+@pytest.mark.parametrize("reply", [Reply("{}", delay=3.0), Reply("x" * 3000, trickle=0.01),
+                                   Reply("{}", trickle_headers=0.01)], ids=["silent", "trickled-body", "trickled-headers"])
 def test_the_deadline_covers_the_whole_answer(reply: Reply) -> None:
-    """A server that never answers in time, and one that sends its answer a byte at a time (each byte
-    well within the timeout, the whole far past it), are both cut off at the deadline."""
+    """A server that never answers in time, and one that sends its answer (or its status line and headers)
+    a byte at a time — each byte well within the timeout, the whole far past it — are cut off at the
+    deadline."""
     with ScriptedLLM([reply]) as server:
         chat, _ = client(server, timeout=0.5, retries=0)
         start = time.monotonic()

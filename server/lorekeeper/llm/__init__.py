@@ -4,28 +4,51 @@ that uses it (:mod:`.stage`). Without a model everything still works: the determ
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .settings import Endpoint, endpoint
 
 if TYPE_CHECKING:
+    from ..store import Operation
     from ..workspace import Workspace
+    from .bridge import Ask
     from .stage import LLMStage
 
-__all__ = ["Endpoint", "endpoint", "open_stage"]
+__all__ = ["Endpoint", "endpoint", "open_stage", "rejections"]
 
 
-def open_stage(ws: Workspace, environ: dict[str, str] | None = None) -> tuple[LLMStage | None, list[str]]:
+def open_stage(ws: Workspace, environ: dict[str, str] | None = None, *,
+               lent: tuple[Ask, str] | None = None) -> tuple[LLMStage | None, list[str]]:
     """The LLM stage for a run in ``ws`` (a client with a fresh budget), or ``None`` and why not; and any
-    configuration problems met."""
+    configuration problems met. A configured endpoint comes first; else ``lent``, a model the surface's
+    peer lends (the editor's, the MCP client's): its ``ask`` function and who lends it."""
     from ..tokens import count_tokens  # noqa: PLC0415
     from .client import Budget, ChatClient  # noqa: PLC0415
     from .stage import LLMStage  # noqa: PLC0415
 
     found, problems = endpoint(ws.config_files, environ)
     if found is None:
-        return None, problems
+        if lent is None:
+            return None, problems
+        from .bridge import BridgeClient  # noqa: PLC0415
+        from .settings import limits  # noqa: PLC0415
+
+        config = limits(ws.config_files)
+        ask, name = lent
+        bridge = BridgeClient(ask, name, Budget(config.max_tokens, config.max_calls), count_tokens)
+        quiet = [p for p in problems if not p.startswith("no model is configured")]
+        return LLMStage(bridge, name, bridge.base_url, config.batch, config.answer_tokens, ws), quiet
     config = found.config
     client = ChatClient(found.base_url, found.model, found.api_key, Budget(config.max_tokens, config.max_calls),
                         count_tokens, timeout=config.timeout, retries=config.retries)
     return LLMStage(client, found.model, found.base_url, config.batch, config.answer_tokens, ws), problems
+
+
+def rejections(rejected: list[dict[str, Any]]) -> Operation:
+    """One journal operation (no file changes) saying which model answers were rejected and why: ``lore log``
+    shows it next to the compaction it belongs to."""
+    from ..store import Operation  # noqa: PLC0415
+
+    reason = "; ".join(f"{', '.join(r['sources'])}: {r['reason']}" for r in rejected)
+    entries = sorted({i for r in rejected for i in r["sources"]})
+    return Operation(op="llm-rejected", reason=reason, changes=[], entries=entries)

@@ -19,10 +19,12 @@ import email.utils
 import http.client
 import json
 import logging
+import socket
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 log = logging.getLogger(__name__)
@@ -80,6 +82,16 @@ class Budget:
     def record(self, prompt_tokens: int, completion_tokens: int) -> None:
         self.usage.prompt_tokens += prompt_tokens
         self.usage.completion_tokens += completion_tokens
+
+
+class Chat(Protocol):
+    """What the LLM stage asks of a model, whoever lends it: :class:`ChatClient` (an HTTP endpoint) or
+    :class:`.bridge.BridgeClient` (the editor's model, the MCP client's)."""
+
+    model: str
+    budget: Budget
+
+    def chat(self, messages: list[dict[str, str]], max_tokens: int, json_mode: bool = True) -> str: ...
 
 
 class ChatClient:
@@ -175,6 +187,12 @@ class ChatClient:
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self._key:
             headers["Authorization"] = f"Bearer {self._key}"
+        # The socket's timeout bounds each read; the watchdog bounds them all (a server that trickles its
+        # status line and headers would otherwise get a full timeout per byte): at the deadline it shuts
+        # the socket, and whatever read is waiting ends.
+        watchdog = threading.Timer(self.timeout, _shut, (connection,))
+        watchdog.daemon = True
+        watchdog.start()
         try:
             connection.request("POST", f"{parts.path.rstrip('/')}/chat/completions", body=data, headers=headers)
             connection.sock.settimeout(max(0.01, deadline - time.monotonic()))  # pyright: ignore[reportOptionalMemberAccess]
@@ -189,6 +207,8 @@ class ChatClient:
                     connection.sock.settimeout(left)
                 chunk = response.read1(65536)
                 if not chunk:
+                    if time.monotonic() >= deadline:
+                        raise TimeoutError  # the watchdog ended the read: the answer is cut short
                     break
                 size += len(chunk)
                 if size > MAX_RESPONSE:
@@ -198,8 +218,11 @@ class ChatClient:
         except TimeoutError:
             raise LLMError("timeout", f"the model did not answer within {self.timeout:.0f} s") from None
         except (OSError, http.client.HTTPException) as exc:
+            if time.monotonic() >= deadline:  # the watchdog shut the socket
+                raise LLMError("timeout", f"the model did not answer within {self.timeout:.0f} s") from None
             raise LLMError("connection", f"the model's server could not be reached ({type(exc).__name__})") from None
         finally:
+            watchdog.cancel()
             connection.close()
 
     def _backoff(self, attempt: int) -> float:
@@ -215,6 +238,16 @@ class ChatClient:
             text = text.replace(self._key, "***")
         text = " ".join(text.split())[:200]
         return f"({text})" if text else ""
+
+
+def _shut(connection: http.client.HTTPConnection) -> None:
+    """End whatever read or write is waiting on the connection's socket (the deadline passed)."""
+    sock = connection.sock
+    if sock is not None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass  # already closed
 
 
 def _retry_after(value: str | None) -> float | None:

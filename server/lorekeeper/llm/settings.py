@@ -64,12 +64,19 @@ def is_loopback(url: str) -> bool:
         return False
 
 
+def limits(files: ConfigFiles, problems: list[str] | None = None) -> LLMConfig:
+    """``[llm]`` as configured (each bad value at its default, said in ``problems``): the budgets and batch
+    size apply whichever model answers."""
+    values: dict[str, Any] = settle(LLMConfig, [(".lore/config.toml [llm]", files.section("llm"))],
+                                    problems if problems is not None else [])
+    return LLMConfig(**values)
+
+
 def endpoint(files: ConfigFiles, environ: dict[str, str] | None = None) -> tuple[Endpoint | None, list[str]]:
     """The configured endpoint, or ``None`` with why; and the problems met on the way."""
     env = os.environ if environ is None else environ
     problems: list[str] = []
-    values: dict[str, Any] = settle(LLMConfig, [(".lore/config.toml [llm]", files.section("llm"))], problems)
-    config = LLMConfig(**values)
+    config = limits(files, problems)
     chosen = env.get(BASE_URL_ENV, "").strip()
     base_url = chosen or config.base_url.strip()
     model = env.get(MODEL_ENV, "").strip() or config.model.strip()

@@ -33,7 +33,7 @@ from .guard import check
 if TYPE_CHECKING:
     from ..compaction.rules import Planner
     from ..workspace import Workspace
-    from .client import ChatClient
+    from .client import Chat
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +78,7 @@ class LLMReport:
 class LLMStage:
     """One run's model: a client with its budget, the answers kept from earlier runs, and the report."""
 
-    def __init__(self, client: ChatClient, model: str, base_url: str, batch: int, answer_tokens: int,
+    def __init__(self, client: Chat, model: str, base_url: str, batch: int, answer_tokens: int,
                  ws: Workspace | None = None):
         self.client = client
         self.model = model
@@ -88,11 +88,17 @@ class LLMStage:
         self.ws = ws
         self.report = LLMReport(model=model)
         self._answers: dict[str, str] = {}
+        #: Which model wrote each kept answer, where the model is lent and named by its answers.
+        self._writers: dict[str, str] = {}
+        #: The model that wrote the last answer :meth:`ask` returned.
+        self.answered_by = model
         self._dirty = False
         if ws is not None:
             data = cache_files.read_json(ws.root, ws.cache_dir, CACHE_FILE)
             if isinstance(data, dict) and isinstance(data.get("answers"), dict):
                 self._answers = {k: v for k, v in data["answers"].items() if isinstance(v, str)}
+            if isinstance(data, dict) and isinstance(data.get("writers"), dict):
+                self._writers = {k: v for k, v in data["writers"].items() if isinstance(v, str)}
 
     def ask(self, messages: list[dict[str, str]]) -> str:
         """The model's answer to ``messages`` (kept from an earlier run when the same model was asked the
@@ -100,19 +106,23 @@ class LLMStage:
         key = hashlib.sha256(json.dumps([self.base_url, self.model, messages], sort_keys=True).encode()).hexdigest()
         if key in self._answers:
             self.report.cached += 1
+            self.answered_by = self._writers.get(key, self.model)
             return self._answers[key]
         try:
             answer = self.client.chat(messages, self.answer_tokens, json_mode=True)
         finally:
             usage = self.client.budget.usage
             self.report.calls, self.report.tokens = usage.calls, usage.tokens
+        self.answered_by = self.client.model
         self._answers[key] = answer
+        if self.answered_by != self.model:
+            self._writers[key] = self.answered_by
         self._dirty = True
         return answer
 
     def save(self) -> None:
         if self.ws is not None and self._dirty and cache_files.usable(self.ws.root, self.ws.cache_dir):
-            data = json.dumps({"version": 1, "answers": self._answers}).encode("utf-8")
+            data = json.dumps({"version": 1, "answers": self._answers, "writers": self._writers}).encode("utf-8")
             cache_files.write(self.ws.root, self.ws.cache_dir, CACHE_FILE, data)
             self._dirty = False
 
@@ -138,7 +148,7 @@ class LLMStage:
                 break
             except LLMError as exc:
                 self._reject(op.sources, f"no usable answer ({exc})")
-                if exc.reason in ("timeout", "connection", "rate-limited") or exc.reason.startswith("http-"):
+                if exc.reason in ("timeout", "connection", "rate-limited") or exc.reason.startswith(("http-", "peer-")):
                     self.report.stopped = f"the model did not answer: {exc}"
                     break
                 continue
@@ -148,8 +158,10 @@ class LLMStage:
                 continue
             text = FusedAnswer.model_validate_json(answer).text.strip()
             raw["content"] = text
-            raw["written_by"] = f"llm:{self.model}"
-            op.reason = f"{op.reason}; written by {self.model}, every sentence and literal checked against the sources"
+            model = self.answered_by  # a lent model is named by its answers
+            self.report.model = model
+            raw["written_by"] = f"llm:{model}"
+            op.reason = f"{op.reason}; written by {model}, every sentence and literal checked against the sources"
             self.report.accepted.append({"op": "fuse", "sources": list(op.sources), "id": raw.get("id")})
 
     def _reject(self, sources: list[str], reason: str) -> None:

@@ -17,6 +17,7 @@ from pydantic import TypeAdapter, ValidationError
 from .. import cache as cache_files
 from ..compaction import apply_plan, plan_compaction, render_preview
 from ..compaction.actions import apply_operation, compress_entry, keep_both, keep_one, merge_into
+from ..llm import open_stage, rejections
 from ..model import Entry, Finding, Fix, ReplaceRefFix, ReplaceTextFix, Severity
 from ..report import describe_tokens, log_rows
 from ..safeio import read_text
@@ -24,6 +25,7 @@ from ..staleness import apply_fix, apply_fixes, archive_entry, rename_changes, v
 from ..store import FileChange, Journal, Operation, Record, Refused, Store
 from .code_actions import fuse_operation, same_fix
 from .diagnostics import publish
+from .model_bridge import editor_model, stages
 from .server import LoreServer
 
 log = logging.getLogger("lorekeeper.lsp")
@@ -330,16 +332,30 @@ def register(server: LoreServer) -> None:
             return {"applied": False, "reason": "lore.compact takes one object: {dryRun, plan, only}"}
         options = options or {}
         only = options.get("only")
-        token = await _progress(ls, "Compacting memory")
-        with ls.lock:
-            assert ls.store is not None
-            try:
-                plan = plan_compaction(ls.store, ls.config, only=only.split(",") if isinstance(only, str) else only)
-            except ValueError as exc:
-                _end(ls, token, "refused")
-                return {"applied": False, "reason": str(exc)}
-            summary = plan.to_json()
-            preview = render_preview(plan, ls.store)
+        only = only.split(",") if isinstance(only, str) else only
+        stage = None
+        config = ls.config
+        if options.get("llm") and ls.ws is not None:
+            stage, problems = open_stage(ls.ws, lent=editor_model(ls, asyncio.get_running_loop()) if ls.settings.editorModel else None)
+            if stage is None:
+                return {"applied": False, "reason": "no model to ask: " + "; ".join(problems or ["none configured"])}
+            config = config.with_overrides(llm_assisted=True)
+        token = await _progress(ls, "Compacting memory" + (" with the language model" if stage else ""))
+
+        def make() -> tuple[Any, dict[str, Any], str]:
+            with ls.lock:
+                assert ls.store is not None
+                made = plan_compaction(ls.store, config, only=only, llm=stage)
+                return made, made.to_json(), render_preview(made, ls.store)
+
+        try:
+            # A model's answers come back through this loop (the editor's model): plan in a worker thread.
+            plan, summary, preview = make() if stage is None else await asyncio.get_running_loop().run_in_executor(None, make)
+        except ValueError as exc:
+            _end(ls, token, "refused")
+            return {"applied": False, "reason": str(exc)}
+        if stage is not None:
+            summary["llm"] = stage.report.to_json()
         if options.get("dryRun"):
             _end(ls, token, f"{len(plan.operations)} operations planned")
             return {**summary, "preview": preview}
@@ -358,7 +374,11 @@ def register(server: LoreServer) -> None:
                     "reason": "memory changed since the preview; nothing was written (preview again)"}
         with ls.lock:
             try:
-                records = apply_plan(plan, ls.store, _journal(ls, "compact"))
+                journal = _journal(ls, "compact")
+                assert ls.store is not None
+                records = apply_plan(plan, ls.store, journal)
+                if stage is not None and stage.report.rejected:
+                    records.append(journal.record(rejections(stage.report.rejected)))
             except Refused as exc:
                 _end(ls, token, "refused")
                 return {**summary, "applied": False, "reason": str(exc)}
@@ -390,7 +410,7 @@ def register(server: LoreServer) -> None:
         tokens = ls.memory_tokens()
         # "tokens" is the entries' figure (what the index budget is about); "tokensByScope" says all of it.
         return {"tokens": tokens["entries"], "tokensByScope": tokens, "tokensText": describe_tokens(tokens),
-                "budget": ls.config.budget, "stale": len(ls.stale_entries()), "stages": ["rules"]}
+                "budget": ls.config.budget, "stale": len(ls.stale_entries()), "stages": stages(ls)}
 
     @server.command("lore.entryAt")
     def entry_at(ls: LoreServer, uri: str, line: int) -> str | None:

@@ -22,9 +22,12 @@ class Settings(BaseModel):
     #: Where the documentation is published; a diagnostic's link points under it. Empty: the docs
     #: shipped with the installed package.
     docsUrl: StrictStr | None = None
+    #: The client answers ``lorekeeper/chat`` requests with the editor's language model (the VS Code
+    #: extension sets it from ``lorekeeper.llm.useEditorModel`` in its initialization options).
+    editorModel: StrictBool = False
 
 
-_EXPECTED = {"debounceMs": "int", "codeLensInCode": "bool", "budget": "int", "docsUrl": "str"}
+_EXPECTED = {"debounceMs": "int", "codeLensInCode": "bool", "budget": "int", "docsUrl": "str", "editorModel": "bool"}
 
 
 def layer(current: Settings, values: dict[str, Any]) -> tuple[Settings, list[str]]:

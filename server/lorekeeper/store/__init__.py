@@ -190,6 +190,7 @@ class Store:
         agent: str | None = None,
         confidence: float | None = None,
         fmt: str = "entry",
+        source: str = "cli",
     ) -> AddResult:
         """Add a fact as a new entry, unless its normalised text is already in memory (then nothing is
         written and the existing entry is returned). Refs are checked against the workspace root."""
@@ -198,10 +199,11 @@ class Store:
             raise ValueError("the fact is empty")
         with store_lock(self.ws):  # check and write as one: concurrent adds of one fact write it once
             return self._add(content, journal=journal, category=category, tags=tags, refs=refs, agent=agent,
-                             confidence=confidence, fmt=fmt)
+                             confidence=confidence, fmt=fmt, source=source)
 
     def _add(self, content: str, *, journal: Journal, category: str | None, tags: list[str] | None,
-             refs: list[Ref] | None, agent: str | None, confidence: float | None, fmt: str) -> AddResult:
+             refs: list[Ref] | None, agent: str | None, confidence: float | None, fmt: str,
+             source: str = "cli") -> AddResult:
         from ..compaction.verify import same_fact
 
         key = normalize(content)
@@ -239,7 +241,7 @@ class Store:
                     raw[extra] = fields[extra]
             if confidence is not None:
                 raw["confidence"] = confidence
-            raw["source"] = "cli"
+            raw["source"] = source
             data = native.render_entry(raw)
             path = self.ws.entries_dir / name
         relpath = self.ws.rel(path)
