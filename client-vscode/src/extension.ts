@@ -1,5 +1,6 @@
 // The Lorekeeper extension: starts `lore serve` (one server per workspace folder), adds the palette
-// commands and the status bar item. Everything else (diagnostics, hover, code actions, the compaction
+// commands and the status bar item, and answers the servers' `lorekeeper/chat` requests with the
+// editor's language model (lm.ts). Everything else (diagnostics, hover, code actions, the compaction
 // preview) is the language servers'.
 import { execFile } from "child_process";
 import * as fs from "fs";
@@ -16,6 +17,7 @@ import {
   LanguageClientOptions,
   Middleware,
   RegistrationData,
+  ResponseError,
   ServerCapabilities,
   ServerOptions,
   State,
@@ -32,9 +34,11 @@ import {
   statusFolder,
   unrouteArguments,
 } from "./folders";
+import { CHAT_METHOD, EditorModelHost, answerChat, editorModelAvailable } from "./lm";
 import {
   RESTART_KEYS,
   Status,
+  compactArguments,
   compactChoices,
   checkStaleText,
   compactDetail,
@@ -172,6 +176,25 @@ function settings(folder?: vscode.WorkspaceFolder) {
   return readSettings((key) => config.get(key));
 }
 
+/** `vscode.lm`, or undefined in an editor without the Language Model API (a fork, a very old build). */
+function editorLm(): typeof vscode.lm | undefined {
+  const lm = (vscode as { lm?: typeof vscode.lm }).lm;
+  return editorModelAvailable(true, lm) ? lm : undefined;
+}
+
+/** The editor's model as lm.ts sees it, with the folder's settings read at each request. */
+function editorModelHost(key: string): EditorModelHost<vscode.LanguageModelChatMessage> {
+  return {
+    lm: editorLm(),
+    user: (content) => vscode.LanguageModelChatMessage.User(content),
+    assistant: (content) => vscode.LanguageModelChatMessage.Assistant(content),
+    settings: () => settings(folders.get(key)),
+    newCancellationSource: () => new vscode.CancellationTokenSource(),
+    error: (code, message) => new ResponseError(code, message),
+    log: (line) => output.info(named(key, line)),
+  };
+}
+
 function storageDir(context: vscode.ExtensionContext): string {
   return context.globalStorageUri.fsPath;
 }
@@ -285,7 +308,7 @@ async function startFolder(key: string): Promise<FolderServer | undefined> {
   const clientOptions: LanguageClientOptions = {
     documentSelector: folderSelector(documentSelector(current), key),
     workspaceFolder: folder,
-    initializationOptions: initializationOptions(current),
+    initializationOptions: initializationOptions(current, editorModelAvailable(current.useEditorModel, editorLm())),
     outputChannel: output,
     synchronize: { configurationSection: "lorekeeper" },
     middleware: routed(key),
@@ -300,7 +323,13 @@ async function startFolder(key: string): Promise<FolderServer | undefined> {
     },
   };
   const client = new FolderClient("lorekeeper", named(key, "Lorekeeper"), serverOptions, clientOptions);
-  const disposables = [client.onDidChangeState((event) => {
+  // The server's questions to the editor's model (only while it compacts with it: a user action).
+  const lend = client.onRequest(CHAT_METHOD, (params: unknown, token) => {
+    const answer = answerChat(editorModelHost(key), params, token);
+    vscode.window.setStatusBarMessage("$(sync~spin) Lorekeeper: asking the editor's language model…", answer);
+    return answer;
+  });
+  const disposables = [lend, client.onDidChangeState((event) => {
     if (event.newState === State.Running) {
       notRunning.delete(key);
       void refreshStatus(key);
@@ -569,7 +598,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     if (!choice) {
       return;
     }
-    const plan = await execute(key, "lore.compact", { dryRun: true, only: choice.only });
+    const dryRun = () => execute(key, "lore.compact", compactArguments(choice, { dryRun: true }));
+    // With a model the dry run takes one call per batch (seconds each): say so while it runs.
+    const plan = choice.llm
+      ? await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: named(key, "Lorekeeper"),
+                                           cancellable: false },
+        (progress) => {
+          progress.report({ message: "planning the compaction with the language model…" });
+          return dryRun();
+        })
+      : await dryRun();
     if (!plan || plan.applied === false) {
       void vscode.window.showWarningMessage(`Lorekeeper: no plan (${plan?.reason ?? "the server did not answer"}).`);
       return;
@@ -583,7 +621,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     if (answer !== "Apply") {
       return;
     }
-    const result = await execute(key, "lore.compact", { plan: plan.plan, only: choice.only });
+    const result = await execute(key, "lore.compact", compactArguments(choice, { plan: plan.plan }));
     if (result?.applied) {
       void vscode.window.showInformationMessage(
         `Lorekeeper: compaction applied (${count} operation(s)). "Lorekeeper: Undo Last Change" reverses it.`);

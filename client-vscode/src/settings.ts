@@ -9,6 +9,10 @@ export interface Settings {
   budget: number;
   /** Where the docs are published (diagnostics link under it); empty: the docs installed with the server. */
   docsUrl: string;
+  /** Lend the editor's language model (VS Code's Language Model API) to the server. */
+  useEditorModel: boolean;
+  /** Which of the editor's models: "" the first available, "gpt-4o" a family, "copilot/gpt-4o" a vendor's family. */
+  editorModelFamily: string;
 }
 
 export interface ServerCommand {
@@ -18,11 +22,14 @@ export interface ServerCommand {
   source: "setting" | "interpreter" | "workspace" | "managed" | "path";
 }
 
-export const DEFAULTS: Settings = { serverPath: "", interpreter: "", debounceMs: 50, codeLensInCode: false, budget: 2000, docsUrl: "" };
+export const DEFAULTS: Settings = {
+  serverPath: "", interpreter: "", debounceMs: 50, codeLensInCode: false, budget: 2000, docsUrl: "", useEditorModel: true, editorModelFamily: "",
+};
 
 /** Settings from a `get(key, default)` reader (VS Code's WorkspaceConfiguration), wrong types ignored. */
 export function readSettings(get: (key: string) => unknown): Settings {
   const str = (key: string, fallback: string) => (typeof get(key) === "string" ? (get(key) as string).trim() : fallback);
+  const bool = (key: string, fallback: boolean) => (typeof get(key) === "boolean" ? (get(key) as boolean) : fallback);
   const int = (key: string, fallback: number, min: number) => {
     const value = get(key);
     return typeof value === "number" && Number.isInteger(value) && value >= min ? value : fallback;
@@ -31,9 +38,11 @@ export function readSettings(get: (key: string) => unknown): Settings {
     serverPath: str("server.path", DEFAULTS.serverPath),
     interpreter: str("python.interpreter", DEFAULTS.interpreter),
     debounceMs: int("debounceMs", DEFAULTS.debounceMs, 0),
-    codeLensInCode: typeof get("codeLensInCode") === "boolean" ? (get("codeLensInCode") as boolean) : DEFAULTS.codeLensInCode,
+    codeLensInCode: bool("codeLensInCode", DEFAULTS.codeLensInCode),
     budget: int("budget", DEFAULTS.budget, 100),
     docsUrl: str("docsUrl", DEFAULTS.docsUrl),
+    useEditorModel: bool("llm.useEditorModel", DEFAULTS.useEditorModel),
+    editorModelFamily: str("llm.editorModelFamily", DEFAULTS.editorModelFamily),
   };
 }
 
@@ -138,14 +147,24 @@ export function journalText(operations: { id: string; time?: string; op: string;
   return lines.join("\n") + "\n";
 }
 
-/** What the server reads from initializationOptions. */
-export function initializationOptions(settings: Settings): Record<string, unknown> {
+/**
+ * What the server reads from initializationOptions. `editorModel`: the server may send `lorekeeper/chat`
+ * requests, which the editor's language model answers (the setting is on and this editor has the
+ * Language Model API: see lm.ts `editorModelAvailable`).
+ */
+export function initializationOptions(settings: Settings, editorModel = false): Record<string, unknown> {
   return { lorekeeper: { debounceMs: settings.debounceMs, codeLensInCode: settings.codeLensInCode, budget: settings.budget,
-                         docsUrl: settings.docsUrl } };
+                         docsUrl: settings.docsUrl, editorModel } };
 }
 
-/** Settings whose change needs a new server process (the others are sent to the running one). */
-export const RESTART_KEYS = ["lorekeeper.server.path", "lorekeeper.python.interpreter", "lorekeeper.codeLensInCode"];
+/**
+ * Settings whose change needs a new server process (the others are sent to the running one).
+ * `llm.useEditorModel` is one because `editorModel` is declared once, at initialize, like a capability:
+ * the server decides from it whether it offers the "llm" stage. Turned off, requests are refused at once
+ * ("disabled"), before the restart is done.
+ */
+export const RESTART_KEYS = ["lorekeeper.server.path", "lorekeeper.python.interpreter", "lorekeeper.codeLensInCode",
+                             "lorekeeper.llm.useEditorModel"];
 
 export interface Status {
   tokens: number;
@@ -169,19 +188,49 @@ export function statusText(status: Status, folder?: string): { text: string; war
   };
 }
 
-/** The compaction choices offered in the palette: the stages the server reports. */
-export function compactChoices(stages: string[]): { label: string; description: string; only?: string }[] {
+export interface CompactChoice {
+  label: string;
+  description: string;
+  only?: string;
+  /** Compact with the language model (`llm: true` in lore.compact's arguments). */
+  llm?: boolean;
+}
+
+/**
+ * The compaction choices offered in the palette: the stages the server reports. "llm" (a model is
+ * configured for the server, or the editor lends its own) is offered as compacting with the language
+ * model.
+ */
+export function compactChoices(stages: string[]): CompactChoice[] {
   const described: Record<string, string> = {
     rules: "dedup, merge, supersede, fuse, compress, archive, consolidate — deterministic",
     semantic: "semantic duplicates and fusion with local embeddings",
-    llm: "fusion, staleness judgement and the index with a language model",
   };
-  const choices = stages.map((stage) => ({ label: `Compact: ${stage}`, description: described[stage] ?? stage }));
+  const choices: CompactChoice[] = stages.map((stage) => (stage === "llm"
+    ? { label: "Compact: with the language model",
+        description: "the rules' plan, with fused entries written by a language model and checked against their sources",
+        llm: true }
+    : { label: `Compact: ${stage}`, description: described[stage] ?? stage }));
   return [...choices, { label: "Compact: dedup and merge only", description: "the safest subset", only: "dedup,merge" }];
 }
 
-/** The modal's detail for a compaction plan: its tokens before and after, and what is left for review. */
-export function compactDetail(plan: { tokens?: Record<string, number[]>; conflicts?: unknown[] }): string {
+/** lore.compact's arguments object for a choice: the dry run (`{dryRun: true}`) or the apply (`{plan}`). */
+export function compactArguments(choice: CompactChoice, step: { dryRun: true } | { plan: string }): Record<string, unknown> {
+  return { ...step, only: choice.only, ...(choice.llm ? { llm: true } : {}) };
+}
+
+/** What a plan's language model did, in the shape of the server's report (`llm` of a compaction plan). */
+interface LLMReport {
+  model?: string;
+  calls?: number;
+  tokens?: number;
+  accepted?: unknown[];
+  rejected?: unknown[];
+  stopped?: string;
+}
+
+/** The modal's detail for a compaction plan: its tokens before and after, what is left for review, and what the model did. */
+export function compactDetail(plan: { tokens?: Record<string, number[]>; conflicts?: unknown[]; llm?: LLMReport | null }): string {
   const lines = ["The preview shows every operation. It is applied whole or not at all; every original stays on disk."];
   const names: Record<string, string> = { entries: "entries", index: "index.md", compacted: "compacted/" };
   for (const [key, label] of Object.entries(names)) {
@@ -193,6 +242,15 @@ export function compactDetail(plan: { tokens?: Record<string, number[]>; conflic
   const conflicts = plan.conflicts?.length ?? 0;
   if (conflicts) {
     lines.push(`${conflicts} conflict(s) left for review (not acted on).`);
+  }
+  const llm = plan.llm;
+  if (llm && typeof llm === "object") {
+    const model = llm.model ? ` (${llm.model})` : "";
+    lines.push(`Language model${model}: ${llm.calls ?? 0} call(s), ${(llm.tokens ?? 0).toLocaleString("en-US")} tokens; `
+      + `${llm.accepted?.length ?? 0} text(s) accepted, ${llm.rejected?.length ?? 0} rejected (their rules' text stands).`);
+    if (llm.stopped) {
+      lines.push(`The model stopped early: ${llm.stopped}.`);
+    }
   }
   return lines.join("\n");
 }

@@ -61,11 +61,13 @@ test("the journal document shows each operation's own time", () => {
 });
 
 test("settings are read with wrong types ignored", () => {
-  const values = { "server.path": "  /x/lore ", debounceMs: "fast", budget: 50, codeLensInCode: true, docsUrl: 7 };
+  const values = { "server.path": "  /x/lore ", debounceMs: "fast", budget: 50, codeLensInCode: true, docsUrl: 7,
+                   "llm.useEditorModel": "no", "llm.editorModelFamily": 4 };
   const settings = s.readSettings((key) => values[key]);
-  assert.deepEqual(settings, { serverPath: "/x/lore", interpreter: "", debounceMs: 50, codeLensInCode: true, budget: 2000, docsUrl: "" });
+  assert.deepEqual(settings, { serverPath: "/x/lore", interpreter: "", debounceMs: 50, codeLensInCode: true, budget: 2000, docsUrl: "",
+                               useEditorModel: true, editorModelFamily: "" });
   assert.deepEqual(s.initializationOptions(settings),
-    { lorekeeper: { debounceMs: 50, codeLensInCode: true, budget: 2000, docsUrl: "" } });
+    { lorekeeper: { debounceMs: 50, codeLensInCode: true, budget: 2000, docsUrl: "", editorModel: false } });
   const published = s.readSettings((key) => ({ docsUrl: " https://docs.example.org/lore " })[key]);
   assert.equal(s.initializationOptions(published).lorekeeper.docsUrl, "https://docs.example.org/lore");
 });
