@@ -14,7 +14,11 @@ of distinct facts still present in compacted/ (target: all).
 check-stale: time for 1k and 10k entries over a workspace of a few thousand code files, cold (no
 cache) and warm (nothing changed), next to the floor: the time to merely read and hash the files the
 entries reference (and, second floor, those plus the memory files themselves).
-Targets from the staleness issue: cold within 3x of the floor; warm under 0.5 s at 10k entries."""
+Targets from the staleness issue: cold within 3x of the floor; warm under 0.5 s at 10k entries.
+
+context: `lore context` on a realistic 500-entry store with a focus on one file, at budgets 2000 and 8000:
+token reduction against the full store and the share of the focus's ground-truth entries kept full, next
+to a recency-only baseline (see bench_context). Figures only, no targets."""
 
 from __future__ import annotations
 
@@ -363,7 +367,7 @@ def bench_speed(sizes: list[int], files: int, runs: int, edits: int, plan_sizes:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", choices=["speed", "check-stale", "compact", "lsp", "real-stale", "trust", "semantic"],
+    parser.add_argument("--only", choices=["speed", "check-stale", "compact", "lsp", "real-stale", "trust", "semantic", "context"],
                         help="run one benchmark")
     parser.add_argument("--mirror", type=Path, default=os.environ.get("LORE_BENCH_MIRROR"),
                         help="real-stale: folder of git directories (owner+name/repo); else cloned from GitHub")
@@ -398,6 +402,10 @@ def main() -> None:
         import bench_semantic
 
         bench_semantic.bench_semantic([int(s) for s in args.semantic_sizes.split(",")], args.verbose)
+    if args.only in (None, "context"):
+        import bench_context
+
+        bench_context.bench_context()
     if args.only in (None, "real-stale"):
         import bench_real_stale
 

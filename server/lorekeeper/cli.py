@@ -463,6 +463,44 @@ def status(ctx: typer.Context, as_json: bool = JsonOption) -> None:
     else:
         out.print("[green]Problems[/]    none: every memory file reads cleanly")
     out.print(f"[bold]Journal[/]     {data['operations']} operation(s) (`lore log`)")
+    out.print(_context_status(data["context"]))
+
+
+def _context_status(data: dict[str, Any]) -> str:
+    """``Context  1689 of 2000 tokens (auto-compaction at 90%: 1800, not reached); 2 stale; last compaction ...``."""
+    auto = data["auto_compact"]
+    reached = "[yellow]reached: run `lore compact`[/]" if auto["exceeded"] else "not reached"
+    last = data["last_compaction"]
+    when = f"{_date(datetime.fromisoformat(last['time']))} ({escape(last['operation'])})" if last else "never"
+    return (f"[bold]Context[/]     {data['tokens']} of {data['budget']} tokens in the full store "
+            f"(auto-compaction at {round(auto['threshold'] * 100)}%: {auto['at_tokens']}, {reached}); "
+            f"{data['stale']} stale; last compaction {when}")
+
+
+@app.command()
+def context(
+    ctx: typer.Context,
+    budget: Optional[int] = typer.Option(None, "--budget", min=0, help="Token budget (default: [context] budget, "
+                                         "else the index.md budget, 2000)."),
+    focus: list[str] = typer.Option([], "--focus", "-f", help="A workspace path (file or folder) or a query the agent "
+                                    "works on; repeat for several."),
+    fmt: str = typer.Option("md", "--format", help="md (the rendered memory only) or json."),
+) -> None:
+    """Render the memory an agent should load now, within a token budget: the best entries full, others
+    compressed or as one-line placeholders, the rest counted as left out. Writes no memory file."""
+    from .context import render_context
+
+    if fmt not in ("md", "json"):
+        _fail(f"--format must be md or json, not {fmt!r}", USAGE)
+    ws = _workspace(ctx)
+    for problem in ws.context.problems:
+        err.print(f"[yellow]warning:[/] {escape(problem)}")
+    store = _load(ws, quiet_findings=True)
+    result = render_context(ws, store, budget=budget, focus=focus)
+    if fmt == "json":
+        _emit(result.to_json())
+        return
+    sys.stdout.write(visible(result.text))
 
 
 @app.command()

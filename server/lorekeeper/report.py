@@ -34,7 +34,11 @@ def describe_tokens(tokens: dict[str, int]) -> str:
 
 
 def status(ws: Workspace, store: Store, records: list[Record]) -> dict[str, Any]:
-    """Where memory lives, how much there is, in which formats and categories, its size, its problems."""
+    """Where memory lives, how much there is, in which formats and categories, its size, its problems,
+    and the context figures (:func:`.context.store_status`: tokens against the budget, stale memories,
+    the last compaction, the auto-compaction threshold)."""
+    from .context import store_status
+
     live = store.live()
     files: Counter[str] = Counter()
     for fmt in ("entry", "mif", "instruction"):
@@ -51,6 +55,7 @@ def status(ws: Workspace, store: Store, records: list[Record]) -> dict[str, Any]
         "tokens": memory_tokens(store),
         "findings": {"error": severities["error"], "warning": severities["warning"], "info": severities["info"]},
         "operations": len(records),
+        "context": store_status(ws, store),
     }
 
 

@@ -19,6 +19,7 @@ from .safeio import atomic_write, ensure_dir, read_text
 
 if TYPE_CHECKING:
     from .compaction.config import CompactionConfig
+    from .context.config import ContextConfig
 
 #: A compiled ignore file (``.gitignore`` syntax).
 Spec = pathspec.PathSpec[pathspec.Pattern]
@@ -154,6 +155,7 @@ class Workspace:
         self.config_files = ConfigFiles.read(self.root)
         self.config = Config.from_files(self.config_files)
         self._compaction: Any = None
+        self._context: Any = None
         self._git_times: dict[str, tuple[datetime, str]] | None = None
         self._files: list[Path] | None = None
         self._rel_files: list[str] | None = None
@@ -175,6 +177,15 @@ class Workspace:
 
             self._compaction = CompactionConfig.from_files(self.config_files)
         return self._compaction
+
+    @property
+    def context(self) -> ContextConfig:
+        """The context settings (``[context]``), read once."""
+        if self._context is None:
+            from .context.config import ContextConfig  # noqa: PLC0415 - context builds on this module
+
+            self._context = ContextConfig.from_files(self.config_files)
+        return self._context
 
     @property
     def entries_dir(self) -> Path:

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from ..model import Entry
+from ..model import DERIVED_FIELDS, Entry
 from ..safeio import read_text
 from ..store import Store
 from ..tokens import count_tokens
@@ -22,7 +22,7 @@ from .plan import Plan, PlanOperation, apply_plan, check_unchanged, plan_id, rec
 from .remembered import remembered_facts
 from .rules import RULE_NAMES, RULES, Planner, Rule, parse_duration, summarize
 from .verify import fact_key
-from .views import ViewEntry, _stamp_time, render_compacted, render_index
+from .views import ViewEntry, _stamp_time, render_compacted
 
 if TYPE_CHECKING:
     from ..llm.stage import LLMStage
@@ -61,7 +61,7 @@ def plan_compaction(store: Store, config: CompactionConfig, only: Iterable[str] 
         after = view_entries(store.entries, planner.operations, planner.conflicts)
     store_prefix = store.ws.rel(store.ws.store)
     views = {f"{store_prefix}/{path}": text for path, text in render_compacted(after).items()}
-    views[f"{store_prefix}/index.md"] = render_index(after, config.budget)
+    views[f"{store_prefix}/index.md"] = render_index(store, planner, config, now)
     on_disk = {path: _read_text(store, path) for path in views}
     for old in (store.ws.store / "compacted").glob("*.md") if (store.ws.store / "compacted").is_dir() else []:
         on_disk.setdefault(store.ws.rel(old), _read_text(store, store.ws.rel(old)))
@@ -90,6 +90,37 @@ def _read_text(store: Store, path: str) -> str | None:
         return read_text(store.ws.root / path, root=store.ws.root)
     except (OSError, UnicodeDecodeError):
         return None
+
+
+def render_index(store: Store, planner: Planner, config: CompactionConfig, now: datetime) -> str:
+    """index.md: the memory as the plan leaves it, rendered by the context renderer (no focus, the
+    index budget) in its ``index`` style, so that index.md, `lore context` and MCP recall agree. It reads
+    the levels `lore context` remembered (hysteresis) but writes nothing."""
+    from ..context import INDEX, render_entries
+
+    conflicts = [c for c in planner.conflicts if c.get("kind") == "contradiction"]
+    return render_entries(store.ws, entries_after(store.entries, planner.operations), budget=config.budget,
+                          now=now, conflicts=conflicts, style=INDEX, remember=False).text
+
+
+def entries_after(entries: list[Entry], operations: list[PlanOperation]) -> list[Entry]:
+    """The live entries once the operations are applied: minus those merged, superseded or archived,
+    with new summaries, plus the new fused and consolidated entries."""
+    shown: dict[str, Entry] = {e.id: e for e in entries if e.live}
+    for op in operations:
+        for entry, fields in op.updates:
+            if {"merged_into", "superseded_by", "archived"} & set(fields):
+                shown.pop(entry.id, None)
+            elif "summary" in fields and entry.id in shown:
+                shown[entry.id] = shown[entry.id].model_copy(update={"summary": fields["summary"]})
+        if op.new_entry is not None:
+            raw = op.new_entry
+            known = {k: v for k, v in raw.items() if k in Entry.model_fields and k not in DERIVED_FIELDS}
+            try:
+                shown[raw["id"]] = Entry.model_validate({**known, "location": {"path": op.new_path or ""}})
+            except ValueError:
+                continue  # never the case for what the rules write; a broken one is left out of the index
+    return list(shown.values())
 
 
 def view_entries(entries: list[Entry], operations: list[PlanOperation],
