@@ -891,6 +891,15 @@ def serve(
     serve_main(tcp)
 
 
+@app.command()
+def mcp(ctx: typer.Context) -> None:
+    """Run the MCP server (stdio) for Claude Code, Cursor, VS Code and any MCP client: recall, store, query,
+    check_stale, compact and more (docs/mcp.md)."""
+    from .mcp import serve as serve_mcp
+
+    serve_mcp(_workspace(ctx).root)
+
+
 def main() -> None:
     """Entry point of the ``lore`` console script. Errors the file system or a refusal causes end with a
     message and their own exit code, never a traceback."""

@@ -175,6 +175,69 @@ def _workspace_edit(ls: LoreServer, changes: list[FileChange], annotated: bool, 
     return types.WorkspaceEdit(document_changes=document_changes, change_annotations=annotations)
 
 
+async def compact(ls: LoreServer, options: dict[str, Any]) -> dict[str, Any]:
+    """Compaction from the editor, applied by the server as one all-or-nothing batch (never handed to the
+    client as an edit it could apply in part). ``{"dryRun": true}`` returns the plan with a readable
+    ``preview`` and its ``plan`` id; ``{"plan": ID}`` applies that plan if memory has not changed since
+    (else refuses: preview again); with neither, the server shows the preview (where the client can show
+    documents) and asks before applying. ``{"llm": true}``: the LLM stage, with the configured model or
+    the editor's."""
+    only = options.get("only")
+    only = only.split(",") if isinstance(only, str) else only
+    stage = None
+    config = ls.config
+    if options.get("llm") and ls.ws is not None:
+        stage, problems = open_stage(ls.ws, lent=editor_model(ls, asyncio.get_running_loop()) if ls.settings.editorModel else None)
+        if stage is None:
+            return {"applied": False, "reason": "no model to ask: " + "; ".join(problems or ["none configured"])}
+        config = config.with_overrides(llm_assisted=True)
+    token = await _progress(ls, "Compacting memory" + (" with the language model" if stage else ""))
+
+    def make() -> tuple[Any, dict[str, Any], str]:
+        with ls.lock:
+            assert ls.store is not None
+            made = plan_compaction(ls.store, config, only=only, llm=stage)
+            return made, made.to_json(), render_preview(made, ls.store)
+
+    try:
+        # A model's answers come back through this loop (the editor's model): plan in a worker thread.
+        plan, summary, preview = make() if stage is None else await asyncio.get_running_loop().run_in_executor(None, make)
+    except ValueError as exc:
+        _end(ls, token, "refused")
+        return {"applied": False, "reason": str(exc)}
+    if stage is not None:
+        summary["llm"] = stage.report.to_json()
+    if options.get("dryRun"):
+        _end(ls, token, f"{len(plan.operations)} operations planned")
+        return {**summary, "preview": preview}
+    if not plan.operations and all(_unchanged_view(ls, p, t) for p, t in plan.views.items()):
+        _end(ls, token, "nothing to do")
+        return {**summary, "applied": False, "reason": "nothing to compact"}
+    wanted = options.get("plan")
+    if wanted is None:
+        confirmed = await _confirm(ls, preview, len(plan.operations))
+        if not confirmed:
+            _end(ls, token, "cancelled")
+            return {**summary, "applied": False, "reason": "cancelled"}
+    elif wanted != summary["plan"]:
+        _end(ls, token, "refused")
+        return {**summary, "applied": False,
+                "reason": "memory changed since the preview; nothing was written (preview again)"}
+    with ls.lock:
+        try:
+            journal = _journal(ls, "compact")
+            assert ls.store is not None
+            records = apply_plan(plan, ls.store, journal)
+            if stage is not None and stage.report.rejected:
+                records.append(journal.record(rejections(stage.report.rejected)))
+        except Refused as exc:
+            _end(ls, token, "refused")
+            return {**summary, "applied": False, "reason": str(exc)}
+    _end(ls, token, f"{len(plan.operations)} operations applied")
+    await _recheck(ls)
+    return {**summary, "applied": True, "journal": [r.id for r in records]}
+
+
 def register(server: LoreServer) -> None:
     @server.feature(types.WORKSPACE_WILL_RENAME_FILES, types.FileOperationRegistrationOptions(
         filters=[types.FileOperationFilter(pattern=types.FileOperationPattern(glob="**/*"))]))
@@ -321,70 +384,11 @@ def register(server: LoreServer) -> None:
                                "summarised {id} (its text stays)")
 
     @server.command("lore.compact")
-    async def compact(ls: LoreServer, *args: Any) -> dict[str, Any]:
-        """Compaction from the editor, applied by the server as one all-or-nothing batch (never handed to
-        the client as an edit it could apply in part). ``{"dryRun": true}`` returns the plan with a
-        readable ``preview`` and its ``plan`` id; ``{"plan": ID}`` applies that plan if memory has not
-        changed since (else refuses: preview again); with neither, the server shows the preview (where
-        the client can show documents) and asks before applying."""
+    async def compact_command(ls: LoreServer, *args: Any) -> dict[str, Any]:
         options = args[0] if args and isinstance(args[0], dict) else None
         if options is None and args:
-            return {"applied": False, "reason": "lore.compact takes one object: {dryRun, plan, only}"}
-        options = options or {}
-        only = options.get("only")
-        only = only.split(",") if isinstance(only, str) else only
-        stage = None
-        config = ls.config
-        if options.get("llm") and ls.ws is not None:
-            stage, problems = open_stage(ls.ws, lent=editor_model(ls, asyncio.get_running_loop()) if ls.settings.editorModel else None)
-            if stage is None:
-                return {"applied": False, "reason": "no model to ask: " + "; ".join(problems or ["none configured"])}
-            config = config.with_overrides(llm_assisted=True)
-        token = await _progress(ls, "Compacting memory" + (" with the language model" if stage else ""))
-
-        def make() -> tuple[Any, dict[str, Any], str]:
-            with ls.lock:
-                assert ls.store is not None
-                made = plan_compaction(ls.store, config, only=only, llm=stage)
-                return made, made.to_json(), render_preview(made, ls.store)
-
-        try:
-            # A model's answers come back through this loop (the editor's model): plan in a worker thread.
-            plan, summary, preview = make() if stage is None else await asyncio.get_running_loop().run_in_executor(None, make)
-        except ValueError as exc:
-            _end(ls, token, "refused")
-            return {"applied": False, "reason": str(exc)}
-        if stage is not None:
-            summary["llm"] = stage.report.to_json()
-        if options.get("dryRun"):
-            _end(ls, token, f"{len(plan.operations)} operations planned")
-            return {**summary, "preview": preview}
-        if not plan.operations and all(_unchanged_view(ls, p, t) for p, t in plan.views.items()):
-            _end(ls, token, "nothing to do")
-            return {**summary, "applied": False, "reason": "nothing to compact"}
-        wanted = options.get("plan")
-        if wanted is None:
-            confirmed = await _confirm(ls, preview, len(plan.operations))
-            if not confirmed:
-                _end(ls, token, "cancelled")
-                return {**summary, "applied": False, "reason": "cancelled"}
-        elif wanted != summary["plan"]:
-            _end(ls, token, "refused")
-            return {**summary, "applied": False,
-                    "reason": "memory changed since the preview; nothing was written (preview again)"}
-        with ls.lock:
-            try:
-                journal = _journal(ls, "compact")
-                assert ls.store is not None
-                records = apply_plan(plan, ls.store, journal)
-                if stage is not None and stage.report.rejected:
-                    records.append(journal.record(rejections(stage.report.rejected)))
-            except Refused as exc:
-                _end(ls, token, "refused")
-                return {**summary, "applied": False, "reason": str(exc)}
-        _end(ls, token, f"{len(plan.operations)} operations applied")
-        await _recheck(ls)
-        return {**summary, "applied": True, "journal": [r.id for r in records]}
+            return {"applied": False, "reason": "lore.compact takes one object: {dryRun, plan, only, llm}"}
+        return await compact(ls, options or {})
 
     @server.command("lore.describe")
     def describe(ls: LoreServer, entry_id: str, *args: Any) -> dict[str, Any]:
@@ -434,3 +438,39 @@ def register(server: LoreServer) -> None:
                 return {"undone": [], "refused": True, "reason": str(exc)}
         await _recheck(ls)
         return {"undone": record.undone, "reason": record.reason} if record else {"undone": []}
+
+
+COMPACT_NOW = "Preview compaction"
+
+
+def suggest_compaction(ls: LoreServer) -> None:
+    """Honour ``[context] auto_compact_threshold`` in the editor: when the memory's tokens pass that share
+    of the budget, ask once (until it drops below again) whether to compact. Nothing is written without
+    the preview and the user's "Apply"; the threshold at 0 turns this off."""
+    ws = ls.ws
+    if ws is None or ls.snapshot is None:
+        return
+    threshold = ws.context.auto_compact_threshold
+    tokens = ls.memory_tokens()["entries"]
+    budget = ls.settings.budget
+    if threshold <= 0 or tokens <= threshold * budget:
+        ls.compaction_suggested = False
+        return
+    if ls.compaction_suggested:
+        return
+    ls.compaction_suggested = True
+    asyncio.ensure_future(_offer_compaction(ls, tokens, budget, threshold))
+
+
+async def _offer_compaction(ls: LoreServer, tokens: int, budget: int, threshold: float) -> None:
+    try:
+        answer = await ls.window_show_message_request_async(types.ShowMessageRequestParams(
+            type=types.MessageType.Info,
+            message=f"Lorekeeper: memory holds {tokens} tokens, over {threshold:.0%} of its {budget}-token budget. "
+                    "Compact it? You see the plan before anything is written.",
+            actions=[types.MessageActionItem(title=COMPACT_NOW), types.MessageActionItem(title="Not now")]))
+    except Exception as exc:  # a client that cannot ask is not asked
+        log.info("compaction not offered: %s", exc)
+        return
+    if answer is not None and answer.title == COMPACT_NOW:
+        await compact(ls, {})

@@ -11,6 +11,7 @@ from typing import Any
 
 from lsprotocol import types
 
+from .commands import suggest_compaction
 from .diagnostics import publish
 from .server import LoreServer
 from .settings import layer
@@ -43,6 +44,7 @@ def register(server: LoreServer) -> None:
             progress.end(f"{len(ls.stale_entries())} stale memories" if ls.snapshot is not None else "not checked")
         publish(ls, findings)
         await _pull_configuration(ls)
+        suggest_compaction(ls)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def on_watched(ls: LoreServer, params: types.DidChangeWatchedFilesParams) -> None:

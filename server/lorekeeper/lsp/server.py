@@ -65,6 +65,8 @@ class LoreServer(LanguageServer):
         #: Edits handed to the client (references that follow a rename), journaled as they reach disk:
         #: the user may accept only some of them.
         self.pending_edits: list[tuple[Any, float]] = []
+        #: The user was asked to compact since memory passed the auto-compaction threshold.
+        self.compaction_suggested = False
 
     # -- the current state (read-only views of the snapshot) -------------------------------------
 
@@ -308,9 +310,11 @@ class LoreServer(LanguageServer):
             return
         loop = asyncio.get_running_loop()
         findings = await loop.run_in_executor(None, self.refresh, paths, structural)
-        from .diagnostics import publish  # noqa: PLC0415 - feature module imports this one
+        from .commands import suggest_compaction  # noqa: PLC0415 - feature modules import this one
+        from .diagnostics import publish  # noqa: PLC0415
 
         publish(self, findings)
+        suggest_compaction(self)
 
 
 def _settle_heap() -> None:

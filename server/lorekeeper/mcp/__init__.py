@@ -1,0 +1,13 @@
+"""``lore mcp``: the MCP server (stdio), the third surface. It only translates: every tool reads and writes
+through the same engine, store and journal as the CLI and the language server (see :mod:`.server`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def serve(root: Path) -> None:
+    """Serve the workspace at ``root`` over stdio until the client closes the connection."""
+    from .server import build_server  # noqa: PLC0415
+
+    build_server(root).run("stdio")
