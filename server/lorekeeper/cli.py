@@ -495,8 +495,11 @@ def context(
     ws = _workspace(ctx)
     for problem in ws.context.problems:
         err.print(f"[yellow]warning:[/] {escape(problem)}")
-    store = _load(ws, quiet_findings=True)
-    result = render_context(ws, store, budget=budget, focus=focus)
+    from .staleness import check_workspace
+
+    # Stale memories weigh less: the same findings the editor and MCP recall use (cached between runs).
+    findings, checker = check_workspace(ws)
+    result = render_context(ws, checker.store, budget=budget, focus=focus, findings=findings)
     if fmt == "json":
         _emit(result.to_json())
         return

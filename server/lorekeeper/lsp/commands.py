@@ -416,6 +416,33 @@ def register(server: LoreServer) -> None:
         return {"tokens": tokens["entries"], "tokensByScope": tokens, "tokensText": describe_tokens(tokens),
                 "budget": ls.config.budget, "stale": len(ls.stale_entries()), "stages": stages(ls)}
 
+    @server.command("lore.context")
+    async def context(ls: LoreServer, *args: Any) -> dict[str, Any]:
+        """The memory an agent should load now (the renderer of `lore context` and MCP recall):
+        ``{"budget": N, "focus": [PATH|QUERY...]}``, both optional. Without a focus, the code files open in
+        the editor are the focus. Returns the ``--format json`` shape, with ``focus`` said."""
+        from ..context import render_context  # noqa: PLC0415
+
+        options = args[0] if args and isinstance(args[0], dict) else {}
+        focus = options.get("focus")
+        if not (isinstance(focus, list) and all(isinstance(f, str) for f in focus)):
+            ws = ls.ws
+            opened = (ls.relpath(uri) for uri in list(ls.workspace.text_documents))
+            focus = sorted({p for p in opened if p and ws is not None and not ws.is_memory_path(p)})
+        budget = options.get("budget")
+        budget = budget if isinstance(budget, int) and budget > 0 else ls.settings.budget
+        snapshot = ls.snapshot
+        if snapshot is None or ls.ws is None:
+            return {"tokens": 0, "budget": budget, "entries": [], "omitted": [], "text": "", "focus": focus}
+
+        def render() -> dict[str, Any]:
+            # The snapshot is immutable: rendering needs no lock (saves go on meanwhile).
+            result = render_context(snapshot.ws, snapshot.store, budget=budget, focus=focus,
+                                    findings=list(snapshot.findings))
+            return {**result.to_json(), "focus": focus}
+
+        return await asyncio.get_running_loop().run_in_executor(None, render)
+
     @server.command("lore.entryAt")
     def entry_at(ls: LoreServer, uri: str, line: int) -> str | None:
         entries = ls.entries_at(uri, int(line))

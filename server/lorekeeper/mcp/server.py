@@ -150,9 +150,13 @@ class Lore:
 
     def recall(self, focus: list[str], budget: int | None, fmt: str, client: str | None) -> str | dict[str, Any]:
         from ..context import render_context
+        from ..staleness import check_workspace
+        from ..workspace import Workspace
 
-        ws, store = self.open()
-        result = render_context(ws, store, budget=self.budget(ws, client, budget), focus=focus)
+        ws = Workspace(self.root)
+        findings, checker = check_workspace(ws)  # stale memories weigh less, as in the editor and the CLI
+        result = render_context(ws, checker.store, budget=self.budget(ws, client, budget), focus=focus,
+                                findings=findings)
         return result.to_json() if fmt == "json" else result.text
 
     def store(self, items: list[NewMemory], tool: str, client: str | None) -> dict[str, Any]:
