@@ -195,3 +195,26 @@ async def test_without_sampling_or_endpoint_the_deterministic_plan_stands(projec
     assert any("no model to ask" in p for p in plan["problems"])
     [fuse] = [op for op in plan["operations"] if op["op"] == "fuse"]
     assert "written_by" not in fuse["result"]
+
+
+async def test_auto_compaction_past_the_threshold(project: Tree) -> None:
+    root = project.root
+    for n in range(3):  # one fact written three times (by hand): the rules merge the copies
+        project.entry(f"d{n}.json", {"id": f"d{n}", "category": "conventions", "content": FACTS["t1"],
+                                     "created": f"2026-0{n + 1}-01T00:00:00Z"})
+    project.write(".lore/config.toml", "[context]\nauto_compact_threshold = 0.2\n")
+    async with connect(root) as session:
+        await call(session, "configure", budget=100)  # the store's ~40 tokens pass 20% of it
+        first = await call(session, "store", content="Release notes live in CHANGELOG.md.")
+        ran = first["auto_compaction"]
+        assert ran["operations"] >= 1 and ran["journal"]
+        second = await call(session, "store", content="Tags follow semver.")
+        assert "auto_compaction" not in second  # not again before 20 more entries
+        log = await call(session, "log", limit=5)
+    assert "mcp auto-compact" in {row["argv"] for row in log["operations"]}
+    merged = [json.loads((root / f".lore/memory/entries/d{n}.json").read_text()).get("merged_into") for n in range(3)]
+    assert merged.count(None) == 1
+    async with connect(root) as session:
+        await call(session, "configure", budget=100, auto_compact_threshold=0)
+        third = await call(session, "store", content="The staging database is reset nightly.")
+    assert "auto_compaction" not in third or third["auto_compaction"] is None
