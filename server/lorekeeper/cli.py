@@ -396,7 +396,8 @@ def log(
     for row in rows:
         mark = f" [dim](undone by {escape(row['undone_by'])})[/]" if row["undone_by"] else ""
         when = _date(datetime.fromisoformat(row["time"]))
-        out.print(f"[bold cyan]{escape(row['id'])}[/] {when} [magenta]{escape(row['op'])}[/] {escape(row['reason'])}{mark}")
+        stage = f" [blue]{escape('[' + row['stage'] + ']')}[/]" if row["stage"] else ""
+        out.print(f"[bold cyan]{escape(row['id'])}[/] {when} [magenta]{escape(row['op'])}[/]{stage} {escape(row['reason'])}{mark}")
         out.print(f"    [dim]{escape(row['argv'])} · {', '.join(escape(p) for p in row['files'])}[/]")
 
 
@@ -531,7 +532,11 @@ def validate(ctx: typer.Context, as_json: bool = JsonOption) -> None:
 def check_stale(
     ctx: typer.Context,
     paths: list[str] = typer.Argument(None, help="Only the memory files (or folders of them) given."),
-    mark: bool = typer.Option(False, "--mark", help="Record stale_reason on entries with errors (journaled, undoable)."),
+    mark: bool = typer.Option(False, "--mark", help="Record stale_reason on entries with errors, and on those the "
+                              "model judged stale with --llm (journaled, undoable)."),
+    llm: bool = typer.Option(False, "--llm", help="Ask the configured model whether memories whose references changed "
+                             "still hold; a 'stale' verdict is a warning, never a deletion (config: llmAssisted, "
+                             "stalenessCheck, [llm]; see docs/llm.md)."),
     as_json: bool = JsonOption,
 ) -> None:
     """Report memories whose references the code made false: deleted or moved files, removed symbols,
@@ -548,11 +553,13 @@ def check_stale(
             _fail(f"no memory files at {', '.join(unknown)}", USAGE)
     report = check_cached(ws, wanted)
     findings = report.findings
+    stage, judged = _judge_staleness(ws, findings, llm or ws.compaction.llm_assisted, asked=llm)
+    findings = sorted([*findings, *judged], key=lambda f: (f.source, f.line or 0, f.kind, f.ref or ""))
     marked: list[Record] = []
     unmarked: list[Entry] = []
     if mark:
         try:
-            marked, unmarked = mark_stale(Store.open(ws), findings, _journal(ws))
+            marked, unmarked = mark_stale(Store.open(ws), findings, _journal(ws), stage.stage if stage else "")
         except Refused as exc:
             _fail(str(exc), REFUSED)
     errors = sum(f.severity == Severity.error for f in findings)
@@ -561,6 +568,8 @@ def check_stale(
         if mark:
             data["marked"] = [r.entries[0] for r in marked]
             data["operations"] = [r.id for r in marked]
+        if stage is not None and stage.client is not None:
+            data["llm"] = stage.report.to_json()
         _emit(data)
     else:
         for finding in findings:
@@ -575,12 +584,60 @@ def check_stale(
                       f"{len(findings) - errors} other finding(s)[/]")
         else:
             out.print(f"[green]{_count(checked, 'memory', 'memories')} checked: every reference holds[/]")
+        if stage is not None and stage.client is not None:
+            _print_llm_report(stage.report)
         if mark:
             out.print(f"marked {_count(len(marked), 'entry', 'entries')} stale"
                       + (f"; {len(unmarked)} instruction-file entr{'y' if len(unmarked) == 1 else 'ies'} left as written"
                          if unmarked else "") + " (`lore review` walks through them)")
     if errors:
         raise typer.Exit(PROBLEMS)
+
+
+def _judge_staleness(ws: Workspace, findings: list[Finding], wanted: bool, asked: bool) -> tuple[Any, list[Finding]]:
+    """The model's ``llm-stale`` findings: asked now when ``wanted`` (``--llm``, or ``llmAssisted``) and
+    ``stalenessCheck`` is on, else those an earlier run kept (no request). (stage or None, findings)."""
+    from .llm import open_stage
+    from .llm.staleness import judge_findings, remembered_findings, to_judge
+    from .staleness import StalenessChecker
+
+    if not to_judge(findings):
+        if asked:
+            err.print("[dim]llm: no memory has a changed reference to judge[/]")
+        return None, []
+    if wanted and not ws.compaction.staleness_check:
+        err.print("[yellow]warning:[/] llm: stalenessCheck is off in the configuration; no memory is judged")
+        wanted = False
+    if not wanted:
+        return None, remembered_findings(ws, findings)
+    stage, problems = open_stage(ws)
+    for problem in problems:
+        err.print(f"[yellow]warning:[/] llm: {escape(problem)}")
+    if stage is None:
+        err.print("[yellow]warning:[/] llm: no model to ask; the checker's findings stand")
+        return None, []
+    judged = stage.run("staleness judgement", judge_findings, stage, StalenessChecker(ws, Store.open(ws)), findings) or []
+    stage.save()
+    return stage, judged
+
+
+def _print_llm_report(report: Any) -> None:
+    """The LLM stage's line of a run: calls, tokens, what it did; then each rejection, veto and stop."""
+    parts = [f"{len(report.accepted)} accepted", f"{len(report.rejected)} rejected"]
+    if report.vetoed:
+        parts.append(f"{len(report.vetoed)} vetoed")
+    if report.verdicts:
+        counts = {v: sum(1 for x in report.verdicts if x["verdict"] == v) for v in ("holds", "stale", "unsure")}
+        parts = [", ".join(f"{n} {v}" for v, n in counts.items() if n), f"{len(report.rejected)} rejected"]
+    out.print(f"[dim]llm ({escape(report.model)}): {_count(report.calls, 'call', 'calls')}, {report.tokens} tokens"
+              f"{f', {report.cached} kept from an earlier run' if report.cached else ''}; {'; '.join(parts)}[/]")
+    for rejected in report.rejected:
+        out.print(f"[yellow]llm rejected:[/] {escape(', '.join(rejected['sources']))}: {escape(rejected['reason'])}")
+    for vetoed in report.vetoed:
+        out.print(f"[yellow]llm vetoed:[/] merging {escape(' and '.join(vetoed['sources']))}: {escape(vetoed['reason'])}"
+                  " (both stay)")
+    if report.stopped:
+        out.print(f"[yellow]llm stopped:[/] {escape(report.stopped)}")
 
 
 def _memory_path(ws: Workspace, path: str) -> str:
@@ -640,11 +697,13 @@ def review(ctx: typer.Context) -> None:
     """Walk through stale memories (marked or found now): keep and re-verify, update the reference to
     its new place, or archive. Each choice is journaled and undoable."""
     from .diagnose import conflicts as find_conflicts
+    from .llm.staleness import remembered_findings
     from .report import review_queue
     from .staleness import StalenessChecker, apply_fix, archive_entry, check_workspace, verify_entries
 
     ws = _workspace(ctx)
     findings, checker = check_workspace(ws)
+    findings += remembered_findings(ws, findings, checker)  # a model's verdicts kept by `check-stale --llm`
     store = checker.store
     journal = _journal(ws)
     queue = review_queue(store, findings, find_conflicts(store, ws.compaction))
@@ -770,10 +829,10 @@ def _run_compaction(ws: Workspace, only: list[str] | None, dry_run: bool, as_jso
             records = apply_plan(plan, store, journal)
         except Refused as exc:
             _fail(str(exc), REFUSED)
-        if llm is not None and llm.report.rejected:
-            from .llm import rejections
+        if llm is not None:
+            from .llm import journal_operations
 
-            records.append(journal.record(rejections(llm.report.rejected)))
+            records += [journal.record(op) for op in journal_operations(llm)]
     if as_json:
         data = plan.to_json()
         data["dry_run"] = dry_run
@@ -804,14 +863,7 @@ def _run_compaction(ws: Workspace, only: list[str] | None, dry_run: bool, as_jso
     for conflict in plan.conflicts:
         out.print(f"[yellow]review:[/] {escape(conflict['message'])}")
     if llm is not None:
-        report = llm.report
-        out.print(f"[dim]llm ({escape(report.model)}): {_count(report.calls, 'call', 'calls')}, {report.tokens} tokens"
-                  f"{f', {report.cached} kept from an earlier run' if report.cached else ''}; "
-                  f"{len(report.accepted)} accepted, {len(report.rejected)} rejected[/]")
-        for rejected in report.rejected:
-            out.print(f"[yellow]llm rejected:[/] {escape(', '.join(rejected['sources']))}: {escape(rejected['reason'])}")
-        if report.stopped:
-            out.print(f"[yellow]llm stopped:[/] {escape(report.stopped)}")
+        _print_llm_report(llm.report)
     if not dry_run and records:
         out.print(f"[dim]{_count(len(records), 'operation', 'operations')} journaled; `lore undo --last` reverses them[/]")
     elif dry_run:
@@ -826,8 +878,9 @@ def compact(
     budget: Optional[int] = typer.Option(None, "--budget", min=100, help="Token budget of index.md (default 2000)."),
     semantic: bool = typer.Option(False, "--semantic", help="Also merge entries that state one fact in other words "
                                   "(local embeddings, every merge verified; config: semanticDedup)."),
-    llm: bool = typer.Option(False, "--llm", help="Let the configured model write fused entries (every answer checked "
-                             "by the faithfulness guard; config: llmAssisted, [llm]; see docs/llm.md)."),
+    llm: bool = typer.Option(False, "--llm", help="Let the configured model write fused entries and summaries and "
+                             "confirm semantic merges (every answer checked by a guard; config: llmAssisted, [llm]; "
+                             "see docs/llm.md)."),
     reviewed: Optional[str] = typer.Option(None, "--plan", metavar="ID|FILE",
                                            help="Apply only the plan previewed with --dry-run: its id, or the file "
                                                 "its --json output was saved to. Refused if memory changed since."),
@@ -869,6 +922,8 @@ def gc(
     compress_threshold: Optional[int] = typer.Option(None, "--compress-threshold", min=1, help="Lines above which an entry is verbose (default 100)."),
     min_strength: Optional[float] = typer.Option(None, "--min-strength", min=0.0, max=1.0, help="Archive below this decayed strength (default 0.1)."),
     max_age: Optional[int] = typer.Option(None, "--max-age", min=1, help="Archive entries older than this many days (default: no limit)."),
+    llm: bool = typer.Option(False, "--llm", help="Let the configured model write the summaries of --compress (each "
+                             "checked by the summary guard; the deterministic summary otherwise; see docs/llm.md)."),
     as_json: bool = JsonOption,
 ) -> None:
     """Maintenance as mnemonic users know it: the archive and compress operations of `lore compact`
@@ -881,7 +936,7 @@ def gc(
     else:
         ops = ["archive", "compress"]
     _run_compaction(ws, ops, dry_run, as_json, {"compress_lines": compress_threshold, "min_strength": min_strength,
-                                                "max_age_days": max_age})
+                                                "max_age_days": max_age, "llm_assisted": True if llm else None})
 
 
 @app.command()

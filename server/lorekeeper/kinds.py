@@ -48,7 +48,7 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in [
             "stale-path moved-path stale-symbol stale-script stale-make-target stale-just-recipe stale-console-script"
             " stale-module stale-package-manager", stale=True),
     *_kinds(Family.staleness, Severity.warning, _STALE,
-            "missing-path stale-version changed-since-verified stale-value marked-stale", stale=True),
+            "missing-path stale-version changed-since-verified stale-value marked-stale llm-stale", stale=True),
     *_kinds(Family.staleness, Severity.info, _STALE,
             "unresolved-path unresolved-symbol unresolved-script unresolved-make-target unresolved-just-recipe"
             " unresolved-console-script unresolved-module"),

@@ -66,9 +66,12 @@ def merged_from(store: Store, entry: Entry) -> list[str]:
 
 def log_rows(records: list[Record], limit: int | None = None) -> list[dict[str, Any]]:
     """The journal's operations, newest first, each with the undo that reverses it (if one does)."""
+    from .compaction.plan import default_stage  # noqa: PLC0415
+
     undone = Journal.undone_by(records)
     shown = list(reversed(records))[: limit if limit is not None else len(records)]
-    return [{**r.summary(), "undone_by": undone.get(r.id)} for r in shown]
+    # A record written before stages were kept says so by its op alone.
+    return [{**r.summary(), "stage": r.stage or default_stage(r.op), "undone_by": undone.get(r.id)} for r in shown]
 
 
 @dataclass

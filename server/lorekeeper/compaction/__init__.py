@@ -37,8 +37,9 @@ def plan_compaction(store: Store, config: CompactionConfig, only: Iterable[str] 
                     now: datetime | None = None, llm: LLMStage | None = None) -> Plan:
     """Compute the plan: the operations of the selected rules (``only``, else those the config enables)
     in their fixed order, the derived views of the resulting memory, and token counts before and after.
-    With ``llm`` (the LLM stage), the model rewrites planned fusions where the faithfulness guard lets it
-    (``llm.report`` says what it did)."""
+    With ``llm`` (the LLM stage), the model confirms or vetoes semantic merges (``semantic_dedup``),
+    rewrites planned fusions (``entry_fusion``) and writes summaries of compressed entries and consolidated
+    learnings, each where its guard lets it (``llm.report`` says what it did)."""
     now = now or datetime.now(UTC)
     selected = set(only) if only is not None else set(config.enabled())
     unknown = selected - set(OPERATIONS) - {"views"}
@@ -54,14 +55,18 @@ def plan_compaction(store: Store, config: CompactionConfig, only: Iterable[str] 
             if rule.name in selected:
                 rule.run(planner, entries_dir)
         if llm is not None:
+            if config.semantic_dedup and "semantic" in selected:
+                llm.run("semantic confirmation", llm.confirm, planner)
             if config.entry_fusion and "fuse" in selected:
-                llm.fuse(planner)
+                llm.run("fusion", llm.fuse, planner)
+            if selected & {"compress", "consolidate"}:
+                llm.run("summaries", llm.summarize, planner)
             llm.save()
         before_views = view_entries(store.entries, [], planner.conflicts)
         after = view_entries(store.entries, planner.operations, planner.conflicts)
     store_prefix = store.ws.rel(store.ws.store)
     views = {f"{store_prefix}/{path}": text for path, text in render_compacted(after).items()}
-    views[f"{store_prefix}/index.md"] = render_index(store, planner, config, now)
+    views[f"{store_prefix}/index.md"] = render_index(store, planner, config, now, llm)
     on_disk = {path: _read_text(store, path) for path in views}
     for old in (store.ws.store / "compacted").glob("*.md") if (store.ws.store / "compacted").is_dir() else []:
         on_disk.setdefault(store.ws.rel(old), _read_text(store, store.ws.rel(old)))
@@ -92,15 +97,27 @@ def _read_text(store: Store, path: str) -> str | None:
         return None
 
 
-def render_index(store: Store, planner: Planner, config: CompactionConfig, now: datetime) -> str:
+def render_index(store: Store, planner: Planner, config: CompactionConfig, now: datetime,
+                 llm: LLMStage | None = None) -> str:
     """index.md: the memory as the plan leaves it, rendered by the context renderer (no focus, the
     index budget) in its ``index`` style, so that index.md, `lore context` and MCP recall agree. It reads
-    the levels `lore context` remembered (hysteresis) but writes nothing."""
+    the levels `lore context` remembered (hysteresis) but writes nothing. With the LLM stage and
+    ``narrative_index``, each category's full entries may read as prose the model wrote and the guard
+    checked against them (every fact kept, nothing added, no longer than the bullets); else bullets."""
     from ..context import INDEX, render_entries
 
     conflicts = [c for c in planner.conflicts if c.get("kind") == "contradiction"]
-    return render_entries(store.ws, entries_after(store.entries, planner.operations), budget=config.budget,
-                          now=now, conflicts=conflicts, style=INDEX, remember=False).text
+    entries = entries_after(store.entries, planner.operations)
+    stage = llm if llm is not None and config.narrative_index else None
+
+    def narrate(sections: dict[str, list[tuple[str, str]]], tokens: int) -> dict[str, str]:
+        assert stage is not None
+        prose = stage.run("narrative index", stage.narrate, sections, tokens) or {}
+        stage.save()
+        return prose
+
+    return render_entries(store.ws, entries, budget=config.budget, now=now, conflicts=conflicts, style=INDEX,
+                          remember=False, narrate=narrate if stage is not None else None).text
 
 
 def entries_after(entries: list[Entry], operations: list[PlanOperation]) -> list[Entry]:
@@ -143,7 +160,7 @@ def view_entries(entries: list[Entry], operations: list[PlanOperation],
         if op.new_entry is not None:
             raw = op.new_entry
             shown[raw["id"]] = ViewEntry(raw["id"], raw["category"], raw["content"], _stamp_time(raw["created"]),
-                                         None, False, float(raw.get("confidence") or 0.0), op.new_path or "")
+                                         raw.get("summary"), False, float(raw.get("confidence") or 0.0), op.new_path or "")
     for conflict in conflicts or []:
         if conflict.get("kind") != "contradiction":
             continue

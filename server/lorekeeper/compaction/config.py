@@ -41,6 +41,11 @@ class CompactionConfig(BaseModel):
     llm_assisted: StrictBool = False
     #: With the LLM stage on: fused entries are written by the model (LeanSpec's `entryFusion`).
     entry_fusion: StrictBool = True
+    #: With the LLM stage on: the model judges memories whose references changed (`lore check-stale
+    #: --llm`; LeanSpec's `stalenessCheck`). A "stale" verdict is a finding, never a deletion.
+    staleness_check: StrictBool = True
+    #: With the LLM stage on: index prose per category (LeanSpec's `narrativeIndex`). Off by default.
+    narrative_index: StrictBool = False
     #: Cosine at or above which two entries are close enough for the guard to look at them (the guard,
     #: not this number, decides). Measured on the labelled pairs: see docs/semantic.md.
     semantic_threshold: StrictFloat = Field(default=0.75, ge=0.0, le=1.0)

@@ -31,9 +31,26 @@ class PlanOperation:
     updates: list[tuple[Entry, dict[str, Any]]] = field(default_factory=list)
     new_entry: dict[str, Any] | None = None  # raw fields of a new entry file
     new_path: str | None = None
+    #: Which stage made it: "rules", "semantic", "llm:MODEL" (the model wrote its text or summary), or
+    #: "semantic+llm:MODEL" (a semantic merge the model confirmed); ``lore log`` shows it.
+    stage: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.stage:
+            self.stage = default_stage(self.op)
 
     def to_json(self) -> dict[str, Any]:
-        return {"op": self.op, "sources": self.sources, "result": self.result, "reason": self.reason}
+        return {"op": self.op, "sources": self.sources, "result": self.result, "reason": self.reason,
+                "stage": self.stage}
+
+
+def default_stage(op: str) -> str:
+    """The stage of an operation that does not say (a journal record written before stages were kept)."""
+    if op == "semantic":
+        return "semantic"
+    if op in ("dedup", "merge", "supersede", "fuse", "compress", "archive", "consolidate", "views"):
+        return "rules"
+    return ""
 
 
 @dataclass
@@ -147,10 +164,12 @@ def journal_operations(plan: Plan, store: Store) -> list[Operation]:
     state: dict[str, bytes] = {}
     for op in plan.operations:
         entries = [*op.sources] + ([op.result["id"]] if op.result and op.result.get("id") not in op.sources else [])
-        out.append(Operation(op=op.op, reason=op.reason, changes=operation_changes(op, store, state), entries=entries))
+        out.append(Operation(op=op.op, reason=op.reason, changes=operation_changes(op, store, state), entries=entries,
+                             stage=op.stage))
     views = view_changes(plan, store)
     if views:
-        out.append(Operation(op="views", reason="regenerate index.md and compacted/ from entries", changes=views))
+        out.append(Operation(op="views", reason="regenerate index.md and compacted/ from entries", changes=views,
+                             stage="rules"))
     return out
 
 

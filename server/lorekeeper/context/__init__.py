@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -27,7 +27,7 @@ from ..store import Store
 from ..tokens import count_tokens
 from ..workspace import Workspace
 from .config import ContextConfig
-from .render import CONFLICT, CONTEXT, INDEX, LEVELS, OMITTED, PINNED, Item, Style, Unit, assign
+from .render import CONFLICT, CONTEXT, FULL, INDEX, LEVELS, OMITTED, PINNED, Item, Layout, Style, Unit, assign, layout
 from .score import Focus, focus_relevance, score, signals
 
 __all__ = ["CONFLICT", "CONTEXT", "INDEX", "PINNED", "ContextConfig", "ContextResult", "Focus", "RenderedEntry", "Style",
@@ -90,9 +90,14 @@ def _conflicts(store: Store) -> list[dict[str, Any]]:
 def render_entries(ws: Workspace, entries: Sequence[Entry], *, budget: int | None = None, focus: Sequence[str] = (),
                    findings: Sequence[Finding] | None = None, now: datetime | None = None,
                    config: ContextConfig | None = None, conflicts: Sequence[dict[str, Any]] = (),
-                   style: Style = CONTEXT, remember: bool = True) -> ContextResult:
+                   style: Style = CONTEXT, remember: bool = True,
+                   narrate: Callable[[dict[str, list[tuple[str, str]]], int], Mapping[str, str]] | None = None
+                   ) -> ContextResult:
     """:func:`render_context` over a list of entries (compaction passes the memory as its plan leaves
-    it); ``style`` ``INDEX`` renders index.md, which reads the remembered levels but never writes them."""
+    it); ``style`` ``INDEX`` renders index.md, which reads the remembered levels but never writes them.
+    ``narrate`` (the narrative index): given the full entries of each plain category section (no pinned,
+    conflicting, superseded or stale entries among them) as (id, text) and the tokens their bullets take,
+    returns prose per category, which stands in for those bullets."""
     config = config or ws.context
     limit = budget if budget is not None else config.budget if config.budget is not None else ws.compaction.budget
     # Recency in whole days: the same memory renders the same all day (prompt caches keep working).
@@ -126,11 +131,37 @@ def render_entries(ws: Workspace, entries: Sequence[Entry], *, budget: int | Non
             break
         previous = now_levels
     assert result is not None  # the loop runs at least once
+    if narrate is not None:
+        result = _narrated(units, levels, style, limit, count, narrate, result)
     if remember and style is CONTEXT and units:
         _write_state(ws, key, {i.id: LEVELS[lv] for u, lv in zip(units, levels, strict=True) for i in u.items})
     rendered = [RenderedEntry(item.id, LEVELS[level], round(item.score, 3), text) for item, level, text in result.shown]
     omitted = [i.id for i in sorted(result.omitted, key=lambda i: (-i.score, i.id))]
     return ContextResult(result.tokens, limit, rendered, omitted, result.text, list(config.problems), scores)
+
+
+def _narrated(units: Sequence[Unit], levels: Sequence[int], style: Style, limit: int, count: Callable[[str], int],
+              narrate: Callable[[dict[str, list[tuple[str, str]]], int], Mapping[str, str]], plain: Layout) -> Layout:
+    """The layout with the narrative index's prose for the sections it was written for (else ``plain``)."""
+    sections: dict[str, list[Item]] = {}
+    noted: set[str] = set()
+    for unit, level in zip(units, levels, strict=True):
+        if level != FULL or unit.section in (PINNED, CONFLICT):
+            continue
+        for item in unit.items:
+            sections.setdefault(unit.section, []).append(item)
+            if item.note or len(unit.items) > 1:  # superseded or stale: its note must stay with it
+                noted.add(unit.section)
+    asked = {s: [(i.id, i.full) for i in items] for s, items in sections.items() if s not in noted and len(items) > 1}
+    if not asked:
+        return plain
+    tokens = sum(count(f"- {text}\n") for items in asked.values() for _, text in items)
+    prose = narrate(asked, tokens)
+    narratives = {s: (frozenset(i for i, _ in asked[s]), text) for s, text in prose.items() if s in asked and text.strip()}
+    if not narratives:
+        return plain
+    narrated = layout(units, levels, style, limit, count, narratives)
+    return narrated if narrated.tokens <= limit else plain  # prose is no longer than its bullets; checked anyway
 
 
 def _shown(entries: Sequence[Entry], include_instructions: bool) -> list[Entry]:

@@ -10,7 +10,7 @@ more fits; the final text is then counted, and moves are taken back until it fit
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -144,9 +144,11 @@ def status_line(style: Style, tokens: int, budget: int, counts: Sequence[int]) -
 
 
 def layout(units: Sequence[Unit], levels: Sequence[int], style: Style, budget: int,
-           count: Callable[[str], int]) -> Layout:
+           count: Callable[[str], int], narratives: Mapping[str, tuple[frozenset[str], str]] | None = None) -> Layout:
     """The text for units at the given levels, its size in tokens (which it states, counted on the
-    final text), what it shows and what it leaves out."""
+    final text), what it shows and what it leaves out. ``narratives``: section -> (ids, prose): where the
+    entries a section shows in full are exactly those ids, the prose stands in for their bullets (the
+    narrative index; the prose was checked against them and is no longer than they are)."""
     sections: dict[str, list[tuple[Unit, int]]] = {}
     omitted: list[Item] = []
     for unit, level in zip(units, levels, strict=True):
@@ -163,15 +165,25 @@ def layout(units: Sequence[Unit], levels: Sequence[int], style: Style, budget: i
         if section == CONFLICT:
             body.append("These memories disagree; neither is current until one is kept.")
         waiting: list[Item] = []
+        prose = (narratives or {}).get(section)
+        full_ids = frozenset(i.id for unit, level in placed if level == FULL for i in unit.items)
+        if prose is not None and (prose[0] != full_ids or not full_ids):
+            prose = None
+        if prose is not None:
+            body += [prose[1], ""]
         for unit, level in placed:
             for item in unit.items:
                 if level == PLACEHOLDER:
                     waiting.append(item)
                     continue
                 line = item_line(item, level, style)
-                body.append(line)
                 fidelity = level if level == FULL or item.short is not None else FULL
                 shown.append((item, fidelity, line[2:]))
+                if prose is not None and level == FULL:
+                    continue  # said in the prose above
+                body.append(line)
+        if prose is not None and body[-1] == "":
+            body.pop()
         if waiting:
             line = placeholder_line(section, waiting, style)
             body.append(line)

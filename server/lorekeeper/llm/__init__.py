@@ -4,7 +4,7 @@ that uses it (:mod:`.stage`). Without a model everything still works: the determ
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .settings import Endpoint, endpoint
 
@@ -14,14 +14,16 @@ if TYPE_CHECKING:
     from .bridge import Ask
     from .stage import LLMStage
 
-__all__ = ["Endpoint", "endpoint", "open_stage", "rejections"]
+__all__ = ["Endpoint", "endpoint", "journal_operations", "open_stage"]
 
 
-def open_stage(ws: Workspace, environ: dict[str, str] | None = None, *,
+def open_stage(ws: Workspace, environ: dict[str, str] | None = None, cached_only: bool = False, *,
                lent: tuple[Ask, str] | None = None) -> tuple[LLMStage | None, list[str]]:
-    """The LLM stage for a run in ``ws`` (a client with a fresh budget), or ``None`` and why not; and any
-    configuration problems met. A configured endpoint comes first; else ``lent``, a model the surface's
-    peer lends (the editor's, the MCP client's): its ``ask`` function and who lends it."""
+    """The LLM stage for a run in ``ws`` (a client with a fresh budget: one budget for every operation of
+    the run), or ``None`` and why not; and any configuration problems met. A configured endpoint comes
+    first; else ``lent``, a model the surface's peer lends (the editor's, the MCP client's): its ``ask``
+    function and who lends it. ``cached_only``: a stage that answers from the answers kept by earlier runs
+    and never asks the model (no request, no cost)."""
     from ..tokens import count_tokens  # noqa: PLC0415
     from .client import Budget, ChatClient  # noqa: PLC0415
     from .stage import LLMStage  # noqa: PLC0415
@@ -39,16 +41,22 @@ def open_stage(ws: Workspace, environ: dict[str, str] | None = None, *,
         quiet = [p for p in problems if not p.startswith("no model is configured")]
         return LLMStage(bridge, name, bridge.base_url, config.batch, config.answer_tokens, ws), quiet
     config = found.config
+    if cached_only:
+        return LLMStage(None, found.model, found.base_url, config.batch, config.answer_tokens, ws), problems
     client = ChatClient(found.base_url, found.model, found.api_key, Budget(config.max_tokens, config.max_calls),
                         count_tokens, timeout=config.timeout, retries=config.retries)
     return LLMStage(client, found.model, found.base_url, config.batch, config.answer_tokens, ws), problems
 
 
-def rejections(rejected: list[dict[str, Any]]) -> Operation:
-    """One journal operation (no file changes) saying which model answers were rejected and why: ``lore log``
-    shows it next to the compaction it belongs to."""
+def journal_operations(stage: LLMStage) -> list[Operation]:
+    """Journal operations (no file changes) saying which model answers were rejected and why, and which
+    merges the model vetoed and why: ``lore log`` shows them next to the compaction they belong to."""
     from ..store import Operation  # noqa: PLC0415
 
-    reason = "; ".join(f"{', '.join(r['sources'])}: {r['reason']}" for r in rejected)
-    entries = sorted({i for r in rejected for i in r["sources"]})
-    return Operation(op="llm-rejected", reason=reason, changes=[], entries=entries)
+    out: list[Operation] = []
+    for op, items, what in (("llm-rejected", stage.report.rejected, ""), ("llm-vetoed", stage.report.vetoed, "not merged: ")):
+        if items:
+            reason = "; ".join(f"{what}{', '.join(r['sources'])}: {r['reason']}" for r in items)
+            entries = sorted({i for r in items for i in r["sources"]})
+            out.append(Operation(op=op, reason=reason, changes=[], entries=entries, stage=stage.stage))
+    return out

@@ -6,6 +6,7 @@ command parses its arguments, calls the engine under the writer lock, and re-che
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import secrets
 from collections.abc import Callable
@@ -17,7 +18,7 @@ from pydantic import TypeAdapter, ValidationError
 from .. import cache as cache_files
 from ..compaction import apply_plan, plan_compaction, render_preview
 from ..compaction.actions import apply_operation, compress_entry, keep_both, keep_one, merge_into
-from ..llm import open_stage, rejections
+from ..llm import journal_operations, open_stage
 from ..model import Entry, Finding, Fix, ReplaceRefFix, ReplaceTextFix, Severity
 from ..report import describe_tokens, log_rows
 from ..safeio import read_text
@@ -228,8 +229,8 @@ async def compact(ls: LoreServer, options: dict[str, Any]) -> dict[str, Any]:
             journal = _journal(ls, "compact")
             assert ls.store is not None
             records = apply_plan(plan, ls.store, journal)
-            if stage is not None and stage.report.rejected:
-                records.append(journal.record(rejections(stage.report.rejected)))
+            if stage is not None:
+                records += [journal.record(op) for op in journal_operations(stage)]
         except Refused as exc:
             _end(ls, token, "refused")
             return {**summary, "applied": False, "reason": str(exc)}
@@ -468,12 +469,14 @@ def register(server: LoreServer) -> None:
 
 
 COMPACT_NOW = "Preview compaction"
+_DECLINED = "compaction-declined.json"
 
 
 def suggest_compaction(ls: LoreServer) -> None:
     """Honour ``[context] auto_compact_threshold`` in the editor: when the memory's tokens pass that share
-    of the budget, ask once (until it drops below again) whether to compact. Nothing is written without
-    the preview and the user's "Apply"; the threshold at 0 turns this off."""
+    of the budget and the rules have something to compact, ask (once a session, and never again for a
+    plan the user declined) whether to compact. Nothing is written without the preview and the user's
+    "Apply"; the threshold at 0 turns this off; a client that cannot show choices is not asked."""
     ws = ls.ws
     if ws is None or ls.snapshot is None:
         return
@@ -483,21 +486,46 @@ def suggest_compaction(ls: LoreServer) -> None:
     if threshold <= 0 or tokens <= threshold * budget:
         ls.compaction_suggested = False
         return
-    if ls.compaction_suggested:
+    window = ls.client_capabilities.window
+    if ls.compaction_suggested or window is None or window.show_message is None:
         return
     ls.compaction_suggested = True
     asyncio.ensure_future(_offer_compaction(ls, tokens, budget, threshold))
 
 
 async def _offer_compaction(ls: LoreServer, tokens: int, budget: int, threshold: float) -> None:
+    from ..compaction import plan_id  # noqa: PLC0415
+
+    ws = ls.ws
+    if ws is None:
+        return
+    config = ls.config.with_overrides(semantic_dedup=False, llm_assisted=False)  # the rules alone: cheap, no model
+
+    def planned() -> str | None:
+        with ls.lock:
+            if ls.store is None:
+                return None
+            plan = plan_compaction(ls.store, config)
+            return plan_id(plan) if plan.operations else None
+
+    try:
+        wanted = await asyncio.get_running_loop().run_in_executor(None, planned)
+    except Exception as exc:  # a hint only: never break the session
+        log.info("compaction not offered: %s", exc)
+        return
+    declined = cache_files.read_json(ws.root, ws.cache_dir, _DECLINED)
+    if wanted is None or (isinstance(declined, dict) and declined.get("plan") == wanted):
+        return  # nothing the rules would do, or the user already said no to exactly this
     try:
         answer = await ls.window_show_message_request_async(types.ShowMessageRequestParams(
             type=types.MessageType.Info,
-            message=f"Lorekeeper: memory holds {tokens} tokens, over {threshold:.0%} of its {budget}-token budget. "
-                    "Compact it? You see the plan before anything is written.",
+            message=f"Lorekeeper: memory holds {tokens} tokens, over {threshold:.0%} of its {budget}-token budget, "
+                    "and the rules can compact it. Compact it? You see the plan before anything is written.",
             actions=[types.MessageActionItem(title=COMPACT_NOW), types.MessageActionItem(title="Not now")]))
     except Exception as exc:  # a client that cannot ask is not asked
         log.info("compaction not offered: %s", exc)
         return
     if answer is not None and answer.title == COMPACT_NOW:
         await compact(ls, {})
+    elif answer is not None and cache_files.usable(ws.root, ws.cache_dir):  # "Not now": not again for this plan
+        cache_files.write(ws.root, ws.cache_dir, _DECLINED, json.dumps({"plan": wanted}).encode("utf-8"))

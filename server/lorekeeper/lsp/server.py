@@ -145,6 +145,7 @@ class LoreServer(LanguageServer):
                 checker.check()
                 step("looking for duplicates and conflicts", 70)
                 found = memory_findings(store, self.config)
+                found += _kept_verdicts(ws, checker)
                 step("preparing diagnostics", 90)
                 self._publish_snapshot(Snapshot.build(self._next_generation(), ws, store, checker, self.config, found))
                 self._covered = covers
@@ -315,6 +316,19 @@ class LoreServer(LanguageServer):
 
         publish(self, findings)
         suggest_compaction(self)
+
+
+def _kept_verdicts(ws: Workspace, checker: StalenessChecker) -> list[Finding]:
+    """What a model judged stale in an earlier ``lore check-stale --llm`` (kept answers, for the same
+    memory text and code: no request, no cost), shown with the full check's diagnostics. A failure here
+    only loses these hints."""
+    try:
+        from ..llm.staleness import remembered_findings  # noqa: PLC0415
+
+        return remembered_findings(ws, checker.findings(), checker)
+    except Exception as exc:  # optional: never break the check
+        log.warning("kept model verdicts not read: %s", exc)
+        return []
 
 
 def _settle_heap() -> None:

@@ -241,7 +241,7 @@ class Lore:
     def compact(self, dry_run: bool, semantic: bool, llm: bool, only: list[str] | None, plan: str | None,
                 lent: Any) -> dict[str, Any]:
         from ..compaction import apply_plan, plan_compaction, plan_id, render_preview
-        from ..llm import open_stage, rejections
+        from ..llm import journal_operations, open_stage
 
         ws, store = self.open()
         overrides: dict[str, Any] = {}
@@ -270,8 +270,8 @@ class Lore:
                              "nothing was written: preview again with dry_run")
         journal = self.journal(ws, "compact")
         records = apply_plan(made, store, journal)
-        if stage is not None and stage.report.rejected:
-            records.append(journal.record(rejections(stage.report.rejected)))
+        if stage is not None:
+            records += [journal.record(op) for op in journal_operations(stage)]
         data["dry_run"] = False
         data["journal"] = [r.id for r in records]
         return data

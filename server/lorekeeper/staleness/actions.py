@@ -84,12 +84,18 @@ def _sidecar_operation(ws: Workspace, updates: dict[str, Any], entry_ids: list[s
     return Operation(op=op, reason=reason, changes=[FileChange(ws.rel(path), before, after)], entries=entry_ids)
 
 
-def mark_stale(store: Store, findings: list[Finding], journal: Journal) -> tuple[list[Record], list[Entry]]:
-    """Record ``stale_reason`` on the entries with error findings (entry and MIF files). Instruction-file
-    entries are returned unmarked: their text is the user's, and the finding is their mark."""
+#: Findings that mark a memory stale although they are warnings: a model's verdict (``check-stale --llm``).
+MARKED_WARNINGS = frozenset({"llm-stale"})
+
+
+def mark_stale(store: Store, findings: list[Finding], journal: Journal,
+               llm_stage: str = "") -> tuple[list[Record], list[Entry]]:
+    """Record ``stale_reason`` on the entries with error findings, or a model's ``llm-stale`` verdict
+    (entry and MIF files; the operation's stage is then ``llm_stage``). Instruction-file entries are
+    returned unmarked: their text is the user's, and the finding is their mark."""
     by_entry: dict[str, list[Finding]] = {}
     for finding in findings:
-        if finding.severity == Severity.error and finding.entry:
+        if finding.entry and (finding.severity == Severity.error or finding.kind in MARKED_WARNINGS):
             by_entry.setdefault(finding.entry, []).append(finding)
     ids = store.by_id()
     operations: list[Operation] = []
@@ -104,8 +110,10 @@ def mark_stale(store: Store, findings: list[Finding], journal: Journal) -> tuple
         reason = "; ".join(f.message for f in found)
         if entry.stale_reason == reason:
             continue
+        by_model = any(f.kind in MARKED_WARNINGS for f in found)
         operations.append(Operation(op="flag-stale", reason=reason, entries=[entry.id],
-                                    changes=[store.change_for(entry, {"stale_reason": reason})]))
+                                    changes=[store.change_for(entry, {"stale_reason": reason})],
+                                    stage=llm_stage if by_model else ""))
     return (journal.apply_all(operations) if operations else []), skipped
 
 

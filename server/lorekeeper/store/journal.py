@@ -62,6 +62,8 @@ class Operation:
     changes: list[FileChange]
     entries: list[str] = field(default_factory=list)
     undoes: str | list[str] | None = None
+    #: Which stage of compaction made it ("rules", "semantic", "llm:MODEL"); "" for other commands.
+    stage: str = ""
 
 
 @dataclass
@@ -78,6 +80,7 @@ class Record:
     changes: list[FileChange]
     undoes: str | list[str] | None
     path: Path
+    stage: str = ""
 
     @property
     def undone(self) -> list[str]:
@@ -97,6 +100,7 @@ class Record:
             "entries": self.entries,
             "files": [c.path for c in self.changes],
             "undoes": self.undoes,
+            "stage": self.stage,
         }
 
 
@@ -160,7 +164,7 @@ class Journal:
             op_id = f"{when:%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
             records.append(Record(op_id, when, self.command, self.argv, operation.op, operation.reason,
                                   operation.entries, operation.changes, operation.undoes,
-                                  self.ws.log_dir / f"{op_id}.json"))
+                                  self.ws.log_dir / f"{op_id}.json", operation.stage))
         root = self.ws.root
         # The marker says a batch is under way: a process killed before it is removed leaves it, and the
         # next command rolls the batch back (even a one-file operation: its record must not outlive it).
@@ -221,7 +225,7 @@ class Journal:
         now = datetime.now(UTC)
         op_id = f"{now:%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
         record = Record(op_id, now, self.command, self.argv, operation.op, operation.reason, operation.entries,
-                        operation.changes, operation.undoes, self.ws.log_dir / f"{op_id}.json")
+                        operation.changes, operation.undoes, self.ws.log_dir / f"{op_id}.json", operation.stage)
         with store_lock(self.ws):
             atomic_write(record.path, _encode_record(record), self.ws.root)
         return record
@@ -562,6 +566,7 @@ def _encode_record(record: Record) -> bytes:
         "reason": record.reason,
         "entries": record.entries,
         "undoes": record.undoes,
+        **({"stage": record.stage} if record.stage else {}),
         "files": [{"path": c.path, "before": _blob(c.before), "after": _blob(c.after)} for c in record.changes],
     }
     return (json.dumps(data, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
@@ -581,4 +586,5 @@ def _decode_record(data: dict[str, Any], path: Path) -> Record:
         changes=[FileChange(f["path"], _unblob(f["before"]), _unblob(f["after"])) for f in data["files"]],
         undoes=data.get("undoes"),
         path=path,
+        stage=data["stage"] if isinstance(data.get("stage"), str) else "",
     )
