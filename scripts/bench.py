@@ -18,7 +18,10 @@ Targets from the staleness issue: cold within 3x of the floor; warm under 0.5 s 
 
 context: `lore context` on a realistic 500-entry store with a focus on one file, at budgets 2000 and 8000:
 token reduction against the full store and the share of the focus's ground-truth entries kept full, next
-to a recency-only baseline (see bench_context). Figures only, no targets."""
+to a recency-only baseline (see bench_context). Figures only, no targets.
+
+guard: the LLM stage's faithfulness guard on labelled model answers (tests/data/llm/guard*.jsonl): faithful
+answers accepted and unfaithful ones refused, per operation (see bench_guard; -v lists the misjudged)."""
 
 from __future__ import annotations
 
@@ -367,7 +370,8 @@ def bench_speed(sizes: list[int], files: int, runs: int, edits: int, plan_sizes:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", choices=["speed", "check-stale", "compact", "lsp", "real-stale", "trust", "semantic", "context"],
+    parser.add_argument("--only", choices=["speed", "check-stale", "compact", "lsp", "real-stale", "trust", "semantic", "context",
+                                           "guard"],
                         help="run one benchmark")
     parser.add_argument("--mirror", type=Path, default=os.environ.get("LORE_BENCH_MIRROR"),
                         help="real-stale: folder of git directories (owner+name/repo); else cloned from GitHub")
@@ -406,6 +410,10 @@ def main() -> None:
         import bench_context
 
         bench_context.bench_context()
+    if args.only in (None, "guard"):
+        import bench_guard
+
+        bench_guard.bench_guard(args.verbose)
     if args.only in (None, "real-stale"):
         import bench_real_stale
 

@@ -20,6 +20,8 @@ from ..model import Entry
 FULL, COMPRESSED, PLACEHOLDER, OMITTED = 0, 1, 2, 3
 LEVELS = ("full", "compressed", "placeholder", "omitted")
 PINNED, CONFLICT = "\x00pinned", "\x00conflict"
+#: Topics the "Left out" line names (by count); the rest are counted.
+_TOPICS = 8
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
@@ -130,9 +132,16 @@ def omitted_lines(items: Sequence[Item], style: Style) -> list[str]:
         return ["", "## More", ""] + [f"- {c}: {n} more in compacted/{slug(c)}.md" for c, n in sorted(counts.items())]
     pinned = sum(i.entry.pinned for i in items)
     also = f" (with {pinned} pinned that did not fit)" if pinned else ""
+    counts: dict[str, int] = {}
+    for item in items:
+        counts[item.entry.category] = counts.get(item.entry.category, 0) + 1
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    topics = ", ".join(f"{c} {n}" for c, n in ranked[:_TOPICS])
+    if len(ranked) > _TOPICS:
+        topics += f", {len(ranked) - _TOPICS} more topics"
     return ["", "## Left out", "",
-            f"- {len(items)} {'entry' if len(items) == 1 else 'entries'} with the lowest scores{also}: "
-            "`lore context --format json` lists them; `lore show ID` prints one"]
+            f"- {len(items)} {'entry' if len(items) == 1 else 'entries'} with the lowest scores{also}, by topic: "
+            f"{topics}. `lore search WORDS` (MCP `query`) finds them; `lore context --format json` lists their ids"]
 
 
 def status_line(style: Style, tokens: int, budget: int, counts: Sequence[int]) -> str:
