@@ -280,6 +280,9 @@ def show(
     ws = _workspace(ctx)
     store = _load(ws, quiet_findings=True)
     entry = _pick(store, key)
+    from .context.access import record
+
+    record(ws, [entry.id])  # read: the access signal of the context score (kept in .lore/cache, not the file)
     ids = store.by_id()
     history = _journal(ws).history_of({entry.location.path}, {entry.id})
     refs = [{**r.model_dump(mode="json", exclude_none=True), "status": _ref_status(ws, r)} for r in entry.refs]

@@ -69,3 +69,19 @@ def test_status_reports_the_context_figures(ws: Path, tree: Tree) -> None:
     assert after["budget"] == 200 and after["auto_compact"] == {"threshold": 0.9, "at_tokens": 180, "exceeded": True}
     assert after["last_compaction"]["operation"] in lore("log", cwd=ws).stdout
     assert "reached: run `lore compact`" in lore("status", cwd=ws).stdout
+
+
+def test_reading_an_entry_raises_its_score_without_touching_memory_files(ws: Path) -> None:
+    def score_of(entry_id: str) -> float:
+        data = json.loads(lore("context", "--budget", "4000", "--format", "json", cwd=ws).stdout)
+        return next(e["score"] for e in data["entries"] if e["id"] == entry_id)
+
+    before_files = files(ws)
+    before = score_of("fact07")
+    assert lore("show", "fact07", cwd=ws).returncode == 0
+    assert lore("show", "fact07", cwd=ws).returncode == 0
+    assert score_of("fact07") > before  # read twice: the access signal counts it
+    assert score_of("fact08") == score_of("fact08")
+    assert files(ws) == before_files  # counted in .lore/cache/access.json, not in the entry or the journal
+    reads = json.loads((ws / ".lore/cache/access.json").read_text())["reads"]
+    assert reads["fact07"][0] == 2

@@ -26,6 +26,7 @@ from ..model import Entry, Finding, Severity
 from ..store import Store
 from ..tokens import count_tokens
 from ..workspace import Workspace
+from .access import with_reads
 from .config import ContextConfig
 from .render import CONFLICT, CONTEXT, FULL, INDEX, LEVELS, OMITTED, PINNED, Item, Layout, Style, Unit, assign, layout
 from .score import Focus, focus_relevance, score, signals
@@ -103,7 +104,7 @@ def render_entries(ws: Workspace, entries: Sequence[Entry], *, budget: int | Non
     # Recency in whole days: the same memory renders the same all day (prompt caches keep working).
     day = (now or datetime.now(UTC)).astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
     wanted = Focus.parse(ws, focus)
-    shown = _shown(entries, config.include_instructions)
+    shown = with_reads(ws, _shown(entries, config.include_instructions))
     relevance = focus_relevance(ws, shown, wanted, config)
     stale = _stale(shown, findings)
     max_access = max((e.access_count or 0 for e in shown), default=0)

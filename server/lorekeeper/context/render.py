@@ -125,16 +125,13 @@ def omitted_lines(items: Sequence[Item], style: Style) -> list[str]:
     """What says that entries were left out (every one, by count)."""
     if not items:
         return []
-    if style.index:
-        counts: dict[str, int] = {}
-        for item in items:
-            counts[item.entry.category] = counts.get(item.entry.category, 0) + 1
-        return ["", "## More", ""] + [f"- {c}: {n} more in compacted/{slug(c)}.md" for c, n in sorted(counts.items())]
-    pinned = sum(i.entry.pinned for i in items)
-    also = f" (with {pinned} pinned that did not fit)" if pinned else ""
     counts: dict[str, int] = {}
     for item in items:
         counts[item.entry.category] = counts.get(item.entry.category, 0) + 1
+    if style.index:
+        return ["", "## More", ""] + [f"- {c}: {n} more in compacted/{slug(c)}.md" for c, n in sorted(counts.items())]
+    pinned = sum(i.entry.pinned for i in items)
+    also = f" (with {pinned} pinned that did not fit)" if pinned else ""
     ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     topics = ", ".join(f"{c} {n}" for c, n in ranked[:_TOPICS])
     if len(ranked) > _TOPICS:

@@ -219,10 +219,12 @@ class Lore:
                 "threshold": threshold}
 
     def query(self, text: str, limit: int, include_archived: bool) -> dict[str, Any]:
+        from ..context.access import record
         from ..search import SearchIndex
 
-        _, store = self.open()
+        ws, store = self.open()
         hits = SearchIndex(store.entries if include_archived else store.live()).search(text, limit=limit)
+        record(ws, (h.entry.id for h in hits))  # read: the access signal of the context score
         return {"query": text, "results": [{"score": round(h.score, 4), "matched": h.matched, **h.entry.public()}
                                            for h in hits]}
 
