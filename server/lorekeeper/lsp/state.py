@@ -32,8 +32,9 @@ class Snapshot:
     checker: StalenessChecker
     config: CompactionConfig
     memory_findings: tuple[Finding, ...]
-    #: Every finding (memory and staleness), in file and line order.
-    findings: tuple[Finding, ...]
+    #: Every finding (memory and staleness), in file and line order: built when first asked for (a save
+    #: republishes from ``by_file`` and never needs the whole list), then kept.
+    flat: tuple[Finding, ...] | None
     by_id: dict[str, Entry]
     #: Memory file -> the ids of the entries it holds, in file order.
     file_entries: dict[str, list[str]]
@@ -57,7 +58,7 @@ class Snapshot:
             if finding.entry:
                 by_entry.setdefault(finding.entry, []).append(finding)
         return cls(generation=generation, ws=ws, store=store, checker=checker, config=config,
-                   memory_findings=tuple(memory_findings), findings=findings, by_id={e.id: e for e in store.entries},
+                   memory_findings=tuple(memory_findings), flat=findings, by_id={e.id: e for e in store.entries},
                    file_entries=file_entries, by_file=by_file, by_entry=by_entry,
                    memo=memo if memo is not None else {})
 
@@ -86,8 +87,14 @@ class Snapshot:
                 by_file[path] = found
             else:
                 by_file.pop(path, None)
-        findings = tuple(f for path in sorted(by_file) for f in by_file[path])
-        return replace(self, generation=generation, findings=findings, by_file=by_file, by_entry=by_entry)
+        return replace(self, generation=generation, flat=None, by_file=by_file, by_entry=by_entry)
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        if self.flat is None:
+            object.__setattr__(self, "flat", tuple(f for path in sorted(self.by_file) for f in self.by_file[path]))
+        assert self.flat is not None
+        return self.flat
 
     def _memory_index(self) -> tuple[dict[str, list[Finding]], dict[str, list[Finding]]]:
         """The memory findings by entry and by file (they change only with the store: kept in the memo)."""
@@ -121,12 +128,14 @@ class Snapshot:
     def stale_entries(self) -> set[str]:
         """The memories whose references the code made false (a warning or an error of a staleness kind):
         what the status bar and "Check Stale Memories" both count."""
-        return {f.entry for f in self.findings if f.entry and is_stale(f.kind) and f.severity != Severity.info}
+        return {entry for entry, found in self.by_entry.items()
+                if any(is_stale(f.kind) and f.severity != Severity.info for f in found)}
 
     def problem_counts(self) -> dict[str, int]:
         """Entry id -> how many warnings and errors it has now (information findings do not count)."""
         counts: dict[str, int] = {}
-        for finding in self.findings:
-            if finding.entry and finding.severity != Severity.info:
-                counts[finding.entry] = counts.get(finding.entry, 0) + 1
+        for entry, found in self.by_entry.items():
+            problems = sum(f.severity != Severity.info for f in found)
+            if problems:
+                counts[entry] = problems
         return counts
