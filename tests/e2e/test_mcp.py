@@ -86,6 +86,9 @@ async def test_the_agent_workflow_store_recall_compact_check_stale(project: Tree
         assert "never call Stripe directly" in recalled and "`refund`" in recalled
         as_json = await call(session, "recall", focus=["src/pay.py"], format="json")
         assert as_json["tokens"] <= as_json["budget"]
+        # recall and `lore context` render the same memory for the same focus and budget
+        cli = lore("context", "--budget", str(as_json["budget"]), "--focus", "src/pay.py", cwd=root)
+        assert cli.stdout == recalled and as_json["text"] == recalled
         assert {e["id"] for e in as_json["entries"]} >= {stored["id"]}
         plan = await call(session, "compact")  # dry_run is the default
         assert plan["dry_run"] is True and plan["preview"].startswith("# Compaction preview")
