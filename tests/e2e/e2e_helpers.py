@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from lsprotocol import types
-from pytest_lsp import LanguageClient
+from pytest_lsp import LanguageClient, client_capabilities
 
 
 def pulls(client: LanguageClient) -> bool:
@@ -32,3 +32,22 @@ async def wait_for_diagnostics(client: LanguageClient, uri: str, predicate=lambd
             return found
         await asyncio.sleep(0.1)
     raise AssertionError(f"no matching diagnostics for {uri}: {found}")
+
+
+async def open_folder(client: LanguageClient, root, client_name: str = "visual-studio-code",
+                      options: dict | None = None) -> None:
+    """Initialize a session on the folder ``root`` as ``client_name`` would, answering the requests every
+    session sends (lens refreshes, watcher registration) the way editors do."""
+
+    @client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
+    def code_lens_refresh(client: LanguageClient, params: None):
+        return None
+
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register_capability(client: LanguageClient, params: types.RegistrationParams):
+        return None
+
+    uri = root.as_uri()
+    await client.initialize_session(types.InitializeParams(
+        capabilities=client_capabilities(client_name), root_uri=uri,
+        workspace_folders=[types.WorkspaceFolder(uri=uri, name=root.name)], initialization_options=options))

@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp import ClientServerConfig, LanguageClient
 
+from e2e_helpers import open_folder
 from support import LORE, Tree, files
 
 SAME = "Run tests with `pnpm test` before pushing."
@@ -52,18 +53,7 @@ async def client(lsp_client: LanguageClient, workspace: Path, answers: list[str]
         title = client.answers.pop(0) if client.answers else None  # type: ignore[attr-defined]
         return next((a for a in params.actions or [] if a.title == title), None)
 
-    @lsp_client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
-    def code_lens_refresh(client: LanguageClient, params: None):
-        return None
-
-    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
-    def register_capability(client: LanguageClient, params: types.RegistrationParams):
-        return None
-
-    uri = workspace.as_uri()
-    await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities("visual-studio-code"), root_uri=uri,
-        workspace_folders=[types.WorkspaceFolder(uri=uri, name="ws")], initialization_options={"budget": 20}))
+    await open_folder(lsp_client, workspace, "visual-studio-code", {"budget": 20})
     yield
     await lsp_client.shutdown_session()
 

@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp import ClientServerConfig, LanguageClient
 
+from e2e_helpers import open_folder
 from support import LORE, Tree
 
 FACTS = {"t1": "Run tests with `pnpm test` before pushing.", "t2": "Use Vitest for unit tests, not Jest.",
@@ -48,19 +49,7 @@ async def client(lsp_client: LanguageClient, request: Any, workspace: Path):
             raise answer
         return answer
 
-    @lsp_client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
-    def code_lens_refresh(client: LanguageClient, params: None):
-        return None
-
-    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
-    def register_capability(client: LanguageClient, params: types.RegistrationParams):
-        return None
-
-    uri = workspace.as_uri()
-    await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities("visual-studio-code"), root_uri=uri,
-        workspace_folders=[types.WorkspaceFolder(uri=uri, name="ws")],
-        initialization_options={"editorModel": request.param}))
+    await open_folder(lsp_client, workspace, "visual-studio-code", {"editorModel": request.param})
     lsp_client.editor_model = request.param  # type: ignore[attr-defined]
     yield
     await lsp_client.shutdown_session()

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp import ClientServerConfig, LanguageClient
 
-from e2e_helpers import wait_for_diagnostics
+from e2e_helpers import open_folder, wait_for_diagnostics
 from llm_server import Reply, ScriptedLLM
 from support import LORE, Tree, commit, lore
 
@@ -43,17 +43,7 @@ def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=[str(LORE), "serve"]))
 async def client(lsp_client: LanguageClient, workspace: Path):
-    @lsp_client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
-    def code_lens_refresh(client: LanguageClient, params: None):
-        return None
-
-    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
-    def register_capability(client: LanguageClient, params: types.RegistrationParams):
-        return None
-
-    uri = workspace.as_uri()
-    await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities("neovim"), root_uri=uri, workspace_folders=[types.WorkspaceFolder(uri=uri, name="ws")]))
+    await open_folder(lsp_client, workspace, "neovim")
     yield
     await lsp_client.shutdown_session()
 
