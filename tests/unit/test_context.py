@@ -241,3 +241,14 @@ def test_status_counts_stale_and_the_last_compaction_and_writes_nothing(tmp_path
     records = apply_plan(plan_compaction(store, ws.compaction, now=NOW), store, tree.journal())
     last = store_status(Workspace(tree.root), tree.store())["last_compaction"]
     assert last is not None and last["operation"] in {r.id for r in records}
+
+
+def test_remembered_levels_are_kept_for_a_bounded_number_of_renderings(tmp_path: Path) -> None:
+    from lorekeeper.context import KEEP_STATES
+
+    entries = [entry(i, f"Fact {i}: the {_WORDS[i % 10]} rule.", created=NOW - timedelta(days=i)) for i in range(5)]
+    ws = Workspace(tmp_path)
+    for n in range(KEEP_STATES + 6):  # an agent recalling with a new focus each time
+        render(ws, entries, 500, focus=[f"topic{n}"], remember=True)
+    kept = list((tmp_path / ".lore/cache").glob("context-*.json"))
+    assert len(kept) == KEEP_STATES

@@ -278,7 +278,22 @@ def _write_state(ws: Workspace, key: str, levels: dict[str, str]) -> None:
     if _read_state(ws, key) == levels:
         return  # nothing changed: no write
     data = json.dumps({"levels": dict(sorted(levels.items()))}, ensure_ascii=False, separators=(",", ":"))
-    cache_files.write(ws.root, ws.cache_dir, f"context-{key}.json", data.encode("utf-8"))
+    if cache_files.write(ws.root, ws.cache_dir, f"context-{key}.json", data.encode("utf-8")):
+        _prune_states(ws)
+
+
+#: Renderings (focus and budget) whose levels are remembered; the least recently written go first. An
+#: agent that recalls with a new focus each time would otherwise fill the cache.
+KEEP_STATES = 64
+
+
+def _prune_states(ws: Workspace) -> None:
+    try:
+        states = sorted(ws.cache_dir.glob("context-*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+    except OSError:
+        return
+    for old in states[KEEP_STATES:]:
+        cache_files.delete(ws.root, ws.cache_dir, old.name)
 
 
 def last_compaction(ws: Workspace) -> dict[str, Any] | None:
