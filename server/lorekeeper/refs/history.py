@@ -15,6 +15,7 @@ import os
 import re
 import shutil
 import subprocess
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -486,15 +487,34 @@ R = TypeVar("R")
 _ERE_SPECIAL = re.compile(r"[.\[\]()*+?{}|^$\\]")
 
 
+_POOL: tuple[int, Any] | None = None  # (the process that made it, the executor)
+_POOL_LOCK = threading.Lock()
+_IN_POOL = threading.local()
+
+
+def _pool(workers: int) -> Any:
+    """One thread pool per process, made on first use (a save in the editor then starts no thread); a
+    process forked from this one makes its own (the parent's threads do not exist there)."""
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None or _POOL[0] != os.getpid():
+            from concurrent.futures import ThreadPoolExecutor
+
+            def mark() -> None:
+                _IN_POOL.active = True
+
+            _POOL = (os.getpid(), ThreadPoolExecutor(max_workers=min(workers, (os.cpu_count() or 1) * 2),
+                                                     thread_name_prefix="lore-git", initializer=mark))
+        return _POOL[1]
+
+
 def parallel(fn: Callable[[T], R], items: list[T], workers: int = 4) -> list[R]:
     """``[fn(x) for x in items]``, run on a few threads when there is more than one item: for work that
-    waits on git subprocesses (the GIL is released while they run)."""
-    if len(items) < 2:
+    waits on git subprocesses (the GIL is released while they run). Called from one of those threads, it
+    runs in place (a pool waiting on itself would never finish)."""
+    if len(items) < 2 or getattr(_IN_POOL, "active", False):
         return [fn(item) for item in items]
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=min(workers, len(items), (os.cpu_count() or 1) * 2)) as pool:
-        return list(pool.map(fn, items))
+    return list(_pool(workers).map(fn, items))
 
 
 def _chunks(items: list[str], size: int) -> list[list[str]]:
