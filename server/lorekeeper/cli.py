@@ -499,11 +499,11 @@ def context(
     ws = _workspace(ctx)
     for problem in ws.context.problems:
         err.print(f"[yellow]warning:[/] {escape(problem)}")
-    from .staleness import check_workspace
+    from .stale_cache import check_cached
 
     # Stale memories weigh less: the same findings the editor and MCP recall use (cached between runs).
-    findings, checker = check_workspace(ws)
-    result = render_context(ws, checker.store, budget=budget, focus=focus, findings=findings)
+    findings = check_cached(ws).findings
+    result = render_context(ws, _load(ws, quiet_findings=True), budget=budget, focus=focus, findings=findings)
     if fmt == "json":
         _emit(result.to_json())
         return

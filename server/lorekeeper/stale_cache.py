@@ -46,8 +46,9 @@ def _stat(path: str) -> list[int] | None:
     return [st.st_mtime_ns, st.st_size]
 
 
-def check_cached(ws: Workspace, paths: list[str] | None = None) -> StaleReport:
-    """Check the memory files of the workspace (or those under ``paths``), reusing cached verdicts."""
+def check_cached(ws: Workspace, paths: list[str] | None = None, *, fork: bool = True) -> StaleReport:
+    """Check the memory files of the workspace (or those under ``paths``), reusing cached verdicts.
+    ``fork=False``: in this process only (a server with threads must not fork)."""
     root = str(ws.root)
     history = GitHistory(ws.root, ws.cache_dir)
     key = {"version": __version__, "head": history.head,
@@ -101,7 +102,7 @@ def check_cached(ws: Workspace, paths: list[str] | None = None) -> StaleReport:
 
     checker = None
     if stale_files:
-        workers = _workers(len(stale_files))
+        workers = _workers(len(stale_files)) if fork else 1
         if workers > 1:
             fresh, by_file, count = _check_in_parallel(ws, history, stale_files, listing, workers)
         else:

@@ -155,13 +155,12 @@ class Lore:
 
     def recall(self, focus: list[str], budget: int | None, fmt: str, client: str | None) -> str | dict[str, Any]:
         from ..context import render_context
-        from ..staleness import check_workspace
-        from ..workspace import Workspace
+        from ..stale_cache import check_cached
 
-        ws = Workspace(self.root)
-        findings, checker = check_workspace(ws)  # stale memories weigh less, as in the editor and the CLI
-        result = render_context(ws, checker.store, budget=self.budget(ws, client, budget), focus=focus,
-                                findings=findings)
+        ws, store = self.open()
+        # Stale memories weigh less, as in the editor and the CLI; verdicts cached between calls; no fork here.
+        findings = check_cached(ws, fork=False).findings
+        result = render_context(ws, store, budget=self.budget(ws, client, budget), focus=focus, findings=findings)
         return result.to_json() if fmt == "json" else result.text
 
     def store(self, items: list[NewMemory], tool: str, client: str | None) -> dict[str, Any]:
@@ -279,10 +278,11 @@ class Lore:
         return data
 
     def check_stale(self, paths: list[str] | None) -> dict[str, Any]:
-        from ..staleness import check_workspace
+        from ..stale_cache import check_cached
+        from ..workspace import Workspace
 
-        ws, _ = self.open()
-        findings, _checker = check_workspace(ws)
+        ws = Workspace(self.root)
+        findings = check_cached(ws, fork=False).findings  # the CLI's verdicts, cached between calls
         if paths:
             wanted = tuple(p.rstrip("/") for p in paths)
             findings = [f for f in findings if f.source in wanted or any(
