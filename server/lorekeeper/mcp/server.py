@@ -26,6 +26,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel, Field
 
 from .. import __version__
+from ..model import DEFAULT_CATEGORY
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +80,7 @@ class NewMemory(BaseModel):
     """One fact to remember."""
 
     content: str = Field(min_length=1, max_length=20000, description="The fact, in one or a few sentences.")
-    category: str = Field(default="general", max_length=80,
+    category: str = Field(default=DEFAULT_CATEGORY, max_length=80,
                           description="conventions, decisions, patterns, pitfalls, or any other word.")
     tags: list[str] = Field(default_factory=list, max_length=20,
                             description="Tags; when none are given, tags are derived from the text.")
@@ -446,7 +447,7 @@ def build_server(root: Path) -> MCPServer:
 
     @server.tool()
     async def store(ctx: Context, content: Annotated[str, Field(min_length=1, max_length=20000, description="One fact, in one or a few sentences.")],
-                    category: str = "general", tags: list[str] = [],  # noqa: B006
+                    category: str = DEFAULT_CATEGORY, tags: list[str] = [],  # noqa: B006
                     refs: Annotated[list[str], Field(description="Code it is about: 'path' or 'path:symbol'.")] = [],  # noqa: B006
                     confidence: Annotated[float | None, Field(ge=0, le=1)] = None) -> dict[str, Any]:
         """Remember one durable fact (a convention, decision, pitfall, working command). Skipped when memory already
