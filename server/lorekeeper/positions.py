@@ -10,13 +10,14 @@ from .model import Entry, Finding
 from .safeio import read_text
 from .store.mif import MifDocument
 from .store.native import key_lines
+from .text import editor_lines
 
 Span = tuple[int, int, int, int]  # start line, start character, end line, end character (0-based)
 
 
 def _lines(root: Path, relpath: str) -> list[str]:
     try:
-        return read_text(root / relpath, root=root, encoding="utf-8-sig").splitlines()
+        return editor_lines(read_text(root / relpath, root=root, encoding="utf-8-sig"))
     except (OSError, UnicodeDecodeError):
         return []
 
@@ -27,7 +28,7 @@ def line_span(lines: list[str], line: int, end_line: int | None = None) -> Span:
     if not lines:
         return (max(0, line - 1), 0, max(0, end_line - 1), 0)
     first = min(max(line, 1), len(lines)) - 1
-    last = min(max(end_line, line), len(lines)) - 1
+    last = max(first, min(max(end_line, line), len(lines)) - 1)
     indent = len(lines[first]) - len(lines[first].lstrip())
     return (first, indent, last, len(lines[last]))
 

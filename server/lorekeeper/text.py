@@ -7,6 +7,7 @@ import unicodedata
 from functools import lru_cache
 
 _MARKDOWN = re.compile(r"[`*_~>#\[\]()|]")
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _PUNCT = re.compile(r"[^\w\s]")
 _SPACE = re.compile(r"\s+")
 _WORD = re.compile(r"[A-Za-z0-9_]+(?:[.\-/][A-Za-z0-9_]+)*")
@@ -60,3 +61,17 @@ def _word_terms(word: str) -> tuple[str, ...]:
         if low and low not in STOPWORDS and (len(low) > 1 or low.isdigit()):
             out.append(low)
     return tuple(out)
+
+
+def editor_lines(text: str, keepends: bool = False) -> list[str]:
+    """``text`` split into lines as editors (and the LSP) count them: at ``\n``, ``\r\n`` and ``\r`` only
+    — not at U+2028, U+0085, form feed and the other breaks ``str.splitlines`` also splits at, which
+    would put every later line one too low. Like ``splitlines``, no empty line after a final newline."""
+    out: list[str] = []
+    start = 0
+    for match in _LINE_BREAK.finditer(text):
+        out.append(text[start : match.end()] if keepends else text[start : match.start()])
+        start = match.end()
+    if start < len(text):
+        out.append(text[start:])
+    return out

@@ -162,10 +162,10 @@ def test_npm_aliases_name_their_script() -> None:
         ("script", "test"), ("script", "start"), ("script", "lint"), ("script", "deploy:prod")]
 
 
-@pytest.mark.xfail(reason="BUG: `--if-present` after the script name (GitHub's Node CI template writes "
-                          "`npm run build --if-present`) is ignored: the script is reported as required", strict=True)
 def test_if_present_after_the_script_name_also_makes_it_optional() -> None:
     assert extract("`npm run build --if-present`") == []
+    # after `--` it is the script's own argument: the script is still required
+    assert [r.target for r in extract("`npm run build -- --if-present`")] == ["build"]
 
 
 def test_workspace_packages_and_folders_of_package_scripts() -> None:

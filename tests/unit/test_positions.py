@@ -107,9 +107,6 @@ def test_instruction_entries_in_a_crlf_file_with_a_bom(tree: Tree) -> None:
     assert entry_span(tree.root, by_id["AGENTS.md:2"]) == (1, 0, 1, len("- second bullet"))
 
 
-@pytest.mark.xfail(reason="BUG: instruction files are split with str.splitlines(), which also breaks lines at "
-                          "U+2028, U+0085, form feed...; editors (LSP) break only at \\n, \\r\\n, \\r, so every "
-                          "entry after such a character is reported one line too low", strict=True)
 def test_an_entry_after_a_unicode_line_separator_is_on_the_editors_line(tree: Tree) -> None:
     tree.write("CLAUDE.md", "# T\n\nIntro with a \u2028 separator.\n\n- bullet\n")
     [bullet] = [e for e in tree.store().entries if e.content == "bullet"]
@@ -141,9 +138,6 @@ def test_line_span_clamps_to_the_file() -> None:
     assert line_span([], 5, 7) == (4, 0, 6, 0)
 
 
-@pytest.mark.xfail(reason="BUG (latent): line_span clamps the start line up to 1 but not the end line, so "
-                          "line 0 gives end line -1 (the last line's length); callers pass 1-based lines today",
-                   strict=True)
 def test_line_span_clamps_a_line_below_one() -> None:
     assert line_span(["a", "  bcd"], 0) == (0, 0, 0, 1)
 
@@ -176,3 +170,13 @@ def test_finding_span_rules(tree: Tree) -> None:
     assert finding_span(tree.root, finding(line=None), None) == (0, 0, 0, 3)  # no line: the first
     assert finding_span(tree.root, finding(line=1, entry="x"), bullet, lines) == (2, 2, 2, 19)  # the entry's text
     assert finding_span(tree.root, finding(line=1, field="content"), bullet, lines) == (0, 0, 0, 3)
+
+
+@pytest.mark.parametrize("text", ["a\nb\n", "a\r\nb", "a\rb\r\n\r\nc", "one \u2028 line\x0c still\u0085 one\n", "", "\n"])
+def test_editor_lines_break_only_where_editors_do_and_keep_every_character(text: str) -> None:
+    from lorekeeper.text import editor_lines
+
+    assert "".join(editor_lines(text, keepends=True)) == text
+    breaks = text.count("\r\n") + text.replace("\r\n", "").count("\r") + text.replace("\r\n", "").count("\n")
+    assert len(editor_lines(text)) == breaks + (0 if not text or text.endswith(("\n", "\r")) else 1)
+    assert all("\n" not in line and "\r" not in line for line in editor_lines(text))

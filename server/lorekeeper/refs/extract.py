@@ -566,7 +566,11 @@ def _package_script(runner: str, flags: dict[str, str], rest: list[str], segment
         if runner == "bun" and (name.endswith((".ts", ".js", ".tsx", ".mjs")) or "/" in name):
             path = _as_path(name)
             return [Reference("path", _join(where, path), name, i, strong=True)] if path else []
-        if "--if-present" in flags or "--if-present" in run_flags:
+        # npm reads its own flags anywhere before `--`: `npm run build --if-present` (GitHub's Node CI
+        # template) makes the script optional too.
+        after = run_args[1:]
+        after = after[: after.index("--")] if "--" in after else after
+        if "--if-present" in flags or "--if-present" in run_flags or "--if-present" in after:
             return []
         return [Reference("script", name, segment, i, runner=runner, scope=where, package=package)]
     if runner == "npm":

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
 from ..model import Entry, Finding, Location
+from ..text import editor_lines
 from ..workspace import Workspace
 from .files import read_text_file
 
@@ -36,7 +37,7 @@ def parse_instructions(text: str, relpath: str) -> list[tuple[int, int, str, str
     """The entries of an instruction file as ``(start_line, end_line, kind, content, section)`` with
     1-based inclusive lines. Nested bullets are entries of their own; YAML front matter (``.mdc``) is
     skipped."""
-    lines = text.splitlines()
+    lines = editor_lines(text)
     masked = list(lines)
     if lines and _FRONT_FENCE.match(lines[0]):
         for i in range(1, len(lines)):
@@ -125,7 +126,7 @@ def replace_lines(text: str, start: int, end: int, new_text: str | None) -> str:
     """Replace 1-based inclusive lines ``start..end`` of ``text`` with ``new_text`` (``None`` removes
     them), keeping the file's line endings everywhere else."""
     newline = "\r\n" if "\r\n" in text else "\n"
-    lines = text.splitlines(keepends=True)
+    lines = editor_lines(text, keepends=True)
     if not (1 <= start <= end <= len(lines)):
         raise ValueError(f"lines {start}-{end} are outside the file ({len(lines)} lines)")
     tail_newline = lines[end - 1][len(lines[end - 1].rstrip("\r\n")) :] or ""
