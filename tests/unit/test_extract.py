@@ -207,11 +207,12 @@ def test_commands_whose_arguments_are_not_paths_here(span: str) -> None:
     assert [r for r in extract(f"Run `{span}`") if r.kind == "path"] == []
 
 
-@pytest.mark.xfail(reason="BUG: the `docker -f FILE` branch never fires: docker has no entry in _FLAG_VALUES "
-                          "and its subcommand stops flag parsing, so the Dockerfile path is never extracted",
-                   strict=True)
 def test_the_dockerfile_a_docker_command_names_is_a_path() -> None:
     assert ("path", "deploy/Dockerfile") in found("Build with `docker build -f deploy/Dockerfile .`")
+    assert ("path", "ops/Dockerfile.prod") in found("`docker buildx build -t app:1 --file ops/Dockerfile.prod .`")
+    assert ("path", "compose.dev.yml") in found("`docker compose -f compose.dev.yml up -d`")
+    # an image, a tag or a build context is not a path of this repository
+    assert found("`docker build -t web:latest .` and `docker run -p 8080:80 nginx`") == []
 
 
 def test_cd_scopes_the_commands_after_it() -> None:

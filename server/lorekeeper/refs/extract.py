@@ -371,6 +371,11 @@ _FLAG_VALUES = {  # flags that take a value, per command (so that the value is n
     "pdm": {"-p", "--project"},
     "hatch": {"-e", "--env"},
     "python": {"-W", "-X", "-c"},
+    "docker-build": {"-f", "--file", "-t", "--tag", "--target", "--build-arg", "--platform", "--label", "--network",
+                     "--secret", "--ssh", "--cache-from", "--cache-to", "--progress", "-o", "--output",
+                     "--build-context", "--iidfile", "--shm-size", "--ulimit", "--add-host", "-m", "--memory"},
+    "docker-compose": {"-f", "--file", "-p", "--project-name", "--profile", "--env-file", "--project-directory",
+                       "--ansi", "--parallel", "--progress"},
 }
 
 
@@ -505,12 +510,24 @@ def _one_command(command: str, args: list[str], segment: str, i: int,
             refs.extend(_path_args(rest[1:], segment, i, cwd))
         return refs, cwd
     if command in _NO_PATH_ARGS:
-        if command == "docker":
-            for key in ("-f", "--file"):
-                if flags.get(key) and _as_path(flags[key]):
-                    refs.append(Reference("path", _join(cwd, flags[key]), segment, i, strong=True))
+        if command in ("docker", "podman"):
+            refs.extend(_container_file(rest, segment, i, cwd))
         return refs, cwd
     return _path_args(rest, segment, i, cwd), cwd
+
+
+def _container_file(rest: list[str], segment: str, i: int, cwd: str | None) -> list[Reference]:
+    """The file ``docker build -f FILE`` / ``docker buildx build -f`` / ``docker compose -f FILE`` names (the
+    subcommand's own flags; docker's other arguments are images, tags and contexts, not memory's paths)."""
+    sub, tail = (rest[0], rest[1:]) if rest else ("", [])
+    if sub == "buildx" and tail[:1] == ["build"]:
+        sub, tail = "build", tail[1:]
+    if sub not in ("build", "compose"):
+        return []
+    flags, _ = _split_flags(f"docker-{sub}", tail)
+    value = flags.get("-f") or flags.get("--file")
+    path = _as_path(value) if value else None
+    return [Reference("path", _join(cwd, path), segment, i, strong=True)] if path else []
 
 
 def _python(args: list[str], segment: str, i: int, cwd: str | None) -> list[Reference]:
