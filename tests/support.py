@@ -67,9 +67,10 @@ def commit(tree: Tree, message: str, date: str = "2026-03-01T12:00:00Z") -> str:
     return git(tree.root, "rev-parse", "--short=7", "HEAD").strip()
 
 
-def lore(*args: str, cwd: Path, check_json: bool = False) -> subprocess.CompletedProcess[str]:
-    """Run the installed `lore` console script."""
-    env = {**os.environ, "NO_COLOR": "1", "LORE_AGENT": "tester"}
+def lore(*args: str, cwd: Path, check_json: bool = False, env: dict[str, str] | None = None
+         ) -> subprocess.CompletedProcess[str]:
+    """Run the installed `lore` console script (``env``: variables added to this process's)."""
+    env = {**os.environ, "NO_COLOR": "1", "LORE_AGENT": "tester", **(env or {})}
     proc = subprocess.run([str(LORE), *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=120)
     if check_json:
         json.loads(proc.stdout)

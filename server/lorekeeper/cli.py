@@ -27,6 +27,7 @@ from .model import DEFAULT_CATEGORY, Entry, Finding, Ref, ReplaceRefFix, Replace
 from .safeio import UnsafeFile, dump_json, load_json
 from .store import Journal, Record, Refused, Store
 from .store.journal import UnknownOperation
+from .workers import allow_fork
 from .workspace import PathOutsideRoot, Workspace, WorkspaceNotFound, init_workspace, resolve_inside
 
 OK, PROBLEMS, USAGE, REFUSED, IO_ERROR = 0, 1, 2, 3, 4
@@ -401,7 +402,14 @@ def log(
         when = _date(datetime.fromisoformat(row["time"]))
         stage = f" [blue]{escape('[' + row['stage'] + ']')}[/]" if row["stage"] else ""
         out.print(f"[bold cyan]{escape(row['id'])}[/] {when} [magenta]{escape(row['op'])}[/]{stage} {escape(row['reason'])}{mark}")
-        out.print(f"    [dim]{escape(row['argv'])} · {', '.join(escape(p) for p in row['files'])}[/]")
+        files = row["files"]
+        shown = ", ".join(escape(p) for p in files[:LOG_FILES_SHOWN])
+        more = f" and {len(files) - LOG_FILES_SHOWN:,} more (--json lists them)" if len(files) > LOG_FILES_SHOWN else ""
+        out.print(f"    [dim]{escape(row['argv'])} · {shown}{more}[/]")
+
+
+#: Files ``lore log`` names per operation (a verification of 10,000 entries is one operation).
+LOG_FILES_SHOWN = 5
 
 
 @app.command()
@@ -967,6 +975,7 @@ def main() -> None:
     # Loading a store allocates tens of thousands of objects that live to the end; the collector's
     # default thresholds walk them again and again (~20% of a cold check-stale at 10k entries).
     python_gc.set_threshold(100_000, 50, 1000)
+    allow_fork()  # a command is one thread: it may split large batches over forked workers
     try:
         app(standalone_mode=True)
     except Refused as exc:

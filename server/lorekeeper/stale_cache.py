@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +24,7 @@ from .refs.history import GitHistory
 from .refs.symbols import language_of
 from .staleness import ANY_CODE, WORD, StalenessChecker
 from .store import Store
+from .workers import count as workers_count
 from .workspace import Workspace
 
 CACHE_FILE = "stale.json"
@@ -133,16 +133,8 @@ PARALLEL_MIN_FILES = 2000
 
 
 def _workers(files: int) -> int:
-    """How many processes check ``files`` memory files: one per core (at most 8; ``LORE_WORKERS``
-    overrides), and one where fork is not the way processes start (workers inherit the parent's state)."""
-    try:
-        wanted = int(os.environ.get("LORE_WORKERS", "0"))
-    except ValueError:
-        wanted = 0
-    if wanted <= 0:
-        wanted = 1 if files < PARALLEL_MIN_FILES else min(8, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-                                                         else os.cpu_count() or 1)
-    return wanted if sys.platform == "linux" else 1
+    """How many processes check ``files`` memory files (see :func:`lorekeeper.workers.count`)."""
+    return workers_count(files, PARALLEL_MIN_FILES)
 
 
 def _check_files(ws: Workspace, history: GitHistory, files: list[str], listing: dict[str, list[str]],

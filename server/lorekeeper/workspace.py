@@ -161,6 +161,8 @@ class Workspace:
         self._rel_files: list[str] | None = None
         self._real_dirs: dict[str, str] = {}
         self._inside: dict[tuple[str, str], Path | PathOutsideRoot] = {}
+        #: Entry files the last listing saw as regular files (not symlinks): see :meth:`listed_plain`.
+        self._plain_entries: set[str] = set()
         self._ignore_specs: dict[str, list[tuple[str, Spec]]] = {}
         #: Instruction files read under another name: real file -> the symlinks that point at it.
         self.aliases: dict[str, list[str]] = {}
@@ -263,6 +265,19 @@ class Workspace:
             raise known
         return known
 
+    def listed_plain(self, relpath: str) -> bool:
+        """Whether ``relpath`` is an entry file the last :meth:`memory_relpaths` listed as a regular file
+        (not a symlink) in an entries folder inside the root: it cannot lead out of the workspace, so it
+        needs no path resolution. Whoever reads it must refuse to follow a symlink (``O_NOFOLLOW``),
+        in case it was replaced by one since."""
+        if relpath not in self._plain_entries:
+            return False
+        try:
+            self.inside(relpath.rpartition("/")[0])
+        except PathOutsideRoot:
+            return False
+        return True
+
     def rel_files(self) -> list[str]:
         """Every file of the workspace that git would not ignore (nested ``.gitignore`` files and
         ``.git/info/exclude`` honoured; symlinked folders not followed), as workspace-relative paths.
@@ -284,6 +299,7 @@ class Workspace:
         self._ignore_specs.clear()
         self._real_dirs.clear()
         self._inside.clear()
+        self._plain_entries.clear()
         self._git_times = None
 
     def ignored(self, path: str) -> bool:
@@ -343,9 +359,10 @@ class Workspace:
         entries: list[str] = []
         if self.entries_dir.is_dir():
             with os.scandir(self.entries_dir) as listing:
-                names = sorted(d.name for d in listing if d.name.endswith(".json") and not d.is_dir())
+                found = [(d.name, d.is_symlink()) for d in listing if d.name.endswith(".json") and not d.is_dir()]
             folder = self.rel(self.entries_dir) + "/"
-            entries = [folder + name for name in names]
+            entries = [folder + name for name, _ in sorted(found)]
+            self._plain_entries = {folder + name for name, link in found if not link}
         mif: set[str] = set()
         instructions: set[Path] = set()
         usual = pathspec.GitIgnoreSpec.from_lines([*INSTRUCTION_GLOBS, *self.config.instruction_files])
@@ -390,12 +407,12 @@ class Workspace:
 
     # -- time of files ---------------------------------------------------------------------------
 
-    def created_time(self, path: Path, relpath: str | None = None) -> tuple[datetime, str]:
+    def created_time(self, path: Path | str, relpath: str | None = None) -> tuple[datetime, str]:
         """When a file was created: the time of the commit that added it, else its modification time."""
-        added = self.added_in(relpath or self.rel(path))
+        added = self.added_in(relpath or self.rel(Path(path)))
         if added is not None:
             return added[0], "git"
-        return datetime.fromtimestamp(path.stat().st_mtime, tz=UTC), "mtime"
+        return datetime.fromtimestamp(os.stat(path).st_mtime, tz=UTC), "mtime"
 
     def added_in(self, relpath: str) -> tuple[datetime, str] | None:
         """The time and id of the commit that first added a file, if git knows it."""

@@ -136,6 +136,18 @@ def test_log_and_undo_round_trip(ws: Path) -> None:
     assert lore("undo", cwd=ws).returncode == 2
 
 
+def test_log_names_a_few_files_of_a_large_operation(ws: Path) -> None:
+    for n in range(7):
+        lore("add", f"Fact number {n}", cwd=ws)
+    verified = lore("verify", "--all", cwd=ws)
+    assert verified.returncode == 0, verified.stderr
+    text = lore("log", cwd=ws).stdout
+    files = max((o["files"] for o in j(lore("log", "--json", cwd=ws))["operations"]), key=len)
+    line = next(row for row in text.splitlines() if "lore verify --all" in row and files[0] in row)
+    assert len(files) > 5 and f"and {len(files) - 5} more (--json lists them)" in line
+    assert files[0] in line and files[5] not in line
+
+
 def test_undo_refuses_over_a_hand_edit(ws: Path) -> None:
     added = j(lore("add", "Will be edited", "--json", cwd=ws))
     path = ws / added["path"]

@@ -120,11 +120,14 @@ def test_each_code_file_is_parsed_at_most_once_a_run(tree: Tree, monkeypatch) ->
 def test_checking_in_worker_processes_finds_what_one_process_finds(tree: Tree, monkeypatch) -> None:
     import shutil
 
+    from lorekeeper import workers
+
     _code_workspace(tree)
     monkeypatch.setenv("LORE_WORKERS", "1")
     alone = run(tree)
     shutil.rmtree(tree.root / ".lore" / "cache")
     monkeypatch.setenv("LORE_WORKERS", "3")
+    monkeypatch.setattr(workers, "_allowed", True)  # as the command line does (pytest's process did not)
     shared = run(tree)
     assert alone.findings and [f.model_dump() for f in shared.findings] == [f.model_dump() for f in alone.findings]
     assert shared.checked == alone.checked == 10

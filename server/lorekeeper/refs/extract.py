@@ -196,12 +196,22 @@ _SHELL_LANGS = frozenset({"sh", "bash", "shell", "zsh", "fish", "console", "shel
 _SCOPE_WORD = re.compile(r"\b(?:from|in|inside|within|under)\s+(?:the\s+)?$", re.I)
 
 
+def _mentions(low: str | None, *words: str) -> bool:
+    """Whether a case-insensitive pattern that needs one of ``words`` can match: ``low`` is the line in
+    lower case when it is ASCII (``None`` otherwise: Unicode case folding is the pattern's to judge)."""
+    return low is None or any(w in low for w in words)
+
+
 def _prose_line(line: str, i: int) -> list[Reference]:
-    clean = _URL.sub(lambda m: " " * len(m.group(0)), line)
-    clean = _EG.sub(lambda m: " " * len(m.group(0)), clean)
+    # Each pattern below needs a word or character the line may not hold; looking for it first spares
+    # most lines most of the patterns (a cold check extracts every memory's text).
+    low = line.lower() if line.isascii() else None
+    clean = _URL.sub(lambda m: " " * len(m.group(0)), line) if "://" in line or "www." in line or "@" in line else line
+    if _mentions(low, "e.g.", "eg.", "i.e.", "for ", "such as"):
+        clean = _EG.sub(lambda m: " " * len(m.group(0)), clean)
     refs: list[Reference] = []
     scopes: list[str] = []
-    for match in _SPAN.finditer(clean):
+    for match in _SPAN.finditer(clean) if "`" in clean else ():
         if _negated(clean, match.start(), match.end()):
             continue
         span = match.group(1).strip()
@@ -214,9 +224,10 @@ def _prose_line(line: str, i: int) -> list[Reference]:
         if _SCOPE_WORD.search(clean[: match.start()]) and len(found) == 1 and found[0].kind == "path" \
                 and not _has_code_extension(found[0].target):
             scopes.append(found[0].target.rstrip("/"))
-    plain = _SPAN.sub(lambda m: " " * len(m.group(0)), clean)
-    refs.extend(_prose_commands(plain, i))
-    for match in _PATH_TOKEN.finditer(plain):
+    plain = _SPAN.sub(lambda m: " " * len(m.group(0)), clean) if "`" in clean else clean
+    if "npm" in plain or "yarn" in plain or "run" in plain or "python" in plain:
+        refs.extend(_prose_commands(plain, i))
+    for match in _PATH_TOKEN.finditer(plain) if "/" in plain else ():
         token = match.group(1).rstrip(".,;:)")
         if _negated(plain, match.start(), match.end()):
             continue
@@ -226,10 +237,10 @@ def _prose_line(line: str, i: int) -> list[Reference]:
             refs.append(Reference("path", path, token, i, strong=strong))
             if _SCOPE_WORD.search(plain[: match.start()]) and not _has_code_extension(path):
                 scopes.append(path.rstrip("/"))
-    for match in list(_PM.finditer(plain)) + list(_PM_ONLY.finditer(plain)):
+    for match in list(_PM.finditer(plain)) + list(_PM_ONLY.finditer(plain)) if _mentions(low, "npm", "yarn", "bun") else ():
         if not _NEGATED_BEFORE.search(plain[: match.start()][-30:]) and not _NEGATED_END.search(plain[: match.start()]):
             refs.append(Reference("package-manager", match.group(1).lower(), match.group(0), i))
-    for match in _RUNTIME_VERSION.finditer(plain):
+    for match in _RUNTIME_VERSION.finditer(plain) if _mentions(low, "go", "node", "python", "rust") else ():
         tool, version = _RUNTIMES[match.group(1).lower()], match.group(2)
         if ("." in version or tool == "node") and not _negated(plain, match.start(), match.end()):
             refs.append(Reference("version", f"{tool}@{version}", match.group(0), i, strong=False))

@@ -211,15 +211,20 @@ class Verifications:
                 return None
             when, prints = record.get("verified"), record.get("fingerprints")
         else:
-            when = entry.verified.isoformat() if entry.verified else None
+            if entry.verified is None:
+                return None
+            when = entry.verified
             prints = entry.raw.get("fingerprints") if isinstance(entry.raw.get("fingerprints"), dict) else None
             if prints is None:
                 explicit = {r.label() if not r.symbol else r.path: r.hash for r in entry.refs if r.hash}
                 prints = explicit or None
         if not when or not isinstance(prints, dict):
             return None
-        try:
-            day = datetime.fromisoformat(str(when).replace("Z", "+00:00")).strftime("%Y-%m-%d")
-        except ValueError:
-            day = str(when)
+        if isinstance(when, datetime):
+            day = when.strftime("%Y-%m-%d")
+        else:
+            try:
+                day = datetime.fromisoformat(str(when).replace("Z", "+00:00")).strftime("%Y-%m-%d")
+            except ValueError:
+                day = str(when)
         return f"verified on {day}", {str(k): str(v) for k, v in prints.items()}

@@ -11,7 +11,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import cached_property
 from pathlib import PurePosixPath
 from typing import Any
@@ -120,7 +120,7 @@ class CodeIndex:
         out.append(path)
         seen: list[str] = []
         for candidate in out:
-            normal = str(PurePosixPath(candidate))
+            normal = _posix_normal(candidate)
             if not (normal.startswith("../") or normal == "..") and normal not in seen:
                 seen.append(normal)
         return seen
@@ -321,6 +321,48 @@ class CodeIndex:
         self._symbols[path] = symbols
         return symbols
 
+    def parse_ahead(self, paths: Iterable[str]) -> int:
+        """Parse the code files among ``paths`` whose symbols are not known yet (in memory, or in the
+        symbol cache for their current size and time) in worker processes, when there are enough of them
+        and this process may fork (:mod:`lorekeeper.workers`); otherwise leave them to be parsed when
+        asked. Each file is still parsed once; the workers also hash it. Returns how many were parsed."""
+        from ..workers import count, fork_map
+
+        cache = self._load_symbol_cache()
+        todo: list[tuple[str, list[int]]] = []
+        for path in sorted(set(paths)):
+            if path in self._symbols or not language_of(path):
+                continue
+            try:
+                stat = os.stat(os.path.join(self.ws.root, path))
+            except OSError:
+                continue
+            key = [stat.st_mtime_ns, stat.st_size]
+            cached = cache.get(path)
+            if not (cached and cached[:2] == key):
+                todo.append((path, key))
+        workers = count(len(todo), PARSE_AHEAD_MIN_FILES)
+        if workers <= 1:
+            return 0
+
+        def parse(share: Sequence[tuple[str, list[int]]]) -> list[tuple[str, list[int], FileSymbols, str]]:
+            out = []
+            for path, key in share:
+                data = self.read(path)
+                if data is not None:
+                    out.append((path, key, file_symbols(path, data), digest(data)))
+            return out
+
+        parsed = 0
+        for part in fork_map(parse, todo, workers):
+            for path, key, symbols, content_hash in part:
+                self._symbols[path] = symbols
+                self._hashes.setdefault(path, content_hash)
+                cache[path] = [*key, {k: list(v) for k, v in symbols.definitions.items()}]
+                parsed += 1
+        self._cache_dirty = self._cache_dirty or parsed > 0
+        return parsed
+
     def defined_in(self, name: str, path: str) -> tuple[int, int] | None:
         symbols = self.symbols(path)
         return qualified_definition(symbols, name, path) if symbols else None
@@ -395,6 +437,19 @@ class CodeIndex:
         self._cache_dirty = False
 
 
+#: Below this many code files to parse, one process does it (starting workers costs more than it saves).
+PARSE_AHEAD_MIN_FILES = 400
+
+
 def in_module_path(word: str, path: str) -> bool:
     """Whether ``word`` names the module or a package folder of ``path`` (``utils`` in ``a/utils.py``)."""
     return word in path.rsplit(".", 1)[0].split("/")
+
+
+def _posix_normal(path: str) -> str:
+    """``str(PurePosixPath(path))`` (``//``, ``.`` parts and a final ``/`` dropped), without building a
+    path object for the common path that is already normal."""
+    if path and path != "." and "//" not in path and "/./" not in path and not path.startswith("./") \
+            and not path.endswith(("/", "/.")):
+        return path
+    return str(PurePosixPath(path))

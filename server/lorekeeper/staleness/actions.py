@@ -35,6 +35,10 @@ def verify_entries(checker: StalenessChecker, entries: list[Entry], journal: Jou
     # One pass over the code for every symbol named in text, rather than one pass per entry.
     checker.index.files_mentioning({ref.target for entry in entries for ref in checker.references(entry)
                                     if ref.kind == "symbol" and not ref.file})
+    # The files of the symbols named with their file, parsed over the cores when there are many.
+    checker.index.parse_ahead(path for entry in entries for ref in checker.references(entry)
+                              if ref.kind == "symbol" and ref.file
+                              and (path := checker.index.resolve(ref.file, checker.base_of(entry))))
     for entry in entries:
         base = checker.base_of(entry)
         prints = {}

@@ -3,6 +3,7 @@ as journaled operations."""
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -64,20 +65,29 @@ class Store:
                                             "read or written there (move the file away)"))
         listing = files if files is not None else self.ws.memory_relpaths()
         root = self.ws.root
-        chosen = {fmt: [(root / p, p) for p in paths if only is None or p in only] for fmt, paths in listing.items()}
-        readers = (("entry", native.read_entry_file), ("mif", mif.read_mif_file))
-        for fmt, reader in readers:
-            for path, relpath in chosen[fmt]:
-                if not self._inside(relpath, findings):
-                    continue
-                entry, problems = reader(self.ws, path, relpath)
-                findings.extend(problems)
-                if entry is not None:
-                    entries.append(entry)
-        for path, relpath in chosen["instruction"]:
+        chosen = {fmt: [p for p in paths if only is None or p in only] for fmt, paths in listing.items()}
+        prefix = str(root) + os.sep
+        for relpath in chosen["entry"]:
+            # A regular file the listing saw in the entries folder needs no path resolution; it is
+            # opened without following a symlink in case it became one since.
+            plain = self.ws.listed_plain(relpath)
+            if not plain and not self._inside(relpath, findings):
+                continue
+            entry, problems = native.read_entry_file(self.ws, prefix + relpath, relpath, follow=not plain)
+            findings.extend(problems)
+            if entry is not None:
+                entries.append(entry)
+        for relpath in chosen["mif"]:
             if not self._inside(relpath, findings):
                 continue
-            found, problems = read_instruction_file(self.ws, path, relpath)
+            found, problems = mif.read_mif_file(self.ws, root / relpath, relpath)
+            findings.extend(problems)
+            if found is not None:
+                entries.append(found)
+        for relpath in chosen["instruction"]:
+            if not self._inside(relpath, findings):
+                continue
+            found, problems = read_instruction_file(self.ws, root / relpath, relpath)
             entries.extend(found)
             findings.extend(problems)
         counts = Counter(e.id for e in entries)
@@ -268,8 +278,13 @@ class Store:
         keeping unknown fields, key order and formatting. For instruction files only ``content`` can
         change: it replaces the entry's lines. ``current`` is the file's bytes when an earlier change of
         the same plan has already changed them (else they are read from disk)."""
-        path = resolve_inside(self.ws.root, entry.location.path)
-        before = current if current is not None else read_bytes(path, root=self.ws.root)
+        relpath = entry.location.path
+        if current is not None:
+            before = current
+        elif self.ws.listed_plain(relpath):  # a regular file in the entries folder: no link to resolve
+            before = read_bytes(str(self.ws.root) + os.sep + relpath, follow=False)
+        else:
+            before = read_bytes(resolve_inside(self.ws.root, relpath), root=self.ws.root)
         text = before.decode("utf-8-sig")
         if entry.format == "entry":
             raw = load_json(text)

@@ -23,12 +23,15 @@ class TextFile:
         return "\r\n" if b"\r\n" in self.data else "\n"
 
 
-def read_text_file(path: Path, relpath: str, max_bytes: int) -> tuple[TextFile | None, Finding | None]:
+def read_text_file(path: Path | str, relpath: str, max_bytes: int, *, follow: bool = True
+                   ) -> tuple[TextFile | None, Finding | None]:
     """Read a memory file as UTF-8 text, or explain why not: too large, binary, not UTF-8, unreadable.
 
-    The caller has already made sure ``path`` lies inside the workspace."""
+    The caller has already made sure ``path`` lies inside the workspace (or, ``follow=False``, that it
+    was a regular file in a folder inside it: a symlink found there now is refused)."""
     try:
-        data = read_bytes(path, max_bytes)  # a regular file only: a FIFO or a device is refused, never waited on
+        # a regular file only: a FIFO or a device is refused, never waited on
+        data = read_bytes(path, max_bytes, follow=follow)
     except NotRegularFile:
         return None, _problem("not-a-file", "not a regular file (a FIFO, a device or a folder); skipped", relpath)
     except TooLarge as exc:

@@ -143,9 +143,10 @@ class Journal:
     def _apply_all(self, operations: list[Operation]) -> list[Record]:
         expected: dict[str, bytes | None] = {}
         targets: list[tuple[FileChange, Path]] = []
+        real_dirs: dict[str, str] = {}  # folders' real paths, resolved once for the batch
         for operation in operations:
             for change in operation.changes:
-                path = self._path(change.path)
+                path = self._path(change.path, real_dirs)
                 if change.path not in expected:
                     current = self._current(path)
                     if current is not None and (not os.stat(path).st_mode & 0o222 or not os.access(path, os.W_OK)):
@@ -230,12 +231,12 @@ class Journal:
             atomic_write(record.path, _encode_record(record), self.ws.root)
         return record
 
-    def _path(self, relpath: str) -> Path:
+    def _path(self, relpath: str, real_dirs: dict[str, str] | None = None) -> Path:
         """The file a journaled change may write: a memory file inside the workspace, nothing else."""
         if not self.ws.is_memory_path(relpath):
             raise Refused(f"refusing to write {relpath}: Lorekeeper only writes memory files")
         try:
-            return resolve_inside(self.ws.root, relpath)
+            return resolve_inside(self.ws.root, relpath, real_dirs=real_dirs)
         except PathOutsideRoot as exc:
             raise Refused(f"refusing to write {relpath}: {exc}") from None
 
@@ -569,7 +570,12 @@ def _encode_record(record: Record) -> bytes:
         **({"stage": record.stage} if record.stage else {}),
         "files": [{"path": c.path, "before": _blob(c.before), "after": _blob(c.after)} for c in record.changes],
     }
-    return (json.dumps(data, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
+    # One line per file change: json's C encoder writes those; with an indent it falls back to the
+    # Python encoder, which costs ~40 µs per change (a verification of 10,000 entries is one record).
+    files = data.pop("files")
+    head = json.dumps(data, indent=1, ensure_ascii=False)[:-2]
+    lines = ",\n".join("  " + json.dumps(f, ensure_ascii=False) for f in files)
+    return (head + ',\n "files": [' + (f"\n{lines}\n ]" if files else "]") + "\n}\n").encode("utf-8")
 
 
 def _decode_record(data: dict[str, Any], path: Path) -> Record:

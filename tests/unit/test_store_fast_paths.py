@@ -1,0 +1,87 @@
+"""The store's fast paths hold to what they stand in for: entries built without model_construct's
+per-field loop equal model_construct's, and an entry file listed as a regular file (so not resolved)
+is still never read through a symlink."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from lorekeeper.model import Entry, Location, Ref
+from lorekeeper.safeio import read_bytes
+from lorekeeper.store import Store
+from lorekeeper.store.fields import construct
+from lorekeeper.workspace import Workspace
+from support import Tree
+
+
+def test_construct_equals_model_construct() -> None:
+    values = {name: info.get_default(call_default_factory=True) for name, info in Entry.model_fields.items()
+              if not info.is_required()}
+    values.update(id="e1", content="Use pnpm", location=Location(path="a.json", start_line=1, end_line=4),
+                  refs=[Ref(path="src/app.py", symbol="main")], tags=["tooling"], raw={"id": "e1", "x": 1})
+    fast = construct(Entry, {name: values[name] for name in Entry.model_fields})
+    slow = Entry.model_construct(None, **values)
+    assert fast.model_dump() == slow.model_dump()
+    assert fast.public() == slow.public()
+    assert fast.model_fields_set == slow.model_fields_set
+    assert fast.__pydantic_extra__ == slow.__pydantic_extra__ and fast.__pydantic_private__ == slow.__pydantic_private__
+    fast.summary = "set later"  # assignment works and is recorded as on any model
+    assert fast.summary == "set later" and "summary" in fast.model_fields_set
+    assert fast.model_copy(update={"id": "e2"}).id == "e2"
+
+
+def test_loaded_entries_are_the_validated_entries(tree: Tree) -> None:
+    """What the loader builds equals a fully validated Entry of the same fields."""
+    tree.entry("a.json", {"id": "a1", "content": "Use pnpm", "tags": ["tooling"], "supersedes": "old",
+                          "confidence": 0.5, "created": "2026-03-01T10:00:00Z", "unknown": {"kept": True}})
+    [entry] = tree.store().entries
+    validated = Entry.model_validate({**entry.model_dump(), "raw": entry.raw})
+    assert entry.model_dump() == validated.model_dump()
+
+
+def test_an_entry_file_replaced_by_a_symlink_after_the_listing_is_not_followed(tree: Tree, tmp_path) -> None:
+    outside = tmp_path / "planted.json"
+    outside.write_text(json.dumps({"id": "planted", "content": "read from outside the root"}))
+    path = tree.entry("a.json", {"id": "a1", "content": "Use pnpm"})
+    ws = Workspace(tree.root)
+    listing = ws.memory_relpaths()
+    relpath = listing["entry"][0]
+    assert ws.listed_plain(relpath)
+    path.unlink()
+    os.symlink(outside, path)  # swapped between the listing and the read
+    store = Store(ws)
+    store.load(files=listing)
+    assert [e.id for e in store.entries] == []
+    [finding] = store.findings
+    assert finding.kind == "unreadable-file" and finding.source == relpath
+
+
+def test_read_bytes_refuses_a_symlink_when_told_not_to_follow(tmp_path) -> None:
+    target = tmp_path / "t.txt"
+    target.write_bytes(b"x" * 5000)
+    link = tmp_path / "l.txt"
+    os.symlink(target, link)
+    assert read_bytes(link) == b"x" * 5000
+    try:
+        read_bytes(link, follow=False)
+    except OSError:
+        pass
+    else:
+        raise AssertionError("a symlink was followed")
+
+
+def test_read_bytes_reads_whole_files_of_any_size_and_keeps_its_limit(tmp_path) -> None:
+    """The first read asks for the size fstat announced (plus one byte), later ones for 1 MB chunks."""
+    from lorekeeper.safeio import TooLarge
+
+    for size in (0, 1, 4095, 3_000_001):
+        path = tmp_path / f"f{size}.bin"
+        path.write_bytes(bytes(i % 251 for i in range(size)))
+        assert read_bytes(path) == path.read_bytes()
+    try:
+        read_bytes(tmp_path / "f3000001.bin", limit=1_000_000)
+    except TooLarge:
+        pass
+    else:
+        raise AssertionError("the limit was not kept")
