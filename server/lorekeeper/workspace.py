@@ -161,6 +161,7 @@ class Workspace:
         self._rel_files: list[str] | None = None
         self._real_dirs: dict[str, str] = {}
         self._inside: dict[tuple[str, str], Path | PathOutsideRoot] = {}
+        self._instruction_patterns: tuple[tuple[str, ...], pathspec.GitIgnoreSpec] | None = None
         #: Entry files the last listing saw as regular files (not symlinks): see :meth:`listed_plain`.
         self._plain_entries: set[str] = set()
         self._ignore_specs: dict[str, list[tuple[str, Spec]]] = {}
@@ -223,8 +224,15 @@ class Workspace:
         name = posix.name
         if name.endswith(".memory.md") or name in NESTED_INSTRUCTION_NAMES:
             return True
-        patterns = [*INSTRUCTION_GLOBS, *self.config.instruction_files]
-        return pathspec.GitIgnoreSpec.from_lines(patterns).match_file(text)
+        return self._instruction_spec().match_file(text)
+
+    def _instruction_spec(self) -> pathspec.GitIgnoreSpec:
+        """The patterns of instruction files (the usual names and ``[store] instruction_files``), compiled
+        once per configuration."""
+        patterns = (*INSTRUCTION_GLOBS, *self.config.instruction_files)
+        if self._instruction_patterns is None or self._instruction_patterns[0] != patterns:
+            self._instruction_patterns = (patterns, pathspec.GitIgnoreSpec.from_lines(patterns))
+        return self._instruction_patterns[1]
 
     #: The files that configure how memory is read (a change to one reloads the store).
     CONFIG_FILES = (".lore/config.toml", ".lean-spec/config.json")
@@ -365,7 +373,7 @@ class Workspace:
             self._plain_entries = {folder + name for name, link in found if not link}
         mif: set[str] = set()
         instructions: set[Path] = set()
-        usual = pathspec.GitIgnoreSpec.from_lines([*INSTRUCTION_GLOBS, *self.config.instruction_files])
+        usual = self._instruction_spec()
         store_prefix = self.rel(self.store) + "/" if _is_within(self.store, self.root) else None
         for relpath in self.rel_files():
             name = relpath.rsplit("/", 1)[-1]

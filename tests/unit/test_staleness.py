@@ -337,6 +337,35 @@ def test_incremental_recheck_touches_only_dependants(tree: Tree) -> None:
     assert checker.findings() == findings  # the earlier verdicts stand
 
 
+def test_a_file_at_a_past_commit_is_parsed_once_per_checker(tree: Tree, monkeypatch) -> None:
+    """An editor saving a file whose name went missing asks again what the name's files held at the
+    memory's commit: the answer is the same each time, so it is parsed once."""
+    from collections import Counter
+
+    import lorekeeper.staleness.checks as checks
+    from lorekeeper.store import Store
+
+    tree.write("pkg/util.py", "def helper(x):\n    return x\n")
+    tree.write("CLAUDE.md", "- Call `helper` in `pkg/util.py` to convert values.\n")
+    commit(tree, "initial")
+    tree.write("pkg/util.py", "def other(x):\n    return x\n")
+    parsed: Counter[str] = Counter()
+    real = checks.file_symbols
+
+    def counting(path: str, data: bytes):
+        parsed[path] += 1
+        return real(path, data)
+
+    monkeypatch.setattr(checks, "file_symbols", counting)
+    ws = Workspace(tree.root)
+    checker = StalenessChecker(ws, Store.open(ws))
+    first = checker.check()
+    tree.write("pkg/util.py", "def other(x):\n    return x + 1\n")  # saved again: still no helper
+    again = checker.recheck(["pkg/util.py"])
+    assert [f.kind for f in first] == [f.kind for f in again] == ["stale-symbol"]
+    assert parsed["pkg/util.py"] == 1  # at the commit: once, though judged twice
+
+
 def test_mark_records_stale_reason_and_undo_restores(tree: Tree) -> None:
     tree.write("x.py", "def f(): pass\n")
     tree.entry("m.json", {"id": "m", "content": "See x.py", "refs": ["x.py"]})

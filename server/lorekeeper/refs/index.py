@@ -443,7 +443,7 @@ PARSE_AHEAD_MIN_FILES = 400
 
 def in_module_path(word: str, path: str) -> bool:
     """Whether ``word`` names the module or a package folder of ``path`` (``utils`` in ``a/utils.py``)."""
-    return word in path.rsplit(".", 1)[0].split("/")
+    return word in path and word in path.rsplit(".", 1)[0].split("/")  # (the substring test is the cheap no)
 
 
 def _posix_normal(path: str) -> str:

@@ -25,7 +25,7 @@ from ..refs.extract import Reference, extract, from_explicit
 from ..refs.fingerprint import Fingerprinter, Verifications
 from ..refs.history import GitHistory
 from ..refs.index import _IDENTIFIER, CodeIndex
-from ..refs.symbols import language_of
+from ..refs.symbols import FileSymbols, language_of
 from ..store import Store
 from ..workspace import Workspace
 from .baseline import Baselines
@@ -76,6 +76,8 @@ class StalenessChecker:
         self._words: set[str] = set()  # refreshed after each check; a stale extra name only costs a lookup
         self._refs: dict[tuple[str, str], list[Reference]] = {}
         self._reported_problems: set[str] = set()
+        #: Code files' symbols at past commits, by (commit, path): what a commit held never changes.
+        self.parsed_at: dict[tuple[str, str], FileSymbols] = {}
         self.checked: list[str] = []  # entry ids checked by the last call, for callers and tests
 
     # -- public ----------------------------------------------------------------------------------

@@ -331,7 +331,8 @@ class SymbolCheck:
                 parts = _words(item.ref.target)
                 files = set(found.get(parts[-1], set())) if parts else set()
                 for word in parts[:-1]:
-                    files = {f for f in files if f in found.get(word, set()) or in_module_path(word, f)}
+                    mentioning = found.get(word, set())
+                    files = {f for f in files if f in mentioning or in_module_path(word, f)}
                 wanted[id(item)] = sorted(files, key=lambda p: (item.ref.target.rsplit(".", 1)[-1].lower() not in p.lower(), p))[:_MAX_FILES_PER_SYMBOL]
             symbols = _symbols_at(checker, commit, {p for files in wanted.values() for p in files})
             defined: list[tuple[Pending, list[str]]] = []
@@ -393,8 +394,16 @@ def _words(target: str) -> list[str]:
 
 
 def _symbols_at(checker: StalenessChecker, commit: str, paths: set[str]) -> dict[str, FileSymbols]:
-    blobs = checker.history.read_at([(commit, p) for p in sorted(paths)])
-    return {p: file_symbols(p, data) for (c, p), data in blobs.items() if data is not None}
+    """The symbols of files as they were at ``commit``: parsed once per checker (a commit never changes;
+    an editor's checker asks again after every save of a file whose name went missing)."""
+    parsed = checker.parsed_at
+    missing = [p for p in sorted(paths) if (commit, p) not in parsed]
+    if missing:
+        blobs = checker.history.read_at([(commit, p) for p in missing])
+        for (c, p), data in blobs.items():
+            if data is not None:
+                parsed[(c, p)] = file_symbols(p, data)
+    return {p: parsed[(commit, p)] for p in paths if (commit, p) in parsed}
 
 
 def _defined_in_file(checker: StalenessChecker, symbol: str, path: str) -> bool:
