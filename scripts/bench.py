@@ -369,6 +369,9 @@ def bench_speed(sizes: list[int], files: int, runs: int, edits: int, plan_sizes:
 
 
 def main() -> None:
+    from lorekeeper.workers import allow_fork
+
+    allow_fork()  # one thread, like the command line: plans split their large batches over the cores
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", choices=["speed", "check-stale", "compact", "lsp", "real-stale", "trust", "semantic", "context",
                                            "guard"],

@@ -24,7 +24,7 @@ from .refs.history import GitHistory
 from .refs.symbols import language_of
 from .staleness import ANY_CODE, WORD, StalenessChecker
 from .store import Store
-from .workers import count as workers_count
+from .workers import worker_count
 from .workspace import Workspace
 
 CACHE_FILE = "stale.json"
@@ -133,8 +133,8 @@ PARALLEL_MIN_FILES = 2000
 
 
 def _workers(files: int) -> int:
-    """How many processes check ``files`` memory files (see :func:`lorekeeper.workers.count`)."""
-    return workers_count(files, PARALLEL_MIN_FILES)
+    """How many processes check ``files`` memory files (see :func:`lorekeeper.workers.worker_count`)."""
+    return worker_count(files, PARALLEL_MIN_FILES)
 
 
 def _check_files(ws: Workspace, history: GitHistory, files: list[str], listing: dict[str, list[str]],

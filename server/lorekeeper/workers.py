@@ -1,13 +1,14 @@
-"""Work spread over the cores with forked processes, where that is safe and worth it.
+"""Work over every memory of a large store, spread over forked worker processes.
 
-Forking copies the parent's memory (the workspace's file list, git's answers, the loaded store), so a
-worker starts with what the parent already knows. It is done only on Linux (where fork is the way
-processes start and is cheap), only in a process that said it may (the ``lore`` command line: a
-server's threads may hold locks a child would inherit held), and only for batches large enough to
-repay the start of the workers."""
+:func:`fork_map` is ``[fn(x) for x in items]``, with the same result in the same order, computed by
+worker processes when there are many items. The workers are forked (Linux): they inherit the parent's
+state, so only the results travel back. Few items, another system, or a process that did not say it
+may fork (:func:`allow_fork`: the ``lore`` command line does; the language and MCP servers never do,
+since a fork would copy their threads' locks mid-use) compute it here, serially."""
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -16,20 +17,21 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 R = TypeVar("R")
 
+#: Below this many items, one process does the work: starting workers costs more than it saves.
+PARALLEL_MIN = 4000
 
-def cores() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
-
-def count(items: int, minimum: int) -> int:
-    """How many processes share ``items`` pieces of work: one per core (at most 8; ``LORE_WORKERS``
-    overrides), one below ``minimum`` items, one where forking is not safe or not how processes start."""
+def worker_count(items: int, min_items: int = PARALLEL_MIN) -> int:
+    """How many processes share ``items`` items: one per core (at most 8; ``LORE_WORKERS`` overrides),
+    and one below ``min_items``, where fork is not how processes start, or in a process that did not
+    call :func:`allow_fork`."""
     try:
         wanted = int(os.environ.get("LORE_WORKERS", "0"))
     except ValueError:
         wanted = 0
     if wanted <= 0:
-        wanted = 1 if items < minimum else min(8, cores())
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+        wanted = 1 if items < min_items else min(8, cores)
     if sys.platform != "linux" or not _allowed:
         return 1
     return max(1, min(wanted, items))
@@ -39,33 +41,48 @@ _allowed = False
 
 
 def allow_fork() -> None:
-    """Let this process fork workers (called by the command line, never by a server)."""
+    """Let this process fork workers (called by the command line and the benchmarks, never by a server)."""
     global _allowed
     _allowed = True
 
 
-#: What forked workers inherit (set just before the pool starts, cleared after).
+#: What the forked workers inherit: the function and its items (set just before the pool starts).
 _shared: dict[str, Any] = {}
 
 
-def _run(share: Sequence[Any]) -> Any:
-    return _shared["fn"](share)
+class _Failed:
+    """What a worker sends back for a span where ``fn`` raised: the parent computes that span itself."""
 
 
-def fork_map(fn: Callable[[Sequence[T]], R], items: Sequence[T], workers: int) -> list[R]:
-    """``[fn(share) for share in shares]`` over ``workers`` forked processes, ``items`` split into one
-    contiguous share each (in order). ``fn`` may be a closure: workers inherit it; only the shares'
-    results travel back (pickled). ``workers <= 1``: in this process."""
-    if workers <= 1 or len(items) < 2:
-        return [fn(items)]
+def _run(span: tuple[int, int]) -> list[Any] | _Failed:
+    fn, items = _shared["fn"], _shared["items"]
+    try:
+        return [fn(item) for item in items[span[0] : span[1]]]
+    except Exception:  # noqa: BLE001 - raised again by the parent, as the serial path raises it
+        return _Failed()
+
+
+def fork_map(fn: Callable[[T], R], items: Sequence[T], *, min_items: int = PARALLEL_MIN,
+             workers: int | None = None) -> list[R]:
+    """``[fn(x) for x in items]``, over :func:`worker_count` forked processes when that is more than one
+    (``workers`` forces a number: tests). ``fn`` need not be picklable; its results must be. Where ``fn``
+    raises in a worker, this process computes that span again, so the error is the serial path's."""
+    count = worker_count(len(items), min_items) if workers is None else workers
+    if count <= 1 or not items:
+        return [fn(item) for item in items]
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    size = -(-len(items) // workers)
-    shares = [items[i : i + size] for i in range(0, len(items), size)]
-    _shared["fn"] = fn
+    size = -(-len(items) // (count * 4))  # a few spans a worker: a busy core does not hold up the rest
+    spans = [(start, min(start + size, len(items))) for start in range(0, len(items), size)]
+    _shared.update(fn=fn, items=items)
     try:
-        with ProcessPoolExecutor(len(shares), mp_context=multiprocessing.get_context("fork")) as pool:
-            return list(pool.map(_run, shares))
+        # A worker lives for one call: collecting would only walk (and copy) the heap it inherited.
+        with ProcessPoolExecutor(count, mp_context=multiprocessing.get_context("fork"), initializer=gc.disable) as pool:
+            parts = list(pool.map(_run, spans))
     finally:
         _shared.clear()
+    out: list[R] = []
+    for (start, end), part in zip(spans, parts, strict=True):
+        out.extend([fn(item) for item in items[start:end]] if isinstance(part, _Failed) else part)
+    return out

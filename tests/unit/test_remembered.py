@@ -7,21 +7,39 @@ import json
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 from lorekeeper.compaction import CompactionConfig, plan_compaction, verify
 from lorekeeper.diagnose import memory_findings
 from support import Tree
 
 NOW = datetime(2026, 11, 1, 12, tzinfo=UTC)
 
+#: The texts the verifier read since the last fresh start (its tokenizer runs for a parse or a summary).
+_read: list[str] = []
+
+
+@pytest.fixture(autouse=True)
+def _count_reads(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = verify._lex
+
+    def counting(text: str):
+        _read.append(text)
+        return real(text)
+
+    monkeypatch.setattr(verify, "_lex", counting)
+    _read.clear()
+
 
 def _fresh_process() -> None:
     """What a new process starts with: no summary, statement or verdict in memory."""
     for cached in (verify.parse, verify._summary):
         cached.cache_clear()
+    _read.clear()
 
 
 def _parses() -> int:
-    return verify.parse.cache_info().misses
+    return len(_read)
 
 
 def _store(tree: Tree) -> None:

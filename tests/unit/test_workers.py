@@ -1,36 +1,55 @@
-"""Work split over forked processes finds what one process finds, and is only split where allowed."""
+"""fork_map: the same list as the plain loop, whether worker processes compute it or not."""
 
 from __future__ import annotations
 
-import os
 import shutil
+import sys
 
 import pytest
 
 from lorekeeper import workers
 from lorekeeper.refs.index import CodeIndex
+from lorekeeper.workers import fork_map, worker_count
 from lorekeeper.workspace import Workspace
 from support import Tree, lore
 
-
-def test_fork_map_keeps_order_and_runs_closures_in_children(monkeypatch) -> None:
-    offset = 7
-    parent = os.getpid()
-    results = workers.fork_map(lambda share: [(x + offset, os.getpid() != parent) for x in share], list(range(10)), 3)
-    assert [x for part in results for x, _ in part] == list(range(7, 17))
-    assert all(child for part in results for _, child in part)
-    assert workers.fork_map(lambda share: sum(share), [1, 2, 3], 1) == [6]  # one worker: this process
+needs_fork = pytest.mark.skipif(sys.platform != "linux", reason="workers are forked on Linux only")
 
 
-def test_only_a_process_that_allows_it_forks(monkeypatch) -> None:
-    monkeypatch.setenv("LORE_WORKERS", "4")
+@needs_fork
+def test_the_workers_give_the_loops_list_in_order() -> None:
+    items = [f"text {i}" * (i % 7) for i in range(1000)]
+    offset = 3  # a closure: fn is inherited by the fork, never pickled
+    expected = [len(x) + offset for x in items]
+    assert fork_map(lambda x: len(x) + offset, items, workers=1) == expected
+    assert fork_map(lambda x: len(x) + offset, items, workers=2) == expected
+    assert fork_map(lambda x: len(x) + offset, items, workers=3) == expected
+    assert fork_map(len, [], workers=2) == []
+
+
+@needs_fork
+def test_an_error_in_a_worker_is_the_serial_paths_error() -> None:
+    def fn(x: int) -> int:
+        if x == 537:
+            raise KeyError(f"no {x}")
+        return x
+
+    with pytest.raises(KeyError, match="no 537"):
+        fork_map(fn, list(range(1000)), workers=2)
+
+
+def test_how_many_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(workers, "_allowed", True)  # as the command line does
+    monkeypatch.delenv("LORE_WORKERS", raising=False)
+    assert worker_count(10, min_items=100) == 1  # too few to be worth a process
+    monkeypatch.setenv("LORE_WORKERS", "1")
+    assert worker_count(10**6) == 1
+    monkeypatch.setenv("LORE_WORKERS", "3")
+    if sys.platform == "linux":
+        assert worker_count(10) == 3  # LORE_WORKERS is the user's choice...
+        assert worker_count(2) == 2  # ...never more workers than items
     monkeypatch.setattr(workers, "_allowed", False)
-    assert workers.count(10_000, 10) == 1  # a server, or a test runner: never
-    monkeypatch.setattr(workers, "_allowed", True)
-    assert workers.count(10_000, 10) == (4 if os.name == "posix" and os.uname().sysname == "Linux" else 1)
-    assert workers.count(2, 10) == 2  # LORE_WORKERS is the user's choice, bounded by the work
-    monkeypatch.setenv("LORE_WORKERS", "0")
-    assert workers.count(5, 10) == 1  # too little work to repay the workers
+    assert worker_count(10**6) == 1, "a process that did not allow it (a server, a test runner) never forks"
 
 
 def _modules(tree: Tree, n: int) -> list[str]:
@@ -43,7 +62,7 @@ def _modules(tree: Tree, n: int) -> list[str]:
     return paths
 
 
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork-only")
+@needs_fork
 def test_parsing_ahead_in_workers_equals_parsing_on_demand(tree: Tree, monkeypatch) -> None:
     paths = _modules(tree, 12)
     monkeypatch.setattr(workers, "_allowed", True)

@@ -19,6 +19,7 @@ from ..model import Entry
 from ..safeio import read_bytes
 from ..store import FileChange, Journal, Operation, Record, Refused, Store
 from ..store.native import render_entry
+from ..workers import fork_map
 from ..workspace import PathOutsideRoot
 
 
@@ -114,7 +115,8 @@ def record_hashes(plan: Plan, store: Store) -> None:
     paths = {entry.location.path for op in plan.operations for entry, _ in op.updates}
     paths |= {op.new_path for op in plan.operations if op.new_path}
     paths |= set(plan.views)
-    plan.hashes = {path: _sha(_read(store, path)) for path in sorted(paths)}
+    ordered = sorted(paths)
+    plan.hashes = dict(zip(ordered, fork_map(lambda path: _sha(_read(store, path)), ordered), strict=True))
 
 
 def check_unchanged(plan: Plan, store: Store) -> None:

@@ -15,28 +15,34 @@ import hashlib
 import json
 import re
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rapidfuzz import fuzz
 
 from ..model import Entry
-from ..text import normalize, terms
+from ..text import TEXT_CACHE, normalize, terms
+from ..workers import fork_map
 from .config import CompactionConfig
 from .plan import PlanOperation
 from .updates import anchors, context, marks_change, retired
-from .verify import compare, compatible, fact_key, fact_keys, fact_size
+from .verify import compare_all, compatible, fact_key, fact_keys, fact_size, prepared
 
 if TYPE_CHECKING:
     from ..workspace import Workspace
 
 WRITABLE = ("entry", "mif")
 DERIVED = "compaction"  # the ``source`` of entries compaction wrote (fused, consolidated)
+
+
+#: :func:`normalize`, remembered: dedup and the conflict search both read every text's.
+_normal = lru_cache(maxsize=TEXT_CACHE)(normalize)
 
 
 def _stamp(now: datetime) -> str:
@@ -72,11 +78,21 @@ class Planner:
         self.conflicts: list[dict[str, Any]] = []
         self.new_entries: list[dict[str, Any]] = []
         self.ws: Workspace | None = None  # where caches live (the semantic stage's vectors)
+        self._summarized: set[str] = set()  # texts whose summaries were prepared (see :meth:`_prepared`)
+        self._available: dict[bool, tuple[int, list[Entry]]] = {}  # see :meth:`available`
 
     # -- helpers ---------------------------------------------------------------------------------
 
     def available(self, writable_only: bool = True) -> list[Entry]:
-        return [e for e in self.pool if e.id not in self.consumed and (not writable_only or e.format in WRITABLE)]
+        # Entries are only ever added to ``consumed``: the last answer, narrowed, is this one (rules ask
+        # again and again, and most of a large store is consumed early).
+        consumed, last = len(self.consumed), self._available.get(writable_only)
+        if last is None:
+            last = (-1, [e for e in self.pool if not writable_only or e.format in WRITABLE])
+        if last[0] != consumed:
+            last = (consumed, [e for e in last[1] if e.id not in self.consumed])
+            self._available[writable_only] = last
+        return list(last[1])
 
     def _emit(self, op: str, sources: list[Entry], reason: str, fields: dict[str, Any] | None = None,
               result: Entry | dict[str, Any] | None = None, new_entry: dict[str, Any] | None = None,
@@ -142,7 +158,24 @@ class Planner:
     def dedup(self) -> None:
         """Exact duplicates: the same text after normalisation (case, whitespace, punctuation, Markdown)
         and the same literals (the verifier's key: ``^18.3.1`` is not ``~18.3.1``)."""
-        self._same_facts("dedup", lambda e: [normalize(e.content) + "\x00" + fact_key(e.content)])
+        # An entry whose normalised text no other entry has shares no key: its fact key (a parse) is not
+        # needed, and most texts of a large store are unique.
+        pool = self.available(writable_only=False)
+        counts = Counter(_normal(e.content) for e in pool)
+
+        def keys(entry: Entry) -> list[str]:
+            text = _normal(entry.content)
+            return [text + "\x00" + fact_key(entry.content)] if counts[text] > 1 else []
+
+        with self._prepared(e for e in pool if counts[_normal(e.content)] > 1):
+            self._same_facts("dedup", keys)
+
+    def _prepared(self, entries: Iterable[Entry]) -> AbstractContextManager[None]:
+        """:func:`.verify.prepared` for the texts of ``entries`` not prepared before in this plan (the
+        verifier remembers those: it was asked about each of them)."""
+        texts = [e.content for e in entries if e.content not in self._summarized]
+        self._summarized.update(texts)
+        return prepared(texts)
 
     def _same_facts(self, op: str, keys_of: Any) -> None:
         """Entries that share a key become one: the survivor is the most complete copy, it gains the
@@ -178,7 +211,8 @@ class Planner:
         (rapidfuzz token_sort_ratio over candidates that share rare words, so 10k entries stay fast) that
         the verifier finds in conflict — the same statement with another value, or negated. They are
         reported for review and both stay live (``lore review`` or the editor can keep the newer)."""
-        self._same_facts("merge", lambda e: fact_keys(e.content))
+        with self._prepared(self.available(writable_only=False)):
+            self._same_facts("merge", lambda e: fact_keys(e.content))
         self.find_conflicts()
 
     def find_conflicts(self) -> None:
@@ -190,12 +224,14 @@ class Planner:
         both true (``coexists_with``) are left alone."""
         known = {tuple(c["entries"]) for c in self.conflicts if c["kind"] == "contradiction"}
         pool = self.available(writable_only=False)
+        asked: list[tuple[Entry, Entry, float]] = []  # (newer, older, similarity)
         for (a, b), score in sorted(self._candidates(pool).items()):
             entry, other = self.by_id[a], self.by_id[b]
             if b in entry.coexists_with or a in other.coexists_with:
                 continue
-            newer, older = _newer(entry, other)
-            verdict = compare(older.content, newer.content)
+            asked.append((*_newer(entry, other), score))
+        verdicts = compare_all([(older.content, newer.content) for newer, older, _ in asked])
+        for (newer, older, score), verdict in zip(asked, verdicts, strict=True):
             if verdict.verdict != "conflict" or (newer.id, older.id) in known:
                 continue
             self.conflicts.append({
@@ -490,10 +526,21 @@ def _source_version() -> str:
     return digest.hexdigest()
 
 
+_Features = tuple[str, set[str], frozenset[str], tuple[frozenset[str], ...], bool]
+
+
+def _features(text: str) -> _Features:
+    """What the candidate search reads of a text: its normalised form, its terms, its anchors, the
+    values it retires, whether it says something changed."""
+    return _normal(text), set(terms(text)), anchors(text), retired(text), marks_change(text)
+
+
 def _candidate_pairs(pool: list[Entry], threshold: int) -> dict[tuple[str, str], float]:
-    """Pairs of entries (ids in order) worth asking the verifier about, with their similarity."""
-    texts = {e.id: normalize(e.content) for e in pool}
-    tokens = {e.id: set(terms(e.content)) for e in pool}
+    """Pairs of entries (ids in order) worth asking the verifier about, with their similarity. What it
+    reads of each text is read over worker processes for a large store."""
+    features = fork_map(_features, [e.content for e in pool])  # in the pool's order
+    texts = {e.id: f[0] for e, f in zip(pool, features, strict=True)}
+    tokens = {e.id: f[1] for e, f in zip(pool, features, strict=True)}
     cap = max(50, len(pool) // 100)
     pairs: dict[tuple[str, str], float] = {}
     sharing = _sharing_sparse if len(tokens) >= SPARSE_FROM else _sharing_loop
@@ -503,22 +550,25 @@ def _candidate_pairs(pool: list[Entry], threshold: int) -> dict[tuple[str, str],
             pairs[(a, b)] = score
     # Updates in other words share little wording: they meet through what the update turns on.
     by_anchor: dict[str, list[Entry]] = defaultdict(list)
-    for entry in pool:
-        for anchor in anchors(entry.content):
+    for entry, (_, _, found_anchors, _, _) in zip(pool, features, strict=True):
+        for anchor in found_anchors:
             by_anchor[anchor].append(entry)
     holders: dict[str, set[str]] = defaultdict(set)
-    changing = [e for e in pool if retired(e.content) or marks_change(e.content)]
+    changing = [at for at, f in enumerate(features) if f[3] or f[4]]  # positions in the pool
+    contexts: list[frozenset[str]] = []
     if changing:
-        for other in pool:
-            for token in context(other.content):
+        contexts = fork_map(context, [e.content for e in pool])
+        for other, tokens_of_other in zip(pool, contexts, strict=True):
+            for token in tokens_of_other:
                 holders[token].add(other.id)
-    for entry in changing:
+    for at in changing:
+        entry, (_, _, _, retires, says_change) = pool[at], features[at]
         found: set[str] = set()
-        for wanted in retired(entry.content):  # the entries that state a value this one retires
+        for wanted in retires:  # the entries that state a value this one retires
             found |= set.intersection(*(holders.get(t, set()) for t in wanted))
-        if marks_change(entry.content):  # "... now ...": the entries that share two of its words
+        if says_change:  # "... now ...": the entries that share two of its words
             counts: dict[str, int] = defaultdict(int)
-            for token in context(entry.content):
+            for token in contexts[at]:
                 if not token.startswith("=") and len(holders[token]) <= cap:
                     for other_id in holders[token]:
                         counts[other_id] += 1

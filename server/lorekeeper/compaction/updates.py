@@ -135,6 +135,8 @@ _PRONOUNS = frozenset("it this that they them these those which what he she we y
 @lru_cache(maxsize=TEXT_CACHE)
 def changes_in(text: str) -> tuple[Change, ...]:
     """The changes a text states outright, in order."""
+    if not (_TRIGGER.search(text) and _CHANGE_WORD.search(text)):  # a sentence's words are the text's
+        return ()
     found: list[Change] = []
     for sentence in _sentences(text):
         found += _changes_in_sentence(sentence)
@@ -148,6 +150,12 @@ def _sentences(text: str) -> list[str]:
 #: Every pattern below needs one of these words: most texts are ruled out by one search.
 _TRIGGER = re.compile(r"\b(?:from|renamed|moved|migrated|replaced|instead|rather|longer|stopped|there|any\s?more|"
                       + "|".join(_REMOVED) + r")\b|->|→|=>", re.I)
+
+
+#: Each of :data:`_PATTERNS`, and an arrow, needs one of these words (with "from", a verb of change): a
+#: text with none states no change. (:data:`_TRIGGER`, quicker to search, rules out most texts first.)
+_CHANGE_WORD = re.compile(r"\b(?:" + "|".join(_CHANGE_VERBS + _REMOVED) + r"|renamed|moved|migrated|replaced|instead"
+                          r"|rather|longer|stopped|there|any\s?more|got\s+rid)\b|->|→|=>", re.I)
 
 
 def _changes_in_sentence(text: str) -> list[Change]:

@@ -25,6 +25,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from functools import cache, lru_cache
@@ -32,6 +34,7 @@ from typing import Literal, NamedTuple, Protocol
 
 import snowballstemmer
 
+from ..workers import fork_map
 from .vocabulary import roles_of
 
 Verdict = Literal["same", "conflict", "different"]
@@ -126,10 +129,17 @@ _LITERAL = re.compile(
     r"|\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?)"
     r"|(?P<op>(?<!\S)(?:\?\?|\|\||&&|===|!==|==|!=|>=|<=|=>|->)(?!\S))",
 )
+#: A necessary condition for any match of :data:`_LITERAL` (each of its alternatives needs one of
+#: these: a backtick, ``://``, a path's ``/``, ``_``, an operator's character, a digit, a dot before a
+#: name or an extension, a lower-case letter before an upper-case one): a text with none skips it.
+_MAY_HOLD_LITERAL = re.compile(r"[`:/_?|&=\-]|\d|\.[A-Za-z0-9_]|[a-z][A-Z]")
 _CODE_SPAN = re.compile(r"(?P<code>`[^`]+`)")
 _WORD = re.compile(r"[A-Za-z]+(?:'[a-z]+)?|\x00[\ue000-\uf8ff]\x00|\x02\x03?[A-Za-z]+\x02|[=:]")
 _BOUNDARY = re.compile(r"[,;!?()\[\]{}—–]|\.(?:\s|$)|\s-\s")
 _MARKUP = re.compile(r"(\*\*|__|(?<!\w)[*_](?=\w)|(?<=\w)[*_](?!\w)|^#+\s|^\s*(?:[-*+]|\d+[.)])\s+|~~)", re.M)
+#: A necessary condition for any match of :data:`_MARKUP` (one of its characters, or a digit before a
+#: list number's ``.`` or ``)``): a text with none skips it.
+_MAY_HOLD_MARKUP = re.compile(r"[*_#~+\-]|\d[.)]")
 _ANTONYM_STEMS = {frozenset((_stem(a), _stem(b))) for a, b in _ANTONYMS}
 
 
@@ -201,9 +211,32 @@ def _canonical_literal(kind: str, raw: str) -> str:
     return raw
 
 
+#: One word or literal of a clause as :func:`_lex` reads it: (text, literal kind, previous word, as
+#: written, exact form of a code word). The kind ``"\x01"`` marks where the predicate starts (no token).
+_Item = tuple[str, str | None, str, str, str]
+
+
 @lru_cache(maxsize=65536)
 def parse(text: str) -> Statement:
     """Reduce a memory's text to a :class:`Statement` (cached: the same text is parsed once)."""
+    groups, negated, guard = _lex(text)
+    clauses = [_with_roles(group) for group in groups]
+    key, flat = _keys([[t.text for t in clause] for clause in clauses], negated, guard)
+    return Statement(text, tuple(clauses), negated, key, flat)
+
+
+def _keys(clauses: list[list[str]], negated: bool, guard: str) -> tuple[str, str]:
+    """A statement's key (clauses in a canonical order) and flat key (its words in their written
+    order), from its clauses' token texts."""
+    mark = "!" if negated else ""
+    key = mark + " | ".join(sorted(" ".join(clause) for clause in clauses)) + guard
+    flat = mark + " ".join(text for clause in clauses for text in clause) + guard
+    return key, flat
+
+
+def _lex(text: str) -> tuple[list[list[_Item]], bool, str]:
+    """What :func:`parse` reads in a text: its clauses (each a non-empty list of items), whether it is
+    negated, and its guard (the digit runs it writes)."""
     clean = unicodedata.normalize("NFKC", text)
     literals: list[tuple[str, str]] = []
 
@@ -225,15 +258,17 @@ def parse(text: str) -> Statement:
         return f" \x00{chr(0xE000 + len(literals) - 1)}\x00 "  # no digit, no word character: nothing re-reads it
 
     masked = _CODE_SPAN.sub(stash, clean)  # code first: Markdown inside a code span is code
-    masked = _LITERAL.sub(stash, _MARKUP.sub(" ", masked))
+    if _MAY_HOLD_MARKUP.search(masked):
+        masked = _MARKUP.sub(" ", masked)
+    if _MAY_HOLD_LITERAL.search(masked):
+        masked = _LITERAL.sub(stash, masked)
     negated = False
-    clauses: list[tuple[Token, ...]] = []
+    clauses: list[list[_Item]] = []
     for sentence in _BOUNDARY.split(masked):
         words = [w for w in _WORD.findall(sentence)]
-        # (text, literal kind, previous word, as written, exact form of a code word)
-        current: list[tuple[str, str | None, str, str, str]] = []
+        current: list[_Item] = []
         previous = ""
-        groups: list[list[tuple[str, str | None, str, str, str]]] = [current]
+        groups: list[list[_Item]] = [current]
         marked: set[int] = set()  # clauses whose predicate start is marked
         for raw in words:
             low = raw.lower()
@@ -274,18 +309,12 @@ def parse(text: str) -> Statement:
                 continue
             current.append((_stem(low), None, previous, raw, ""))
             previous = low
-        for group in groups:
-            if group:
-                clauses.append(_with_roles(group))
-    key_clauses = sorted(" ".join(t.text for t in clause) for clause in clauses)
+        clauses.extend(group for group in groups if group)
     # A guard that does not depend on the tokenizer above: every digit run, with the sign or operator
     # written before it, must match too ("100." is not "120."; "^18" is not "~18").
     digits = sorted(_RAW_NUMBER.findall(text))
     guard = " #" + " ".join(digits) if digits else ""
-    mark = "!" if negated else ""
-    key = mark + " | ".join(key_clauses) + guard
-    flat = mark + " ".join(t.text for clause in clauses for t in clause) + guard
-    return Statement(text, tuple(clauses), negated, key, flat)
+    return clauses, negated, guard
 
 
 _RAW_NUMBER = re.compile(r"[<>=!~^+\-]*\d+(?:[.,:]\d+)*")
@@ -298,7 +327,7 @@ def _counts_something(words: list[str], raw: str) -> bool:
     return bool(nxt) and nxt not in FUNCTION_WORDS and nxt not in CLAUSE_WORDS and not nxt.startswith("\x00")
 
 
-def _with_roles(group: list[tuple[str, str | None, str, str, str]]) -> tuple[Token, ...]:
+def _with_roles(group: list[_Item]) -> tuple[Token, ...]:
     """Mark each token of a clause as subject (before its predicate) or not. An imperative (the clause
     opens with a verb) has no subject, unless a predicate function word follows ("Read timeout is 5s":
     "read" names the subject there)."""
@@ -344,6 +373,25 @@ def compare(a: str, b: str) -> Comparison:
     for memory in _memories:
         memory.learn_verdict(a, b, verdict)
     return verdict
+
+
+def compare_all(pairs: list[tuple[str, str]]) -> list[Comparison]:
+    """:func:`compare` of each pair, in order; the verdicts no memory holds are computed over worker
+    processes when there are many (:func:`.workers.fork_map`), then learnt here, as :func:`compare` does."""
+    held = [next((v for m in _memories if (v := m.verdict(a, b)) is not None), None) for a, b in pairs]
+    computed = iter(fork_map(lambda pair: _compare(*pair), [pair for pair, v in zip(pairs, held, strict=True)
+                                                             if v is None], min_items=_PARALLEL_PAIRS))
+    out: list[Comparison] = []
+    for (a, b), found in zip(pairs, held, strict=True):
+        verdict = found if found is not None else next(computed)
+        for memory in _memories:
+            memory.learn_verdict(a, b, verdict)
+        out.append(verdict)
+    return out
+
+
+#: From this many pairs to compare, worker processes share them (a pair costs ~10 times a summary).
+_PARALLEL_PAIRS = 500
 
 
 def _compare(a: str, b: str) -> Comparison:
@@ -537,17 +585,71 @@ def detach(memory: Memory) -> None:
     _memories[:] = [m for m in _memories if m is not memory]
 
 
+class _Prepared:
+    """Summaries computed ahead of their use (:func:`prepared`): a memory that learns nothing."""
+
+    def __init__(self, found: dict[str, Summary]) -> None:
+        self.found = found
+
+    def summary(self, text: str) -> Summary | None:
+        return self.found.get(text)
+
+    def verdict(self, a: str, b: str) -> Comparison | None:
+        return None
+
+    def learn_summary(self, text: str, summary: Summary) -> None:
+        return None
+
+    def learn_verdict(self, a: str, b: str, verdict: Comparison) -> None:
+        return None
+
+
+@contextmanager
+def prepared(texts: Iterable[str]) -> Iterator[None]:
+    """While the block runs, the summaries of ``texts`` are at hand: those no memory holds are computed
+    at once, over worker processes for a large store (:func:`.workers.fork_map`), and the others read
+    once. Asked first, they are what :func:`_summary` would compute or find, so nothing else changes."""
+    found: dict[str, Summary] = {}
+    wanted: list[str] = []
+    for text in dict.fromkeys(texts):
+        summary = next((s for m in _memories if (s := m.summary(text)) is not None), None)
+        if summary is None:
+            wanted.append(text)
+        else:
+            found[text] = summary
+    found.update(zip(wanted, fork_map(_summarize, wanted), strict=True))
+    memory = _Prepared(found)
+    _memories.insert(0, memory)
+    try:
+        yield
+    finally:
+        detach(memory)
+
+
 @lru_cache(maxsize=1 << 18)
 def _summary(text: str) -> Summary:
     """What grouping needs of a text, small enough to keep for every entry of a large store."""
     summary = next((s for m in _memories if (s := m.summary(text)) is not None), None)
     if summary is None:
-        statement = parse(text)
-        code = tuple((stem, tuple(forms)) for stem, forms in sorted(statement.code_words.items()))
-        summary = statement.key, len(statement.tokens), statement.flat, code
+        summary = _summarize(text)
     for memory in _memories:
         memory.learn_summary(text, summary)
     return summary
+
+
+def _summarize(text: str) -> Summary:
+    """The summary of :func:`parse`'s statement (its key, size, flat key and code words), computed from
+    what :func:`_lex` reads without building the tokens: grouping needs no roles."""
+    groups, negated, guard = _lex(text)
+    clauses = [[item for item in group if item[1] != "\x01"] for group in groups]  # as _with_roles keeps them
+    key, flat = _keys([[item[0] for item in clause] for clause in clauses], negated, guard)
+    forms: dict[str, list[str]] = {}  # as Statement.code_words
+    for clause in clauses:
+        for item in clause:
+            if item[4]:
+                forms.setdefault(item[0], []).append(item[4])
+    code = tuple((stem, tuple(sorted(found))) for stem, found in sorted(forms.items()))
+    return key, sum(len(clause) for clause in clauses), flat, code
 
 
 def fact_keys(text: str) -> tuple[str, str]:

@@ -116,6 +116,7 @@ def tools_in(text: str) -> dict[str, frozenset[str]]:
     """The known tools a text names, each with its roles. Multi-word names ("GitHub Actions") count once;
     a name that is also an English word counts only when written as a name."""
     found: dict[str, frozenset[str]] = {}
+    index = _index()  # roles_of, without a call a word
     low = " " + " ".join(text.lower().replace("`", " ").split()) + " "
     for phrase, pattern, name in _MULTI_PATTERNS:
         if phrase in low and pattern.search(low):  # the plain test first: most texts name none of them
@@ -130,7 +131,7 @@ def tools_in(text: str) -> dict[str, frozenset[str]]:
         words = raw.strip("`").split() if code else [raw]
         for i, word in enumerate(words):
             name = word.lower().rstrip(".:")
-            roles = roles_of(name)
+            roles = index.get(name.lower())
             if not roles:
                 continue
             as_name = code or (word[:1].isupper() and not sentence_start)

@@ -112,8 +112,13 @@ def render_entries(ws: Workspace, entries: Sequence[Entry], *, budget: int | Non
     scores = {e.id: score(signals(e, day, config, max_access, relevance.get(e.id, 0.0), protected), config, e.id in stale)
               for e in shown}
 
+    counted: dict[str, int] = {}  # the passes below count the same lines again and again
+
     def count(text: str) -> int:
-        return count_tokens(text, config.tokenizer)
+        found = counted.get(text)
+        if found is None:
+            found = counted[text] = count_tokens(text, config.tokenizer)
+        return found
 
     units = _units(shown, scores, stale, conflicts, config, count)
     key = _state_key(wanted, limit, config)

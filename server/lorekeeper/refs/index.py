@@ -11,7 +11,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from functools import cached_property
 from pathlib import PurePosixPath
 from typing import Any
@@ -326,7 +326,7 @@ class CodeIndex:
         symbol cache for their current size and time) in worker processes, when there are enough of them
         and this process may fork (:mod:`lorekeeper.workers`); otherwise leave them to be parsed when
         asked. Each file is still parsed once; the workers also hash it. Returns how many were parsed."""
-        from ..workers import count, fork_map
+        from ..workers import fork_map, worker_count
 
         cache = self._load_symbol_cache()
         todo: list[tuple[str, list[int]]] = []
@@ -341,25 +341,23 @@ class CodeIndex:
             cached = cache.get(path)
             if not (cached and cached[:2] == key):
                 todo.append((path, key))
-        workers = count(len(todo), PARSE_AHEAD_MIN_FILES)
+        workers = worker_count(len(todo), PARSE_AHEAD_MIN_FILES)
         if workers <= 1:
             return 0
 
-        def parse(share: Sequence[tuple[str, list[int]]]) -> list[tuple[str, list[int], FileSymbols, str]]:
-            out = []
-            for path, key in share:
-                data = self.read(path)
-                if data is not None:
-                    out.append((path, key, file_symbols(path, data), digest(data)))
-            return out
+        def parse(item: tuple[str, list[int]]) -> tuple[FileSymbols, str] | None:
+            data = self.read(item[0])
+            return (file_symbols(item[0], data), digest(data)) if data is not None else None
 
         parsed = 0
-        for part in fork_map(parse, todo, workers):
-            for path, key, symbols, content_hash in part:
-                self._symbols[path] = symbols
-                self._hashes.setdefault(path, content_hash)
-                cache[path] = [*key, {k: list(v) for k, v in symbols.definitions.items()}]
-                parsed += 1
+        for (path, key), answer in zip(todo, fork_map(parse, todo, workers=workers), strict=True):
+            if answer is None:
+                continue
+            symbols, content_hash = answer
+            self._symbols[path] = symbols
+            self._hashes.setdefault(path, content_hash)
+            cache[path] = [*key, {k: list(v) for k, v in symbols.definitions.items()}]
+            parsed += 1
         self._cache_dirty = self._cache_dirty or parsed > 0
         return parsed
 

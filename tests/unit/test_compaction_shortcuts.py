@@ -1,0 +1,134 @@
+"""What makes a large plan fast changes nothing it plans: a summary is computed without the statement's
+tokens, the prechecks that skip a pattern skip it only where it cannot match, and a plan computed over
+worker processes is the plan computed here."""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lorekeeper.compaction import CompactionConfig, plan_compaction, updates, verify
+from lorekeeper.workers import worker_count
+from support import REPO, Tree
+
+DATA = REPO / "tests" / "data" / "compaction"
+NOW = datetime(2026, 11, 1, tzinfo=UTC)
+
+
+def _labelled_texts() -> list[str]:
+    texts: list[str] = []
+    for name in ("pairs.jsonl", "real_pairs.jsonl", "heldout.jsonl"):
+        for line in (DATA / name).read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                pair = json.loads(line)
+                texts += [pair["a"], pair["b"]]
+    for path in sorted((DATA / "stores").glob("*.json")):
+        if not path.name.endswith(".truth.json"):
+            texts += [e["content"] for e in json.loads(path.read_text(encoding="utf-8"))]
+    return texts
+
+
+#: Changes said outright, one for each word that lets a text through :func:`updates.changes_in`'s precheck.
+CHANGES = ["We got rid of `moment` from the dashboard.", "Switched CI from Travis CI to GitHub Actions.",
+           "Changed the API timeout from 10s to 30s.", "`LOG_LEVEL` was renamed to `APP_LOG_LEVEL`.",
+           "Use `pnpm changeset` instead of `npm version patch`.", "Prefer Vitest rather than Jest from now on.",
+           "Do not use `moment` in the dashboard any more.", "There is no `setup.py` any longer.",
+           "`make lint` is no longer used.", "RabbitMQ was removed from the stack.", "Redis was replaced by Valkey.",
+           "Migrated off RabbitMQ in March.", "Moved `src/lib` to `packages/core`.", "Stopped using `lodash` in the API.",
+           "The queue changed: SQS -> Kafka.", "We retired the `legacy-api` from production."]
+TEXTS = _labelled_texts() + CHANGES
+
+#: Words and literals the patterns turn on, to be strung together; and single characters, to be anything.
+_PIECES = ["the", "Use", "use", "not", "don't", "from", "to", "moved", "migrated", "switched", "now", "any more",
+           "got rid of", "replaced", "with", "removed", "was", "is", "no longer", "instead of", "there is no",
+           "UTC+2", "GMT - 3", "10:30", "v18.3.1", "^18", "~2.4", ">=3", "10ms", "5 minutes", "30s", "1,000", "٣",
+           "１", "²", "src/app.ts", "./a/b/", ".env", "package.json", "FOO_BAR", "fooBar", "snake_case", "node-v20",
+           "api-svc", "os.path.join()", "https://x.io/a#b", "??", "||", "->", "=>", "→", "**bold**", "__x__", "_y",
+           "~~z~~", "# Title", "- item", "1. one", "2) two", "`pnpm`", "`cargo insta review`", "`a b 2`",
+           "`packages/ui`", "one", "three", "Jest", "Vitest", "`jest`", "Redis", "e.g.", "x.Y", "a-b", ":", "=",
+           ".", ",", ";", "!", "?", "(", ")", "\n", "'s", "N'T"]
+_ALPHABET = "aZbY09٣１²`:/_?|&=-.#*~+)(!<>^,; \n\t'\"@[]{}→éİK"
+ANY_TEXT = st.one_of(
+    st.text(alphabet=_ALPHABET, max_size=60),
+    st.lists(st.sampled_from(_PIECES), max_size=14).map(" ".join),
+    st.lists(st.sampled_from(_PIECES), max_size=14).map("".join),
+)
+
+
+def _statement_summary(text: str) -> verify.Summary:
+    """The summary as it was computed from the full statement, before :func:`verify._summarize`."""
+    statement = verify.parse(text)
+    code = tuple((stem, tuple(forms)) for stem, forms in sorted(statement.code_words.items()))
+    return statement.key, len(statement.tokens), statement.flat, code
+
+
+def _changes_by_sentence(text: str) -> tuple[updates.Change, ...]:
+    """:func:`updates.changes_in` without its whole-text precheck."""
+    return tuple(dict.fromkeys(c for s in updates._sentences(text) for c in updates._changes_in_sentence(s)))
+
+
+def test_summaries_and_prechecks_on_the_labelled_texts() -> None:
+    assert all(_changes_by_sentence(text) for text in CHANGES), "each states a change"
+    for text in TEXTS:
+        assert verify._summarize(text) == _statement_summary(text), text
+        assert updates.changes_in.__wrapped__(text) == _changes_by_sentence(text), text
+
+
+@given(ANY_TEXT)
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_summaries_and_prechecks_on_any_text(text: str) -> None:
+    assert verify._summarize(text) == _statement_summary(text)
+    assert updates.changes_in.__wrapped__(text) == _changes_by_sentence(text)
+    # A precheck may let through a text the pattern does not match, never the other way round.
+    if verify._LITERAL.search(text):
+        assert verify._MAY_HOLD_LITERAL.search(text)
+    if verify._MARKUP.search(text):
+        assert verify._MAY_HOLD_MARKUP.search(text)
+
+
+def _plan_json(root: Path, entries: list[dict[str, Any]]) -> str:
+    tree = Tree(root)
+    for entry in entries:
+        tree.entry(f"{entry['id']}.json", entry)
+    plan = plan_compaction(tree.store(), CompactionConfig(), now=NOW)
+    operations = [{**op.to_json(), "updates": [[e.id, f] for e, f in op.updates], "new_entry": op.new_entry,
+                   "new_path": op.new_path} for op in plan.operations]
+    return json.dumps({"operations": operations, "conflicts": plan.conflicts, "views": plan.views,
+                       "tokens": plan.tokens, "hashes": plan.hashes}, sort_keys=True, default=str)
+
+
+def _stores() -> list[list[dict[str, Any]]]:
+    """The realistic stores, and one store of every labelled pair (merges and conflicts aplenty)."""
+    stores = [json.loads(p.read_text(encoding="utf-8")) for p in sorted((DATA / "stores").glob("*.json"))
+              if not p.name.endswith(".truth.json")]
+    pairs: list[dict[str, Any]] = []
+    for name in ("pairs.jsonl", "real_pairs.jsonl", "heldout.jsonl"):
+        for line in (DATA / name).read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                pair = json.loads(line)
+                for side, month in (("a", 1), ("b", 3)):
+                    pairs.append({"id": f"{name[:4]}-{pair['id']}-{side}", "content": pair[side], "tags": ["t"],
+                                  "category": "conventions", "created": f"2026-{month:02d}-01T00:00:00Z"})
+    return [*stores, pairs]
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="workers are forked on Linux only")
+def test_a_plan_over_worker_processes_is_the_serial_plan(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from lorekeeper import workers
+
+    monkeypatch.setattr(workers, "_allowed", True)  # as the command line does
+    for number, entries in enumerate(_stores()):
+        monkeypatch.setenv("LORE_WORKERS", "1")
+        serial = _plan_json(tmp_path / f"serial{number}", entries)
+        monkeypatch.setenv("LORE_WORKERS", "2")
+        assert worker_count(len(entries)) == 2
+        for cached in (verify.parse, verify._summary):  # as a new process: nothing known in memory
+            cached.cache_clear()
+        assert _plan_json(tmp_path / f"parallel{number}", entries) == serial
