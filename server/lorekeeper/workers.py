@@ -40,10 +40,11 @@ def worker_count(items: int, min_items: int = PARALLEL_MIN) -> int:
 _allowed = False
 
 
-def allow_fork() -> None:
-    """Let this process fork workers (called by the command line and the benchmarks, never by a server)."""
+def allow_fork(allowed: bool = True) -> None:
+    """Let this process fork workers (the command line and the benchmarks), or forbid it (the language
+    and MCP servers, on start: their threads may hold locks a child would inherit held)."""
     global _allowed
-    _allowed = True
+    _allowed = allowed
 
 
 #: What the forked workers inherit: the function and its items (set just before the pool starts).

@@ -357,6 +357,9 @@ def main(tcp: str | None = None) -> None:
     # editor's output at every start.
     logging.getLogger("pygls.protocol.json_rpc").addFilter(
         lambda record: "Cancel notification for unknown message id" not in record.getMessage())
+    from ..workers import allow_fork  # noqa: PLC0415
+
+    allow_fork(False)  # a server runs threads: it never forks workers (the command line may have allowed it)
     server = create_server()
     if tcp:
         host, _, port = tcp.rpartition(":")
