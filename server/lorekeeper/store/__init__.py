@@ -67,23 +67,18 @@ class Store:
         root = self.ws.root
         chosen = {fmt: [p for p in paths if only is None or p in only] for fmt, paths in listing.items()}
         prefix = str(root) + os.sep
-        for relpath in chosen["entry"]:
-            # A regular file the listing saw in the entries folder needs no path resolution; it is
-            # opened without following a symlink in case it became one since.
-            plain = self.ws.listed_plain(relpath)
-            if not plain and not self._inside(relpath, findings):
-                continue
-            entry, problems = native.read_entry_file(self.ws, prefix + relpath, relpath, follow=not plain)
-            findings.extend(problems)
-            if entry is not None:
-                entries.append(entry)
-        for relpath in chosen["mif"]:
-            if not self._inside(relpath, findings):
-                continue
-            found, problems = mif.read_mif_file(self.ws, root / relpath, relpath)
-            findings.extend(problems)
-            if found is not None:
-                entries.append(found)
+        readers = (("entry", native.read_entry_file), ("mif", mif.read_mif_file))
+        for fmt, reader in readers:
+            for relpath in chosen[fmt]:
+                # A regular file the listing saw in the entries folder needs no path resolution; it is
+                # opened without following a symlink in case it became one since.
+                plain = fmt == "entry" and self.ws.listed_plain(relpath)
+                if not plain and not self._inside(relpath, findings):
+                    continue
+                entry, problems = reader(self.ws, prefix + relpath, relpath, follow=not plain)
+                findings.extend(problems)
+                if entry is not None:
+                    entries.append(entry)
         for relpath in chosen["instruction"]:
             if not self._inside(relpath, findings):
                 continue

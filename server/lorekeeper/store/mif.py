@@ -209,9 +209,11 @@ def _get(front: CommentedMap, path: tuple[str, ...]) -> Any:
     return node
 
 
-def read_mif_file(ws: Workspace, path: Path, relpath: str | None = None) -> tuple[Entry | None, list[Finding]]:
-    relpath = relpath or ws.rel(path)
-    text_file, problem = read_text_file(path, relpath, ws.config.max_file_bytes)
+def read_mif_file(ws: Workspace, path: Path | str, relpath: str | None = None, *, follow: bool = True
+                  ) -> tuple[Entry | None, list[Finding]]:
+    """Read one MIF file (``follow=False``: refuse a symlink), as :func:`.native.read_entry_file` does."""
+    relpath = relpath or ws.rel(Path(path))
+    text_file, problem = read_text_file(path, relpath, ws.config.max_file_bytes, follow=follow)
     if problem:
         return None, [problem]
     assert text_file is not None
