@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 from functools import lru_cache
 
-_MARKDOWN = re.compile(r"[`*_~>#\[\]()|]")
+#: Markdown markup (`` ` * _ ~ > # [ ] ( ) | ``) and every other punctuation mark: ``_`` is the one
+#: markup character ``\w`` counts as a word character.
+_MARKUP = re.compile(r"[^\w\s]|_")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
-_PUNCT = re.compile(r"[^\w\s]")
 _SPACE = re.compile(r"\s+")
 _WORD = re.compile(r"[A-Za-z0-9_]+(?:[.\-/][A-Za-z0-9_]+)*")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
@@ -17,6 +19,12 @@ _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 #: that a large store's passes over every entry hit them (an LRU smaller than the store misses on
 #: every entry of every pass).
 TEXT_CACHE = 1 << 18
+
+@lru_cache(maxsize=TEXT_CACHE)  # a plan asks for each text's several times
+def text_key(text: str) -> str:
+    """A text's key in the caches that remember what was derived from it (24 hex digits)."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+
 
 STOPWORDS = frozenset(
     "a an and are as at be by for from has have in is it its of on or that the this to was were will with"
@@ -28,9 +36,7 @@ def normalize(text: str) -> str:
     """The form two statements of the same fact share exactly: case, whitespace, punctuation and
     Markdown markup removed ("Always use **pnpm**." == "always use pnpm")."""
     text = unicodedata.normalize("NFKC", text).casefold()
-    text = _MARKDOWN.sub(" ", text)
-    text = _PUNCT.sub(" ", text)
-    return _SPACE.sub(" ", text).strip()
+    return _SPACE.sub(" ", _MARKUP.sub(" ", text)).strip()
 
 
 def terms(text: str) -> list[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from datetime import UTC, datetime, timedelta
 
@@ -241,6 +242,25 @@ def test_a_store_changed_between_plan_and_apply_is_refused(tree: Tree) -> None:
         apply_plan(p, store, tree.journal())
     assert path.read_text() == '{"id": "a", "content": "Edited meanwhile"}'
     assert not (tree.root / ".lore/memory/index.md").exists()
+
+
+def test_a_file_changed_between_loading_and_planning_is_refused(tree: Tree) -> None:
+    """The plan is made from the entries as the store read them: a file edited after loading, before the
+    plan was made, is a file the plan never saw, and applying it is refused."""
+    tree.entry("a.json", {"id": "a", "content": "Same", "created": ago(3)})
+    tree.entry("b.json", {"id": "b", "content": "same", "created": ago(1)})
+    store = tree.store()
+    path = tree.root / ".lore/memory/entries/a.json"
+    assert store.digests[".lore/memory/entries/a.json"] == hashlib.sha256(path.read_bytes()).digest()
+    path.write_text('{"id": "a", "content": "Same", "tags": ["edited meanwhile"]}')
+    p = plan_compaction(store, CompactionConfig(), only=["dedup"], now=NOW)
+    assert [op.op for op in p.operations] == ["dedup"]
+    with pytest.raises(Refused, match="changed on disk since the plan"):
+        apply_plan(p, store, tree.journal())
+    assert "edited meanwhile" in path.read_text()
+    fresh = tree.store()  # planned again from the file as it is now: applied
+    apply_plan(plan_compaction(fresh, CompactionConfig(), only=["dedup"], now=NOW), fresh, tree.journal())
+    assert "merged_into" in path.read_text() or "merged_into" in (path.parent / "b.json").read_text()
 
 
 def test_dry_run_diff_writes_nothing(tree: Tree) -> None:

@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING
 from ..model import DERIVED_FIELDS, Entry
 from ..safeio import read_text
 from ..store import Store
-from ..tokens import count_tokens
-from ..workers import fork_map
+from ..tokens import remembered_counts
 from .config import CompactionConfig
 from .plan import Plan, PlanOperation, apply_plan, check_unchanged, plan_id, record_hashes, render_diff, render_preview
 from .remembered import remembered_facts
@@ -85,12 +84,14 @@ def _plan(store: Store, config: CompactionConfig, only: Iterable[str] | None, no
     index_path = f"{store_prefix}/index.md"
     # The memory before the plan, as view_entries(store.entries, []) shows it: its texts are all the count needs.
     before = {e.id: e.content for e in store.entries if e.live and e.format != "instruction"}
-    count_tokens("")  # the encoding loads here, once, not in every worker
+    # Counted in one batch (over the cores when large); most texts are both before and after.
+    counted = remembered_counts(store.ws, [*before.values(), *(e.content for e in after), *views.values(),
+                                           *(t or "" for t in on_disk.values())])
     tokens = {
-        "entries": [sum(fork_map(count_tokens, list(before.values()))), sum(count_tokens(e.content) for e in after)],
-        "index": [count_tokens(on_disk.get(index_path) or ""), count_tokens(views[index_path])],
-        "compacted": [sum(count_tokens(t or "") for p, t in on_disk.items() if p != index_path),
-                      sum(count_tokens(t) for p, t in views.items() if p != index_path)],
+        "entries": [sum(counted[text] for text in before.values()), sum(counted[e.content] for e in after)],
+        "index": [counted[on_disk.get(index_path) or ""], counted[views[index_path]]],
+        "compacted": [sum(counted[t or ""] for p, t in on_disk.items() if p != index_path),
+                      sum(counted[t] for p, t in views.items() if p != index_path)],
     }
     plan = Plan(
         operations=planner.operations,
@@ -141,7 +142,7 @@ def entries_after(entries: list[Entry], operations: list[PlanOperation]) -> list
     shown: dict[str, Entry] = {e.id: e for e in entries if e.live}
     for op in operations:
         for entry, fields in op.updates:
-            if any(name in fields for name in _RETIRING):
+            if not _RETIRING.isdisjoint(fields):
                 shown.pop(entry.id, None)
             elif "summary" in fields and entry.id in shown:
                 shown[entry.id] = shown[entry.id].model_copy(update={"summary": fields["summary"]})
@@ -166,7 +167,7 @@ def view_entries(entries: list[Entry], operations: list[PlanOperation],
     shown: dict[str, ViewEntry | Entry] = {e.id: e for e in entries if e.live and e.format != "instruction"}
     for op in operations:
         for entry, fields in op.updates:
-            if any(name in fields for name in _RETIRING):
+            if not _RETIRING.isdisjoint(fields):
                 shown.pop(entry.id, None)
             elif "summary" in fields and entry.id in shown:
                 view = shown[entry.id] = _view(shown[entry.id])
@@ -189,7 +190,7 @@ def view_entries(entries: list[Entry], operations: list[PlanOperation],
 
 
 #: Fields an operation sets on an entry that leaves the live memory.
-_RETIRING = ("merged_into", "superseded_by", "archived")
+_RETIRING = frozenset(("merged_into", "superseded_by", "archived"))
 
 
 def _view(item: ViewEntry | Entry) -> ViewEntry:

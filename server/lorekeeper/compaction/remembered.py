@@ -23,12 +23,12 @@ import logging
 import unicodedata
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from functools import cache, lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 from .. import cache as cache_files
-from ..text import TEXT_CACHE
+from ..text import text_key
 from ..workspace import Workspace
 from . import verify, vocabulary
 
@@ -50,11 +50,6 @@ def rules_version() -> str:
             digest.update(repr(id(module)).encode())
     digest.update(f"{getattr(snowballstemmer, '__version__', '')}|{unicodedata.unidata_version}".encode())
     return digest.hexdigest()
-
-
-@lru_cache(maxsize=TEXT_CACHE)  # a plan asks for each text's several times
-def text_key(text: str) -> str:
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
 
 
 def _decode(raw: Any) -> verify.Summary | None:

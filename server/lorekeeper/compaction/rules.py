@@ -162,13 +162,13 @@ class Planner:
         # needed, and most texts of a large store are unique.
         pool = self.available(writable_only=False)
         counts = Counter(_normal(e.content) for e in pool)
+        shared = [e for e in pool if counts[_normal(e.content)] > 1]  # the others join no group
 
         def keys(entry: Entry) -> list[str]:
-            text = _normal(entry.content)
-            return [text + "\x00" + fact_key(entry.content)] if counts[text] > 1 else []
+            return [_normal(entry.content) + "\x00" + fact_key(entry.content)]
 
-        with self._prepared(e for e in pool if counts[_normal(e.content)] > 1):
-            self._same_facts("dedup", keys)
+        with self._prepared(shared):
+            self._same_facts("dedup", keys, shared)
 
     def _prepared(self, entries: Iterable[Entry]) -> AbstractContextManager[None]:
         """:func:`.verify.prepared` for the texts of ``entries`` not prepared before in this plan (the
@@ -177,11 +177,12 @@ class Planner:
         self._summarized.update(texts)
         return prepared(texts)
 
-    def _same_facts(self, op: str, keys_of: Any) -> None:
+    def _same_facts(self, op: str, keys_of: Any, among: list[Entry] | None = None) -> None:
         """Entries that share a key become one: the survivor is the most complete copy, it gains the
         others' references and tags, and the others get ``merged_into`` it. Entries are grouped when
-        they share any of their keys, then split where the words they write as code differ."""
-        for group in _groups(self.available(writable_only=False), keys_of):
+        they share any of their keys, then split where the words they write as code differ. ``among``:
+        the available entries that may share a key, when the caller knows (in their order)."""
+        for group in _groups(self.available(writable_only=False) if among is None else among, keys_of):
             keeper = max(group, key=_rank)
             others = [e for e in group if e is not keeper and e.format in WRITABLE]
             if not others:

@@ -24,7 +24,7 @@ from .. import cache as cache_files
 from ..kinds import is_stale
 from ..model import Entry, Finding, Severity
 from ..store import Store
-from ..tokens import count_tokens
+from ..tokens import TokenMemo
 from ..workspace import Workspace
 from .access import with_reads
 from .config import ContextConfig
@@ -112,14 +112,7 @@ def render_entries(ws: Workspace, entries: Sequence[Entry], *, budget: int | Non
     scores = {e.id: score(signals(e, day, config, max_access, relevance.get(e.id, 0.0), protected), config, e.id in stale)
               for e in shown}
 
-    counted: dict[str, int] = {}  # the passes below count the same lines again and again
-
-    def count(text: str) -> int:
-        found = counted.get(text)
-        if found is None:
-            found = counted[text] = count_tokens(text, config.tokenizer)
-        return found
-
+    count = TokenMemo(config.tokenizer)  # the passes below count the same lines again and again
     units = _units(shown, scores, stale, conflicts, config, count)
     key = _state_key(wanted, limit, config)
     previous = _read_state(ws, key)
@@ -250,12 +243,15 @@ def _units(entries: list[Entry], scores: dict[str, float], stale: dict[str, str]
     for entry in entries:
         groups.setdefault(find(entry.id), []).append(entry)
     units: list[Unit] = []
+    texts = {e.id: (titled(e.content), titled(e.summary) if e.summary else summarize(e.content, config.compressed_chars))
+             for e in entries}
+    if isinstance(count, TokenMemo):
+        count.many(text for pair in texts.values() for text in pair if text)
     for members in groups.values():
         members.sort(key=lambda e: (e.id in superseded, -(e.created.timestamp() if e.created else 0.0), e.id))
         items: list[Item] = []
         for entry in members:
-            full = titled(entry.content)
-            short = titled(entry.summary) if entry.summary else summarize(entry.content, config.compressed_chars)
+            full, short = texts[entry.id]
             full_tokens = count(full)
             items.append(Item(entry, scores[entry.id], full, short if short and count(short) < full_tokens else None,
                               full_tokens, "".join(notes[entry.id])))

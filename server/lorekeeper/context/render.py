@@ -218,12 +218,8 @@ class Costs:
     def __init__(self, units: Sequence[Unit], style: Style, count: Callable[[str], int]):
         self.style = style
         self.count = count
-        self.level: list[list[int]] = []
-        for unit in units:
-            full = sum(count(item_line(i, FULL, style)) + 1 for i in unit.items)
-            short = sum(count(item_line(i, COMPRESSED, style)) + 1 for i in unit.items)
-            ids = 0 if style.index else sum(count(f", {i.id}") for i in unit.items)
-            self.level.append([full, short, ids, 0])
+        self.units = units
+        self._level: dict[int, list[int]] = {}
         self.header: dict[str, int] = {}
         self.first_placeholder: dict[str, int] = {}
         for unit in units:
@@ -232,6 +228,19 @@ class Costs:
                 self.header[section] = count(f"\n## {_title(section)}\n\n") + (
                     count("These memories disagree; neither is current until one is kept.\n") if section == CONFLICT else 0)
                 self.first_placeholder[section] = count(placeholder_line(section, [*unit.items, *unit.items], style)) + 1
+
+    def level(self, k: int) -> list[int]:
+        """Unit ``k``'s tokens at each level (full, compressed, placeholder, omitted), counted when first
+        asked: the greedy stops at the first units that do not fit, and most of a large memory is never
+        asked about."""
+        known = self._level.get(k)
+        if known is None:
+            items, count, style = self.units[k].items, self.count, self.style
+            full = sum(count(item_line(i, FULL, style)) + 1 for i in items)
+            short = sum(count(item_line(i, COMPRESSED, style)) + 1 for i in items)
+            ids = 0 if style.index else sum(count(f", {i.id}") for i in items)
+            known = self._level[k] = [full, short, ids, 0]
+        return known
 
 
 def assign(units: Sequence[Unit], budget: int, style: Style, count: Callable[[str], int],
@@ -256,7 +265,8 @@ def assign(units: Sequence[Unit], budget: int, style: Style, count: Callable[[st
     def delta(k: int, new: int) -> int:
         """Tokens added by moving unit ``k`` from its level to ``new`` (sections and collapsed lines included)."""
         old, section = levels[k], units[k].section
-        change = costs.level[k][new] - costs.level[k][old]
+        level = costs.level(k)
+        change = level[new] - level[old]
         if old == OMITTED and not visible.get(section):
             change += costs.header[section]
         if new == PLACEHOLDER and not placeholders.get(section):

@@ -38,6 +38,10 @@ class Store:
         self.findings: list[Finding] = []
         #: What recovery did before loading (rolled-back batches, as messages).
         self.recovered: list[str] = []
+        #: The SHA-256 of each entry and MIF file's bytes as the last :meth:`load` read them, by
+        #: workspace-relative path: what a plan made from these entries expects to find on disk.
+        self.digests: dict[str, bytes] = {}
+        self._real_dirs: dict[str, str] = {}  # folders' real paths, for :meth:`read_file`, until the next load
 
     @classmethod
     def open(cls, ws: Workspace) -> Store:
@@ -67,6 +71,7 @@ class Store:
         root = self.ws.root
         chosen = {fmt: [p for p in paths if only is None or p in only] for fmt, paths in listing.items()}
         prefix = str(root) + os.sep
+        digests: dict[str, bytes] = {}
         readers = (("entry", native.read_entry_file), ("mif", mif.read_mif_file))
         for fmt, reader in readers:
             for relpath in chosen[fmt]:
@@ -75,7 +80,7 @@ class Store:
                 plain = fmt == "entry" and self.ws.listed_plain(relpath)
                 if not plain and not self._inside(relpath, findings):
                     continue
-                entry, problems = reader(self.ws, prefix + relpath, relpath, follow=not plain)
+                entry, problems = reader(self.ws, prefix + relpath, relpath, follow=not plain, digests=digests)
                 findings.extend(problems)
                 if entry is not None:
                     entries.append(entry)
@@ -100,6 +105,8 @@ class Store:
                     first_seen[entry.id] = entry
         self.entries = entries
         self.findings = findings
+        self.digests = digests
+        self._real_dirs = {}
         if only is None:
             self.findings.extend(self._check_links())
 
@@ -268,18 +275,26 @@ class Store:
                         out.append(entry)
         return out
 
+    def read_file(self, relpath: str) -> bytes:
+        """The bytes of a memory file now, by its workspace-relative path. An entry file the listing saw
+        as a regular file in the entries folder needs no path resolution (it is opened without following a
+        symlink, in case it became one since); any other path is resolved inside the root, and refused
+        (:class:`~lorekeeper.safeio.UnsafeFile`, as every write refusal is) if it leads out."""
+        if self.ws.listed_plain(relpath):
+            return read_bytes(str(self.ws.root) + os.sep + relpath, follow=False)
+        try:
+            full = resolve_inside(self.ws.root, relpath, real_dirs=self._real_dirs)
+        except PathOutsideRoot:  # refused by read_bytes' own check, with the message every refusal gives
+            return read_bytes(self.ws.root / relpath, root=self.ws.root)
+        return read_bytes(full)
+
     def change_for(self, entry: Entry, changes: dict[str, Any], current: bytes | None = None) -> FileChange:
         """The file change that sets fields of an entry (``None`` removes a field), in its own format,
         keeping unknown fields, key order and formatting. For instruction files only ``content`` can
         change: it replaces the entry's lines. ``current`` is the file's bytes when an earlier change of
         the same plan has already changed them (else they are read from disk)."""
         relpath = entry.location.path
-        if current is not None:
-            before = current
-        elif self.ws.listed_plain(relpath):  # a regular file in the entries folder: no link to resolve
-            before = read_bytes(str(self.ws.root) + os.sep + relpath, follow=False)
-        else:
-            before = read_bytes(resolve_inside(self.ws.root, relpath), root=self.ws.root)
+        before = current if current is not None else self.read_file(relpath)
         text = before.decode("utf-8-sig")
         if entry.format == "entry":
             raw = load_json(text)

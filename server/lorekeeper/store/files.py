@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,9 +24,10 @@ class TextFile:
         return "\r\n" if b"\r\n" in self.data else "\n"
 
 
-def read_text_file(path: Path | str, relpath: str, max_bytes: int, *, follow: bool = True
-                   ) -> tuple[TextFile | None, Finding | None]:
+def read_text_file(path: Path | str, relpath: str, max_bytes: int, *, follow: bool = True,
+                   digests: dict[str, bytes] | None = None) -> tuple[TextFile | None, Finding | None]:
     """Read a memory file as UTF-8 text, or explain why not: too large, binary, not UTF-8, unreadable.
+    ``digests``, when given, gets the SHA-256 of the bytes read, under ``relpath``.
 
     The caller has already made sure ``path`` lies inside the workspace (or, ``follow=False``, that it
     was a regular file in a folder inside it: a symlink found there now is refused)."""
@@ -39,6 +41,8 @@ def read_text_file(path: Path | str, relpath: str, max_bytes: int, *, follow: bo
                               "memory file; skipped (raise store.max_file_bytes in .lore/config.toml to read it)", relpath)
     except OSError as exc:
         return None, _problem("unreadable-file", f"cannot read: {exc.strerror or exc}", relpath)
+    if digests is not None:
+        digests[relpath] = hashlib.sha256(data).digest()
     if b"\x00" in data[:8192]:
         return None, _problem("binary-file", "file holds binary data (NUL bytes), not text; skipped", relpath)
     try:

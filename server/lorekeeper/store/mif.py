@@ -209,11 +209,11 @@ def _get(front: CommentedMap, path: tuple[str, ...]) -> Any:
     return node
 
 
-def read_mif_file(ws: Workspace, path: Path | str, relpath: str | None = None, *, follow: bool = True
-                  ) -> tuple[Entry | None, list[Finding]]:
+def read_mif_file(ws: Workspace, path: Path | str, relpath: str | None = None, *, follow: bool = True,
+                  digests: dict[str, bytes] | None = None) -> tuple[Entry | None, list[Finding]]:
     """Read one MIF file (``follow=False``: refuse a symlink), as :func:`.native.read_entry_file` does."""
     relpath = relpath or ws.rel(Path(path))
-    text_file, problem = read_text_file(path, relpath, ws.config.max_file_bytes, follow=follow)
+    text_file, problem = read_text_file(path, relpath, ws.config.max_file_bytes, follow=follow, digests=digests)
     if problem:
         return None, [problem]
     assert text_file is not None

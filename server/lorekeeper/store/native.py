@@ -16,12 +16,12 @@ from .fields import build_entry
 from .files import read_text_file
 
 
-def read_entry_file(ws: Workspace, path: Path | str, relpath: str | None = None, *, follow: bool = True
-                    ) -> tuple[Entry | None, list[Finding]]:
+def read_entry_file(ws: Workspace, path: Path | str, relpath: str | None = None, *, follow: bool = True,
+                    digests: dict[str, bytes] | None = None) -> tuple[Entry | None, list[Finding]]:
     """Read one entry file (``relpath``: its workspace-relative path, when the caller has it). Problems
     become findings with the file's line; never an exception. ``follow=False``: refuse a symlink."""
     relpath = relpath or ws.rel(Path(path))
-    text_file, problem = read_text_file(path, relpath, ws.config.max_file_bytes, follow=follow)
+    text_file, problem = read_text_file(path, relpath, ws.config.max_file_bytes, follow=follow, digests=digests)
     if problem:
         return None, [problem]
     assert text_file is not None
