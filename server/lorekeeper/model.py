@@ -5,7 +5,7 @@ Every surface (CLI, LSP, MCP) speaks in these types; none of them knows about te
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, time
+from datetime import UTC, date, datetime, time, timedelta
 from enum import Enum
 from typing import Annotated, Any, Literal, cast
 
@@ -100,7 +100,17 @@ def _moment(value: Any) -> Any:
 
 
 def _aware(value: datetime | None) -> datetime | None:
-    return value.replace(tzinfo=UTC) if value is not None and value.tzinfo is None else value
+    """A time without a zone is UTC; so is a zero offset, as the one ``UTC`` object (the parser gives each
+    value a zone object of its own, and times with different zone objects compare ten times slower: a
+    plan at 100k entries sorts and compares them by the hundred thousand)."""
+    if value is None:
+        return None
+    if value.tzinfo is None or (value.tzinfo is not UTC and value.utcoffset() == _NO_OFFSET):
+        return value.replace(tzinfo=UTC)
+    return value
+
+
+_NO_OFFSET = timedelta(0)
 
 
 def _archived(value: Any) -> Any:

@@ -57,57 +57,78 @@ def count_each(texts: Iterable[str], tokenizer: str = DEFAULT_TOKENIZER, known: 
 
 class TokenMemo:
     """:func:`count_tokens` remembered per text (renderings count the same lines again and again);
-    :meth:`many` counts a batch ahead, over the cores when it is large."""
+    :meth:`many` counts a batch ahead, over the cores when it is large. With ``ws``, the counts of texts
+    an earlier run counted are read from ``.lore/cache/tokens.json`` (by a hash of the text, for this
+    encoding and tiktoken version), and :meth:`save` keeps those of the texts asked about in this run. A
+    missing or foreign file costs a count per text, never a wrong number."""
 
-    def __init__(self, tokenizer: str = DEFAULT_TOKENIZER):
+    def __init__(self, tokenizer: str = DEFAULT_TOKENIZER, ws: Workspace | None = None):
         self.tokenizer = tokenizer
+        self.ws = ws
         self.known: dict[str, int] = {}
+        self._stored: dict[str, Any] | None = None  # the cache file's counts, read when first needed
+        self._learnt = False
 
     def __call__(self, text: str) -> int:
         found = self.known.get(text)
         if found is None:
-            found = self.known[text] = count_tokens(text, self.tokenizer)
+            found = self._remembered(text)
+            if found is None:
+                found = count_tokens(text, self.tokenizer)
+                self._learnt = True
+            self.known[text] = found
         return found
 
     def many(self, texts: Iterable[str]) -> None:
-        count_each(texts, self.tokenizer, self.known)
+        wanted = [text for text in dict.fromkeys(texts) if text not in self.known]
+        if self.ws is not None:
+            for text in wanted:
+                found = self._remembered(text)
+                if found is not None:
+                    self.known[text] = found
+        before = len(self.known)
+        count_each(wanted, self.tokenizer, self.known)
+        self._learnt = self._learnt or len(self.known) > before
+
+    def _remembered(self, text: str) -> int | None:
+        if self.ws is None:
+            return None
+        if self._stored is None:
+            self._stored = _read_counts(self.ws, self.tokenizer)
+        found = self._stored.get(text_key(text))
+        return found if type(found) is int and found >= 0 else None
+
+    def save(self) -> None:
+        """Keep the counts of this run's texts (only when there are new ones, or old ones to drop)."""
+        if self.ws is None:
+            return
+        stored = self._stored if self._stored is not None else _read_counts(self.ws, self.tokenizer)
+        counts = {text_key(text): n for text, n in self.known.items()}
+        if not self._learnt and counts.keys() == stored.keys():
+            return
+        from . import cache as cache_files
+
+        body = json.dumps({"version": _cache_version(self.tokenizer), "counts": counts}, separators=(",", ":"))
+        cache_files.write(self.ws.root, self.ws.cache_dir, CACHE_FILE, body.encode("utf-8"))
 
 
-#: The counts :func:`remembered_counts` keeps between runs, in ``.lore/cache``.
+#: The counts :class:`TokenMemo` keeps between runs, in ``.lore/cache``.
 CACHE_FILE = "tokens.json"
 
 
-def remembered_counts(ws: Workspace, texts: Iterable[str], tokenizer: str = DEFAULT_TOKENIZER) -> dict[str, int]:
-    """:func:`count_each`, with the counts of texts an earlier run counted read from
-    ``.lore/cache/tokens.json`` (by a hash of the text, for this encoding and tiktoken version). The file
-    is rewritten, holding these texts' counts, when there were new ones. A missing or foreign file
-    costs a count per text, never a wrong number."""
+def _read_counts(ws: Workspace, tokenizer: str) -> dict[str, Any]:
     from . import cache as cache_files
 
-    wanted = list(dict.fromkeys(texts))
-    version = _cache_version(tokenizer)
     data: object = cache_files.read_json(ws.root, ws.cache_dir, CACHE_FILE)  # a cache file: anything
-    stored: dict[str, Any] = {}
     if isinstance(data, dict):
         record = cast(dict[str, Any], data)
         counts: object = record.get("counts")
-        if record.get("version") == version and isinstance(counts, dict):
-            stored = cast(dict[str, Any], counts)
-    keys = {text: text_key(text) for text in wanted}
-    known: dict[str, int] = {}
-    for text, key in keys.items():
-        found = stored.get(key)
-        if type(found) is int and found >= 0:
-            known[text] = found
-    missing = len(wanted) - len(known)
-    count_each(wanted, tokenizer, known)
-    if missing or len(stored) != len(wanted):
-        body = json.dumps({"version": version, "counts": {keys[text]: known[text] for text in wanted}},
-                          separators=(",", ":"))
-        cache_files.write(ws.root, ws.cache_dir, CACHE_FILE, body.encode("utf-8"))
-    return known
+        if record.get("version") == _cache_version(tokenizer) and isinstance(counts, dict):
+            return cast(dict[str, Any], counts)
+    return {}
 
 
+@lru_cache(maxsize=4)
 def _cache_version(tokenizer: str) -> str:
     from importlib.metadata import PackageNotFoundError, version
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+from datetime import UTC, timedelta
 
 from lorekeeper.model import Entry, Location, Ref
 from lorekeeper.safeio import read_bytes
@@ -85,3 +86,19 @@ def test_read_bytes_reads_whole_files_of_any_size_and_keeps_its_limit(tmp_path) 
         pass
     else:
         raise AssertionError("the limit was not kept")
+
+
+def test_times_at_utc_share_one_zone_object_and_read_as_before(tree: Tree) -> None:
+    """A zero offset becomes the one ``UTC`` object (times with zone objects of their own compare ten
+    times slower); every other offset is kept, and every time shows as it did."""
+    tree.entry("z.json", {"id": "z", "content": "Zulu", "created": "2026-03-01T10:00:00Z"})
+    tree.entry("p.json", {"id": "p", "content": "Plus zero", "created": "2026-03-01T10:00:00+00:00"})
+    tree.entry("o.json", {"id": "o", "content": "Offset", "created": "2026-03-01T12:00:00+02:00"})
+    tree.entry("n.json", {"id": "n", "content": "Naive", "created": "2026-03-01T10:00:00"})
+    by_id = {e.id: e for e in tree.store().entries}
+    for name in ("z", "p", "n"):
+        assert by_id[name].created is not None and by_id[name].created.tzinfo is UTC
+        assert by_id[name].public()["created"] == "2026-03-01T10:00:00Z"
+    offset = by_id["o"].created
+    assert offset is not None and offset.utcoffset() == timedelta(hours=2)
+    assert offset == by_id["z"].created and by_id["o"].public()["created"] == "2026-03-01T12:00:00+02:00"

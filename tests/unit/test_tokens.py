@@ -9,7 +9,7 @@ import pytest
 
 from lorekeeper import tokens, workers
 from lorekeeper.text import text_key
-from lorekeeper.tokens import TokenMemo, count_each, count_tokens, remembered_counts
+from lorekeeper.tokens import TokenMemo, count_each, count_tokens
 from lorekeeper.workspace import Workspace
 from support import Tree
 
@@ -54,22 +54,37 @@ def test_the_memo_counts_a_text_once() -> None:
     assert memo("Use pnpm, not npm.") == 999
 
 
+def remembered(ws: Workspace, texts: list[str]) -> dict[str, int]:
+    """What a run's memo answers for ``texts`` (asked in a batch and one by one), and saves after."""
+    memo = TokenMemo(ws=ws)
+    memo.many(texts[:1])
+    answers = {text: memo(text) for text in texts}
+    memo.save()
+    return answers
+
+
 def test_counts_are_remembered_between_runs_and_never_trusted_blindly(tree: Tree) -> None:
     ws = Workspace(tree.root)
     texts = ["Use pnpm, not npm.", "The retry limit is 5.", "Use pnpm, not npm."]
-    first = remembered_counts(ws, texts)
+    first = remembered(ws, texts)
     assert first == {text: count_tokens(text) for text in texts}
     path = ws.cache_dir / tokens.CACHE_FILE
     data = json.loads(path.read_text())
     assert sorted(data["counts"].values()) == sorted(first.values())
-    # A later run reads the counts it finds (a planted one shows it) and counts only new texts.
+    # A later run reads the counts it finds (a planted one shows it), counts only new texts, and keeps
+    # the counts of the texts it was asked about.
     data["counts"][text_key("The retry limit is 5.")] = 77
     path.write_text(json.dumps(data))
-    later = remembered_counts(ws, ["The retry limit is 5.", "A new text here."])
+    later = remembered(ws, ["The retry limit is 5.", "A new text here."])
     assert later == {"The retry limit is 5.": 77, "A new text here.": count_tokens("A new text here.")}
     assert set(json.loads(path.read_text())["counts"]) == {text_key("The retry limit is 5."), text_key("A new text here.")}
     # Another encoding or tiktoken version, a corrupt file or a value that is no count: counted again.
     for planted in ({**data, "version": "other|tiktoken 0"}, {"version": data["version"], "counts": {
             text_key("The retry limit is 5."): "77"}}, "not json {"):
         path.write_text(planted if isinstance(planted, str) else json.dumps(planted))
-        assert remembered_counts(ws, ["The retry limit is 5."]) == {"The retry limit is 5.": count_tokens("The retry limit is 5.")}
+        assert remembered(ws, ["The retry limit is 5."]) == {"The retry limit is 5.": count_tokens("The retry limit is 5.")}
+    # Nothing new and nothing to drop: the file is not written again.
+    remembered(ws, ["The retry limit is 5."])
+    before = path.stat()
+    assert remembered(ws, ["The retry limit is 5."]) == {"The retry limit is 5.": count_tokens("The retry limit is 5.")}
+    assert (path.stat().st_ino, path.stat().st_mtime_ns) == (before.st_ino, before.st_mtime_ns)

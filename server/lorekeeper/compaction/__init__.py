@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from ..model import DERIVED_FIELDS, Entry
 from ..safeio import read_text
 from ..store import Store
-from ..tokens import remembered_counts
+from ..tokens import TokenMemo
 from .config import CompactionConfig
 from .plan import Plan, PlanOperation, apply_plan, check_unchanged, plan_id, record_hashes, render_diff, render_preview
 from .remembered import remembered_facts
@@ -77,7 +77,8 @@ def _plan(store: Store, config: CompactionConfig, only: Iterable[str] | None, no
         after = view_entries(store.entries, planner.operations, planner.conflicts)
     store_prefix = store.ws.rel(store.ws.store)
     views = {f"{store_prefix}/{path}": text for path, text in render_compacted(after).items()}
-    views[f"{store_prefix}/index.md"] = render_index(store, planner, config, now, llm)
+    counts = TokenMemo(ws=store.ws)  # the index and the figures below share the counts; kept for next time
+    views[f"{store_prefix}/index.md"] = render_index(store, planner, config, now, llm, counts)
     on_disk = {path: _read_text(store, path) for path in views}
     for old in (store.ws.store / "compacted").glob("*.md") if (store.ws.store / "compacted").is_dir() else []:
         on_disk.setdefault(store.ws.rel(old), _read_text(store, store.ws.rel(old)))
@@ -85,8 +86,9 @@ def _plan(store: Store, config: CompactionConfig, only: Iterable[str] | None, no
     # The memory before the plan, as view_entries(store.entries, []) shows it: its texts are all the count needs.
     before = {e.id: e.content for e in store.entries if e.live and e.format != "instruction"}
     # Counted in one batch (over the cores when large); most texts are both before and after.
-    counted = remembered_counts(store.ws, [*before.values(), *(e.content for e in after), *views.values(),
-                                           *(t or "" for t in on_disk.values())])
+    counts.many([*before.values(), *(e.content for e in after), *views.values(), *(t or "" for t in on_disk.values())])
+    counts.save()
+    counted = counts.known
     tokens = {
         "entries": [sum(counted[text] for text in before.values()), sum(counted[e.content] for e in after)],
         "index": [counted[on_disk.get(index_path) or ""], counted[views[index_path]]],
@@ -114,7 +116,7 @@ def _read_text(store: Store, path: str) -> str | None:
 
 
 def render_index(store: Store, planner: Planner, config: CompactionConfig, now: datetime,
-                 llm: LLMStage | None = None) -> str:
+                 llm: LLMStage | None = None, counts: TokenMemo | None = None) -> str:
     """index.md: the memory as the plan leaves it, rendered by the context renderer (no focus, the
     index budget) in its ``index`` style, so that index.md, `lore context` and MCP recall agree. It reads
     the levels `lore context` remembered (hysteresis) but writes nothing. With the LLM stage and
@@ -133,7 +135,7 @@ def render_index(store: Store, planner: Planner, config: CompactionConfig, now: 
         return prose
 
     return render_entries(store.ws, entries, budget=config.budget, now=now, conflicts=conflicts, style=INDEX,
-                          remember=False, narrate=narrate if stage is not None else None).text
+                          remember=False, narrate=narrate if stage is not None else None, counts=counts).text
 
 
 def entries_after(entries: list[Entry], operations: list[PlanOperation]) -> list[Entry]:

@@ -60,6 +60,8 @@ def _decode(raw: Any) -> verify.Summary | None:
     if not (isinstance(key, str) and isinstance(size, int) and (flat is None or isinstance(flat, str))
             and isinstance(code, list)):
         return None
+    if not code:
+        return key, size, key if flat is None else flat, ()  # most texts write no word as code
     try:
         words = tuple((str(stem), tuple(str(f) for f in forms)) for stem, forms in code)
     except (TypeError, ValueError):

@@ -611,12 +611,15 @@ def prepared(texts: Iterable[str]) -> Iterator[None]:
     once. Asked first, they are what :func:`_summary` would compute or find, so nothing else changes."""
     found: dict[str, Summary] = {}
     wanted: list[str] = []
+    memories = list(_memories)
     for text in dict.fromkeys(texts):
-        summary = next((s for m in _memories if (s := m.summary(text)) is not None), None)
-        if summary is None:
-            wanted.append(text)
+        for memory in memories:
+            summary = memory.summary(text)
+            if summary is not None:
+                found[text] = summary
+                break
         else:
-            found[text] = summary
+            wanted.append(text)
     found.update(zip(wanted, fork_map(_summarize, wanted), strict=True))
     memory = _Prepared(found)
     _memories.insert(0, memory)

@@ -92,13 +92,14 @@ def render_entries(ws: Workspace, entries: Sequence[Entry], *, budget: int | Non
                    findings: Sequence[Finding] | None = None, now: datetime | None = None,
                    config: ContextConfig | None = None, conflicts: Sequence[dict[str, Any]] = (),
                    style: Style = CONTEXT, remember: bool = True,
-                   narrate: Callable[[dict[str, list[tuple[str, str]]], int], Mapping[str, str]] | None = None
-                   ) -> ContextResult:
+                   narrate: Callable[[dict[str, list[tuple[str, str]]], int], Mapping[str, str]] | None = None,
+                   counts: TokenMemo | None = None) -> ContextResult:
     """:func:`render_context` over a list of entries (compaction passes the memory as its plan leaves
     it); ``style`` ``INDEX`` renders index.md, which reads the remembered levels but never writes them.
     ``narrate`` (the narrative index): given the full entries of each plain category section (no pinned,
     conflicting, superseded or stale entries among them) as (id, text) and the tokens their bullets take,
-    returns prose per category, which stands in for those bullets."""
+    returns prose per category, which stands in for those bullets. ``counts``: token counts to share
+    with the caller (used when its tokenizer is the configured one)."""
     config = config or ws.context
     limit = budget if budget is not None else config.budget if config.budget is not None else ws.compaction.budget
     # Recency in whole days: the same memory renders the same all day (prompt caches keep working).
@@ -112,7 +113,8 @@ def render_entries(ws: Workspace, entries: Sequence[Entry], *, budget: int | Non
     scores = {e.id: score(signals(e, day, config, max_access, relevance.get(e.id, 0.0), protected), config, e.id in stale)
               for e in shown}
 
-    count = TokenMemo(config.tokenizer)  # the passes below count the same lines again and again
+    # The passes below count the same lines again and again: each once (``counts``: the caller's memo).
+    count = counts if counts is not None and counts.tokenizer == config.tokenizer else TokenMemo(config.tokenizer)
     units = _units(shown, scores, stale, conflicts, config, count)
     key = _state_key(wanted, limit, config)
     previous = _read_state(ws, key)
