@@ -290,6 +290,7 @@ def bench_speed(sizes: list[int], files: int, runs: int, edits: int, plan_sizes:
         root = Path(tempfile.mkdtemp(prefix=f"lore-speed-{size}-"))
         try:
             bench_speed.build(root, size, files)
+            os.sync()  # the build's writes reach the disk now: verify's syncfs would otherwise flush them
             verify = _run_timed([str(LORE), "verify", "--all"], root)
             cache = root / ".lore" / "cache"
 

@@ -10,6 +10,9 @@ from functools import lru_cache
 #: Markdown markup (`` ` * _ ~ > # [ ] ( ) | ``) and every other punctuation mark: ``_`` is the one
 #: markup character ``\w`` counts as a word character.
 _MARKUP = re.compile(r"[^\w\s]|_")
+#: :data:`_MARKUP` for ASCII text, as a translation table (every ASCII character ``\w`` and ``\s`` do not
+#: match, and ``_``, becomes a space).
+_ASCII_MARKUP = {c: " " for c in range(128) if _MARKUP.fullmatch(chr(c))}
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _SPACE = re.compile(r"\s+")
 _WORD = re.compile(r"[A-Za-z0-9_]+(?:[.\-/][A-Za-z0-9_]+)*")
@@ -35,6 +38,8 @@ STOPWORDS = frozenset(
 def normalize(text: str) -> str:
     """The form two statements of the same fact share exactly: case, whitespace, punctuation and
     Markdown markup removed ("Always use **pnpm**." == "always use pnpm")."""
+    if text.isascii():  # the same, four times faster: NFKC changes no ASCII, casefold is lower
+        return " ".join(text.lower().translate(_ASCII_MARKUP).split())
     text = unicodedata.normalize("NFKC", text).casefold()
     return _SPACE.sub(" ", _MARKUP.sub(" ", text)).strip()
 

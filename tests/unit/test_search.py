@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from lorekeeper.search import SearchIndex, max_edits
@@ -76,3 +78,15 @@ def test_terms_and_normalize() -> None:
     assert {"stripeclient", "stripe", "client", "create_charge", "create", "charge"} <= set(terms("StripeClient.create_charge"))
     assert "the" not in terms("the port")
     assert normalize("Always use **pnpm**.") == normalize("always  use `pnpm`") == "always use pnpm"
+
+
+def test_normalize_reads_ascii_text_as_it_reads_any_text() -> None:
+    """ASCII text takes a faster path; a non-ASCII word added at the end sends the same text down the
+    general one (NFKC, casefold, regular expressions), which must give the same words."""
+    rng = random.Random(7)
+    alphabet = "aZ09_ .,;:!?-`*~>#[]()|'\"\\/@$%^&+=<{}\t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x00\x7f"
+    texts = ["Always use **pnpm**.", "snake_case_name", "  \x1c\x1d  ", "", "__init__.py: `x_y`", "A\x0bB\x0cC"]
+    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 40))) for _ in range(3000)]
+    for text in texts:
+        assert text.isascii()
+        assert normalize(text + " é") == (normalize(text) + " é").strip(), repr(text)
