@@ -99,7 +99,7 @@ def supersession_findings(store: Store, config: CompactionConfig) -> list[Findin
         for target in entry.supersedes:
             if target not in by_id:
                 findings.append(Finding(kind="dangling-supersedes", severity=Severity.warning, field="supersedes",
-                                        source=entry.location.path, line=entry.location.start_line, entry=entry.id,
+                                        source=entry.location.path, line=store.field_line(entry, "supersedes"), entry=entry.id,
                                         message=f"supersedes {target!r}, which is not in memory"))
     planner = Planner(store.entries, config, datetime.now(UTC))
     planner.supersede()
@@ -107,7 +107,7 @@ def supersession_findings(store: Store, config: CompactionConfig) -> list[Findin
         members = [by_id[i] for i in conflict["entries"] if i in by_id]
         for entry in members:
             findings.append(Finding(kind="supersession-cycle", severity=Severity.warning, field="supersedes",
-                                    source=entry.location.path, line=entry.location.start_line, entry=entry.id,
+                                    source=entry.location.path, line=store.field_line(entry, "supersedes"), entry=entry.id,
                                     message=conflict["message"],
                                     related=[_related(o, "in the same cycle") for o in members if o is not entry]))
     return findings

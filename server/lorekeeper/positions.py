@@ -4,6 +4,7 @@ points into files (diagnostics, hover, code lens)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from .model import Entry, Finding
@@ -33,6 +34,9 @@ def line_span(lines: list[str], line: int, end_line: int | None = None) -> Span:
     return (first, indent, last, len(lines[last]))
 
 
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
 def entry_span(root: Path, entry: Entry, lines: list[str] | None = None) -> Span:
     """The part of the file that holds the entry's text."""
     lines = lines if lines is not None else _lines(root, entry.location.path)
@@ -46,8 +50,11 @@ def entry_span(root: Path, entry: Entry, lines: list[str] | None = None) -> Span
             row = lines[found[0] - 1]
             colon = row.find(":", found[1])
             start = row.find('"', colon + 1) if colon >= 0 else -1
-            end = len(row.rstrip().rstrip(","))
             if start >= 0:
+                # The string value alone: a one-line file writes other fields after it (not a whole
+                # string on this line: up to the line's end).
+                value = _JSON_STRING.match(row, start)
+                end = value.end() if value else len(row.rstrip().rstrip(","))
                 return (found[0] - 1, start, found[0] - 1, max(end, start + 1))
         return line_span(lines, 1)
     try:

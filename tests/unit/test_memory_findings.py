@@ -197,13 +197,15 @@ def test_mif_supersedes_naming_no_entry(tree: Tree) -> None:
     assert (f.kind, f.entry, f.source) == ("dangling-supersedes", "x", ".lore/memory/mif/x.memory.md")
 
 
-@pytest.mark.xfail(reason="BUG: supersession findings set field='supersedes' but line=the entry's first line, so "
-                          "the editor (finding_span: a field finding is its line) underlines `{`, not the field; "
-                          "the store's own field findings carry the field's line", strict=True)
 def test_a_dangling_supersedes_points_at_the_field(tree: Tree) -> None:
+    """Supersession findings are about the field: the editor underlines its line, not the entry's `{`."""
     tree.entry("s.json", '{\n  "id": "s",\n  "content": "Use Node 22.",\n  "supersedes": ["ghost"]\n}\n')
-    [f] = supersession_findings(tree.store(), config())
-    assert f.line == 4
+    tree.write(".lore/memory/mif/m.memory.md", "---\nid: m\ntags: [x]\nsupersedes:\n  - phantom\n---\nUse Node 20.\n")
+    tree.entry("c1.json", '{\n  "id": "c1",\n  "content": "One.",\n  "tags": [],\n  "supersedes": ["c2"]\n}\n')
+    tree.entry("c2.json", '{"id": "c2", "content": "Two.", "supersedes": ["c1"]}')
+    found = {(f.kind, f.entry): f.line for f in supersession_findings(tree.store(), config())}
+    assert found == {("dangling-supersedes", "s"): 4, ("dangling-supersedes", "m"): 4,
+                     ("supersession-cycle", "c1"): 5, ("supersession-cycle", "c2"): 1}
 
 
 def test_a_supersession_cycle_is_reported_on_each_member(tree: Tree) -> None:

@@ -19,7 +19,17 @@ from ..safeio import read_text
 from ..store import Store
 from ..tokens import TokenMemo
 from .config import CompactionConfig
-from .plan import Plan, PlanOperation, apply_plan, check_unchanged, plan_id, record_hashes, render_diff, render_preview
+from .plan import (
+    Plan,
+    PlanOperation,
+    apply_plan,
+    changed_files,
+    check_unchanged,
+    plan_id,
+    record_hashes,
+    render_diff,
+    render_preview,
+)
 from .remembered import remembered_facts
 from .rules import RULE_NAMES, RULES, Planner, Rule, parse_duration, summarize
 from .verify import fact_key
@@ -30,7 +40,8 @@ if TYPE_CHECKING:
 
 OPERATIONS = RULE_NAMES  # the rules' names, in the order they run
 
-__all__ = ["OPERATIONS", "RULES", "CompactionConfig", "Rule", "Plan", "PlanOperation", "apply_plan", "check_unchanged",
+__all__ = ["OPERATIONS", "RULES", "CompactionConfig", "Rule", "Plan", "PlanOperation", "apply_plan", "changed_files",
+           "check_unchanged",
            "parse_duration", "plan_compaction", "plan_id", "render_diff", "render_preview", "summarize", "view_entries"]
 
 

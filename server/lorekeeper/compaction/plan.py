@@ -123,8 +123,13 @@ def record_hashes(plan: Plan, store: Store) -> None:
     plan.hashes = {path: loaded[path].hex() if path in loaded else now[path] for path in ordered}
 
 
+def changed_files(plan: Plan, store: Store) -> list[str]:
+    """The files the plan touches that no longer hold what it was made from."""
+    return [path for path, digest in plan.hashes.items() if _sha(_read(store, path)) != digest]
+
+
 def check_unchanged(plan: Plan, store: Store) -> None:
-    changed = [path for path, digest in plan.hashes.items() if _sha(_read(store, path)) != digest]
+    changed = changed_files(plan, store)
     if changed:
         listing = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
         raise Refused(f"memory changed on disk since the plan was made ({listing}); nothing was written — "

@@ -16,7 +16,7 @@ from lsprotocol import types
 from pydantic import TypeAdapter, ValidationError
 
 from .. import cache as cache_files
-from ..compaction import apply_plan, plan_compaction, render_preview
+from ..compaction import apply_plan, changed_files, plan_compaction, render_preview
 from ..compaction.actions import apply_operation, compress_entry, keep_both, keep_one, merge_into
 from ..llm import journal_operations, open_stage
 from ..model import Entry, Finding, Fix, ReplaceRefFix, ReplaceTextFix, Severity
@@ -194,15 +194,22 @@ async def compact(ls: LoreServer, options: dict[str, Any]) -> dict[str, Any]:
         config = config.with_overrides(llm_assisted=True)
     token = await _progress(ls, "Compacting memory" + (" with the language model" if stage else ""))
 
-    def make() -> tuple[Any, dict[str, Any], str]:
+    def make() -> tuple[Any, dict[str, Any], str, Store]:
         with ls.lock:
             assert ls.store is not None
-            made = plan_compaction(ls.store, config, only=only, llm=stage)
-            return made, made.to_json(), render_preview(made, ls.store)
+            store = ls.store
+            made = plan_compaction(store, config, only=only, llm=stage)
+            if changed_files(made, store):
+                # Memory changed since the server read it (the watcher has not told it yet): a plan is
+                # applied only to the files it was made from, so plan from the files as they are now.
+                store = Store.open(store.ws)
+                made = plan_compaction(store, config, only=only, llm=stage)
+            return made, made.to_json(), render_preview(made, store), store
 
     try:
         # A model's answers come back through this loop (the editor's model): plan in a worker thread.
-        plan, summary, preview = make() if stage is None else await asyncio.get_running_loop().run_in_executor(None, make)
+        plan, summary, preview, store = (make() if stage is None
+                                         else await asyncio.get_running_loop().run_in_executor(None, make))
     except ValueError as exc:
         _end(ls, token, "refused")
         return {"applied": False, "reason": str(exc)}
@@ -227,8 +234,7 @@ async def compact(ls: LoreServer, options: dict[str, Any]) -> dict[str, Any]:
     with ls.lock:
         try:
             journal = _journal(ls, "compact")
-            assert ls.store is not None
-            records = apply_plan(plan, ls.store, journal)
+            records = apply_plan(plan, store, journal)
             if stage is not None:
                 records += [journal.record(op) for op in journal_operations(stage)]
         except Refused as exc:

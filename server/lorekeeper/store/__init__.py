@@ -288,6 +288,24 @@ class Store:
             return read_bytes(self.ws.root / relpath, root=self.ws.root)
         return read_bytes(full)
 
+    def field_line(self, entry: Entry, name: str) -> int:
+        """The 1-based line of field ``name`` in an entry or MIF file as it is now (what a finding about
+        that field points at); the entry's first line when the field cannot be found."""
+        if entry.format in ("entry", "mif"):
+            try:
+                text = self.read_file(entry.location.path).decode("utf-8-sig")
+                if entry.format == "entry":
+                    found = native.key_lines(text).get(name)
+                    if found:
+                        return found[0]
+                else:
+                    line = mif.MifDocument.parse(text).line_of(mif.field_key(name))
+                    if line > 1:
+                        return line
+            except (OSError, UnicodeDecodeError, ValueError):
+                pass
+        return entry.location.start_line
+
     def change_for(self, entry: Entry, changes: dict[str, Any], current: bytes | None = None) -> FileChange:
         """The file change that sets fields of an entry (``None`` removes a field), in its own format,
         keeping unknown fields, key order and formatting. For instruction files only ``content`` can

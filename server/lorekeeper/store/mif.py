@@ -231,7 +231,7 @@ def read_mif_file(ws: Workspace, path: Path | str, relpath: str | None = None, *
         fmt="mif",
         location=Location(path=relpath, start_line=1, end_line=end_line),
         raw=dict(doc.front),
-        line_of=lambda name: doc.body_line if name == "content" else doc.line_of(_top_key(name)),
+        line_of=lambda name: doc.body_line if name == "content" else doc.line_of(field_key(name)),
         inside=ws.inside,
         refs=code_refs(doc.front),
         refs_field="code_refs",
@@ -239,7 +239,8 @@ def read_mif_file(ws: Workspace, path: Path | str, relpath: str | None = None, *
     )
 
 
-def _top_key(name: str) -> str:
+def field_key(name: str) -> str:
+    """The top-level front-matter key that holds canonical field ``name``."""
     return FIELD_PATHS.get(name, (name,))[0]
 
 
