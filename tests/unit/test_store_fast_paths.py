@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import json
 import os
+import random
 from datetime import UTC, timedelta
 
 from lorekeeper.model import Entry, Location, Ref
 from lorekeeper.safeio import read_bytes
 from lorekeeper.store import Store
 from lorekeeper.store.fields import construct
+from lorekeeper.store.native import dumps
 from lorekeeper.workspace import Workspace
 from support import Tree
 
@@ -102,3 +104,34 @@ def test_times_at_utc_share_one_zone_object_and_read_as_before(tree: Tree) -> No
     offset = by_id["o"].created
     assert offset is not None and offset.utcoffset() == timedelta(hours=2)
     assert offset == by_id["z"].created and by_id["o"].public()["created"] == "2026-03-01T12:00:00+02:00"
+
+
+def _random_json(rng: random.Random, depth: int = 0) -> object:
+    kind = rng.randrange(9 if depth < 3 else 6)
+    if kind == 0:
+        return rng.choice(["", "plain", "naïve “quotes” \\ \" \n\t\x00\x1f", "emoji 😀 \ud7ff", "</script>"])
+    if kind == 1:
+        return rng.randrange(-10**20, 10**20)
+    if kind == 2:
+        return rng.choice([0.0, -0.0, 1.5, 1e-310, 1e300, float("nan"), float("inf"), 3.141592653589793])
+    if kind == 3:
+        return rng.choice([True, False])
+    if kind == 4:
+        return None
+    if kind == 5:
+        return rng.choice([(1, "tuple"), {1: "int key"}, {"nested": {True: "bool key"}}])  # json.dumps converts these
+    if kind in (6, 7):
+        return {"k" + str(i) + rng.choice(["", "é", '"']): _random_json(rng, depth + 1) for i in range(rng.randrange(4))}
+    return [_random_json(rng, depth + 1) for _ in range(rng.randrange(4))]
+
+
+def test_entry_rendering_writes_what_json_dumps_writes() -> None:
+    """render_entry's own indented writer gives json.dumps' text, byte for byte, in every style."""
+    rng = random.Random(11)
+    values = [_random_json(rng) for _ in range(3000)]
+    values += [{"id": "a", "content": "Use pnpm", "refs": [{"path": "src/a.py", "symbol": "main"}], "tags": [],
+                "fingerprints": {"src/a.py": "sha256:00"}, "confidence": 0.5, "x": {"y": [[], {}]}}]
+    for value in values:
+        for indent in (2, 4, 0, "\t", None):
+            for ascii_only in (False, True):
+                assert dumps(value, indent, ascii_only) == json.dumps(value, indent=indent, ensure_ascii=ascii_only)
