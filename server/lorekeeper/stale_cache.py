@@ -24,7 +24,7 @@ from .refs.history import GitHistory
 from .refs.symbols import language_of
 from .staleness import ANY_CODE, WORD, StalenessChecker
 from .store import Store
-from .workers import worker_count
+from .workers import fork_map, worker_count
 from .workspace import Workspace
 
 CACHE_FILE = "stale.json"
@@ -160,33 +160,22 @@ def _check_files(ws: Workspace, history: GitHistory, files: list[str], listing: 
     return fresh, by_file, len(checker.checked), checker
 
 
-#: What forked workers inherit from the parent (set just before the pool starts).
-_shared: dict[str, Any] = {}
-
-
-def _check_share(files: list[str]) -> tuple[list[dict[str, Any]], Slots, int]:
-    fresh, by_file, count, _ = _check_files(_shared["ws"], _shared["history"], files, _shared["listing"], save=False)
-    return [f.model_dump(mode="json") for f in fresh], by_file, count
-
-
 def _check_in_parallel(ws: Workspace, history: GitHistory, files: list[str], listing: dict[str, list[str]],
                        workers: int) -> tuple[list[Finding], Slots, int]:
-    """Split the memory files over forked processes. What every worker would ask first (the file tree,
-    the commit times of files, git's state) is answered here before the fork, so it is asked once. The
-    workers save no cache: the verdicts come back here and go into ``stale.json``."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
+    """Split the memory files over forked processes (:func:`lorekeeper.workers.fork_map`, one share a
+    worker). What every worker would ask first (the file tree, the commit times of files, git's state) is
+    answered here before the fork, so it is asked once. The workers save no cache: the verdicts come back
+    here and go into ``stale.json``."""
     ws.rel_files()
     ws.added_in("")
-    _shared.update(ws=ws, history=history, listing=listing)
     size = -(-len(files) // workers)
     shares = [files[i : i + size] for i in range(0, len(files), size)]
-    try:
-        with ProcessPoolExecutor(len(shares), mp_context=multiprocessing.get_context("fork")) as pool:
-            answers = list(pool.map(_check_share, shares))
-    finally:
-        _shared.clear()
+
+    def check_share(share: list[str]) -> tuple[list[dict[str, Any]], Slots, int]:
+        fresh, by_file, count, _ = _check_files(ws, history, share, listing, save=False)
+        return [f.model_dump(mode="json") for f in fresh], by_file, count
+
+    answers = fork_map(check_share, shares, workers=len(shares))
     fresh: list[Finding] = []
     by_file: Slots = {}
     count = 0
