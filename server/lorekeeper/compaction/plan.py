@@ -95,10 +95,10 @@ def _sha(data: bytes | None) -> str | None:
     return hashlib.sha256(data).hexdigest() if data is not None else None
 
 
-def _read(store: Store, path: str) -> bytes | None:
+def _read(store: Store, path: str, real_dirs: dict[str, str] | None = None) -> bytes | None:
     """A memory file's bytes (``None``: absent)."""
     try:
-        return store.read_file(path)
+        return store.read_file(path, real_dirs)
     except (FileNotFoundError, NotADirectoryError):
         return None
 
@@ -118,8 +118,9 @@ def record_hashes(plan: Plan, store: Store) -> None:
     ordered = sorted(paths)
     loaded = store.digests
     unread = [path for path in ordered if path not in loaded]
-    now = dict(zip(unread, fork_map(lambda path: _sha(_read(store, path)), unread, min_items=READ_PARALLEL_MIN),
-                   strict=True))
+    real_dirs: dict[str, str] = {}  # one batch of reads: each folder resolved once (new entries share one)
+    now = dict(zip(unread, fork_map(lambda path: _sha(_read(store, path, real_dirs)), unread,
+                                    min_items=READ_PARALLEL_MIN), strict=True))
     plan.hashes = {path: loaded[path].hex() if path in loaded else now[path] for path in ordered}
 
 

@@ -41,7 +41,6 @@ class Store:
         #: The SHA-256 of each entry and MIF file's bytes as the last :meth:`load` read them, by
         #: workspace-relative path: what a plan made from these entries expects to find on disk.
         self.digests: dict[str, bytes] = {}
-        self._real_dirs: dict[str, str] = {}  # folders' real paths, for :meth:`read_file`, until the next load
 
     @classmethod
     def open(cls, ws: Workspace) -> Store:
@@ -106,7 +105,6 @@ class Store:
         self.entries = entries
         self.findings = findings
         self.digests = digests
-        self._real_dirs = {}
         if only is None:
             self.findings.extend(self._check_links())
 
@@ -275,15 +273,16 @@ class Store:
                         out.append(entry)
         return out
 
-    def read_file(self, relpath: str) -> bytes:
+    def read_file(self, relpath: str, real_dirs: dict[str, str] | None = None) -> bytes:
         """The bytes of a memory file now, by its workspace-relative path. An entry file the listing saw
         as a regular file in the entries folder needs no path resolution (it is opened without following a
         symlink, in case it became one since); any other path is resolved inside the root, and refused
-        (:class:`~lorekeeper.safeio.UnsafeFile`, as every write refusal is) if it leads out."""
+        (:class:`~lorekeeper.safeio.UnsafeFile`, as every write refusal is) if it leads out. ``real_dirs``:
+        folders' real paths, shared by the reads of one batch (as a journal batch shares them)."""
         if self.ws.listed_plain(relpath):
             return read_bytes(str(self.ws.root) + os.sep + relpath, follow=False)
         try:
-            full = resolve_inside(self.ws.root, relpath, real_dirs=self._real_dirs)
+            full = resolve_inside(self.ws.root, relpath, real_dirs=real_dirs)
         except PathOutsideRoot:  # refused by read_bytes' own check, with the message every refusal gives
             return read_bytes(self.ws.root / relpath, root=self.ws.root)
         return read_bytes(full)
