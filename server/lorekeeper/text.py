@@ -38,7 +38,7 @@ STOPWORDS = frozenset(
 def normalize(text: str) -> str:
     """The form two statements of the same fact share exactly: case, whitespace, punctuation and
     Markdown markup removed ("Always use **pnpm**." == "always use pnpm")."""
-    if text.isascii():  # the same, four times faster: NFKC changes no ASCII, casefold is lower
+    if text.isascii():  # the same words, ~2.4x faster: NFKC changes no ASCII, casefold is lower
         return " ".join(text.lower().translate(_ASCII_MARKUP).split())
     text = unicodedata.normalize("NFKC", text).casefold()
     return _SPACE.sub(" ", _MARKUP.sub(" ", text)).strip()

@@ -195,7 +195,7 @@ def _short(text: str, width: int = 80) -> str:
 
 
 def _units(entries: list[Entry], scores: dict[str, float], stale: dict[str, str], conflicts: Sequence[dict[str, Any]],
-           config: ContextConfig, count: Any) -> list[Unit]:
+           config: ContextConfig, count: TokenMemo) -> list[Unit]:
     """Entries grouped into units: an entry with the live entries it supersedes, and the two sides of a
     conflict; each item with its texts and notes."""
     from ..compaction.rules import summarize
@@ -247,8 +247,7 @@ def _units(entries: list[Entry], scores: dict[str, float], stale: dict[str, str]
     units: list[Unit] = []
     texts = {e.id: (titled(e.content), titled(e.summary) if e.summary else summarize(e.content, config.compressed_chars))
              for e in entries}
-    if isinstance(count, TokenMemo):
-        count.many(text for pair in texts.values() for text in pair if text)
+    count.many(text for pair in texts.values() for text in pair if text)
     for members in groups.values():
         members.sort(key=lambda e: (e.id in superseded, -(e.created.timestamp() if e.created else 0.0), e.id))
         items: list[Item] = []
