@@ -8,9 +8,9 @@ from __future__ import annotations
 import logging
 from datetime import UTC, datetime
 
-from .compaction.config import CompactionConfig
 from .compaction.remembered import remembered_facts
 from .compaction.rules import Planner
+from .compaction_config import CompactionConfig
 from .model import CompressFix, Entry, Finding, MergeFix, Severity, SupersedeFix
 from .store import Store
 

@@ -63,7 +63,7 @@ def check_cached(ws: Workspace, paths: list[str] | None = None, *, fork: bool = 
     if paths:
         wanted = [p.rstrip("/") for p in paths]
         memory = [m for m in memory if any(m == w or m.startswith(w + "/") for w in wanted)]
-    stats: dict[str, list[int] | None] = {}
+    stats: Stats = {}
 
     def stat(rel: str) -> list[int] | None:
         if rel not in stats:
@@ -104,9 +104,10 @@ def check_cached(ws: Workspace, paths: list[str] | None = None, *, fork: bool = 
     if stale_files:
         workers = _workers(len(stale_files)) if fork else 1
         if workers > 1:
-            fresh, by_file, count = _check_in_parallel(ws, history, stale_files, listing, workers)
+            fresh, by_file, count, seen = _check_in_parallel(ws, history, stale_files, listing, workers)
         else:
-            fresh, by_file, count, checker = _check_files(ws, history, stale_files, listing)
+            fresh, by_file, count, seen, checker = _check_files(ws, history, stale_files, listing)
+        stats.update(seen)
         findings.extend(fresh)
         checked += count
         for rel, slot in by_file.items():
@@ -127,6 +128,7 @@ def check_cached(ws: Workspace, paths: list[str] | None = None, *, fork: bool = 
 
 
 Slots = dict[str, dict[str, Any]]
+Stats = dict[str, list[int] | None]
 
 #: Below this many memory files to check, one process does it (starting workers costs more than it saves).
 PARALLEL_MIN_FILES = 2000
@@ -138,9 +140,10 @@ def _workers(files: int) -> int:
 
 
 def _check_files(ws: Workspace, history: GitHistory, files: list[str], listing: dict[str, list[str]],
-                 save: bool = True) -> tuple[list[Finding], Slots, int, StalenessChecker]:
+                 save: bool = True) -> tuple[list[Finding], Slots, int, Stats, StalenessChecker]:
     """Load and check the memory files ``files``: their findings, what each file's verdicts depend on,
-    and how many entries were checked."""
+    how many entries were checked, and the state (:func:`_stat`) of those files and their dependencies
+    once checked (taken here, so that workers take them in parallel)."""
     store = Store(ws)
     store.load(only=set(files), files=listing)
     checker = StalenessChecker(ws, store, history=history)
@@ -157,11 +160,17 @@ def _check_files(ws: Workspace, history: GitHistory, files: list[str], listing: 
     for finding in fresh:
         by_file.setdefault(finding.source, {"deps": set(), "any_code": False, "findings": [], "entries": 0})
         by_file[finding.source]["findings"].append(finding.model_dump(mode="json"))
-    return fresh, by_file, len(checker.checked), checker
+    root = str(ws.root)
+    seen: Stats = {}
+    for rel, slot in by_file.items():
+        for path in (rel, *slot["deps"]):
+            if path not in seen:
+                seen[path] = _stat(os.path.join(root, path))
+    return fresh, by_file, len(checker.checked), seen, checker
 
 
 def _check_in_parallel(ws: Workspace, history: GitHistory, files: list[str], listing: dict[str, list[str]],
-                       workers: int) -> tuple[list[Finding], Slots, int]:
+                       workers: int) -> tuple[list[Finding], Slots, int, Stats]:
     """Split the memory files over forked processes (:func:`lorekeeper.workers.fork_map`, one share a
     worker). What every worker would ask first (the file tree, the commit times of files, git's state) is
     answered here before the fork, so it is asked once. The workers save no cache: the verdicts come back
@@ -171,16 +180,18 @@ def _check_in_parallel(ws: Workspace, history: GitHistory, files: list[str], lis
     size = -(-len(files) // workers)
     shares = [files[i : i + size] for i in range(0, len(files), size)]
 
-    def check_share(share: list[str]) -> tuple[list[dict[str, Any]], Slots, int]:
-        fresh, by_file, count, _ = _check_files(ws, history, share, listing, save=False)
-        return [f.model_dump(mode="json") for f in fresh], by_file, count
+    def check_share(share: list[str]) -> tuple[list[dict[str, Any]], Slots, int, Stats]:
+        fresh, by_file, count, seen, _ = _check_files(ws, history, share, listing, save=False)
+        return [f.model_dump(mode="json") for f in fresh], by_file, count, seen
 
     answers = fork_map(check_share, shares, workers=len(shares))
     fresh: list[Finding] = []
     by_file: Slots = {}
+    stats: Stats = {}
     count = 0
-    for found, slots, checked in answers:
+    for found, slots, checked, seen in answers:
         fresh.extend(Finding.model_validate(f) for f in found)
         by_file.update(slots)
+        stats.update(seen)
         count += checked
-    return fresh, by_file, count
+    return fresh, by_file, count, stats

@@ -18,7 +18,7 @@ from .config import ConfigFiles, settle
 from .safeio import atomic_write, ensure_dir, read_text
 
 if TYPE_CHECKING:
-    from .compaction.config import CompactionConfig
+    from .compaction_config import CompactionConfig
     from .context.config import ContextConfig
 
 #: A compiled ignore file (``.gitignore`` syntax).
@@ -176,7 +176,7 @@ class Workspace:
     def compaction(self) -> CompactionConfig:
         """The compaction settings (``[compaction]``, LeanSpec's ``memory`` section), read once."""
         if self._compaction is None:
-            from .compaction.config import CompactionConfig  # noqa: PLC0415 - compaction builds on this module
+            from .compaction_config import CompactionConfig
 
             self._compaction = CompactionConfig.from_files(self.config_files)
         return self._compaction

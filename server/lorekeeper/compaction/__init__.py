@@ -14,11 +14,11 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from ..compaction_config import CompactionConfig
 from ..model import DERIVED_FIELDS, Entry
 from ..safeio import read_text
 from ..store import Store
 from ..tokens import TokenMemo
-from .config import CompactionConfig
 from .plan import (
     Plan,
     PlanOperation,

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from ..compaction_config import CompactionConfig
 from ..model import Entry
 from ..store import Journal, Operation, Record, Store
-from .config import CompactionConfig
 from .plan import PlanOperation, operation_changes
 from .rules import WRITABLE, Planner, summarize, union_changes
 

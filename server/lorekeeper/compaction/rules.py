@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING, Any
 
 from rapidfuzz import fuzz
 
+from ..compaction_config import CompactionConfig
 from ..model import Entry
 from ..text import TEXT_CACHE, normalize, terms
 from ..workers import fork_map
-from .config import CompactionConfig
 from .plan import PlanOperation
 from .updates import anchors, context, marks_change, retired
 from .verify import compare_all, compatible, fact_key, fact_keys, fact_size, prepared

@@ -23,7 +23,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 
 from .. import __version__
-from ..compaction.config import CompactionConfig
+from ..compaction_config import CompactionConfig
 from ..diagnose import memory_findings
 from ..model import Entry, Finding
 from ..safeio import read_bytes

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..compaction.config import CompactionConfig
+from ..compaction_config import CompactionConfig
 from ..kinds import is_stale
 from ..model import Entry, Finding, Severity
 from ..staleness import StalenessChecker

@@ -266,7 +266,8 @@ _CALL = re.compile(r"^([A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*)\((?:[^(
 
 
 def _span(span: str, i: int) -> list[Reference]:
-    first = span.split()[0] if span.split() else ""
+    words = span.split()
+    first = words[0] if words else ""
     if first in _COMMAND_STARTERS or first.startswith("./"):
         if first.startswith("./") and " " not in span:
             path = _as_path(span)
@@ -296,7 +297,7 @@ def _as_path(token: str) -> str | None:
     """The workspace-relative path a token names, or None when it is not a path of this repository
     (URL, glob, placeholder, absolute, home, npm scope, route, version, JSON-RPC method...)."""
     token = token.strip().strip("'\"")
-    if not token or any(c in token for c in "*?[]{}<>$%|\\=,;:") or "..." in token or token.startswith(("@", "~", "/", "-", "#")):
+    if not token or _NOT_IN_PATH.search(token) or "..." in token or token.startswith(("@", "~", "/", "-", "#")):
         return None
     if _PLACEHOLDER.search(token):
         return None
@@ -327,6 +328,7 @@ _SCRIPT = r"([\w][\w:.\-/@]*)"
 # (compiled once: these run on every line of every memory)
 _NEGATED_END = re.compile(r"\b(never|not|don't|no)\s*$", re.I)
 _CAMEL = re.compile(r"[a-z][A-Z]")
+_NOT_IN_PATH = re.compile(r"[*?\[\]{}<>$%|\\=,;:]")  # globs, placeholders, variables, lists, URLs
 _PLACEHOLDER = re.compile(r"\bpath/to\b|\byour[-_]|\bfoo\b|\bbar\b|\bexample\.com\b|\bxxx\b", re.I)
 _VERSION_PART = re.compile(r"v?\d+(\.\d+)*")
 _JS_PRODUCT = re.compile(r"[A-Z][A-Za-z]*\.js")

@@ -15,7 +15,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..compaction.config import DEFAULT_MODEL, MODEL_ENV
+from ..compaction_config import DEFAULT_MODEL, MODEL_ENV
 
 if TYPE_CHECKING:
     import numpy as np

@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any, cast
 
 from .. import cache as cache_files
 from ..compaction import remembered, verify, vocabulary
-from ..compaction.config import CompactionConfig
 from ..compaction.remembered import remembered_facts
 from ..compaction.verify import compatible, fact_keys, fact_size
+from ..compaction_config import CompactionConfig
 from ..model import Entry
 from ..store import Store
 from ..workspace import Workspace

@@ -75,6 +75,8 @@ class StalenessChecker:
         self._by_id: dict[str, Entry] | None = None
         self._words: set[str] = set()  # refreshed after each check; a stale extra name only costs a lookup
         self._refs: dict[tuple[str, str], list[Reference]] = {}
+        #: Each entry's verification baseline, asked for by several checks: (the entry, its baseline).
+        self._baselines: dict[str, tuple[Entry, tuple[str, dict[str, str]] | None]] = {}
         self._reported_problems: set[str] = set()
         #: Code files' symbols at past commits, by (commit, path): what a commit held never changes.
         self.parsed_at: dict[tuple[str, str], FileSymbols] = {}
@@ -88,6 +90,7 @@ class StalenessChecker:
 
         targets = [e for e in (entries if entries is not None else self.store.live())]
         self.checked = [e.id for e in targets]
+        self._baselines = {}
         pending: dict[str, list[Pending]] = {}
         for entry in targets:
             result = EntryResult()
@@ -235,10 +238,19 @@ class StalenessChecker:
 
     # -- internals -------------------------------------------------------------------------------
 
+    def verified_baseline(self, entry: Entry) -> tuple[str, dict[str, str]] | None:
+        """:meth:`Verifications.baseline` of the entry, computed once per check."""
+        known = self._baselines.get(entry.id)
+        if known is not None and known[0] is entry:
+            return known[1]
+        baseline = self.verifications.baseline(entry)
+        self._baselines[entry.id] = (entry, baseline)
+        return baseline
+
     def _learn_verified(self, entry: Entry) -> None:
         """Tell the index what verifying this entry saw: a symbol and its fingerprint in a file's exact
         content (both are recorded when a symbol ref is verified), so an unchanged file is not parsed."""
-        baseline = self.verifications.baseline(entry)
+        baseline = self.verified_baseline(entry)
         if baseline is None:
             return
         prints = baseline[1]

@@ -702,7 +702,7 @@ def changed_since_verified(checker: StalenessChecker, entry: Entry, result: Entr
     """What a memory is about (a symbol's body, a script's command, a config key) changed since it was
     verified (warning) or, for an instruction line never verified, since it was written (info)."""
     base = checker.base_of(entry)
-    baseline = checker.verifications.baseline(entry)
+    baseline = checker.verified_baseline(entry)
     if baseline is None:
         baseline = checker.fingerprints.blame_baseline(entry, checker.references(entry), base)
     if baseline is None:
