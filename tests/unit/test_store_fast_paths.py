@@ -135,3 +135,36 @@ def test_entry_rendering_writes_what_json_dumps_writes() -> None:
         for indent in (2, 4, 0, "\t", None):
             for ascii_only in (False, True):
                 assert dumps(value, indent, ascii_only) == json.dumps(value, indent=indent, ensure_ascii=ascii_only)
+
+
+def test_field_validation_equals_a_model_of_the_same_fields() -> None:
+    """The loader validates an entry's fields as a TypedDict (no model, no dump); it must accept, convert
+    and refuse exactly what a model of the same optional fields does."""
+    from typing import Annotated, Any
+
+    from pydantic import ConfigDict, ValidationError, create_model
+
+    from lorekeeper.model import DERIVED_FIELDS
+    from lorekeeper.store.fields import _Fields  # pyright: ignore[reportPrivateUsage]
+
+    declared: dict[str, Any] = {}
+    for name, info in Entry.model_fields.items():
+        if name not in DERIVED_FIELDS:
+            annotation: Any = Annotated[info.annotation, *info.metadata] if info.metadata else info.annotation
+            declared[name] = (annotation | None, None)
+    model = create_model("Reference", __config__=ConfigDict(extra="ignore"), **declared)
+    rng = random.Random(7)
+    pool: list[Any] = [None, "", "x", 0, 3, -1, 0.5, 2.5, True, [], ["a"], ["a", 1], {"k": 1}, "e1", "30d",
+                       "2026-01-01", "2026-01-01T10:00:00Z", "2026-01-01T10:00:00+02:00", "2026-13-01", float("nan")]
+    names = [*declared, "refs", "format", "unknown"]
+    for _ in range(3000):
+        raw = {name: rng.choice(pool) for name in rng.sample(names, rng.randint(0, len(names)))}
+        try:
+            expected: Any = model.model_validate(raw).model_dump(exclude_none=True)
+        except ValidationError as exc:
+            expected = sorted((e["loc"], e["type"]) for e in exc.errors())
+        try:
+            got: Any = {k: v for k, v in _Fields.validate_python(raw).items() if v is not None}
+        except ValidationError as exc:
+            got = sorted((e["loc"], e["type"]) for e in exc.errors())
+        assert repr(got) == repr(expected), raw

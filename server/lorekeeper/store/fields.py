@@ -9,28 +9,32 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any, TypeVar, cast
+from typing import Annotated, Any, NotRequired, TypeVar, cast
 
-from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+from typing_extensions import TypedDict
 
 from ..model import DEFAULT_CATEGORY, DERIVED_FIELDS, Entry, EntryFormat, Finding, Location, Ref, Severity
 from ..workspace import PathOutsideRoot
 
 
-def _input_model() -> type[BaseModel]:
+def _input_type() -> TypeAdapter[dict[str, Any]]:
     """The entry's own fields (model.Entry declares each once, with its rules), each made optional so that
-    one wrong value is reported on its own and the rest of the entry still loads."""
+    one wrong value is reported on its own and the rest of the entry still loads. A TypedDict, not a
+    model: validating gives the dict of values directly (a model and its dump cost twice as much)."""
     fields: dict[str, Any] = {}
     for name, info in Entry.model_fields.items():
         if name in DERIVED_FIELDS:
             continue
         annotation: Any = Annotated[info.annotation, *info.metadata] if info.metadata else info.annotation
-        fields[name] = (annotation | None, None)
-    return create_model("EntryFields", __config__=ConfigDict(extra="ignore"), **fields)
+        fields[name] = NotRequired[annotation | None]
+    make: Any = TypedDict  # a TypedDict built from Entry's annotations, which a type checker cannot follow
+    typed = make("EntryFields", fields)
+    typed.__pydantic_config__ = ConfigDict(extra="ignore")
+    return TypeAdapter(typed)
 
 
-_Fields = _input_model()
-_TYPED = tuple(_Fields.model_fields)
+_Fields = _input_type()
 
 
 def build_entry(
@@ -67,11 +71,10 @@ def build_entry(
             )
         )
 
-    data = {k: v for k, v in fields.items() if k in _TYPED}
     bad: set[str] = set()
     while True:
         try:
-            typed = _Fields.model_validate({k: v for k, v in data.items() if k not in bad})
+            typed = _Fields.validate_python({k: v for k, v in fields.items() if k not in bad} if bad else fields)
             break
         except ValidationError as exc:
             for err in exc.errors():
@@ -79,7 +82,7 @@ def build_entry(
                 if name in bad:
                     continue
                 bad.add(name)
-                got = type(data.get(name)).__name__ if name in data else "nothing"
+                got = type(fields.get(name)).__name__ if name in fields else "nothing"
                 report(
                     "invalid-field",
                     Severity.error if name in ("id", "content") else Severity.warning,
@@ -88,7 +91,7 @@ def build_entry(
                     + ("entry skipped" if name in ("id", "content") else "field ignored"),
                 )
 
-    values: dict[str, Any] = typed.model_dump(exclude_none=True)
+    values: dict[str, Any] = {k: v for k, v in typed.items() if v is not None}
     entry_id: str | None = values.get("id")
     if entry_id is None or str(entry_id).strip() == "":
         if "id" not in bad:
@@ -130,18 +133,19 @@ def build_entry(
     # (Every field is passed, the lists fresh: model_construct's own default handling is slow.)
     for name in ("tags", "supersedes", "source_entries", "coexists_with"):
         values.setdefault(name, [])
-    given = {**_ENTRY_DEFAULTS, **values, "created_from": created_from, "refs": parsed_refs, "format": fmt,
-             "location": location, "raw": raw}
-    return construct(Entry, {name: given[name] for name in _ENTRY_FIELDS}), findings
+    # The template holds every field in declaration order; updating it keeps that order.
+    given = _ENTRY_TEMPLATE.copy()
+    given.update(values)
+    given.update(created_from=created_from, refs=parsed_refs, format=fmt, location=location, raw=raw)
+    return construct(Entry, given), findings
 
 
-_ENTRY_DEFAULTS = {
-    name: info.default
+#: Every field of an entry in declaration order, with its default; those without one (required, or a
+#: default factory) are always given by build_entry.
+_ENTRY_TEMPLATE: dict[str, Any] = {
+    name: info.default if not info.is_required() and info.default_factory is None else None
     for name, info in Entry.model_fields.items()
-    if not info.is_required() and info.default_factory is None
 }
-_ENTRY_FIELDS = tuple(Entry.model_fields)
-_ALL_SET = frozenset(_ENTRY_FIELDS)
 
 _M = TypeVar("_M", bound=BaseModel)
 
