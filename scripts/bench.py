@@ -292,6 +292,8 @@ def bench_speed(sizes: list[int], files: int, runs: int, edits: int, plan_sizes:
             bench_speed.build(root, size, files)
             os.sync()  # the build's writes reach the disk now: verify's syncfs would otherwise flush them
             verify = _run_timed([str(LORE), "verify", "--all"], root)
+            os.sync()
+            verify_floor = _best(lambda: _run_timed([sys.executable, "-c", bench_speed.VERIFY_FLOOR, str(root)], root), runs)
             cache = root / ".lore" / "cache"
 
             def cold() -> float:
@@ -303,7 +305,8 @@ def bench_speed(sizes: list[int], files: int, runs: int, edits: int, plan_sizes:
             floor = _best(lambda: _run_timed([sys.executable, "-c", bench_speed.FLOOR, str(root)], root), runs)
             figures[str(size)] = {"verify_s": round(verify, 3), "cold_s": round(cold_s, 3), "warm_s": round(warm_s, 3),
                                   "floor_s": round(floor, 3), "cold_over_floor": round(cold_s / floor, 2),
-                                  "verify_over_cold": round(verify / cold_s, 2)}
+                                  "verify_over_cold": round(verify / cold_s, 2), "verify_floor_s": round(verify_floor, 3),
+                                  "verify_floor_over_cold": round(verify_floor / cold_s, 2)}
         finally:
             shutil.rmtree(root, ignore_errors=True)
     figures["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1)
