@@ -1,7 +1,7 @@
 """Benchmarks that print figures (run through scripts/bench). Targets live here, not in tests.
 
 speed: the figures of "Fast at every size" as one JSON line (see bench_speed): check-stale cold and warm
-next to the floor at 1k and 10k entries over 3,000 Python files, verify --all, peak RSS, the language
+next to the floor at 1k and 10k entries over 3,000 Python files, verify --all next to its I/O floor, peak RSS, the language
 server's save -> republish p50/p95 at 100 and 10k entries and its start-up, compaction plan times.
 
 lsp: file save -> republished diagnostics of the dependent memory, p50/p95 over 100 edits, at 100 and
@@ -278,8 +278,10 @@ def _run_timed(args: list[str], cwd: Path) -> float:
 def bench_speed(sizes: list[int], files: int, runs: int, edits: int, plan_sizes: list[int]) -> dict[str, object]:
     """The figures of the issue "Fast at every size", as one JSON line: per size, `verify --all`, then
     `check-stale --json` cold (``.lore/cache`` deleted) and warm, next to the floor (a plain Python process
-    that parses every entry file and reads and hashes every referenced file), best of ``runs``; the
-    language server's save -> republish p50/p95 and start-up; compaction plan times; peak RSS."""
+    that parses every entry file and reads and hashes every referenced file), best of ``runs``; verify's
+    own floor (a plain Python process rewriting every entry file as verify must: temporary file, one
+    syncfs, rename); the language server's save -> republish p50/p95 and start-up; compaction plan times;
+    peak RSS."""
     import asyncio
     import resource
 
