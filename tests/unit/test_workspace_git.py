@@ -1,0 +1,96 @@
+"""The workspace's questions to git and to ignore files: when a memory file was added (one ``git log``
+limited to the memory files, which must answer as the whole history does) and which files git would
+not ignore (the same with pathspec's pure-Python matcher as with the compiled one it picks)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pathspec
+import pytest
+
+from lorekeeper import workspace as workspace_module
+from lorekeeper.workspace import Workspace
+from support import Tree, git
+
+
+def _commit(tree: Tree, message: str, date: str) -> None:
+    git(tree.root, "add", "-A")
+    git(tree.root, "commit", "-q", "-m", message, date=date)
+
+
+def test_added_in_answers_for_memory_files_as_the_whole_history_does(tree: Tree) -> None:
+    git(tree.root, "init", "-q", "-b", "main")
+    tree.write("src/app.py", "def main(): pass\n")
+    tree.write("CLAUDE.md", "- Run `pytest`\n")
+    tree.entry("a.json", {"id": "a", "content": "First"})
+    _commit(tree, "start", "2026-01-01T00:00:00Z")
+    # A memory file added on a branch merged later: a log limited to paths must still find that commit.
+    git(tree.root, "checkout", "-q", "-b", "side")
+    tree.write("docs/AGENTS.md", "- Use `make docs`\n")
+    tree.entry("b.json", {"id": "b", "content": "Second"})
+    tree.entry("c.json", {"id": "c", "content": "Added on both branches"})
+    _commit(tree, "side", "2026-03-15T00:00:00Z")
+    git(tree.root, "checkout", "-q", "main")
+    tree.write("src/other.py", "x = 1\n")
+    tree.entry("c.json", {"id": "c", "content": "Added on both branches"})  # the same bytes, later
+    _commit(tree, "main moves on", "2026-03-01T00:00:00Z")
+    git(tree.root, "merge", "-q", "--no-ff", "-m", "merge side", "side", date="2026-04-01T00:00:00Z")
+    tree.write("notes.memory.md", "---\nid: n\n---\nA note\n")
+    _commit(tree, "note", "2026-05-01T00:00:00Z")
+
+    whole = workspace_module._git_add_times(tree.root)  # pyright: ignore[reportPrivateUsage]
+    ws = Workspace(tree.root)
+    for path in ["CLAUDE.md", "docs/AGENTS.md", ".lore/memory/entries/a.json", ".lore/memory/entries/b.json",
+                 ".lore/memory/entries/c.json", "notes.memory.md"]:
+        assert ws.added_in(path) == whole[path], path
+    assert ws.added_in("docs/AGENTS.md")[0] == datetime(2026, 3, 15, tzinfo=UTC)  # type: ignore[index]
+    # Added on both branches: the older add, on main. (A log limited to paths simplifies history: the
+    # merge holds the side branch's memory folder, so only that branch would be followed.)
+    assert ws.added_in(".lore/memory/entries/c.json")[0] == datetime(2026, 3, 1, tzinfo=UTC)  # type: ignore[index]
+    # Only the memory files were asked about at first; a code file is asked about on its own.
+    assert "src/app.py" not in (ws._git_times or {})  # pyright: ignore[reportPrivateUsage]
+    assert ws.added_in("src/app.py") == whole["src/app.py"]
+    assert ws.added_in("src/missing.py") is None
+
+
+def test_added_in_outside_git_knows_nothing(tree: Tree) -> None:
+    tree.write("CLAUDE.md", "- Run `pytest`\n")
+    assert Workspace(tree.root).added_in("CLAUDE.md") is None
+
+
+def test_the_file_list_is_the_same_whichever_matcher_pathspec_uses(tree: Tree, monkeypatch: pytest.MonkeyPatch) -> None:
+    tree.write(".gitignore", "*.log\nbuild/\n!build/keep.txt\n/top-only.txt\n**/cache/**\ndocs/*.tmp\n# comment\n\\#hash.txt\n")
+    tree.write("src/.gitignore", "generated_*\n!generated_but_kept.py\n*.py[cod]\n")
+    tree.write(".git/info/exclude", "local-only/\n")
+    for path in ["a.log", "keep.py", "build/x.o", "build/keep.txt", "top-only.txt", "sub/top-only.txt",
+                 "deep/cache/x.json", "docs/a.tmp", "docs/inner/a.tmp", "#hash.txt", "src/generated_a.py",
+                 "src/generated_but_kept.py", "src/m.pyc", "src/m.py", "local-only/x", "node_modules/p/index.js",
+                 "src/deeper/generated_b.py", "CLAUDE.md"]:
+        tree.write(path, "x\n")
+    original = pathspec.GitIgnoreSpec.from_lines
+    listed: dict[str, tuple[list[str], list[bool]]] = {}
+    probes = ["a.log", "build/", "build/keep.txt", "src/generated_c.py", "src/x.pyc", "deep/cache/", "keep.py"]
+    for backend in ("simple", None):  # None: the best pathspec finds (google-re2 when installed)
+        monkeypatch.setattr(pathspec.GitIgnoreSpec, "from_lines", classmethod(
+            lambda cls, lines, _b=backend: original.__func__(cls, lines, backend=_b)))  # type: ignore[attr-defined]
+        ws = Workspace(tree.root)
+        listed[str(backend)] = (ws.rel_files(), [ws.ignored(p) for p in probes])
+    assert listed["simple"] == listed["None"]
+    files, _ = listed["simple"]
+    assert "build/keep.txt" not in files  # git does not re-include a file of an excluded folder
+    assert {"keep.py", "src/generated_but_kept.py", "src/m.py", "sub/top-only.txt"} <= set(files)
+    assert not {"#hash.txt", "a.log", "top-only.txt", "deep/cache/x.json", "docs/a.tmp", "src/generated_a.py", "src/m.pyc",
+                "local-only/x", "src/deeper/generated_b.py"} & set(files)
+
+
+def test_git_agrees_with_the_file_list(tree: Tree) -> None:
+    """What git itself lists (tracked and untracked, ignored left out) is what the walker lists."""
+    tree.write(".gitignore", "*.log\nbuild/\n**/cache/**\n")
+    tree.write("src/.gitignore", "generated_*\n!generated_but_kept.py\n")
+    for path in ["a.log", "keep.py", "build/x.o", "deep/cache/x.json", "src/generated_a.py",
+                 "src/generated_but_kept.py", "src/m.py"]:
+        tree.write(path, "x\n")
+    git(tree.root, "init", "-q")
+    by_git = set(git(tree.root, "ls-files", "--cached", "--others", "--exclude-standard").split())
+    assert set(Workspace(tree.root).rel_files()) == by_git
