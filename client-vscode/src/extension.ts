@@ -445,8 +445,14 @@ async function installServer(context: vscode.ExtensionContext): Promise<boolean>
       }
       progress.report({ message: "installing the server and its dependencies (about a minute)…" });
       const wheel = vscode.Uri.joinPath(bundled, wheels.sort().at(-1) as string).fsPath;
-      const pip = await run(paths.python, ["-m", "pip", "install", "--disable-pip-version-check", wheel], { timeout: 900000 });
+      // With the `fast` extra (RE2 for gitignore matching) where it installs; without it elsewhere (no wheel).
+      let pip = await run(paths.python, ["-m", "pip", "install", "--disable-pip-version-check", `${wheel}[fast]`], { timeout: 900000 });
       output.info(pip.text);
+      if (!pip.ok) {
+        output.info("installing the server with its `fast` extra failed; installing it without");
+        pip = await run(paths.python, ["-m", "pip", "install", "--disable-pip-version-check", wheel], { timeout: 900000 });
+        output.info(pip.text);
+      }
       if (!pip.ok) {
         void vscode.window.showErrorMessage("Lorekeeper: installing the server failed (see the Lorekeeper output): "
           + pip.text.split("\n").filter(Boolean).pop());

@@ -327,19 +327,21 @@ class Workspace:
                 self._ignore_specs[folder] = self._base_specs()
             else:
                 ignore = self.root / folder / ".gitignore" if folder else self.root / ".gitignore"
-                self._ignore_specs[folder] = [(folder, _read_ignore(ignore, self.root))] if ignore.is_file() else []
+                spec = _read_ignore(ignore, self.root) if ignore.is_file() else None
+                self._ignore_specs[folder] = [(folder, spec)] if spec is not None else []
         return self._ignore_specs[folder]
 
     # -- discovery -------------------------------------------------------------------------------
 
     def _base_specs(self) -> list[tuple[str, Spec]]:
         exclude = self.root / ".git" / "info" / "exclude"
-        return [("", _read_ignore(exclude, self.root))] if exclude.is_file() else []
+        spec = _read_ignore(exclude, self.root) if exclude.is_file() else None
+        return [("", spec)] if spec is not None else []
 
     def _walk_rel(self, folder: str, prefix: str, specs: list[tuple[str, Spec]]) -> Iterator[str]:
         ignore_file = os.path.join(folder, ".gitignore")
-        if os.path.isfile(ignore_file):
-            specs = [*specs, (prefix.rstrip("/"), _read_ignore(Path(ignore_file), self.root))]
+        if os.path.isfile(ignore_file) and (spec := _read_ignore(Path(ignore_file), self.root)) is not None:
+            specs = [*specs, (prefix.rstrip("/"), spec)]
         try:
             with os.scandir(folder) as listing:
                 children = sorted(listing, key=lambda d: d.name)
@@ -466,12 +468,15 @@ def _files_named(folder: str, prefix: str, suffix: str) -> Iterator[str]:
             yield prefix + child.name
 
 
-def _read_ignore(path: Path, root: Path) -> Spec:
+def _read_ignore(path: Path, root: Path) -> Spec | None:
+    """An ignore file's rules; ``None`` when it has none (only comments and blank lines, as git's default
+    ``.git/info/exclude``): every path of the tree would be matched against nothing."""
     try:  # a regular file inside the workspace only (a link out, or a FIFO, is no rules at all)
         lines = read_text(path, 1024 * 1024, root, errors="replace").splitlines()
     except OSError:
-        lines = []
-    return pathspec.GitIgnoreSpec.from_lines(lines)
+        return None
+    spec = pathspec.GitIgnoreSpec.from_lines(lines)
+    return spec if any(p.include is not None for p in spec.patterns) else None
 
 
 def _ignored(relpath: str, is_dir: bool, specs: list[tuple[str, Spec]]) -> bool:
