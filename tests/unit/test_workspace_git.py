@@ -94,3 +94,33 @@ def test_git_agrees_with_the_file_list(tree: Tree) -> None:
     git(tree.root, "init", "-q")
     by_git = set(git(tree.root, "ls-files", "--cached", "--others", "--exclude-standard").split())
     assert set(Workspace(tree.root).rel_files()) == by_git
+
+
+def test_blame_asked_in_the_background_is_waited_for_once(tree: Tree) -> None:
+    """prefetch asks git in the background; blame() and dirty() wait for those answers (one git run
+    each), and settle() leaves nothing in flight."""
+    from lorekeeper.refs.history import GitHistory
+
+    git(tree.root, "init", "-q", "-b", "main")
+    tree.write("CLAUDE.md", "- Run `pytest`\n- Use `make lint`\n")
+    tree.write("AGENTS.md", "- Read `docs/`\n")
+    _commit(tree, "start", "2026-01-01T00:00:00Z")
+    tree.write("CLAUDE.md", "- Run `pytest`\n- Use `make lint`\n- New line\n")  # uncommitted
+
+    runs: list[tuple[str, ...]] = []
+
+    class Counting(GitHistory):
+        def _run(self, *args: str, **kwargs: object) -> str | None:  # type: ignore[override]
+            runs.append(args)
+            return super()._run(*args, **kwargs)  # type: ignore[arg-type]
+
+    history = Counting(tree.root, tree.root / ".lore" / "cache")
+    history.prefetch(["CLAUDE.md", "AGENTS.md"])
+    lines = history.blame("CLAUDE.md")
+    assert history.dirty() == {"CLAUDE.md"}
+    history.settle()
+    assert not history._inflight  # pyright: ignore[reportPrivateUsage]
+    fresh = GitHistory(tree.root, tree.root / ".lore" / "nocache").blame("CLAUDE.md")
+    assert lines == fresh and lines is not None and len(lines) == 3 and lines[2] == "0" * 40
+    assert sum(1 for a in runs if a[0] == "blame") == 2 and sum(1 for a in runs if a[0] == "status") == 1
+    assert history.blame("AGENTS.md") is not None and sum(1 for a in runs if a[0] == "blame") == 2  # cached

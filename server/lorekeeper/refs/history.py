@@ -19,10 +19,13 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import cache as cache_files
 from ..safeio import read_bytes
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 ZERO = "0" * 40
 _MISSING_OBJECT = ("unable to read", "bad object", "missing blob", "missing tree", "did not receive expected object",
@@ -85,6 +88,8 @@ class GitHistory:
         self._logs: dict[str, list[list[Any]]] = {}
         self._greps: dict[str, dict[str, list[str]]] = {}
         self._dirty_paths: set[str] | None = None
+        #: Answers asked for in the background (:meth:`prefetch`), by what they answer: "dirty", "blame:PATH".
+        self._inflight: dict[str, Future[Any]] = {}
         self._new_paths: list[str] | None = None
         self._loaded = False
         self._changed = False
@@ -147,6 +152,7 @@ class GitHistory:
 
     def save(self) -> None:
         """Write what was learnt about this HEAD (commit details, baselines, blame) for the next run."""
+        self.settle()
         cache = self._cache_file()
         if not (cache and self._changed):
             return
@@ -193,18 +199,46 @@ class GitHistory:
     # -- blame ------------------------------------------------------------------------------------
 
     def prefetch(self, blames: Iterable[str]) -> None:
-        """What judging unresolved references will ask git first, asked at once: the blame of each
-        file holding one, and the working tree's changes (``git status``, to tell an uncommitted removal
-        from a committed one)."""
+        """What judging unresolved references will ask git first, asked at once and in the background:
+        the blame of each file holding one, and the working tree's changes (``git status``, to tell an
+        uncommitted removal from a committed one). Whoever asks for one of these answers waits for it
+        (:meth:`blame`, :meth:`dirty`); meanwhile the checks that need no git run (in a large
+        repository git's blame takes as long as searching the code for the names a memory mentions).
+        :meth:`settle` waits for all of them."""
         if not self.available:
             return
         self._load()
-        jobs: list[Callable[[], Any]] = [self.dirty, *(lambda p=p: self.blame(p) for p in sorted(set(blames)))]
-        parallel(lambda job: job(), jobs)
+        pool = _pool(4)
+        if self._dirty_paths is None and "dirty" not in self._inflight:
+            self._inflight["dirty"] = pool.submit(self._dirty_now)
+        for path in sorted(set(blames)):
+            if f"blame:{path}" not in self._inflight:
+                self._inflight[f"blame:{path}"] = pool.submit(self._blame_now, path)
+
+    def settle(self) -> None:
+        """Wait for every answer still asked in the background (before reporting git's problems, or
+        saving what was learnt)."""
+        while keys := list(self._inflight):  # (a copy: another thread may take one meanwhile)
+            for key in keys:
+                self._wait(key)
+
+    def _wait(self, key: str) -> None:
+        """Wait for a background answer, if one was asked for: one not started yet is computed here."""
+        future = self._inflight.pop(key, None)
+        if future is None:
+            return
+        if future.cancel():  # still queued: do it here rather than wait behind other work
+            (self._dirty_now if key == "dirty" else lambda: self._blame_now(key[len("blame:"):]))()
+        else:
+            future.result()
 
     def blame(self, path: str, content: bytes | None = None) -> list[str] | None:
         """The commit that last changed each line of the file as it is in the working tree (``ZERO``
         for uncommitted lines), or ``None`` if git cannot say. Cached by the file's content."""
+        self._wait(f"blame:{path}")
+        return self._blame_now(path, content)
+
+    def _blame_now(self, path: str, content: bytes | None = None) -> list[str] | None:
         if not self.available:
             return None
         self._load()
@@ -461,6 +495,10 @@ class GitHistory:
 
     def dirty(self) -> set[str]:
         """Paths changed in the working tree since HEAD (one ``git status`` a run)."""
+        self._wait("dirty")
+        return self._dirty_now()
+
+    def _dirty_now(self) -> set[str]:
         if self._dirty_paths is None:
             out = self._run("status", "--porcelain", "-z", "--untracked-files=no", "--no-renames", quiet=True) or ""
             self._dirty_paths = {item[3:] for item in out.split("\x00") if len(item) > 3}

@@ -113,6 +113,7 @@ class StalenessChecker:
         for entry in targets:
             for post in post_checks():
                 post(self, entry, self.results[entry.id])
+        self.history.settle()  # every answer git was asked for in the background is in
         self._report_history_problems(targets)
         self._index_results(self.checked)
         self._words.update(d[len(WORD):] for i in self.checked for d in self._indexed.get(i, ()) if d.startswith(WORD))
