@@ -165,6 +165,8 @@ class Workspace:
         self._instruction_patterns: tuple[tuple[str, ...], pathspec.GitIgnoreSpec] | None = None
         #: Entry files the last listing saw as regular files (not symlinks): see :meth:`listed_plain`.
         self._plain_entries: set[str] = set()
+        #: Files the walk of the tree saw as regular files (not symlinks): see :meth:`listed_plain`.
+        self._plain_files: set[str] = set()
         self._ignore_specs: dict[str, list[tuple[str, Spec]]] = {}
         #: Instruction files read under another name: real file -> the symlinks that point at it.
         self.aliases: dict[str, list[str]] = {}
@@ -275,14 +277,17 @@ class Workspace:
         return known
 
     def listed_plain(self, relpath: str) -> bool:
-        """Whether ``relpath`` is an entry file the last :meth:`memory_relpaths` listed as a regular file
-        (not a symlink) in an entries folder inside the root: it cannot lead out of the workspace, so it
-        needs no path resolution. Whoever reads it must refuse to follow a symlink (``O_NOFOLLOW``),
-        in case it was replaced by one since."""
-        if relpath not in self._plain_entries:
+        """Whether ``relpath`` is a file the last :meth:`memory_relpaths` (an entry file) or walk of the
+        tree (:meth:`rel_files`, which enters no symlinked folder) saw as a regular file, not a symlink, in
+        a folder inside the root: it cannot lead out of the workspace, so it needs no path resolution of
+        its own (its folder's is remembered). Whoever reads it must refuse to follow a symlink
+        (``O_NOFOLLOW``), in case it was replaced by one since."""
+        if relpath not in self._plain_entries and relpath not in self._plain_files:
             return False
+        folder = relpath.rpartition("/")[0]
         try:
-            self.inside(relpath.rpartition("/")[0])
+            if folder:  # (the root's own files have no folder to resolve)
+                self.inside(folder)
         except PathOutsideRoot:
             return False
         return True
@@ -309,6 +314,7 @@ class Workspace:
         self._real_dirs.clear()
         self._inside.clear()
         self._plain_entries.clear()
+        self._plain_files.clear()
         self._git_times = None
 
     def ignored(self, path: str) -> bool:
@@ -356,7 +362,10 @@ class Workspace:
                 continue
             if is_dir:
                 yield from self._walk_rel(child.path, relpath + "/", specs)
-            elif child.is_file(follow_symlinks=False) or child.is_symlink():
+            elif child.is_file(follow_symlinks=False):
+                self._plain_files.add(relpath)
+                yield relpath
+            elif child.is_symlink():
                 yield relpath
 
     def memory_files(self) -> dict[str, list[Path]]:

@@ -5,6 +5,7 @@ not ignore (the same with pathspec's pure-Python matcher as with the compiled on
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pathspec
 import pytest
@@ -124,3 +125,28 @@ def test_blame_asked_in_the_background_is_waited_for_once(tree: Tree) -> None:
     assert lines == fresh and lines is not None and len(lines) == 3 and lines[2] == "0" * 40
     assert sum(1 for a in runs if a[0] == "blame") == 2 and sum(1 for a in runs if a[0] == "status") == 1
     assert history.blame("AGENTS.md") is not None and sum(1 for a in runs if a[0] == "blame") == 2  # cached
+
+
+def test_a_code_file_the_walk_saw_is_read_without_resolution_and_never_through_a_new_link(tree: Tree, tmp_path: Path) -> None:
+    """The walk's regular files are read with O_NOFOLLOW (no per-file resolution); a file swapped for a
+    symlink out of the workspace after the walk is not read through, and a link inside still is."""
+    import os
+
+    from lorekeeper.refs.index import CodeIndex
+
+    outside = tmp_path / "secret.py"
+    outside.write_text("SECRET = 1\n")
+    tree.write("app.py", "def main(): pass\n")
+    tree.write("src/lib.py", "def helper(): pass\n")
+    tree.write("src/real.py", "def real(): pass\n")
+    ws = Workspace(tree.root)
+    index = CodeIndex(ws)
+    assert {"app.py", "src/lib.py", "src/real.py"} <= set(ws.rel_files())
+    assert ws.listed_plain("app.py") and ws.listed_plain("src/lib.py")
+    assert index.read("app.py") == b"def main(): pass\n"
+    (tree.root / "src/lib.py").unlink()
+    os.symlink(outside, tree.root / "src/lib.py")  # swapped after the walk: leads out
+    assert index.read("src/lib.py") is None
+    (tree.root / "app.py").unlink()
+    os.symlink(tree.root / "src/real.py", tree.root / "app.py")  # swapped for a link inside the root
+    assert index.read("app.py") == b"def real(): pass\n"

@@ -132,6 +132,11 @@ class CodeIndex:
     def read(self, path: str) -> bytes | None:
         """A code file's bytes: a regular file inside the workspace, at most 16 MB (a FIFO, ``/dev/zero``
         or a link out of the workspace is ``None``, like a file that is gone)."""
+        if self.ws.listed_plain(path):  # a regular file the walk saw: opened without following a link
+            try:
+                return read_bytes(str(self.ws.root) + os.sep + path, CODE_READ_LIMIT, follow=False)
+            except OSError:
+                pass  # gone, or a symlink now: resolved below
         try:
             full = self.ws.inside(path)  # refused when a link leads out of the workspace
             return read_bytes(full, CODE_READ_LIMIT)
