@@ -111,6 +111,15 @@ class PathCheck:
         gone = {(c, b.commit) for item in items if (b := baselines[id(item)]) and b.commit
                 for c in item.data["candidates"][:1] if answers.get((b.commit, c)) and not answers.get(("HEAD", c))}
         parallel(lambda q: history.removal(q[0] + ("/" if answers.get((q[1], q[0])) == "tree" else ""), q[1]), sorted(gone))
+        # Paths that did not exist when the memory was written either: whether one was created and deleted
+        # since, asked side by side as well (a bare file name is first looked for at the baseline).
+        if not _unknown_past(checker):
+            never = {(c, b.commit) for item in items if item.ref.strong and (b := baselines[id(item)]) and b.commit
+                     and all((b.commit, c) in answers for c in item.data["candidates"])
+                     and not any(answers[(b.commit, c)] for c in item.data["candidates"])
+                     and ("/" in item.ref.target or not _FILE_NAME.match(item.ref.target))
+                     for c in item.data["candidates"]}
+            parallel(lambda q: history.deleted_after(q[0], q[1]), sorted(never))
         for item in items:
             baseline = baselines[id(item)]
             candidates = item.data["candidates"]
