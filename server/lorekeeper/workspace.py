@@ -297,7 +297,9 @@ class Workspace:
         ``.git/info/exclude`` honoured; symlinked folders not followed), as workspace-relative paths.
         Walked once per Workspace object: call :meth:`refresh` after files change."""
         if self._rel_files is None:
-            self._rel_files = list(self._walk_rel(str(self.root), "", self._base_specs()))
+            found: list[str] = []
+            self._walk_rel(str(self.root), "", self._base_specs(), found)
+            self._rel_files = found
         return self._rel_files
 
     def files(self) -> list[Path]:
@@ -344,7 +346,10 @@ class Workspace:
         spec = _read_ignore(exclude, self.root) if exclude.is_file() else None
         return [("", spec)] if spec is not None else []
 
-    def _walk_rel(self, folder: str, prefix: str, specs: list[tuple[str, Spec]]) -> Iterator[str]:
+    def _walk_rel(self, folder: str, prefix: str, specs: list[tuple[str, Spec]], found: list[str]) -> None:
+        """Append to ``found`` the files under ``folder`` git would not ignore, depth first in name order.
+        (Appending, not yielding: a file yielded from a nested generator passes through every level above
+        it, a cost per file and level in a deep tree.)"""
         ignore_file = os.path.join(folder, ".gitignore")
         if os.path.isfile(ignore_file) and (spec := _read_ignore(Path(ignore_file), self.root)) is not None:
             specs = [*specs, (prefix.rstrip("/"), spec)]
@@ -361,12 +366,12 @@ class Workspace:
             if specs and _ignored(relpath, is_dir, specs):
                 continue
             if is_dir:
-                yield from self._walk_rel(child.path, relpath + "/", specs)
+                self._walk_rel(child.path, relpath + "/", specs, found)
             elif child.is_file(follow_symlinks=False):
                 self._plain_files.add(relpath)
-                yield relpath
+                found.append(relpath)
             elif child.is_symlink():
-                yield relpath
+                found.append(relpath)
 
     def memory_files(self) -> dict[str, list[Path]]:
         """The memory files of the workspace by format: native entries, MIF files, instruction files.
