@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 from datetime import UTC, datetime
+from typing import Any
 
 from .compaction.remembered import remembered_facts
 from .compaction.rules import Planner
@@ -21,10 +22,12 @@ def _related(entry: Entry, message: str) -> dict[str, object]:
     return {"source": entry.location.path, "line": entry.location.start_line, "message": message, "entry": entry.id}
 
 
-def duplicate_findings(store: Store, config: CompactionConfig) -> list[Finding]:
-    """Duplicates and near-duplicates as the compaction rules see them, and their contradictions."""
+def duplicate_findings(store: Store, config: CompactionConfig, features: dict[str, Any] | None = None) -> list[Finding]:
+    """Duplicates and near-duplicates as the compaction rules see them, and their contradictions.
+    ``features``: what the candidate search read of each text, kept by the caller between calls."""
     planner = Planner(store.entries, config, datetime.now(UTC))
     planner.ws = store.ws  # its caches: the verifier's readings, the candidate pairs, the vectors
+    planner.features = features
     with remembered_facts(store.ws, (e.content for e in store.entries)):
         planner.dedup()
         planner.merge()
@@ -125,7 +128,8 @@ def verbose_findings(store: Store, config: CompactionConfig) -> list[Finding]:
     return findings
 
 
-def memory_findings(store: Store, config: CompactionConfig) -> list[Finding]:
-    """Findings that depend on memory alone (not on the code): store, duplicates, supersession, size."""
-    return [*store.findings, *duplicate_findings(store, config), *supersession_findings(store, config),
+def memory_findings(store: Store, config: CompactionConfig, features: dict[str, Any] | None = None) -> list[Finding]:
+    """Findings that depend on memory alone (not on the code): store, duplicates, supersession, size.
+    ``features``: see :func:`duplicate_findings`."""
+    return [*store.findings, *duplicate_findings(store, config, features), *supersession_findings(store, config),
             *verbose_findings(store, config)]

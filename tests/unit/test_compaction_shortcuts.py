@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from rapidfuzz import fuzz
 
-from lorekeeper.compaction import CompactionConfig, plan_compaction, updates, verify
+from lorekeeper.compaction import CompactionConfig, plan_compaction, rules, updates, verify
 from lorekeeper.workers import worker_count
 from support import REPO, Tree
 
@@ -91,6 +92,50 @@ def test_summaries_and_prechecks_on_any_text(text: str) -> None:
         assert verify._MAY_HOLD_LITERAL.search(text)
     if verify._MARKUP.search(text):
         assert verify._MAY_HOLD_MARKUP.search(text)
+
+
+#: Words apart, and the whitespace rapidfuzz and Python split at differently (U+0085, U+00A0) or alike.
+_WORDS = st.lists(st.sampled_from(["a", "b", "ab", "é", "ǅ", "ß", "x_y", "1", " ", "  ", "\t", "\n", "\x85", "\xa0",
+                                   "\u2028", "\u3000", "\x1c", "\u200b"]), max_size=12).map("".join)
+
+
+@given(_WORDS, _WORDS, st.sampled_from([0, 50, 85, 100]))
+@settings(max_examples=800, deadline=None)
+def test_sorted_words_score_as_token_sort_ratio(a: str, b: str, cutoff: int) -> None:
+    """The candidate search scores two texts with their words sorted once a text: the same score as
+    rapidfuzz's token_sort_ratio, or 0 where that is below the cutoff, whatever separates the words."""
+    want = fuzz.token_sort_ratio(a, b)
+    left = (a, set(), frozenset(), (), False, rules._sorted_words(a))
+    right = (b, set(), frozenset(), (), False, rules._sorted_words(b))
+    assert rules._similarity(left, right, cutoff) == (want if want >= cutoff else 0)
+
+
+def test_sorted_words_on_the_labelled_texts() -> None:
+    features = [rules._features(text) for text in TEXTS[:400]]
+    for a, b in zip(features, features[1:], strict=False):
+        want = fuzz.token_sort_ratio(a[0], b[0])
+        assert rules._similarity(a, b, 50) == (want if want >= 50 else 0)
+
+
+def test_candidate_pairs_read_through_a_kept_memo_are_the_same(tmp_path: Path) -> None:
+    """The language server keeps what the candidate search read of each text between saves: the pairs
+    are those of a fresh search, after texts changed, and the memo forgets texts gone."""
+    stores = _stores()
+    tree = Tree(tmp_path)
+    entries = stores[-1][:600]
+    for entry in entries:
+        tree.entry(f"{entry['id']}.json", entry)
+    pool = [e for e in tree.store().entries if e.live]
+    memo: dict[str, Any] = {}
+    assert rules._candidate_pairs(pool, 50, memo) == rules._candidate_pairs(pool, 50)
+    assert len(memo) == len({e.content for e in pool})
+    edited = [e.model_copy(update={"content": e.content + " now"}) if i % 3 == 0 else e for i, e in enumerate(pool)]
+    fresh = rules._candidate_pairs(edited, 50)
+    assert rules._candidate_pairs(edited, 50, memo) == fresh
+    assert fresh != rules._candidate_pairs(pool, 50)  # the edits changed what is found
+    smaller = edited[:100]
+    assert rules._candidate_pairs(smaller, 50, memo) == rules._candidate_pairs(smaller, 50)
+    assert set(memo) == {e.content for e in smaller}  # the rest was forgotten
 
 
 def _plan_json(root: Path, entries: list[dict[str, Any]]) -> str:

@@ -78,6 +78,9 @@ class Planner:
         self.conflicts: list[dict[str, Any]] = []
         self.new_entries: list[dict[str, Any]] = []
         self.ws: Workspace | None = None  # where caches live (the semantic stage's vectors)
+        #: What the candidate search read of each text (:func:`_features`), kept by the caller between
+        #: plans of a store that changes a little at a time (the language server after a save).
+        self.features: dict[str, _Features] | None = None
         self._summarized: set[str] = set()  # texts whose summaries were prepared (see :meth:`_prepared`)
         self._available: dict[bool, tuple[int, list[Entry]]] = {}  # see :meth:`available`
 
@@ -245,7 +248,7 @@ class Planner:
         """:func:`_candidate_pairs`, kept in ``.lore/cache/candidates.json`` for the same pool (ids and
         texts in order), threshold and rules: a warm plan of an unchanged memory skips the search."""
         if self.ws is None:
-            return _candidate_pairs(pool, self.config.merge_threshold)
+            return _candidate_pairs(pool, self.config.merge_threshold, self.features)
         from .. import cache as cache_files
         from .remembered import rules_version, text_key
 
@@ -260,7 +263,7 @@ class Planner:
                 return {(str(a), str(b)): float(score) for a, b, score in data["pairs"]}
             except (TypeError, ValueError):
                 pass
-        pairs = _candidate_pairs(pool, self.config.merge_threshold)
+        pairs = _candidate_pairs(pool, self.config.merge_threshold, self.features)
         body = json.dumps({"key": key, "pairs": [[a, b, score] for (a, b), score in pairs.items()]})
         cache_files.write(self.ws.root, self.ws.cache_dir, CANDIDATES_FILE, body.encode())
         return pairs
@@ -527,31 +530,61 @@ def _source_version() -> str:
     return digest.hexdigest()
 
 
-_Features = tuple[str, set[str], frozenset[str], tuple[frozenset[str], ...], bool]
+_Features = tuple[str, set[str], frozenset[str], tuple[frozenset[str], ...], bool, str | None]
 
 
 def _features(text: str) -> _Features:
     """What the candidate search reads of a text: its normalised form, its terms, its anchors, the
-    values it retires, whether it says something changed."""
-    return _normal(text), set(terms(text)), anchors(text), retired(text), marks_change(text)
+    values it retires, whether it says something changed, its words in order (:func:`_sorted_words`)."""
+    normal = _normal(text)
+    return normal, set(terms(text)), anchors(text), retired(text), marks_change(text), _sorted_words(normal)
 
 
-def _candidate_pairs(pool: list[Entry], threshold: int) -> dict[tuple[str, str], float]:
+def _sorted_words(normal: str) -> str | None:
+    """A text's words sorted and joined by one space: what rapidfuzz's ``token_sort_ratio`` compares
+    (its ``ratio`` of the two), made once a text instead of once a pair. ``None`` where rapidfuzz splits
+    words otherwise than Python: it does not split at U+0085 and U+00A0 (every other code point was
+    compared; tests/unit/test_compaction_shortcuts.py holds the two to the same scores)."""
+    if "\x85" in normal or "\xa0" in normal:
+        return None
+    return " ".join(sorted(normal.split()))
+
+
+def _similarity(a: _Features, b: _Features, cutoff: float) -> float:
+    """``fuzz.token_sort_ratio`` of two normalised texts, or 0 below ``cutoff``."""
+    if a[5] is not None and b[5] is not None:
+        return fuzz.ratio(a[5], b[5], score_cutoff=cutoff)
+    return fuzz.token_sort_ratio(a[0], b[0], score_cutoff=cutoff)
+
+
+def _candidate_pairs(pool: list[Entry], threshold: int, memo: dict[str, _Features] | None = None
+                     ) -> dict[tuple[str, str], float]:
     """Pairs of entries (ids in order) worth asking the verifier about, with their similarity. What it
-    reads of each text is read over worker processes for a large store."""
-    features = fork_map(_features, [e.content for e in pool])  # in the pool's order
-    texts = {e.id: f[0] for e, f in zip(pool, features, strict=True)}
+    reads of each text is read over worker processes for a large store; ``memo`` keeps it by text
+    between calls (texts no longer in the pool are forgotten once they are as many as those that are)."""
+    texts_of_pool = [e.content for e in pool]
+    if memo is None:
+        features = fork_map(_features, texts_of_pool)  # in the pool's order
+    else:
+        missing = [t for t in dict.fromkeys(texts_of_pool) if t not in memo]
+        memo.update(zip(missing, fork_map(_features, missing), strict=True))
+        features = [memo[t] for t in texts_of_pool]
+        if len(memo) > 2 * len(features) + 100:
+            kept = {t: memo[t] for t in texts_of_pool}
+            memo.clear()
+            memo.update(kept)
+    read = {e.id: f for e, f in zip(pool, features, strict=True)}
     tokens = {e.id: f[1] for e, f in zip(pool, features, strict=True)}
     cap = max(50, len(pool) // 100)
     pairs: dict[tuple[str, str], float] = {}
     sharing = _sharing_sparse if len(tokens) >= SPARSE_FROM else _sharing_loop
     for a, b in sharing(tokens, cap):
-        score = fuzz.token_sort_ratio(texts[a], texts[b])
+        score = _similarity(read[a], read[b], threshold)
         if score >= threshold:
             pairs[(a, b)] = score
     # Updates in other words share little wording: they meet through what the update turns on.
     by_anchor: dict[str, list[Entry]] = defaultdict(list)
-    for entry, (_, _, found_anchors, _, _) in zip(pool, features, strict=True):
+    for entry, (_, _, found_anchors, *_) in zip(pool, features, strict=True):
         for anchor in found_anchors:
             by_anchor[anchor].append(entry)
     holders: dict[str, set[str]] = defaultdict(set)
@@ -563,7 +596,7 @@ def _candidate_pairs(pool: list[Entry], threshold: int) -> dict[tuple[str, str],
             for token in tokens_of_other:
                 holders[token].add(other.id)
     for at in changing:
-        entry, (_, _, _, retires, says_change) = pool[at], features[at]
+        entry, (_, _, _, retires, says_change, _) = pool[at], features[at]
         found: set[str] = set()
         for wanted in retires:  # the entries that state a value this one retires
             found |= set.intersection(*(holders.get(t, set()) for t in wanted))
