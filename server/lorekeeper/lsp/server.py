@@ -29,6 +29,7 @@ from ..model import Entry, Finding
 from ..safeio import read_bytes
 from ..staleness import StalenessChecker
 from ..store import Store
+from ..store.journal import recover
 from ..workspace import Workspace, WorkspaceNotFound, find_root
 from .settings import Settings
 from .state import Snapshot
@@ -60,6 +61,8 @@ class LoreServer(LanguageServer):
         self._debounce: asyncio.TimerHandle | None = None
         self._last_change = float("-inf")  # loop time of the last change scheduled
         self._journal: tuple[Any, list] | None = None
+        #: What the duplicate search read of each memory text, kept between checks (under the lock).
+        self._features: dict[str, Any] = {}
         self.watching = False
         self.initial_check: asyncio.Future | None = None  # the first full check, awaited by pull requests
         #: Edits handed to the client (references that follow a rename), journaled as they reach disk:
@@ -144,7 +147,7 @@ class LoreServer(LanguageServer):
                 checker = StalenessChecker(ws, store)
                 checker.check()
                 step("looking for duplicates and conflicts", 70)
-                found = memory_findings(store, self.config)
+                found = memory_findings(store, self.config, self._features)
                 found += _kept_verdicts(ws, checker)
                 step("preparing diagnostics", 90)
                 self._publish_snapshot(Snapshot.build(self._next_generation(), ws, store, checker, self.config, found))
@@ -176,13 +179,36 @@ class LoreServer(LanguageServer):
         if memory:
             self.settle_edits()
             self._reconcile(memory)
-            return self.full_check()
+            found = None if structural else self.reload_memory(memory)
+            return found if found is not None else self.full_check()
         with self.lock:
             snapshot = self.snapshot
             snapshot.checker.recheck(changed, structural=structural)
             touched = {path for path in map(snapshot.store_path, snapshot.checker.checked) if path is not None}
             self._publish_snapshot(snapshot.after_recheck(self._next_generation(), snapshot.checker.checked))
             return self.findings_of_files(touched)
+
+    def reload_memory(self, changed: set[str]) -> list[Finding] | None:
+        """After memory files were modified in place (saved; none created or deleted): read only those
+        files again and check only their entries, against the code the last check indexed; the findings
+        about memory as a whole (duplicates, contradictions, supersession) are found again over every
+        entry. Returns every finding, or ``None`` where only a full check gives the same answer (a
+        configuration or verification file changed, a half-applied change was rolled back, see
+        :meth:`Store.reloaded` and :meth:`StalenessChecker.reload`)."""
+        with self.lock:
+            snapshot = self.snapshot
+            if snapshot is None:
+                return None
+            ws = snapshot.ws
+            if any(path in ws.CONFIG_FILES for path in changed) or recover(ws):
+                return None
+            store = snapshot.store.reloaded(changed)
+            if store is None or not snapshot.checker.reload(store, changed):
+                return None
+            found = memory_findings(store, self.config, self._features)
+            found += _kept_verdicts(ws, snapshot.checker)
+            self._publish_snapshot(Snapshot.build(self._next_generation(), ws, store, snapshot.checker, self.config, found))
+            return self.all_findings()
 
     def expect_edit(self, operation: Any, seconds: float = 600.0) -> None:
         """An operation whose files the client will write (if the user accepts): journaled by
@@ -223,7 +249,8 @@ class LoreServer(LanguageServer):
 
         assert self.ws is not None
         try:
-            for record in Journal(self.ws, command="editor", argv=["lore", "serve"]).reconcile(paths):
+            journal = Journal(self.ws, command="editor", argv=["lore", "serve"])
+            for record in journal.reconcile(paths, self.journal_records()):
                 log.info("journal: %s", record.reason)
         except Exception as exc:  # the journal is a record; failing to update it must not stop checking
             log.warning("journal not reconciled: %s", exc)

@@ -173,6 +173,39 @@ class StalenessChecker:
             self.checked = []
         return [f for i in self.checked for f in self.results[i].findings]
 
+    def reload(self, store: Store, files: set[str]) -> bool:
+        """Go on from ``store``, which is this checker's store with the memory files ``files`` read again
+        (:meth:`Store.reloaded`): the entries of those files are checked, and so are entries elsewhere that
+        became live (their link now leads nowhere); results of entries no longer live are dropped. The
+        code did not change, so every other result stands. ``False``, with nothing changed, where only a
+        full check gives the same answer: an id of those files is also used elsewhere or twice (results
+        are kept by id), or git's problems were already reported on some memory."""
+        if self._reported_problems:
+            return False
+        before = [e.id for e in self.store.entries if e.location.path in files]
+        after = [e.id for e in store.entries if e.location.path in files]
+        elsewhere = {e.id for e in store.entries if e.location.path not in files}
+        if len(set(before)) != len(before) or len(set(after)) != len(after) or elsewhere & {*before, *after}:
+            return False
+        was_live = {e.id for e in self.store.live()}
+        live = store.live()
+        self.store = store
+        self._by_id = None
+        # Kept by entry id and line. (git's blame is kept by the file's content; its status is asked
+        # about code files only, and no code file changed.)
+        self.baselines = Baselines(self.ws, self.history, self.verifications)
+        now_live = {e.id for e in live}
+        for entry_id in [i for i in self.results if i not in now_live or i in before]:
+            self._drop_result(entry_id)
+        read_again = {*before, *after}  # their references are kept by text: the refs may have changed
+        self._refs = {key: refs for key, refs in self._refs.items() if key[0] not in read_again}
+        targets = [e for e in live if e.location.path in files or e.id not in was_live]
+        if targets:
+            self.check(targets, save=False)
+        else:
+            self.checked = []
+        return True
+
     def save(self) -> None:
         self.index.save()
         self.history.save()

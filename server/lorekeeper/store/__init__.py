@@ -3,6 +3,7 @@ as journaled operations."""
 
 from __future__ import annotations
 
+import copy
 import os
 from collections import Counter
 from dataclasses import dataclass
@@ -19,6 +20,15 @@ from .journal import FileChange, Journal, Operation, Record, Refused, recover
 from .lock import store_lock
 
 __all__ = ["AddResult", "FileChange", "Journal", "Operation", "Record", "Refused", "Store"]
+
+
+@dataclass(frozen=True)
+class _FileRead:
+    """What reading one memory file gave: its entries as read, and its problems."""
+
+    fmt: str
+    entries: list[Entry]
+    findings: list[Finding]
 
 
 @dataclass
@@ -41,6 +51,9 @@ class Store:
         #: The SHA-256 of each entry and MIF file's bytes as the last :meth:`load` read them, by
         #: workspace-relative path: what a plan made from these entries expects to find on disk.
         self.digests: dict[str, bytes] = {}
+        #: What the last :meth:`load` read from each memory file, in reading order (for :meth:`reloaded`).
+        self._per_file: dict[str, _FileRead] = {}
+        self._links_checked = False
 
     @classmethod
     def open(cls, ws: Workspace) -> Store:
@@ -55,7 +68,51 @@ class Store:
         """Read every memory file (or only those workspace-relative paths). A broken file yields
         findings; the others load regardless. ``files`` is the workspace's
         :meth:`~Workspace.memory_relpaths` when the caller just listed them."""
-        entries: list[Entry] = []
+        listing = files if files is not None else self.ws.memory_relpaths()
+        digests: dict[str, bytes] = {}
+        per_file: dict[str, _FileRead] = {}
+        for fmt in ("entry", "mif", "instruction"):
+            for relpath in listing[fmt]:
+                if only is None or relpath in only:
+                    per_file[relpath] = self._read_file(fmt, relpath, digests)
+        self._assemble(per_file, digests, links=only is None)
+
+    def reloaded(self, changed: set[str]) -> Store | None:
+        """A new store holding what :meth:`load` would read now, given that of the memory files only
+        ``changed`` were modified (in place: no memory file was created or deleted). Those are read
+        again; every other file's entries and findings are shared with this store, unchanged. ``None``
+        when this store cannot say (it was loaded with ``only``, or ``changed`` names a file it did not
+        read): read everything again."""
+        if not self._links_checked or not changed <= self._per_file.keys():
+            return None
+        new = Store(self.ws)
+        digests = {path: digest for path, digest in self.digests.items() if path not in changed}
+        per_file = {path: new._read_file(read.fmt, path, digests) if path in changed else read
+                    for path, read in self._per_file.items()}
+        new._assemble(per_file, digests, links=True)
+        return new
+
+    def _read_file(self, fmt: str, relpath: str, digests: dict[str, bytes]) -> _FileRead:
+        """One memory file's entries, as read (before :meth:`_check_links`), and its problems."""
+        findings: list[Finding] = []
+        if fmt == "instruction":
+            if not self._inside(relpath, findings):
+                return _FileRead(fmt, [], findings)
+            found, problems = read_instruction_file(self.ws, self.ws.root / relpath, relpath)
+            return _FileRead(fmt, found, problems)
+        # A regular file the listing saw in the entries folder needs no path resolution; it is opened
+        # without following a symlink in case it became one since.
+        plain = fmt == "entry" and self.ws.listed_plain(relpath)
+        if not plain and not self._inside(relpath, findings):
+            return _FileRead(fmt, [], findings)
+        reader = native.read_entry_file if fmt == "entry" else mif.read_mif_file
+        entry, problems = reader(self.ws, str(self.ws.root) + os.sep + relpath, relpath, follow=not plain,
+                                 digests=digests)
+        return _FileRead(fmt, [entry] if entry is not None else [], problems)
+
+    def _assemble(self, per_file: dict[str, _FileRead], digests: dict[str, bytes], links: bool) -> None:
+        """The store from its files' reads (in reading order): the store's own problems, then each file's,
+        then ids used twice, then (``links``: every file was read) links that lead nowhere."""
         findings: list[Finding] = [
             Finding(kind="invalid-config", severity=Severity.warning, message=p, source=".lore/config.toml", line=1)
             for p in self.ws.config.problems
@@ -66,29 +123,10 @@ class Store:
             findings.append(Finding(kind="invalid-store", severity=Severity.error, source=self.ws.rel(blocked), line=1,
                                     message=f"{self.ws.rel(blocked)} is a file, not a folder: the store cannot be "
                                             "read or written there (move the file away)"))
-        listing = files if files is not None else self.ws.memory_relpaths()
-        root = self.ws.root
-        chosen = {fmt: [p for p in paths if only is None or p in only] for fmt, paths in listing.items()}
-        prefix = str(root) + os.sep
-        digests: dict[str, bytes] = {}
-        readers = (("entry", native.read_entry_file), ("mif", mif.read_mif_file))
-        for fmt, reader in readers:
-            for relpath in chosen[fmt]:
-                # A regular file the listing saw in the entries folder needs no path resolution; it is
-                # opened without following a symlink in case it became one since.
-                plain = fmt == "entry" and self.ws.listed_plain(relpath)
-                if not plain and not self._inside(relpath, findings):
-                    continue
-                entry, problems = reader(self.ws, prefix + relpath, relpath, follow=not plain, digests=digests)
-                findings.extend(problems)
-                if entry is not None:
-                    entries.append(entry)
-        for relpath in chosen["instruction"]:
-            if not self._inside(relpath, findings):
-                continue
-            found, problems = read_instruction_file(self.ws, root / relpath, relpath)
-            entries.extend(found)
-            findings.extend(problems)
+        entries: list[Entry] = []
+        for read in per_file.values():
+            entries.extend(read.entries)
+            findings.extend(read.findings)
         counts = Counter(e.id for e in entries)
         first_seen: dict[str, Entry] = {}
         for entry in entries:
@@ -105,7 +143,9 @@ class Store:
         self.entries = entries
         self.findings = findings
         self.digests = digests
-        if only is None:
+        self._per_file = per_file
+        self._links_checked = links
+        if links:
             self.findings.extend(self._check_links())
 
     def _check_links(self) -> list[Finding]:
@@ -118,7 +158,8 @@ class Store:
         by_id = self.by_id()
         instruction_keys: dict[str, str] | None = None
         findings: list[Finding] = []
-        for entry in self.entries:
+        for position, read in enumerate(self.entries):
+            entry = read
             for name in ("merged_into", "superseded_by"):
                 target_id = getattr(entry, name)
                 if not target_id:
@@ -129,7 +170,7 @@ class Store:
                         kind="dangling-link", severity=Severity.error, entry=entry.id, field=name,
                         source=entry.location.path, line=entry.location.start_line,
                         message=f"{name} {target_id!r} names no entry in memory; shown as live until fixed"))
-                    setattr(entry, name, None)
+                    entry = self._revive(position, entry, read, name)
                     continue
                 if name == "merged_into" and target.format == "instruction" and entry.format != "instruction":
                     key = fact_key(entry.content)
@@ -147,8 +188,16 @@ class Store:
                                 "(merge it again, or archive it)",
                         related=[{"source": target.location.path, "line": target.location.start_line,
                                   "message": "the bullet it was merged into", "entry": target.id}]))
-                    entry.merged_into = None
+                    entry = self._revive(position, entry, read, name)
         return findings
+
+    def _revive(self, position: int, entry: Entry, read: Entry, link: str) -> Entry:
+        """``entry`` (at ``position`` in :attr:`entries`) shown without ``link``. The change is made to a
+        copy the first time: the entry as read stays as it was, for :meth:`reloaded` to share."""
+        if entry is read:
+            entry = self.entries[position] = copy.copy(read)
+        setattr(entry, link, None)
+        return entry
 
     def _inside(self, relpath: str, findings: list[Finding]) -> bool:
         """Refuse memory files that are symlinks leading out of the workspace: never read them."""

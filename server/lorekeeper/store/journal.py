@@ -384,12 +384,14 @@ class Journal:
             reason, undoes = f"undo command {ordered[0].command} ({kinds})", [t.id for t in ordered]
         return self.apply(Operation(op="undo", reason=reason, changes=changes, entries=entries, undoes=undoes))
 
-    def reconcile(self, paths: set[str]) -> list[Record]:
+    def reconcile(self, paths: set[str], records: list[Record] | None = None) -> list[Record]:
         """Learn of operations reverted outside Lorekeeper (Ctrl+Z in an editor, a `git checkout`): for
         the newest live operation that touched each of ``paths``, when every file it changed holds again
         what it held before, record an undo of it that writes nothing. The journal then agrees with the
-        files, and ``undo`` does not refuse over a change that is already gone."""
-        records, _ = self.records()
+        files, and ``undo`` does not refuse over a change that is already gone. ``records``: the
+        journal's records, when the caller holds them as they are now."""
+        if records is None:
+            records, _ = self.records()
         undone = self.undone_by(records)
         found: list[Record] = []
         for path_name in sorted(paths):

@@ -1,0 +1,163 @@
+"""Saving a memory file in the editor reads that file again and checks its entries, not the whole store:
+after every kind of edit the server's state must be the state a fresh server builds from the same files
+(every finding, every entry, in order), and the edits that only a full check can answer exactly must
+fall back to one."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from lorekeeper.lsp.server import LoreServer
+from support import Tree, commit
+
+APP = "def main():\n    return 1\n\n\ndef helper():\n    return 2\n"
+CLAUDE = ("# Notes\n\n- Start at `main()` in `src/app.py`.\n- `helper()` in `src/app.py` returns two.\n"
+          "- Always run `make lint` before pushing.\n")
+
+
+def _entry(tree: Tree, name: str, data: dict[str, Any]) -> str:
+    tree.entry(f"{name}.json", data)
+    return f".lore/memory/entries/{name}.json"
+
+
+def _workspace(tree: Tree) -> dict[str, str]:
+    tree.write("src/app.py", APP)
+    tree.write("src/other.py", "def gone_soon():\n    return 3\n")
+    paths = {
+        "a": _entry(tree, "a", {"id": "a", "content": "The entry point is `main` in `src/app.py`.",
+                                "refs": [{"path": "src/app.py", "symbol": "main"}]}),
+        "b": _entry(tree, "b", {"id": "b", "content": "`helper` in `src/app.py` returns two.",
+                                "refs": [{"path": "src/app.py", "symbol": "helper"}]}),
+        "k": _entry(tree, "k", {"id": "k1", "content": "Deploys go through the staging cluster first."}),
+        "m": _entry(tree, "m", {"id": "m1", "content": "Deploys call `gone_soon` in `src/other.py` first.",
+                                "refs": [{"path": "src/other.py", "symbol": "gone_soon"}], "merged_into": "k1"}),
+        "d": _entry(tree, "d", {"id": "d", "content": "The entry point is `main` in `src/app.py`."}),
+    }
+    tree.write("CLAUDE.md", CLAUDE)
+    tree.write(".lore/memory/mif/n.memory.md", "---\nid: n\ntags: [api]\n---\n\nHandlers in `src/app.py` return JSON.\n")
+    commit(tree, "initial")
+    tree.write("src/other.py", "def renamed():\n    return 3\n")
+    paths.update(claude="CLAUDE.md", mif=".lore/memory/mif/n.memory.md")
+    return paths
+
+
+def _state(ls: LoreServer) -> dict[str, Any]:
+    snapshot = ls.snapshot
+    assert snapshot is not None
+    return {
+        "findings": [f.model_dump(mode="json") for f in snapshot.findings],
+        "entries": [e.model_dump(mode="json") for e in snapshot.store.entries],
+        "live": [e.id for e in snapshot.store.live()],
+        "file_entries": snapshot.file_entries,
+        "by_entry": {k: [f.model_dump(mode="json") for f in v] for k, v in snapshot.by_entry.items()},
+    }
+
+
+def _fresh(tree: Tree) -> dict[str, Any]:
+    fresh = LoreServer()
+    fresh.open_workspace(str(tree.root))
+    fresh.full_check()
+    return _state(fresh)
+
+
+def _save(ls: LoreServer, tree: Tree, path: str, text: str) -> bool:
+    """Write a memory file and tell the server, as a save does; whether the file alone was read again."""
+    before = ls.snapshot
+    assert before is not None
+    tree.write(path, text)
+    findings = ls.refresh({path}, structural=False)
+    after = ls.snapshot
+    assert after is not None and after.generation == before.generation + 1
+    assert isinstance(findings, list) and findings == list(after.findings)
+    return after.checker is before.checker
+
+
+def test_each_kind_of_memory_edit_leaves_the_state_a_fresh_server_builds(tree: Tree) -> None:
+    paths = _workspace(tree)
+    ls = LoreServer()
+    ls.open_workspace(str(tree.root))
+    ls.full_check()
+    start = _state(ls)
+    assert start == _fresh(tree)
+    kinds = {f["kind"] for f in start["findings"]}
+    assert "duplicate" in kinds and "stale-symbol" not in kinds, kinds  # d repeats a
+    assert "m1" not in start["live"]
+
+    k_json = json.loads((tree.root / paths["k"]).read_text())
+    steps: list[tuple[str, str, str]] = [
+        # (what, file, its new text)
+        ("a symbol that was there when the memory was written, and is gone", paths["a"], json.dumps(
+            {"id": "a", "content": "Cleanup is `gone_soon` in `src/other.py`.",
+             "refs": [{"path": "src/other.py", "symbol": "gone_soon"}]})),
+        ("the same text, another ref", paths["a"], json.dumps(
+            {"id": "a", "content": "Cleanup is `gone_soon` in `src/other.py`.",
+             "refs": [{"path": "src/app.py", "symbol": "helper"}]})),
+        ("the ref back", paths["a"], json.dumps(
+            {"id": "a", "content": "Cleanup is `gone_soon` in `src/other.py`.",
+             "refs": [{"path": "src/other.py", "symbol": "gone_soon"}]})),
+        ("a duplicate no longer", paths["d"], json.dumps({"id": "d", "content": "The CLI entry point lives in `src/app.py`."})),
+        ("a link's target renamed: the merged entry is live again", paths["k"], json.dumps({**k_json, "id": "k2"})),
+        ("the target back: hidden again", paths["k"], json.dumps(k_json)),
+        ("invalid JSON", paths["b"], '{\n  "id": "b",\n  "content": "oops",\n'),
+        ("valid again, and stale", paths["b"], json.dumps({"id": "b", "content": "`helper2` in `src/app.py` returns two.",
+                                                           "refs": [{"path": "src/app.py", "symbol": "helper2"}]})),
+        ("a bullet added above the others", paths["claude"],
+         CLAUDE.replace("# Notes\n\n", "# Notes\n\n- `gone_soon()` in `src/other.py` cleans up.\n")),
+        ("a bullet removed: the lines below move up", paths["claude"], CLAUDE.replace("- Start at `main()` in `src/app.py`.\n", "")),
+        ("a MIF file", paths["mif"], "---\nid: n\ntags: [api]\n---\n\nHandlers in `src/handlers.py` return JSON.\n"),
+        ("an entry states another's text: a duplicate", paths["d"],
+         json.dumps({"id": "d", "content": "`helper2` in `src/app.py` returns two."})),
+    ]
+    for what, path, text in steps:
+        assert _save(ls, tree, path, text), f"{what}: read everything again"
+        assert _state(ls) == _fresh(tree), what
+    final = _state(ls)
+    kinds = {f["kind"] for f in final["findings"]}
+    assert {"duplicate", "stale-symbol", "unresolved-symbol"} <= kinds and "invalid-json" not in kinds, kinds
+    assert "m1" not in final["live"]
+
+
+def test_edits_only_a_full_check_answers_fall_back_to_one(tree: Tree) -> None:
+    paths = _workspace(tree)
+    ls = LoreServer()
+    ls.open_workspace(str(tree.root))
+    ls.full_check()
+    # An id another file uses: results are kept by id.
+    clash = json.dumps({"id": "a", "content": "`helper` in `src/app.py` returns two."})
+    assert not _save(ls, tree, paths["b"], clash)
+    assert _state(ls) == _fresh(tree)
+    assert "duplicate-id" in {f.kind for f in ls.snapshot.findings}
+    # Another file, whose ids no other file holds, is read alone meanwhile.
+    assert _save(ls, tree, paths["d"], json.dumps({"id": "d", "content": "The CLI starts in `src/app.py`."}))
+    assert _state(ls) == _fresh(tree)
+    # Back to its own id: the id it had is another file's, so everything again; then the file alone.
+    assert not _save(ls, tree, paths["b"], json.dumps({"id": "b", "content": "`helper` in `src/app.py` returns 2."}))
+    assert _save(ls, tree, paths["b"], json.dumps({"id": "b", "content": "`helper` in `src/app.py` returns two."}))
+    assert _state(ls) == _fresh(tree)
+    # The configuration: how every file is read may change.
+    before = ls.snapshot
+    tree.write(".lore/config.toml", "[compaction]\ncompress_lines = 2\n")
+    ls.refresh({".lore/config.toml"}, structural=False)
+    assert ls.snapshot.checker is not before.checker
+    assert _state(ls) == _fresh(tree)
+    # A file created (a structural change) is read with everything else.
+    before = ls.snapshot
+    new = _entry(tree, "z", {"id": "z", "content": "A new fact about `helper`."})
+    ls.refresh({new}, structural=True)
+    assert ls.snapshot.checker is not before.checker and "z" in ls.snapshot.by_id
+    assert _state(ls) == _fresh(tree)
+
+
+def test_unchanged_files_share_their_entries_with_the_last_state(tree: Tree) -> None:
+    paths = _workspace(tree)
+    ls = LoreServer()
+    ls.open_workspace(str(tree.root))
+    ls.full_check()
+    before = ls.snapshot
+    assert _save(ls, tree, paths["a"], json.dumps({"id": "a", "content": "The entry point is `main`, in `src/app.py`."}))
+    after = ls.snapshot
+    assert after.store is not before.store
+    assert after.by_id["b"] is before.by_id["b"] and after.by_id["a"] is not before.by_id["a"]
+    assert before.by_id["a"].content == "The entry point is `main` in `src/app.py`."  # the old state is untouched
+    assert after.checker.checked == ["a"]  # its entry alone was checked
