@@ -161,3 +161,21 @@ def test_unchanged_files_share_their_entries_with_the_last_state(tree: Tree) -> 
     assert after.by_id["b"] is before.by_id["b"] and after.by_id["a"] is not before.by_id["a"]
     assert before.by_id["a"].content == "The entry point is `main` in `src/app.py`."  # the old state is untouched
     assert after.checker.checked == ["a"]  # its entry alone was checked
+
+
+def test_a_memory_file_behind_a_symlink_is_read_again_whichever_name_is_saved(tree: Tree) -> None:
+    """CLAUDE.md a symlink to CONTRIBUTING.md (biomejs/biome): the store reads CONTRIBUTING.md, whose name
+    is no memory file's. A save through either name changes that file, and the watcher may report either."""
+    tree.write("src/app.py", APP)
+    tree.write("CONTRIBUTING.md", CLAUDE)
+    (tree.root / "CLAUDE.md").symlink_to("CONTRIBUTING.md")
+    commit(tree, "initial")
+    ls = LoreServer()
+    ls.open_workspace(str(tree.root))
+    ls.full_check()
+    assert ls.snapshot.file_entries.keys() == {"CONTRIBUTING.md"}
+    for n, saved in enumerate(("CONTRIBUTING.md", "CLAUDE.md")):
+        text = CLAUDE + f"- The retry helper lives in `src/gone_{n}.py`.\n"
+        assert _save(ls, tree, saved, text), saved
+        assert f"src/gone_{n}.py" in {f.ref for f in ls.snapshot.findings}, saved
+        assert _state(ls) == _fresh(tree)

@@ -175,7 +175,7 @@ class LoreServer(LanguageServer):
         if self.snapshot is None:
             return self.full_check()
         assert self.ws is not None
-        memory = {p for p in changed if self.ws.reloads_store(p)}
+        memory = self._memory_changed(changed)
         if memory:
             self.settle_edits()
             self._reconcile(memory)
@@ -187,6 +187,16 @@ class LoreServer(LanguageServer):
             touched = {path for path in map(snapshot.store_path, snapshot.checker.checked) if path is not None}
             self._publish_snapshot(snapshot.after_recheck(self._next_generation(), snapshot.checker.checked))
             return self.findings_of_files(touched)
+
+    def _memory_changed(self, changed: set[str]) -> set[str]:
+        """The memory files among changed paths: files that configure or hold memory by their name, and
+        files the store reads under another name (``CLAUDE.md`` a symlink to ``CONTRIBUTING.md``: a save
+        through the link changes the file it leads to). A link's name is given as the file it leads to."""
+        snapshot = self.snapshot
+        assert self.ws is not None and snapshot is not None
+        read = snapshot.store.files()
+        real = {alias: path for path, aliases in snapshot.ws.aliases.items() for alias in aliases}
+        return {real.get(p, p) for p in changed if self.ws.reloads_store(p) or p in read}
 
     def reload_memory(self, changed: set[str]) -> list[Finding] | None:
         """After memory files were modified in place (saved; none created or deleted): read only those

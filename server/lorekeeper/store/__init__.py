@@ -92,6 +92,10 @@ class Store:
         new._assemble(per_file, digests, links=True)
         return new
 
+    def files(self) -> set[str]:
+        """The memory files the last :meth:`load` read (workspace-relative, as entries name them)."""
+        return set(self._per_file)
+
     def _read_file(self, fmt: str, relpath: str, digests: dict[str, bytes]) -> _FileRead:
         """One memory file's entries, as read (before :meth:`_check_links`), and its problems."""
         findings: list[Finding] = []
