@@ -6,7 +6,13 @@ fall back to one."""
 from __future__ import annotations
 
 import json
+import shutil
+import tempfile
+from pathlib import Path
 from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from lorekeeper.lsp.server import LoreServer
 from support import Tree, commit
@@ -179,3 +185,59 @@ def test_a_memory_file_behind_a_symlink_is_read_again_whichever_name_is_saved(tr
         assert _save(ls, tree, saved, text), saved
         assert f"src/gone_{n}.py" in {f.ref for f in ls.snapshot.findings}, saved
         assert _state(ls) == _fresh(tree)
+
+
+_TEXTS = ["The entry point is `main` in `src/app.py`.", "the entry point is `main` in `src/app.py`",
+          "Cleanup is `gone_soon` in `src/other.py`.", "The API timeout is 30 seconds.",
+          "The API timeout is 60 seconds.", "`helper` in `src/app.py` returns two.", "Deploys go through staging."]
+_IDS = ["e0", "e1", "e2", "k1"]
+_REFS = [None, {"path": "src/app.py", "symbol": "helper"}, {"path": "src/other.py", "symbol": "gone_soon"}]
+_BULLETS = ["Start at `main()` in `src/app.py`.", "The API timeout is 30 seconds.", "Run `make lint` first.",
+            "`gone_soon()` in `src/other.py` cleans up.", "Deploys go through staging."]
+_EDITS = st.one_of(
+    st.tuples(st.just("entry"), st.integers(0, 3), st.sampled_from(_IDS), st.sampled_from(_TEXTS),
+              st.sampled_from([None, "k1", "e0", "gone"]), st.sampled_from(_REFS)),
+    st.tuples(st.just("broken"), st.integers(0, 3)),
+    st.tuples(st.just("claude"), st.lists(st.sampled_from(_BULLETS), max_size=4)),
+    st.tuples(st.just("mif"), st.sampled_from(_TEXTS)),
+)
+
+
+@given(st.lists(_EDITS, min_size=1, max_size=5))
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_any_sequence_of_memory_saves_leaves_the_state_a_fresh_server_builds(edits: list[tuple[Any, ...]]) -> None:
+    """Saves of entries (ids, links, refs, texts that repeat or contradict each other), broken files,
+    bullets and a MIF file, in any order: after each, the server's state is a fresh server's, whether
+    the file alone was read again or everything was."""
+    tree = Tree(Path(tempfile.mkdtemp(prefix="lore-reload-")))
+    try:
+        tree.write("src/app.py", APP)
+        tree.write("src/other.py", "def gone_soon():\n    return 3\n")
+        for n, entry_id in enumerate(_IDS):
+            _entry(tree, f"f{n}", {"id": entry_id, "content": _TEXTS[n]})
+        tree.write("CLAUDE.md", CLAUDE)
+        tree.write(".lore/memory/mif/n.memory.md", "---\nid: n\n---\n\nHandlers return JSON.\n")
+        commit(tree, "initial")
+        tree.write("src/other.py", "def renamed():\n    return 3\n")
+        ls = LoreServer()
+        ls.open_workspace(str(tree.root))
+        ls.full_check()
+        for edit in edits:
+            if edit[0] == "entry":
+                _, n, entry_id, text, link, ref = edit
+                data: dict[str, Any] = {"id": entry_id, "content": text}
+                if link:
+                    data["merged_into"] = link
+                if ref:
+                    data["refs"] = [ref]
+                path, body = f".lore/memory/entries/f{edit[1]}.json", json.dumps(data)
+            elif edit[0] == "broken":
+                path, body = f".lore/memory/entries/f{edit[1]}.json", '{"id": "x", "content": '
+            elif edit[0] == "claude":
+                path, body = "CLAUDE.md", "# Notes\n\n" + "".join(f"- {b}\n" for b in edit[1])
+            else:
+                path, body = ".lore/memory/mif/n.memory.md", f"---\nid: n\n---\n\n{edit[1]}\n"
+            _save(ls, tree, path, body)
+            assert _state(ls) == _fresh(tree), edit
+    finally:
+        shutil.rmtree(tree.root, ignore_errors=True)
