@@ -37,6 +37,56 @@ def read_json(root: Path, folder: Path, name: str, limit: int = 512 * 1024 * 102
         return None
 
 
+#: The JSON last read or written of each cache file, with that file's identity (device, inode, size,
+#: modification time): a process that reads one again (the language server, after each save) parses it
+#: again only when it changed. Every write replaces the file (a new inode), so a changed file is told.
+_kept: dict[Path, tuple[tuple[int, int, int, int], Any]] = {}
+_MISSING = (0, 0, -1, 0)  # the identity of a file that is not there (or cannot be looked at)
+
+
+def _identity(path: Path) -> tuple[int, int, int, int]:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return _MISSING
+    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns
+
+
+def read_json_kept(root: Path, folder: Path, name: str) -> Any | None:
+    """:func:`read_json`, parsed once for as long as the file stays the same. The answer is shared with
+    later callers: never change it."""
+    if not usable(root, folder):
+        return None
+    path = folder / name
+    identity = _identity(path)
+    kept = _kept.get(path)
+    if kept is not None and kept[0] == identity:
+        return kept[1]
+    data = read_json(root, folder, name)
+    # Read after the look: were the file replaced in between, the next look sees another identity.
+    _kept[path] = (identity, data)
+    return data
+
+
+def write_json_kept(root: Path, folder: Path, name: str, data: Any, body: bytes) -> bool:
+    """:func:`write` of ``body``, the JSON of ``data``; a later :func:`read_json_kept` of this file, while
+    it stays the same, answers ``data`` without parsing."""
+    path = folder / name
+    _kept.pop(path, None)
+    if not write(root, folder, name, body):
+        return False
+    _kept[path] = (_identity(path), data)
+    return True
+
+
+def keep_json(root: Path, folder: Path, name: str, data: Any) -> None:
+    """Have :func:`read_json_kept` of this file answer ``data`` while the file stays as it is now,
+    without writing it: for caches whose every record stands on its own (keyed by what it was derived
+    from), where a record kept in this process only is a record the next process derives again."""
+    if usable(root, folder):
+        _kept[folder / name] = (_identity(folder / name), data)
+
+
 def write(root: Path, folder: Path, name: str, data: bytes) -> bool:
     """Write a cache file atomically (creating the folder with a ``.gitignore`` of ``*``); ``False`` when
     the folder cannot be used."""

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import logging
 from datetime import UTC, datetime
-from typing import Any
 
 from .compaction.remembered import remembered_facts
-from .compaction.rules import Planner
+from .compaction.rules import Planner, SearchMemo
 from .compaction_config import CompactionConfig
 from .model import CompressFix, Entry, Finding, MergeFix, Severity, SupersedeFix
 from .store import Store
@@ -22,13 +21,16 @@ def _related(entry: Entry, message: str) -> dict[str, object]:
     return {"source": entry.location.path, "line": entry.location.start_line, "message": message, "entry": entry.id}
 
 
-def duplicate_findings(store: Store, config: CompactionConfig, features: dict[str, Any] | None = None) -> list[Finding]:
+def duplicate_findings(store: Store, config: CompactionConfig, search: SearchMemo | None = None,
+                       save: bool = True) -> list[Finding]:
     """Duplicates and near-duplicates as the compaction rules see them, and their contradictions.
-    ``features``: what the candidate search read of each text, kept by the caller between calls."""
+    ``search``: what the candidate search read and found, kept by the caller between calls. ``save``:
+    write what the verifier learnt to the cache file now (else it is kept in this process: see
+    :func:`.compaction.remembered.remembered_facts`)."""
     planner = Planner(store.entries, config, datetime.now(UTC))
     planner.ws = store.ws  # its caches: the verifier's readings, the candidate pairs, the vectors
-    planner.features = features
-    with remembered_facts(store.ws, (e.content for e in store.entries)):
+    planner.search = search
+    with remembered_facts(store.ws, (e.content for e in store.entries), save=save):
         planner.dedup()
         planner.merge()
         if config.semantic_dedup:
@@ -128,8 +130,9 @@ def verbose_findings(store: Store, config: CompactionConfig) -> list[Finding]:
     return findings
 
 
-def memory_findings(store: Store, config: CompactionConfig, features: dict[str, Any] | None = None) -> list[Finding]:
+def memory_findings(store: Store, config: CompactionConfig, search: SearchMemo | None = None,
+                    save: bool = True) -> list[Finding]:
     """Findings that depend on memory alone (not on the code): store, duplicates, supersession, size.
-    ``features``: see :func:`duplicate_findings`."""
-    return [*store.findings, *duplicate_findings(store, config, features), *supersession_findings(store, config),
+    ``search`` and ``save``: see :func:`duplicate_findings`."""
+    return [*store.findings, *duplicate_findings(store, config, search, save), *supersession_findings(store, config),
             *verbose_findings(store, config)]

@@ -118,24 +118,63 @@ def test_sorted_words_on_the_labelled_texts() -> None:
 
 
 def test_candidate_pairs_read_through_a_kept_memo_are_the_same(tmp_path: Path) -> None:
-    """The language server keeps what the candidate search read of each text between saves: the pairs
-    are those of a fresh search, after texts changed, and the memo forgets texts gone."""
+    """The language server keeps what the candidate search read of each text, and found, between saves:
+    the pairs are those of a fresh search after texts changed, and the memo forgets texts gone."""
     stores = _stores()
     tree = Tree(tmp_path)
     entries = stores[-1][:600]
     for entry in entries:
         tree.entry(f"{entry['id']}.json", entry)
     pool = [e for e in tree.store().entries if e.live]
-    memo: dict[str, Any] = {}
+    memo = rules.SearchMemo()
     assert rules._candidate_pairs(pool, 50, memo) == rules._candidate_pairs(pool, 50)
-    assert len(memo) == len({e.content for e in pool})
+    assert len(memo.features) == len({e.content for e in pool})
+    for step in range(1, 4):  # a few entries edited: the last search is updated
+        edited = [e.model_copy(update={"content": e.content + " now"}) if i % 97 == step else e
+                  for i, e in enumerate(pool)]
+        last = memo.sharing
+        assert rules._candidate_pairs(edited, 50, memo) == rules._candidate_pairs(edited, 50)
+        assert memo.sharing is last
     edited = [e.model_copy(update={"content": e.content + " now"}) if i % 3 == 0 else e for i, e in enumerate(pool)]
     fresh = rules._candidate_pairs(edited, 50)
-    assert rules._candidate_pairs(edited, 50, memo) == fresh
+    assert rules._candidate_pairs(edited, 50, memo) == fresh  # a third changed: searched again
     assert fresh != rules._candidate_pairs(pool, 50)  # the edits changed what is found
     smaller = edited[:100]
     assert rules._candidate_pairs(smaller, 50, memo) == rules._candidate_pairs(smaller, 50)
-    assert set(memo) == {e.content for e in smaller}  # the rest was forgotten
+    assert set(memo.features) == {e.content for e in smaller}  # the rest was forgotten
+
+
+#: Few words, so that texts share many, and a word's count crosses two and the cap as texts change.
+_VOCABULARY = ["use", "pnpm", "npm", "run", "tests", "with", "vitest", "jest", "the", "api", "port", "is", "3000",
+               "8080", "not", "build", "`make`", "docs", "in", "src", "lint", "before", "commit", "deploy"]
+_SHORT_TEXT = st.lists(st.sampled_from(_VOCABULARY), min_size=2, max_size=7).map(" ".join)
+_EDIT = st.tuples(st.sampled_from(["edit", "add", "remove"]), st.integers(0, 10_000), _SHORT_TEXT)
+
+
+@given(st.lists(_SHORT_TEXT, min_size=5, max_size=60), st.lists(st.lists(_EDIT, min_size=1, max_size=6), max_size=6),
+       st.sampled_from([3, 6, 50]), st.sampled_from([50, 85]))
+@settings(max_examples=150, deadline=None)
+def test_updated_sharing_search_finds_what_a_fresh_one_finds(texts: list[str], steps: list[list[tuple[str, int, str]]],
+                                                             cap: int, threshold: int) -> None:
+    """After entries are edited, added and removed, the near-identical pairs of the updated search are
+    those of a search over the new pool from nothing, whichever words cross two or the cap."""
+    read = {f"e{i:03}": rules._features(text) for i, text in enumerate(texts)}
+    sharing = rules._Sharing(threshold, cap, read)
+    fresh_ids = len(texts)
+    for step in steps:
+        read = dict(read)
+        for kind, at, text in step:
+            ids = sorted(read)
+            if kind == "add" or not ids:
+                read[f"e{fresh_ids:03}"] = rules._features(text)
+                fresh_ids += 1
+            elif kind == "edit":
+                read[ids[at % len(ids)]] = rules._features(text)
+            else:
+                del read[ids[at % len(ids)]]
+        assert sharing.update(read), "a few changes update the search"
+        assert sharing.pairs == rules._Sharing(threshold, cap, read).pairs
+        assert sharing.read == read
 
 
 def _plan_json(root: Path, entries: list[dict[str, Any]]) -> str:

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from lorekeeper.compaction import CompactionConfig, plan_compaction, verify
+from lorekeeper import cache
+from lorekeeper.compaction import CompactionConfig, plan_compaction, remembered, verify
+from lorekeeper.compaction.rules import SearchMemo
 from lorekeeper.diagnose import memory_findings
 from support import Tree
 
@@ -32,9 +34,11 @@ def _count_reads(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _fresh_process() -> None:
-    """What a new process starts with: no summary, statement or verdict in memory."""
+    """What a new process starts with: no summary, statement, verdict or cache file in memory."""
     for cached in (verify.parse, verify._summary):
         cached.cache_clear()
+    cache._kept.clear()
+    remembered._decoded.clear()
     _read.clear()
 
 
@@ -163,3 +167,52 @@ def test_the_conflict_search_is_reused_only_for_the_same_memory(tree: Tree) -> N
     _ops, conflicts = _plan(tree)
     assert json.loads(path.read_bytes())["key"] != json.loads(stored)["key"]
     assert any("g" in c["entries"] for c in conflicts), "the new entry is searched, not an old list reused"
+
+
+def test_a_cache_file_is_parsed_again_only_once_it_changed(tree: Tree) -> None:
+    """A process that reads a cache file again (the language server after each save) is handed what it
+    parsed, until the file is replaced or removed; what it writes it is handed back without a parse."""
+    folder = tree.root / ".lore/cache"
+    assert cache.write(tree.root, folder, "x.json", b'{"n": 1}')
+    first = cache.read_json_kept(tree.root, folder, "x.json")
+    assert first == {"n": 1} and cache.read_json_kept(tree.root, folder, "x.json") is first
+    assert cache.write(tree.root, folder, "x.json", b'{"n": 2}')  # same size, another file
+    assert cache.read_json_kept(tree.root, folder, "x.json") == {"n": 2}
+    written = {"n": 3}
+    assert cache.write_json_kept(tree.root, folder, "x.json", written, b'{"n": 3}')
+    assert cache.read_json_kept(tree.root, folder, "x.json") is written
+    (folder / "x.json").unlink()
+    assert cache.read_json_kept(tree.root, folder, "x.json") is None
+    kept = {"n": 4}
+    cache.keep_json(tree.root, folder, "x.json", kept)  # not written: handed back while nothing is there
+    assert cache.read_json_kept(tree.root, folder, "x.json") is kept
+    assert not (folder / "x.json").exists()
+    assert cache.write(tree.root, folder, "x.json", b'{"n": 5}')  # another process wrote it: that wins
+    assert cache.read_json_kept(tree.root, folder, "x.json") == {"n": 5}
+
+
+def test_the_editor_keeps_what_a_save_taught_it_and_writes_it_at_the_next_full_check(tree: Tree) -> None:
+    """After a save the language server finds duplicates with ``save=False``: the cache file is not
+    rewritten, the new text's summary is kept in the process (not parsed again at the next save), and a
+    search that saves writes it."""
+    _store(tree)
+    _fresh_process()
+    search = SearchMemo()
+    first = sorted(f.kind for f in memory_findings(tree.store(), CompactionConfig(), search))
+    path = tree.root / ".lore/cache/facts.json"
+    on_disk = path.read_bytes()
+    tree.entry("d.json", {"id": "d", "content": "The API timeout is 20s.", "created": "2026-10-04T10:00:00Z"})
+    _read.clear()
+    after = memory_findings(tree.store(), CompactionConfig(), search, save=False)
+    assert _parses() >= 1 and path.read_bytes() == on_disk
+    assert sorted(f.kind for f in after) == first, "20s against 30s: still a contradiction"
+    verify._summary.cache_clear()
+    verify.parse.cache_clear()
+    _read.clear()
+    assert sorted(f.kind for f in memory_findings(tree.store(), CompactionConfig(), search, save=False)) == first
+    assert _parses() == 0, "what the save taught was kept in the process"
+    memory_findings(tree.store(), CompactionConfig(), search)
+    assert path.read_bytes() != on_disk
+    _fresh_process()
+    assert sorted(f.kind for f in memory_findings(tree.store(), CompactionConfig())) == first
+    assert _parses() == 0, "and written by the search that saves"

@@ -78,9 +78,9 @@ class Planner:
         self.conflicts: list[dict[str, Any]] = []
         self.new_entries: list[dict[str, Any]] = []
         self.ws: Workspace | None = None  # where caches live (the semantic stage's vectors)
-        #: What the candidate search read of each text (:func:`_features`), kept by the caller between
-        #: plans of a store that changes a little at a time (the language server after a save).
-        self.features: dict[str, _Features] | None = None
+        #: What the candidate search read of each text and found, kept by the caller between plans of a
+        #: store that changes a little at a time (the language server after a save).
+        self.search: SearchMemo | None = None
         self._summarized: set[str] = set()  # texts whose summaries were prepared (see :meth:`_prepared`)
         self._available: dict[bool, tuple[int, list[Entry]]] = {}  # see :meth:`available`
 
@@ -246,9 +246,10 @@ class Planner:
 
     def _candidates(self, pool: list[Entry]) -> dict[tuple[str, str], float]:
         """:func:`_candidate_pairs`, kept in ``.lore/cache/candidates.json`` for the same pool (ids and
-        texts in order), threshold and rules: a warm plan of an unchanged memory skips the search."""
-        if self.ws is None:
-            return _candidate_pairs(pool, self.config.merge_threshold, self.features)
+        texts in order), threshold and rules: a warm plan of an unchanged memory skips the search. Where
+        the caller keeps the last search (:attr:`search`), that is updated instead."""
+        if self.ws is None or (self.search is not None and self.search.sharing is not None):
+            return _candidate_pairs(pool, self.config.merge_threshold, self.search)
         from .. import cache as cache_files
         from .remembered import rules_version, text_key
 
@@ -263,7 +264,7 @@ class Planner:
                 return {(str(a), str(b)): float(score) for a, b, score in data["pairs"]}
             except (TypeError, ValueError):
                 pass
-        pairs = _candidate_pairs(pool, self.config.merge_threshold, self.features)
+        pairs = _candidate_pairs(pool, self.config.merge_threshold, self.search)
         body = json.dumps({"key": key, "pairs": [[a, b, score] for (a, b), score in pairs.items()]})
         cache_files.write(self.ws.root, self.ws.cache_dir, CANDIDATES_FILE, body.encode())
         return pairs
@@ -556,32 +557,137 @@ def _similarity(a: _Features, b: _Features, cutoff: float) -> float:
         return fuzz.ratio(a[5], b[5], score_cutoff=cutoff)
     return fuzz.token_sort_ratio(a[0], b[0], score_cutoff=cutoff)
 
+class SearchMemo:
+    """What the candidate search read and found, kept by a caller that searches again after a small
+    change (the language server after a save). Each text is read once; a search over a pool that
+    differs from the last one in a few entries searches again only the pairs those entries can be part
+    of (:meth:`_Sharing.update`), and finds what a fresh search finds."""
 
-def _candidate_pairs(pool: list[Entry], threshold: int, memo: dict[str, _Features] | None = None
+    def __init__(self) -> None:
+        self.features: dict[str, _Features] = {}
+        self.contexts: dict[str, frozenset[str]] = {}
+        self.sharing: _Sharing | None = None
+
+    def read(self, texts: list[str]) -> list[_Features]:
+        """The features of ``texts`` (in order); texts no longer asked about are forgotten once they are
+        as many as those that are."""
+        missing = [t for t in dict.fromkeys(texts) if t not in self.features]
+        self.features.update(zip(missing, fork_map(_features, missing), strict=True))
+        found = [self.features[t] for t in texts]
+        if len(self.features) > 2 * len(texts) + 100:
+            self.features = {t: self.features[t] for t in texts}
+        return found
+
+    def context(self, texts: list[str]) -> list[frozenset[str]]:
+        missing = [t for t in dict.fromkeys(texts) if t not in self.contexts]
+        self.contexts.update(zip(missing, fork_map(context, missing), strict=True))
+        found = [self.contexts[t] for t in texts]
+        if len(self.contexts) > 2 * len(texts) + 100:
+            self.contexts = {t: self.contexts[t] for t in texts}
+        return found
+
+
+#: A search over a pool this much changed (a share of it) starts again rather than updating the last.
+_UPDATE_AT_MOST = 0.05
+
+
+class _Sharing:
+    """The near-identical pairs of one pool (ids in order, with their similarity): entries that share
+    two or more words held by at most ``cap`` entries, scored at ``threshold`` or more; with who holds
+    each word, to find them again after a few entries changed."""
+
+    def __init__(self, threshold: float, cap: int, read: dict[str, _Features]) -> None:
+        self.threshold, self.cap = threshold, cap
+        self.read = dict(read)
+        self.holders: dict[str, set[str]] = defaultdict(set)
+        for entry_id, features in read.items():
+            for word in features[1]:
+                self.holders[word].add(entry_id)
+        tokens = {entry_id: features[1] for entry_id, features in read.items()}
+        sharing = _sharing_sparse if len(tokens) >= SPARSE_FROM else _sharing_loop
+        self.pairs: dict[tuple[str, str], float] = {}
+        for a, b in sharing(tokens, cap):
+            score = _similarity(read[a], read[b], threshold)
+            if score >= threshold:
+                self.pairs[(a, b)] = score
+
+    def update(self, read: dict[str, _Features]) -> bool:
+        """Make this the search over ``read`` (the new pool's features by id). A pair neither of whose
+        entries changed, and that shares no word whose count crossed the bounds (two, ``cap``), is found
+        as before; the pairs of the other entries are searched again. False (and this search no longer
+        usable) where too much changed."""
+        changed = [i for i, f in read.items() if self.read.get(i) is not f]
+        gone = [i for i in self.read if i not in read]
+        if len(changed) + len(gone) > max(10, _UPDATE_AT_MOST * len(read)):
+            return False
+        touched: set[str] = set()
+        for entry_id in (*changed, *gone):
+            if entry_id in self.read:
+                touched |= self.read[entry_id][1]
+        for entry_id in changed:
+            touched |= read[entry_id][1]
+        before = {w: len(self.holders.get(w, ())) for w in touched}
+        for entry_id in (*changed, *gone):
+            old = self.read.pop(entry_id, None)
+            for word in old[1] if old is not None else ():
+                self.holders[word].discard(entry_id)
+        for entry_id in changed:
+            self.read[entry_id] = read[entry_id]
+            for word in read[entry_id][1]:
+                self.holders[word].add(entry_id)
+
+        def counts(n: int) -> bool:
+            return 2 <= n <= self.cap
+
+        dirty = set(changed) | set(gone)
+        for word in touched:
+            now = len(self.holders.get(word, ()))
+            if counts(now) != counts(before[word]):
+                dirty |= self.holders.get(word, set())
+            if not now:
+                self.holders.pop(word, None)
+        pairs = {p: s for p, s in self.pairs.items() if p[0] not in dirty and p[1] not in dirty}
+        seen: set[tuple[str, str]] = set()
+        for entry_id in dirty:
+            if entry_id not in self.read:
+                continue
+            shared: dict[str, int] = defaultdict(int)
+            for word in self.read[entry_id][1]:
+                holders = self.holders[word]
+                if len(holders) <= self.cap:
+                    for other in holders:
+                        shared[other] += 1
+            for other, count in shared.items():
+                if count < 2 or other == entry_id:
+                    continue
+                pair = (entry_id, other) if entry_id < other else (other, entry_id)
+                if pair in seen:
+                    continue
+                seen.add(pair)
+                score = _similarity(self.read[pair[0]], self.read[pair[1]], self.threshold)
+                if score >= self.threshold:
+                    pairs[pair] = score
+        self.pairs = pairs
+        return True
+
+
+def _candidate_pairs(pool: list[Entry], threshold: int, memo: SearchMemo | None = None
                      ) -> dict[tuple[str, str], float]:
     """Pairs of entries (ids in order) worth asking the verifier about, with their similarity. What it
-    reads of each text is read over worker processes for a large store; ``memo`` keeps it by text
-    between calls (texts no longer in the pool are forgotten once they are as many as those that are)."""
+    reads of each text is read over worker processes for a large store; ``memo`` keeps it, and what the
+    last search found, between calls (:class:`SearchMemo`)."""
     texts_of_pool = [e.content for e in pool]
-    if memo is None:
-        features = fork_map(_features, texts_of_pool)  # in the pool's order
-    else:
-        missing = [t for t in dict.fromkeys(texts_of_pool) if t not in memo]
-        memo.update(zip(missing, fork_map(_features, missing), strict=True))
-        features = [memo[t] for t in texts_of_pool]
-        if len(memo) > 2 * len(features) + 100:
-            kept = {t: memo[t] for t in texts_of_pool}
-            memo.clear()
-            memo.update(kept)
+    features = fork_map(_features, texts_of_pool) if memo is None else memo.read(texts_of_pool)  # pool order
     read = {e.id: f for e, f in zip(pool, features, strict=True)}
-    tokens = {e.id: f[1] for e, f in zip(pool, features, strict=True)}
     cap = max(50, len(pool) // 100)
-    pairs: dict[tuple[str, str], float] = {}
-    sharing = _sharing_sparse if len(tokens) >= SPARSE_FROM else _sharing_loop
-    for a, b in sharing(tokens, cap):
-        score = _similarity(read[a], read[b], threshold)
-        if score >= threshold:
-            pairs[(a, b)] = score
+    sharing = memo.sharing if memo is not None else None
+    if memo is not None:
+        memo.sharing = None  # until it is this search's, whole
+    if sharing is None or (sharing.threshold, sharing.cap) != (threshold, cap) or not sharing.update(read):
+        sharing = _Sharing(threshold, cap, read)
+    if memo is not None:
+        memo.sharing = sharing
+    pairs = dict(sharing.pairs)
     # Updates in other words share little wording: they meet through what the update turns on.
     by_anchor: dict[str, list[Entry]] = defaultdict(list)
     for entry, (_, _, found_anchors, *_) in zip(pool, features, strict=True):
@@ -591,7 +697,7 @@ def _candidate_pairs(pool: list[Entry], threshold: int, memo: dict[str, _Feature
     changing = [at for at, f in enumerate(features) if f[3] or f[4]]  # positions in the pool
     contexts: list[frozenset[str]] = []
     if changing:
-        contexts = fork_map(context, [e.content for e in pool])
+        contexts = fork_map(context, texts_of_pool) if memo is None else memo.context(texts_of_pool)
         for other, tokens_of_other in zip(pool, contexts, strict=True):
             for token in tokens_of_other:
                 holders[token].add(other.id)
@@ -614,7 +720,7 @@ def _candidate_pairs(pool: list[Entry], threshold: int, memo: dict[str, _Feature
             continue
         for i, entry in enumerate(members):
             for other in members[i + 1:]:
-                if tokens[entry.id] & tokens[other.id]:
+                if read[entry.id][1] & read[other.id][1]:
                     pair = (min(entry.id, other.id), max(entry.id, other.id))
                     pairs.setdefault(pair, 0)
     return pairs

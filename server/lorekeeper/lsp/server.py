@@ -23,6 +23,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 
 from .. import __version__
+from ..compaction.rules import SearchMemo
 from ..compaction_config import CompactionConfig
 from ..diagnose import memory_findings
 from ..model import Entry, Finding
@@ -61,8 +62,8 @@ class LoreServer(LanguageServer):
         self._debounce: asyncio.TimerHandle | None = None
         self._last_change = float("-inf")  # loop time of the last change scheduled
         self._journal: tuple[Any, list] | None = None
-        #: What the duplicate search read of each memory text, kept between checks (under the lock).
-        self._features: dict[str, Any] = {}
+        #: What the duplicate search read of each memory text and found, kept between checks (under the lock).
+        self._search = SearchMemo()
         self.watching = False
         self.initial_check: asyncio.Future | None = None  # the first full check, awaited by pull requests
         #: Edits handed to the client (references that follow a rename), journaled as they reach disk:
@@ -147,7 +148,7 @@ class LoreServer(LanguageServer):
                 checker = StalenessChecker(ws, store)
                 checker.check()
                 step("looking for duplicates and conflicts", 70)
-                found = memory_findings(store, self.config, self._features)
+                found = memory_findings(store, self.config, self._search)
                 found += _kept_verdicts(ws, checker)
                 step("preparing diagnostics", 90)
                 self._publish_snapshot(Snapshot.build(self._next_generation(), ws, store, checker, self.config, found))
@@ -210,14 +211,21 @@ class LoreServer(LanguageServer):
             if snapshot is None:
                 return None
             ws = snapshot.ws
-            if any(path in ws.CONFIG_FILES for path in changed) or recover(ws):
+            if any(path in ws.CONFIG_FILES for path in changed) or recover(ws, sweep=False):
                 return None
-            store = snapshot.store.reloaded(changed)
-            if store is None or not snapshot.checker.reload(store, changed):
-                return None
-            found = memory_findings(store, self.config, self._features)
-            found += _kept_verdicts(ws, snapshot.checker)
-            self._publish_snapshot(Snapshot.build(self._next_generation(), ws, store, snapshot.checker, self.config, found))
+            collecting = gc.isenabled()
+            gc.disable()  # as in a full check: what this builds lives on, and most of the rest is freed
+            try:
+                store = snapshot.store.reloaded(changed)
+                if store is None or not snapshot.checker.reload(store, changed):
+                    return None
+                found = memory_findings(store, self.config, self._search, save=False)  # saved by full checks
+                found += _kept_verdicts(ws, snapshot.checker)
+                self._publish_snapshot(Snapshot.build(self._next_generation(), ws, store, snapshot.checker,
+                                                      self.config, found))
+            finally:
+                if collecting:
+                    gc.enable()
             return self.all_findings()
 
     def expect_edit(self, operation: Any, seconds: float = 600.0) -> None:
@@ -259,7 +267,7 @@ class LoreServer(LanguageServer):
 
         assert self.ws is not None
         try:
-            journal = Journal(self.ws, command="editor", argv=["lore", "serve"])
+            journal = Journal(self.ws, command="editor", argv=["lore", "serve"], sweep=False)
             for record in journal.reconcile(paths, self.journal_records()):
                 log.info("journal: %s", record.reason)
         except Exception as exc:  # the journal is a record; failing to update it must not stop checking
