@@ -134,12 +134,21 @@ def test_edits_only_a_full_check_answers_fall_back_to_one(tree: Tree) -> None:
     assert not _save(ls, tree, paths["b"], clash)
     assert _state(ls) == _fresh(tree)
     assert "duplicate-id" in {f.kind for f in ls.snapshot.findings}
-    # Another file, whose ids no other file holds, is read alone meanwhile.
-    assert _save(ls, tree, paths["d"], json.dumps({"id": "d", "content": "The CLI starts in `src/app.py`."}))
+    # Any file, while an id is used twice: which of two entries a result is about is the full check's
+    # order (a link of the clashing entry may lead nowhere after this save and revive it).
+    assert not _save(ls, tree, paths["d"], json.dumps({"id": "d", "content": "The CLI starts in `src/app.py`."}))
     assert _state(ls) == _fresh(tree)
     # Back to its own id: the id it had is another file's, so everything again; then the file alone.
     assert not _save(ls, tree, paths["b"], json.dumps({"id": "b", "content": "`helper` in `src/app.py` returns 2."}))
     assert _save(ls, tree, paths["b"], json.dumps({"id": "b", "content": "`helper` in `src/app.py` returns two."}))
+    assert _state(ls) == _fresh(tree)
+    # Found by the random sequences: m1 takes k1's id, merged into a; a's file renames a, so m1 is
+    # revived, and its result is the one kept for the id k1.
+    m = {"id": "k1", "content": "Deploys call `gone_soon` in `src/other.py` first.", "merged_into": "a",
+         "refs": [{"path": "src/other.py", "symbol": "gone_soon"}]}
+    assert not _save(ls, tree, paths["m"], json.dumps(m))
+    assert _state(ls) == _fresh(tree)
+    assert not _save(ls, tree, paths["a"], json.dumps({"id": "a2", "content": "The entry point is `main` in `src/app.py`."}))
     assert _state(ls) == _fresh(tree)
     # The configuration: how every file is read may change.
     before = ls.snapshot

@@ -178,15 +178,13 @@ class StalenessChecker:
         (:meth:`Store.reloaded`): the entries of those files are checked, and so are entries elsewhere that
         became live (their link now leads nowhere); results of entries no longer live are dropped. The
         code did not change, so every other result stands. ``False``, with nothing changed, where only a
-        full check gives the same answer: an id of those files is also used elsewhere or twice (results
-        are kept by id), or git's problems were already reported on some memory."""
-        if self._reported_problems:
+        full check gives the same answer: an id is used twice in memory, before or after (results are
+        kept by id: which of two entries a result is about is the full check's order), or git's problems
+        were already reported on some memory."""
+        if self._reported_problems or _ids_repeat(self.store) or _ids_repeat(store):
             return False
         before = [e.id for e in self.store.entries if e.location.path in files]
         after = [e.id for e in store.entries if e.location.path in files]
-        elsewhere = {e.id for e in store.entries if e.location.path not in files}
-        if len(set(before)) != len(before) or len(set(after)) != len(after) or elsewhere & {*before, *after}:
-            return False
         was_live = {e.id for e in self.store.live()}
         live = store.live()
         self.store = store
@@ -338,3 +336,8 @@ def check_workspace(ws: Workspace, paths: list[str] | None = None) -> tuple[list
         wanted = {p.rstrip("/") for p in paths}
         entries = [e for e in entries if any(e.location.path == p or e.location.path.startswith(p + "/") for p in wanted)]
     return checker.check(entries), checker
+
+
+def _ids_repeat(store: Store) -> bool:
+    """Whether some id is used by two entries (the store reports each such use)."""
+    return any(f.kind == "duplicate-id" for f in store.findings)
