@@ -9,7 +9,7 @@ import logging
 from datetime import UTC, datetime
 
 from .compaction.remembered import remembered_facts
-from .compaction.rules import Planner, SearchMemo
+from .compaction.rules import Planner, SearchMemo, supersession_cycles
 from .compaction_config import CompactionConfig
 from .model import CompressFix, Entry, Finding, MergeFix, Severity, SupersedeFix
 from .store import Store
@@ -31,8 +31,12 @@ def duplicate_findings(store: Store, config: CompactionConfig, search: SearchMem
     planner.ws = store.ws  # its caches: the verifier's readings, the candidate pairs, the vectors
     planner.search = search
     with remembered_facts(store.ws, (e.content for e in store.entries), save=save):
-        planner.dedup()
-        planner.merge()
+        if search is not None:
+            planner.same_facts()  # what it found last time, where nothing it turns on changed
+            planner.find_conflicts()
+        else:
+            planner.dedup()
+            planner.merge()
         if config.semantic_dedup:
             _semantic(planner, store)
     by_id = store.by_id()
@@ -100,15 +104,16 @@ def supersession_findings(store: Store, config: CompactionConfig) -> list[Findin
     """``supersedes`` naming entries that do not exist, and cycles of ``supersedes``."""
     by_id = store.by_id()
     findings: list[Finding] = []
-    for entry in store.live():
+    superseding = [e for e in store.live() if e.supersedes]
+    for entry in superseding:
         for target in entry.supersedes:
             if target not in by_id:
                 findings.append(Finding(kind="dangling-supersedes", severity=Severity.warning, field="supersedes",
                                         source=entry.location.path, line=store.field_line(entry, "supersedes"), entry=entry.id,
                                         message=f"supersedes {target!r}, which is not in memory"))
-    planner = Planner(store.entries, config, datetime.now(UTC))
-    planner.supersede()
-    for conflict in planner.conflicts:
+    # The cycles compaction's supersede rule finds (and leaves alone).
+    _, cycles = supersession_cycles({e.id: [t for t in e.supersedes if t in by_id and t != e.id] for e in superseding})
+    for conflict in cycles:
         members = [by_id[i] for i in conflict["entries"] if i in by_id]
         for entry in members:
             findings.append(Finding(kind="supersession-cycle", severity=Severity.warning, field="supersedes",

@@ -151,6 +151,105 @@ _SHORT_TEXT = st.lists(st.sampled_from(_VOCABULARY), min_size=2, max_size=7).map
 _EDIT = st.tuples(st.sampled_from(["edit", "add", "remove"]), st.integers(0, 10_000), _SHORT_TEXT)
 
 
+def _pair_texts() -> list[str]:
+    """Both sides of every labelled pair: texts that state one fact in other words, or conflict."""
+    texts: list[str] = []
+    for name in ("pairs.jsonl", "real_pairs.jsonl"):
+        for line in (DATA / name).read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                pair = json.loads(line)
+                texts += [pair["a"], pair["b"]]
+    return texts
+
+
+_PAIR_TEXTS = _pair_texts()
+#: Texts that join in chains: the first two share their normalised text, the second and third a fact key,
+#: the first and third nothing ("Use react ^18.3.1" / "Use `react` ~18.3.1" / "We use react ~18.3.1").
+_CHAINED = ["Use react ^18.3.1", "Use react ~18.3.1", "use React ~18.3.1.", "We use react ~18.3.1",
+            "Always use react ~18.3.1", "Use react 18.3.1", "Use `react` ~18.3.1", "Run tests with pytest, then lint",
+            "Run the tests with pytest, then lint", "then lint, run tests with pytest", "Run tests and use pnpm",
+            "run tests, use pnpm", "Use pnpm, run tests", "use pnpm; run tests", "Use pnpm and run tests",
+            "The port is 3000 and the host is localhost", "the port is 3000, the host is localhost",
+            "The host is localhost and the port is 3000", "Use pnpm.", "use **pnpm**", "Always use pnpm",
+            "Do not use npm", "Don't use npm", "Never use npm", "The API timeout is 30s.", "The API timeout is 10s."]
+#: An entry as the planner sees it: which labelled text, its form (an instruction bullet is never
+#: rewritten), pinned or not, how old.
+_AN_ENTRY = st.tuples(st.integers(0, 10**6), st.sampled_from(["entry", "entry", "instruction"]), st.booleans(),
+                      st.integers(1, 28))
+
+
+def _entry(number: int, drawn: tuple[int, str, bool, int]):
+    from lorekeeper.model import Entry, Location
+
+    text, form, pinned, day = drawn
+    return Entry(id=f"e{number:03}", content=_PAIR_TEXTS[text % len(_PAIR_TEXTS)] if text % 3 == 0 else _CHAINED[text % len(_CHAINED)],
+                 format=form, pinned=pinned, created=datetime(2026, 10, day, tzinfo=UTC),
+                 location=Location(path=f"m/e{number:03}.json"))
+
+
+def _found(planner: rules.Planner) -> tuple[Any, ...]:
+    return (sorted((op.op, tuple(op.sources), (op.result or {}).get("id")) for op in planner.operations),
+            sorted(planner.consumed), [(c["entries"], c["reason"]) for c in planner.conflicts])
+
+
+@given(st.lists(_AN_ENTRY, min_size=3, max_size=30),
+       st.lists(st.lists(st.tuples(st.sampled_from(["edit", "add", "remove", "copy"]), st.integers(0, 999), _AN_ENTRY),
+                         min_size=1, max_size=4), max_size=5))
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_kept_grouping_finds_what_a_fresh_plan_finds(start: list[tuple[int, str, bool, int]],
+                                                      steps: list[list[tuple[str, int, tuple[int, str, bool, int]]]]) -> None:
+    """The language server groups again only the entries joined through keys to those a save changed:
+    after entries are edited, added, removed or read again (another object, the same fields), the
+    groups, what they consume and the conflicts found after are a fresh plan's."""
+    config = CompactionConfig()
+    entries = [_entry(i, drawn) for i, drawn in enumerate(start)]
+    memo = rules.SearchMemo()
+    numbers = len(entries)
+    for step in [[], *steps]:
+        for kind, at, drawn in step:
+            if kind == "add" or not entries:
+                entries.append(_entry(numbers, drawn))
+                numbers += 1
+            elif kind == "edit":
+                old = entries[at % len(entries)]
+                entries[at % len(entries)] = _entry(int(old.id[1:]), drawn)
+            elif kind == "copy":
+                entries[at % len(entries)] = entries[at % len(entries)].model_copy()
+            else:
+                del entries[at % len(entries)]
+        kept = rules.Planner(entries, config, NOW)
+        kept.search = memo
+        kept.same_facts()
+        kept.find_conflicts()
+        fresh = rules.Planner(entries, config, NOW)
+        fresh.dedup()
+        fresh.merge()
+        assert _found(kept) == _found(fresh)
+        assert memo.grouped is not None and set(memo.grouped.entries) == {e.id for e in entries}
+    if steps:
+        assert memo.grouped.regrouped <= {e.id for e in entries} | {f"e{n:03}" for n in range(numbers)}
+
+
+def test_kept_grouping_follows_a_chain_of_keys() -> None:
+    """a shares its normalised text with b, b a fact key with c (b merges into c): when a changes, b and
+    c are grouped again together, not b alone."""
+    from lorekeeper.model import Entry, Location
+
+    def entry(name: str, text: str) -> Entry:
+        return Entry(id=name, content=text, location=Location(path=f"{name}.json"))
+
+    entries = [entry("a", "Use react ^18.3.1"), entry("b", "Use `react` ~18.3.1"), entry("c", "We use react ~18.3.1")]
+    memo = rules.SearchMemo()
+    for step in range(2):
+        if step:
+            entries[0] = entry("a", "Use react ^18.3.2")
+        kept = rules.Planner(entries, CompactionConfig(), NOW)
+        kept.search = memo
+        kept.same_facts()
+        assert [(op.op, op.sources, (op.result or {}).get("id")) for op in kept.operations] == [("merge", ["b"], "c")]
+    assert memo.grouped is not None and memo.grouped.regrouped == {"a", "b", "c"}
+
+
 @given(st.lists(_SHORT_TEXT, min_size=5, max_size=60), st.lists(st.lists(_EDIT, min_size=1, max_size=6), max_size=6),
        st.sampled_from([3, 6, 50]), st.sampled_from([50, 85]))
 @settings(max_examples=150, deadline=None)

@@ -127,33 +127,8 @@ class Planner:
                            {"superseded_by": entry.id}, result=entry)
 
     def _cycles(self, edges: dict[str, list[str]]) -> set[str]:
-        state: dict[str, int] = {}
-        members: set[str] = set()
-        for start in edges:
-            if state.get(start):
-                continue
-            stack: list[tuple[str, int]] = [(start, 0)]
-            path: list[str] = []
-            while stack:
-                node, index = stack.pop()
-                if index == 0:
-                    state[node] = 1
-                    path.append(node)
-                children = edges.get(node, [])
-                if index < len(children):
-                    stack.append((node, index + 1))
-                    child = children[index]
-                    if state.get(child) == 1:
-                        cycle = path[path.index(child):]
-                        if not members.issuperset(cycle):
-                            members.update(cycle)
-                            self.conflicts.append({"kind": "supersession-cycle", "entries": cycle,
-                                                   "message": "supersedes links form a cycle: " + " -> ".join(cycle + [child])})
-                    elif not state.get(child):
-                        stack.append((child, 0))
-                else:
-                    state[node] = 2
-                    path.pop()
+        members, cycles = supersession_cycles(edges)
+        self.conflicts.extend(cycles)
         return members
 
     # -- dedup and merge -------------------------------------------------------------------------
@@ -208,6 +183,40 @@ class Planner:
     def _union_into(self, keeper: Entry, others: list[Entry]) -> list[tuple[Entry, dict[str, Any]]]:
         changes = union_changes(keeper, others)
         return [(keeper, changes)] if changes else []
+
+    def same_facts(self) -> None:
+        """:meth:`dedup`, then the grouping half of :meth:`merge` (its conflicts are left to
+        :meth:`find_conflicts`). With :attr:`search` kept by the caller, its last answer is reused:
+        entries are grouped only through keys they share (the text normalised, the fact keys), so only
+        the entries joined through keys to one added, removed or changed since (the same object no
+        longer) are grouped again; every other group stands as found."""
+        memo = self.search
+        last = memo.grouped if memo is not None else None
+        if memo is not None:
+            memo.grouped = None  # until it is this answer's, whole
+        ids = [e.id for e in self.pool]
+        entries = dict(zip(ids, self.pool, strict=True))
+        if memo is None or len(entries) != len(ids):  # ids used twice: the answer is not kept by id
+            self._group_all()
+            return
+        settings = self.config.model_dump()
+        if last is None or last.settings != settings or not last.update(entries):
+            self._group_all()
+            last = _Grouped(settings, entries, self.operations)
+        else:
+            within = [e for e in self.pool if e.id in last.regrouped]
+            again = Planner(within, self.config, self.now)
+            again._group_all()
+            self.operations = [op for op in last.operations if not last.regrouped.intersection(op.sources)
+                               and (op.result or {}).get("id") not in last.regrouped] + again.operations
+            self.consumed = {i for op in self.operations for i in op.sources}
+            last.operations = list(self.operations)
+        memo.grouped = last
+
+    def _group_all(self) -> None:
+        self.dedup()
+        with self._prepared(self.available(writable_only=False)):
+            self._same_facts("merge", lambda e: fact_keys(e.content))
 
     def merge(self) -> None:
         """The same fact in other words — function words, inflection, clause order (the verifier's
@@ -558,15 +567,17 @@ def _similarity(a: _Features, b: _Features, cutoff: float) -> float:
     return fuzz.token_sort_ratio(a[0], b[0], score_cutoff=cutoff)
 
 class SearchMemo:
-    """What the candidate search read and found, kept by a caller that searches again after a small
+    """What the duplicate search read and found, kept by a caller that searches again after a small
     change (the language server after a save). Each text is read once; a search over a pool that
-    differs from the last one in a few entries searches again only the pairs those entries can be part
-    of (:meth:`_Sharing.update`), and finds what a fresh search finds."""
+    differs from the last one in a few entries groups again only the entries joined to those through
+    keys (:meth:`_Grouped.update`) and searches again only the near-identical pairs those entries can
+    be part of (:meth:`_Sharing.update`), and finds what a fresh search finds."""
 
     def __init__(self) -> None:
         self.features: dict[str, _Features] = {}
         self.contexts: dict[str, frozenset[str]] = {}
         self.sharing: _Sharing | None = None
+        self.grouped: _Grouped | None = None
 
     def read(self, texts: list[str]) -> list[_Features]:
         """The features of ``texts`` (in order); texts no longer asked about are forgotten once they are
@@ -668,6 +679,100 @@ class _Sharing:
                 if score >= self.threshold:
                     pairs[pair] = score
         self.pairs = pairs
+        return True
+
+
+def supersession_cycles(edges: dict[str, list[str]]) -> tuple[set[str], list[dict[str, Any]]]:
+    """The entries in ``supersedes`` cycles (``edges``: id -> the ids it supersedes), and each cycle
+    found, as a conflict."""
+    cycles: list[dict[str, Any]] = []
+    state: dict[str, int] = {}
+    members: set[str] = set()
+    for start in edges:
+        if state.get(start):
+            continue
+        stack: list[tuple[str, int]] = [(start, 0)]
+        path: list[str] = []
+        while stack:
+            node, index = stack.pop()
+            if index == 0:
+                state[node] = 1
+                path.append(node)
+            children = edges.get(node, [])
+            if index < len(children):
+                stack.append((node, index + 1))
+                child = children[index]
+                if state.get(child) == 1:
+                    cycle = path[path.index(child):]
+                    if not members.issuperset(cycle):
+                        members.update(cycle)
+                        cycles.append({"kind": "supersession-cycle", "entries": cycle,
+                                       "message": "supersedes links form a cycle: " + " -> ".join(cycle + [child])})
+                elif not state.get(child):
+                    stack.append((child, 0))
+            else:
+                state[node] = 2
+                path.pop()
+    return members, cycles
+
+
+def _group_keys(entry: Entry) -> tuple[str, ...]:
+    """The keys through which :meth:`Planner.same_facts` can put an entry in a group: its normalised
+    text (:meth:`Planner.dedup`'s groups share it) and its fact keys (:meth:`Planner.merge`'s)."""
+    found = ("n" + _normal(entry.content), *("k" + k for k in fact_keys(entry.content) if k.strip("\x00")))
+    return tuple(dict.fromkeys(found))
+
+
+class _Grouped:
+    """What :meth:`Planner.same_facts` found over a pool: its entries by id, each entry's keys, who
+    holds each key, and the operations; with the entries to group again after an update."""
+
+    def __init__(self, settings: dict[str, Any], entries: dict[str, Entry], operations: list[PlanOperation]) -> None:
+        self.settings = settings
+        self.entries = entries
+        self.keys = {i: _group_keys(e) for i, e in entries.items()}
+        self.holders: dict[str, set[str]] = defaultdict(set)
+        for entry_id, keys in self.keys.items():
+            for key in keys:
+                self.holders[key].add(entry_id)
+        self.operations = list(operations)
+        self.regrouped: set[str] = set()
+
+    def update(self, entries: dict[str, Entry]) -> bool:
+        """Make this the answer's starting point over ``entries``: :attr:`regrouped` is every entry
+        joined through keys to one added, removed or changed, old keys and new. False (and this no
+        longer usable) where too much changed."""
+        changed = [i for i, e in entries.items() if self.entries.get(i) is not e]
+        gone = [i for i in self.entries if i not in entries]
+        if len(changed) + len(gone) > max(10, _UPDATE_AT_MOST * len(entries)):
+            return False
+        start: set[str] = set()
+        for entry_id in (*changed, *gone):
+            for key in self.keys.pop(entry_id, ()):
+                start.add(key)
+                self.holders[key].discard(entry_id)
+        for entry_id in changed:
+            self.keys[entry_id] = _group_keys(entries[entry_id])
+            for key in self.keys[entry_id]:
+                start.add(key)
+                self.holders[key].add(entry_id)
+        self.entries = entries
+        reached: set[str] = set(changed) | set(gone)
+        keys_seen: set[str] = set()
+        waiting = list(start)
+        while waiting:
+            key = waiting.pop()
+            if key in keys_seen:
+                continue
+            keys_seen.add(key)
+            for entry_id in self.holders.get(key, ()):
+                if entry_id not in reached:
+                    reached.add(entry_id)
+                    waiting.extend(self.keys[entry_id])
+        for key in start:
+            if not self.holders.get(key, True):
+                del self.holders[key]
+        self.regrouped = reached
         return True
 
 

@@ -74,7 +74,7 @@ class StalenessChecker:
         self._indexed: dict[str, set[str]] = {}  # entry id -> the paths it was indexed under
         self._by_id: dict[str, Entry] | None = None
         self._words: set[str] = set()  # refreshed after each check; a stale extra name only costs a lookup
-        self._refs: dict[tuple[str, str], list[Reference]] = {}
+        self._refs: dict[str, dict[str, list[Reference]]] = {}  # by entry id, then text
         #: Each entry's verification baseline, asked for by several checks: (the entry, its baseline).
         self._baselines: dict[str, tuple[Entry, tuple[str, dict[str, str]] | None]] = {}
         self._reported_problems: set[str] = set()
@@ -183,21 +183,21 @@ class StalenessChecker:
         were already reported on some memory."""
         if self._reported_problems or _ids_repeat(self.store) or _ids_repeat(store):
             return False
-        before = [e.id for e in self.store.entries if e.location.path in files]
-        after = [e.id for e in store.entries if e.location.path in files]
-        was_live = {e.id for e in self.store.live()}
-        live = store.live()
+        before = set(self.store.ids_read_from(files))
+        after = set(store.ids_read_from(files))
+        was_live = self.store.live_ids()
         self.store = store
         self._by_id = None
         # Kept by entry id and line. (git's blame is kept by the file's content; its status is asked
         # about code files only, and no code file changed.)
         self.baselines = Baselines(self.ws, self.history, self.verifications)
-        now_live = {e.id for e in live}
-        for entry_id in [i for i in self.results if i not in now_live or i in before]:
+        now_live = store.live_ids()
+        for entry_id in sorted((self.results.keys() - now_live) | (self.results.keys() & before)):
             self._drop_result(entry_id)
-        read_again = {*before, *after}  # their references are kept by text: the refs may have changed
-        self._refs = {key: refs for key, refs in self._refs.items() if key[0] not in read_again}
-        targets = [e for e in live if e.location.path in files or e.id not in was_live]
+        for entry_id in before | after:  # their references are kept by text: the refs may have changed
+            self._refs.pop(entry_id, None)
+        wanted = after | (now_live - was_live)
+        targets = [e for e in store.live() if e.id in wanted] if wanted else []
         if targets:
             self.check(targets, save=False)
         else:
@@ -231,8 +231,8 @@ class StalenessChecker:
     def references(self, entry: Entry) -> list[Reference]:
         """The entry's references: its ``refs`` (never those refused as outside the root) and what its
         text names. Memoised per entry and text."""
-        key = (entry.id, entry.content)
-        cached = self._refs.get(key)
+        known = self._refs.setdefault(entry.id, {})
+        cached = known.get(entry.content)
         if cached is not None:
             return cached
         refs: list[Reference] = []
@@ -241,7 +241,7 @@ class StalenessChecker:
                 refs.extend(from_explicit(ref))
         explicit = {(r.kind, r.target) for r in refs}
         refs.extend(r for r in extract(entry.content) if (r.kind, r.target) not in explicit)
-        self._refs[key] = refs
+        known[entry.content] = refs
         return refs
 
     def finding(self, item: Pending, kind: str, severity: Severity, message: str,

@@ -54,6 +54,10 @@ class Store:
         #: What the last :meth:`load` read from each memory file, in reading order (for :meth:`reloaded`).
         self._per_file: dict[str, _FileRead] = {}
         self._links_checked = False
+        #: :meth:`live` and :meth:`by_id`, worked out once a load (the entries do not change after it).
+        self._live: list[Entry] | None = None
+        self._live_ids: frozenset[str] | None = None
+        self._by_id: dict[str, Entry] | None = None
 
     @classmethod
     def open(cls, ws: Workspace) -> Store:
@@ -149,8 +153,10 @@ class Store:
         self.digests = digests
         self._per_file = per_file
         self._links_checked = links
+        self._live = self._live_ids = self._by_id = None
         if links:
             self.findings.extend(self._check_links())
+        self._live = self._live_ids = self._by_id = None  # links revive copies of entries
 
     def _check_links(self) -> list[Finding]:
         """Entries hidden behind a link that leads nowhere are revived (in memory; their files keep the
@@ -216,7 +222,19 @@ class Store:
     # -- lookup ----------------------------------------------------------------------------------
 
     def live(self) -> list[Entry]:
-        return [e for e in self.entries if e.live]
+        """The live entries, in reading order (a list of the caller's own)."""
+        if self._live is None:
+            self._live = [e for e in self.entries if e.live]
+        return list(self._live)
+
+    def live_ids(self) -> frozenset[str]:
+        if self._live_ids is None:
+            self._live_ids = frozenset(e.id for e in self.live())
+        return self._live_ids
+
+    def ids_read_from(self, files: set[str]) -> list[str]:
+        """The ids of the entries the last load read from ``files`` (workspace-relative)."""
+        return [e.id for path in files if (read := self._per_file.get(path)) is not None for e in read.entries]
 
     def find(self, key: str) -> list[Entry]:
         """Entries matching an id exactly, else a unique id prefix (4+ characters), else a location
@@ -238,7 +256,10 @@ class Store:
         return []
 
     def by_id(self) -> dict[str, Entry]:
-        return {e.id: e for e in self.entries}
+        """Every entry by id (the last read of an id used twice; a dict of the caller's own)."""
+        if self._by_id is None:
+            self._by_id = {e.id: e for e in self.entries}
+        return dict(self._by_id)
 
     # -- changes ---------------------------------------------------------------------------------
 
