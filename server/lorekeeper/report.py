@@ -13,18 +13,21 @@ from .store import Journal, Record, Store
 from .workspace import Workspace
 
 
-def memory_tokens(store: Store) -> dict[str, int]:
+def memory_tokens(store: Store, known: dict[str, int] | None = None) -> dict[str, int]:
     """What the memory costs an agent that reads it, in tokens (cl100k), by scope: ``entries`` (entry and
     MIF files, live; a compressed entry as its summary — what compaction manages and the index budget
-    is about) and ``instructions`` (instruction-file bullets and paragraphs, which agents load as well)."""
-    from .tokens import count_tokens
+    is about) and ``instructions`` (instruction-file bullets and paragraphs, which agents load as well).
+    ``known``: counts by text, kept by a caller that asks again after a few texts changed (the language
+    server after a save); the texts it lacks are counted and added."""
+    from .tokens import count_each
 
+    live = store.live()
+    counted = [(e.format == "instruction", e.content if e.format == "instruction" else e.summary or e.content)
+               for e in live]
+    counts = count_each((text for _, text in counted), known=known)
     scopes = {"entries": 0, "instructions": 0}
-    for entry in store.live():
-        if entry.format == "instruction":
-            scopes["instructions"] += count_tokens(entry.content)
-        else:
-            scopes["entries"] += count_tokens(entry.summary or entry.content)
+    for instruction, text in counted:
+        scopes["instructions" if instruction else "entries"] += counts[text]
     return scopes
 
 

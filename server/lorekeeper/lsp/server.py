@@ -64,6 +64,8 @@ class LoreServer(LanguageServer):
         self._journal: tuple[Any, list] | None = None
         #: What the duplicate search read of each memory text and found, kept between checks (under the lock).
         self._search = SearchMemo()
+        #: Tokens of each memory text, kept between stores: a save recounts the texts it changed.
+        self._token_counts: dict[str, int] = {}
         self.watching = False
         self.initial_check: asyncio.Future | None = None  # the first full check, awaited by pull requests
         #: Edits handed to the client (references that follow a rename), journaled as they reach disk:
@@ -296,7 +298,9 @@ class LoreServer(LanguageServer):
         if "tokens" not in snapshot.memo:
             from ..report import memory_tokens  # noqa: PLC0415 - loads the tokenizer only when asked
 
-            snapshot.memo["tokens"] = memory_tokens(snapshot.store)
+            if len(self._token_counts) > 2 * len(snapshot.store.entries) + 100:
+                self._token_counts = {}  # mostly texts no longer in memory
+            snapshot.memo["tokens"] = memory_tokens(snapshot.store, self._token_counts)
         return snapshot.memo["tokens"]
 
     def entry_by_id(self, entry_id: str | None) -> Entry | None:
