@@ -378,14 +378,24 @@ def compare(a: str, b: str) -> Comparison:
 def compare_all(pairs: list[tuple[str, str]]) -> list[Comparison]:
     """:func:`compare` of each pair, in order; the verdicts no memory holds are computed over worker
     processes when there are many (:func:`.workers.fork_map`), then learnt here, as :func:`compare` does."""
-    held = [next((v for m in _memories if (v := m.verdict(a, b)) is not None), None) for a, b in pairs]
-    computed = iter(fork_map(lambda pair: _compare(*pair), [pair for pair, v in zip(pairs, held, strict=True)
+    memories = list(_memories)
+    held: list[tuple[Comparison | None, Memory | None]] = []  # the verdict, and the memory that gave it
+    for a, b in pairs:
+        for memory in memories:
+            found = memory.verdict(a, b)
+            if found is not None:
+                held.append((found, memory))
+                break
+        else:
+            held.append((None, None))
+    computed = iter(fork_map(lambda pair: _compare(*pair), [pair for pair, (v, _) in zip(pairs, held, strict=True)
                                                              if v is None], min_items=_PARALLEL_PAIRS))
     out: list[Comparison] = []
-    for (a, b), found in zip(pairs, held, strict=True):
+    for (a, b), (found, source) in zip(pairs, held, strict=True):
         verdict = found if found is not None else next(computed)
-        for memory in _memories:
-            memory.learn_verdict(a, b, verdict)
+        for memory in memories:
+            if memory is not source:  # a memory knows the verdicts it gave
+                memory.learn_verdict(a, b, verdict)
         out.append(verdict)
     return out
 
@@ -566,7 +576,7 @@ Summary = tuple[str, int, str, tuple[tuple[str, tuple[str, ...]], ...]]
 
 class Memory(Protocol):
     """Where summaries and verdicts of earlier runs are found, and new ones are kept (see
-    :mod:`.remembered`)."""
+    :mod:`.remembered`). :func:`compare_all` does not tell a memory a verdict it gave."""
 
     def summary(self, text: str) -> Summary | None: ...
     def verdict(self, a: str, b: str) -> Comparison | None: ...

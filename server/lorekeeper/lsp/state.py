@@ -58,7 +58,7 @@ class Snapshot:
             if finding.entry:
                 by_entry.setdefault(finding.entry, []).append(finding)
         return cls(generation=generation, ws=ws, store=store, checker=checker, config=config,
-                   memory_findings=tuple(memory_findings), flat=findings, by_id={e.id: e for e in store.entries},
+                   memory_findings=tuple(memory_findings), flat=findings, by_id=store.by_id(),
                    file_entries=file_entries, by_file=by_file, by_entry=by_entry,
                    memo=memo if memo is not None else {})
 

@@ -8,6 +8,7 @@ import os
 from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from itertools import chain
 from typing import Any
 
 from ..model import DEFAULT_CATEGORY, Entry, Finding, Ref, Severity
@@ -131,13 +132,12 @@ class Store:
             findings.append(Finding(kind="invalid-store", severity=Severity.error, source=self.ws.rel(blocked), line=1,
                                     message=f"{self.ws.rel(blocked)} is a file, not a folder: the store cannot be "
                                             "read or written there (move the file away)"))
-        entries: list[Entry] = []
-        for read in per_file.values():
-            entries.extend(read.entries)
-            findings.extend(read.findings)
-        counts = Counter(e.id for e in entries)
+        entries: list[Entry] = list(chain.from_iterable(read.entries for read in per_file.values()))
+        findings.extend(chain.from_iterable(read.findings for read in per_file.values()))
+        ids = [e.id for e in entries]
+        counts: Counter[str] = Counter(ids) if len(set(ids)) != len(ids) else Counter()
         first_seen: dict[str, Entry] = {}
-        for entry in entries:
+        for entry in entries if counts else ():
             if counts[entry.id] > 1:
                 if entry.id in first_seen:
                     findings.append(Finding(
@@ -155,8 +155,10 @@ class Store:
         self._links_checked = links
         self._live = self._live_ids = self._by_id = None
         if links:
-            self.findings.extend(self._check_links())
-        self._live = self._live_ids = self._by_id = None  # links revive copies of entries
+            problems = self._check_links()
+            if problems:  # each revived a copy of an entry
+                self.findings.extend(problems)
+                self._live = self._live_ids = self._by_id = None
 
     def _check_links(self) -> list[Finding]:
         """Entries hidden behind a link that leads nowhere are revived (in memory; their files keep the
@@ -169,6 +171,8 @@ class Store:
         instruction_keys: dict[str, str] | None = None
         findings: list[Finding] = []
         for position, read in enumerate(self.entries):
+            if not (read.merged_into or read.superseded_by):
+                continue
             entry = read
             for name in ("merged_into", "superseded_by"):
                 target_id = getattr(entry, name)
