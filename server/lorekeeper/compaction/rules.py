@@ -580,26 +580,40 @@ class SearchMemo:
         self.grouped: _Grouped | None = None
 
     def read(self, texts: list[str]) -> list[_Features]:
-        """The features of ``texts`` (in order); texts no longer asked about are forgotten once they are
-        as many as those that are."""
-        missing = [t for t in dict.fromkeys(texts) if t not in self.features]
-        self.features.update(zip(missing, fork_map(_features, missing), strict=True))
-        found = [self.features[t] for t in texts]
-        if len(self.features) > 2 * len(texts) + 100:
-            self.features = {t: self.features[t] for t in texts}
+        """The features of ``texts`` (in order), see :func:`_through`."""
+        found, self.features = _through(self.features, _features, texts)
         return found
 
     def context(self, texts: list[str]) -> list[frozenset[str]]:
-        missing = [t for t in dict.fromkeys(texts) if t not in self.contexts]
-        self.contexts.update(zip(missing, fork_map(context, missing), strict=True))
-        found = [self.contexts[t] for t in texts]
-        if len(self.contexts) > 2 * len(texts) + 100:
-            self.contexts = {t: self.contexts[t] for t in texts}
+        """:func:`.updates.context` of ``texts`` (in order), see :func:`_through`."""
+        found, self.contexts = _through(self.contexts, context, texts)
         return found
+
+
+def _through(kept: dict[str, Any], read: Callable[[str], Any], texts: list[str]) -> tuple[list[Any], dict[str, Any]]:
+    """``[read(t) for t in texts]``, the texts ``kept`` lacks read (over worker processes when they are
+    many) and added to it; and the dict to keep: texts no longer asked about are forgotten once they are
+    as many as those that are."""
+    missing = [t for t in dict.fromkeys(texts) if t not in kept]
+    kept.update(zip(missing, fork_map(read, missing), strict=True))
+    found = [kept[t] for t in texts]
+    if len(kept) > 2 * len(texts) + 100:
+        kept = {t: kept[t] for t in texts}
+    return found, kept
 
 
 #: A search over a pool this much changed (a share of it) starts again rather than updating the last.
 _UPDATE_AT_MOST = 0.05
+
+
+def _changes(last: dict[str, Any], now: dict[str, Any]) -> tuple[list[str], list[str]] | None:
+    """The ids whose value is another object in ``now`` than in ``last`` (added ones too), and the ids
+    gone; ``None`` where they are too many to update an answer rather than start again."""
+    changed = [i for i, value in now.items() if last.get(i) is not value]
+    gone = [i for i in last if i not in now]
+    if len(changed) + len(gone) > max(10, _UPDATE_AT_MOST * len(now)):
+        return None
+    return changed, gone
 
 
 class _Sharing:
@@ -627,10 +641,10 @@ class _Sharing:
         entries changed, and that shares no word whose count crossed the bounds (two, ``cap``), is found
         as before; the pairs of the other entries are searched again. False (and this search no longer
         usable) where too much changed."""
-        changed = [i for i, f in read.items() if self.read.get(i) is not f]
-        gone = [i for i in self.read if i not in read]
-        if len(changed) + len(gone) > max(10, _UPDATE_AT_MOST * len(read)):
+        found = _changes(self.read, read)
+        if found is None:
             return False
+        changed, gone = found
         touched: set[str] = set()
         for entry_id in (*changed, *gone):
             if entry_id in self.read:
@@ -742,10 +756,10 @@ class _Grouped:
         """Make this the answer's starting point over ``entries``: :attr:`regrouped` is every entry
         joined through keys to one added, removed or changed, old keys and new. False (and this no
         longer usable) where too much changed."""
-        changed = [i for i, e in entries.items() if self.entries.get(i) is not e]
-        gone = [i for i in self.entries if i not in entries]
-        if len(changed) + len(gone) > max(10, _UPDATE_AT_MOST * len(entries)):
+        found = _changes(self.entries, entries)
+        if found is None:
             return False
+        changed, gone = found
         start: set[str] = set()
         for entry_id in (*changed, *gone):
             for key in self.keys.pop(entry_id, ()):
