@@ -83,6 +83,12 @@ def read_bytes(path: Path | str, limit: int = DEFAULT_READ_LIMIT, root: Path | N
     """A regular file's bytes: never a FIFO or a device (refused without blocking), never more than
     ``limit`` bytes, and, with ``root``, never a file outside it. ``follow=False``: a symlink is refused
     (``O_NOFOLLOW``), not read."""
+    return read_bytes_stat(path, limit, root, follow=follow)[0]
+
+
+def read_bytes_stat(path: Path | str, limit: int = DEFAULT_READ_LIMIT, root: Path | None = None, *,
+                    follow: bool = True) -> tuple[bytes, os.stat_result]:
+    """:func:`read_bytes`, with the state of the file it read (from the open file: the version read)."""
     if root is not None:
         real_inside(root, Path(path))
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
@@ -113,7 +119,7 @@ def read_bytes(path: Path | str, limit: int = DEFAULT_READ_LIMIT, root: Path | N
                 raise TooLarge(f"{path} holds more than {limit} bytes; not read", path, size)
             if len(chunk) < want and size == info.st_size:
                 break  # a short read that ends where the file does: no second call to see the end
-        return b"".join(chunks)
+        return b"".join(chunks), info
     finally:
         os.close(fd)
 

@@ -276,6 +276,14 @@ class Workspace:
             raise known
         return known
 
+    def check_inside(self, ref_path: str, base: str = "") -> None:
+        """Raise :class:`PathOutsideRoot` where :meth:`inside` would, for a path that is only judged here,
+        not read. A regular file the walk saw (:meth:`listed_plain`, named as the walk names it) passes
+        without resolving it: a fifth of reading an entry at 10k. Whoever reads it later refuses a link
+        that replaced it since (``O_NOFOLLOW``, or :meth:`inside`)."""
+        if base or not self.listed_plain(ref_path):
+            self.inside(ref_path, base)
+
     def listed_plain(self, relpath: str) -> bool:
         """Whether ``relpath`` is a file the last :meth:`memory_relpaths` (an entry file) or walk of the
         tree (:meth:`rel_files`, which enters no symlinked folder) saw as a regular file, not a symlink, in
@@ -382,12 +390,30 @@ class Workspace:
     def memory_relpaths(self) -> dict[str, list[str]]:
         """:meth:`memory_files` as workspace-relative paths (no path objects made for ten thousand entries)."""
         entries: list[str] = []
+        mif: set[str] = set()
         if self.entries_dir.is_dir():
             with os.scandir(self.entries_dir) as listing:
-                found = [(d.name, d.is_symlink()) for d in listing if d.name.endswith(".json") and not d.is_dir()]
+                children = list(listing)
+            found = [(d.name, d.is_symlink()) for d in children if d.name.endswith(".json") and not d.is_dir()]
             folder = self.rel(self.entries_dir) + "/"
             entries = [folder + name for name, _ in sorted(found)]
             self._plain_entries = {folder + name for name, link in found if not link}
+            # MIF files in the entries folder, from the same listing (it is the store's largest folder)
+            for child in children:
+                if child.is_dir(follow_symlinks=False):
+                    mif.update(_files_named(child.path, folder + child.name + "/", ".memory.md"))
+                elif child.name.endswith(".memory.md") and child.is_file():
+                    mif.add(folder + child.name)
+        in_tree, instructions = self._memory_in_tree()
+        mif |= in_tree
+        store_prefix = self.rel(self.store) + "/" if _is_within(self.store, self.root) else None
+        if self.store.is_dir() and store_prefix:
+            mif.update(_files_named(str(self.store), store_prefix, ".memory.md", skip=str(self.entries_dir)))
+        return {"entry": entries, "mif": sorted(mif), "instruction": instructions}
+
+    def _memory_in_tree(self) -> tuple[set[str], list[str]]:
+        """The MIF files (outside the store's own files) and instruction files among the files git does
+        not ignore (:meth:`rel_files`)."""
         mif: set[str] = set()
         instructions: set[Path] = set()
         usual = self._instruction_spec()
@@ -404,10 +430,7 @@ class Workspace:
                 mif.add(relpath)
             elif name in NESTED_INSTRUCTION_NAMES or usual.match_file(relpath):
                 instructions.add(self.root / relpath)
-        if self.store.is_dir() and store_prefix:
-            mif.update(_files_named(str(self.store), store_prefix, ".memory.md"))
-        return {"entry": entries, "mif": sorted(mif),
-                "instruction": [self.rel(p) for p in self._one_name_each(instructions)]}
+        return mif, [self.rel(p) for p in self._one_name_each(instructions)]
 
     def _one_name_each(self, paths: set[Path]) -> list[Path]:
         """Instruction files that are symlinks to one another (CLAUDE.md -> AGENTS.md) are read once, at
@@ -459,17 +482,17 @@ class Workspace:
         """The paths one ``git log`` about memory files is limited to: the store folder and each memory
         file outside it (as listed now)."""
         store = self.rel(self.store) if _is_within(self.store, self.root) else None
-        listing = self.memory_relpaths()
-        outside = [p for paths in listing.values() for p in paths if not (store and p.startswith(store + "/"))]
+        mif, instructions = self._memory_in_tree()  # (entries are all in the store)
+        outside = [p for p in (*sorted(mif), *instructions) if not (store and p.startswith(store + "/"))]
         return ([store] if store else []) + outside
 
     def _covers(self, relpath: str) -> bool:
         return any(relpath == p or relpath.startswith(p + "/") for p in self._git_covered)
 
 
-def _files_named(folder: str, prefix: str, suffix: str) -> Iterator[str]:
+def _files_named(folder: str, prefix: str, suffix: str, skip: str | None = None) -> Iterator[str]:
     """Files under ``folder`` whose name ends with ``suffix``, as ``prefix``-relative paths (folders
-    that are symlinks are not entered)."""
+    that are symlinks are not entered, nor the folder ``skip``)."""
     try:
         with os.scandir(folder) as listing:
             children = list(listing)
@@ -477,7 +500,8 @@ def _files_named(folder: str, prefix: str, suffix: str) -> Iterator[str]:
         return
     for child in children:
         if child.is_dir(follow_symlinks=False):
-            yield from _files_named(child.path, prefix + child.name + "/", suffix)
+            if child.path != skip:
+                yield from _files_named(child.path, prefix + child.name + "/", suffix, skip)
         elif child.name.endswith(suffix) and child.is_file():
             yield prefix + child.name
 

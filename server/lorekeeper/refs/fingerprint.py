@@ -221,7 +221,7 @@ class Verifications:
         if not when or not isinstance(prints, dict):
             return None
         if isinstance(when, datetime):
-            day = when.strftime("%Y-%m-%d")
+            day = when.date().isoformat()  # (what strftime("%Y-%m-%d") gives, for any year past 999)
         else:
             try:
                 day = datetime.fromisoformat(str(when).replace("Z", "+00:00")).strftime("%Y-%m-%d")

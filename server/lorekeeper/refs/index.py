@@ -17,7 +17,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from .. import cache as cache_files
-from ..safeio import read_bytes
+from ..safeio import read_bytes_stat
 from ..workspace import PathOutsideRoot, Workspace
 from .manifests import FILES_FOR_KIND, Manifest, parse_manifest
 from .symbols import FileSymbols, file_symbols, language_of, qualified_definition
@@ -57,6 +57,8 @@ class CodeIndex:
         self._mentions: dict[str, list[str]] = {}
         self._file_words: dict[str, set[str]] = {}  # path -> the asked-about words it mentions
         self._hashes: dict[str, str | None] = {}
+        #: Each file read: its modification time (ns) and size, from the open file (the version read).
+        self.stats: dict[str, list[int]] = {}
         self._resolved: dict[tuple[str, str], str | None] = {}
         #: (path, content hash) -> {symbol: fingerprint}, as ``lore verify`` recorded them: while a file is
         #: byte for byte what was verified, its symbols are known without parsing it.
@@ -134,14 +136,19 @@ class CodeIndex:
         or a link out of the workspace is ``None``, like a file that is gone)."""
         if self.ws.listed_plain(path):  # a regular file the walk saw: opened without following a link
             try:
-                return read_bytes(str(self.ws.root) + os.sep + path, CODE_READ_LIMIT, follow=False)
+                data, info = read_bytes_stat(str(self.ws.root) + os.sep + path, CODE_READ_LIMIT, follow=False)
             except OSError:
                 pass  # gone, or a symlink now: resolved below
+            else:
+                self.stats[path] = [info.st_mtime_ns, info.st_size]
+                return data
         try:
             full = self.ws.inside(path)  # refused when a link leads out of the workspace
-            return read_bytes(full, CODE_READ_LIMIT)
+            data, info = read_bytes_stat(full, CODE_READ_LIMIT)
         except (OSError, PathOutsideRoot):
             return None
+        self.stats[path] = [info.st_mtime_ns, info.st_size]
+        return data
 
     def file_hash(self, path: str) -> str | None:
         """The content hash of a file (``None`` if it cannot be read), computed once."""
@@ -377,6 +384,7 @@ class CodeIndex:
             self._symbols.pop(path, None)
             self._manifests.pop(path, None)
             self._hashes.pop(path, None)
+            self.stats.pop(path, None)
             # (in-place changes: no file appeared or went, so what paths resolve to is unchanged)
             if not self._mentions:
                 continue

@@ -25,6 +25,7 @@ from ..refs.index import in_module_path
 from ..refs.manifests import WELL_KNOWN_TOOLS, parse_manifest
 from ..refs.symbols import FileSymbols, file_symbols, language_of, qualified_definition
 from ..refs.versions import declared_version, folders_up, version_matches
+from ..workspace import PathOutsideRoot
 from .baseline import Baseline
 
 if TYPE_CHECKING:
@@ -64,8 +65,6 @@ class PathCheck:
     generated and runtime paths are never judged."""
 
     def now(self, checker: StalenessChecker, item: Pending) -> bool:
-        from ..workspace import PathOutsideRoot
-
         ref, index = item.ref, checker.index
         try:
             checker.ws.inside(ref.target, item.base)

@@ -52,6 +52,8 @@ class Store:
         #: The SHA-256 of each entry and MIF file's bytes as the last :meth:`load` read them, by
         #: workspace-relative path: what a plan made from these entries expects to find on disk.
         self.digests: dict[str, bytes] = {}
+        #: Each entry and MIF file's modification time (ns) and size as the last load read them.
+        self.stats: dict[str, list[int]] = {}
         #: What the last :meth:`load` read from each memory file, in reading order (for :meth:`reloaded`).
         self._per_file: dict[str, _FileRead] = {}
         self._links_checked = False
@@ -75,6 +77,7 @@ class Store:
         :meth:`~Workspace.memory_relpaths` when the caller just listed them."""
         listing = files if files is not None else self.ws.memory_relpaths()
         digests: dict[str, bytes] = {}
+        self.stats = {}
         per_file: dict[str, _FileRead] = {}
         for fmt in ("entry", "mif", "instruction"):
             for relpath in listing[fmt]:
@@ -92,6 +95,7 @@ class Store:
             return None
         new = Store(self.ws)
         digests = {path: digest for path, digest in self.digests.items() if path not in changed}
+        new.stats = {path: stat for path, stat in self.stats.items() if path not in changed}
         per_file = {path: new._read_file(read.fmt, path, digests) if path in changed else read
                     for path, read in self._per_file.items()}
         new._assemble(per_file, digests, links=True)
@@ -116,7 +120,7 @@ class Store:
             return _FileRead(fmt, [], findings)
         reader = native.read_entry_file if fmt == "entry" else mif.read_mif_file
         entry, problems = reader(self.ws, str(self.ws.root) + os.sep + relpath, relpath, follow=not plain,
-                                 digests=digests)
+                                 digests=digests, stats=self.stats)
         return _FileRead(fmt, [entry] if entry is not None else [], problems)
 
     def _assemble(self, per_file: dict[str, _FileRead], digests: dict[str, bytes], links: bool) -> None:

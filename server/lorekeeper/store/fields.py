@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from datetime import datetime
-from pathlib import Path
 from typing import Annotated, Any, NotRequired, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
@@ -44,7 +43,7 @@ def build_entry(
     location: Location,
     raw: dict[str, Any],
     line_of: Callable[[str], int],
-    inside: Callable[[str, str], Path],
+    inside: Callable[[str, str], object],
     refs: Any = None,
     refs_field: str = "refs",
     created_fallback: Callable[[], tuple[datetime, str]] | None = None,

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..model import Finding, Severity
-from ..safeio import NotRegularFile, TooLarge, atomic_delete, atomic_write, read_bytes
+from ..safeio import NotRegularFile, TooLarge, atomic_delete, atomic_write, read_bytes_stat
 
 __all__ = ["TextFile", "atomic_delete", "atomic_write", "read_text_file"]
 
@@ -25,15 +25,17 @@ class TextFile:
 
 
 def read_text_file(path: Path | str, relpath: str, max_bytes: int, *, follow: bool = True,
-                   digests: dict[str, bytes] | None = None) -> tuple[TextFile | None, Finding | None]:
+                   digests: dict[str, bytes] | None = None,
+                   stats: dict[str, list[int]] | None = None) -> tuple[TextFile | None, Finding | None]:
     """Read a memory file as UTF-8 text, or explain why not: too large, binary, not UTF-8, unreadable.
-    ``digests``, when given, gets the SHA-256 of the bytes read, under ``relpath``.
+    ``digests``, when given, gets the SHA-256 of the bytes read, under ``relpath``; ``stats`` the file's
+    modification time (ns) and size as read.
 
     The caller has already made sure ``path`` lies inside the workspace (or, ``follow=False``, that it
     was a regular file in a folder inside it: a symlink found there now is refused)."""
     try:
         # a regular file only: a FIFO or a device is refused, never waited on
-        data = read_bytes(path, max_bytes, follow=follow)
+        data, info = read_bytes_stat(path, max_bytes, follow=follow)
     except NotRegularFile:
         return None, _problem("not-a-file", "not a regular file (a FIFO, a device or a folder); skipped", relpath)
     except TooLarge as exc:
@@ -43,6 +45,8 @@ def read_text_file(path: Path | str, relpath: str, max_bytes: int, *, follow: bo
         return None, _problem("unreadable-file", f"cannot read: {exc.strerror or exc}", relpath)
     if digests is not None:
         digests[relpath] = hashlib.sha256(data).digest()
+    if stats is not None:
+        stats[relpath] = [info.st_mtime_ns, info.st_size]
     if b"\x00" in data[:8192]:
         return None, _problem("binary-file", "file holds binary data (NUL bytes), not text; skipped", relpath)
     try:

@@ -210,10 +210,12 @@ def _get(front: CommentedMap, path: tuple[str, ...]) -> Any:
 
 
 def read_mif_file(ws: Workspace, path: Path | str, relpath: str | None = None, *, follow: bool = True,
-                  digests: dict[str, bytes] | None = None) -> tuple[Entry | None, list[Finding]]:
+                  digests: dict[str, bytes] | None = None,
+                  stats: dict[str, list[int]] | None = None) -> tuple[Entry | None, list[Finding]]:
     """Read one MIF file (``follow=False``: refuse a symlink), as :func:`.native.read_entry_file` does."""
     relpath = relpath or ws.rel(Path(path))
-    text_file, problem = read_text_file(path, relpath, ws.config.max_file_bytes, follow=follow, digests=digests)
+    text_file, problem = read_text_file(path, relpath, ws.config.max_file_bytes, follow=follow, digests=digests,
+                                         stats=stats)
     if problem:
         return None, [problem]
     assert text_file is not None
@@ -232,7 +234,7 @@ def read_mif_file(ws: Workspace, path: Path | str, relpath: str | None = None, *
         location=Location(path=relpath, start_line=1, end_line=end_line),
         raw=dict(doc.front),
         line_of=lambda name: doc.body_line if name == "content" else doc.line_of(field_key(name)),
-        inside=ws.inside,
+        inside=ws.check_inside,
         refs=code_refs(doc.front),
         refs_field="code_refs",
         created_fallback=lambda: ws.created_time(path, relpath),

@@ -17,11 +17,13 @@ from .files import read_text_file
 
 
 def read_entry_file(ws: Workspace, path: Path | str, relpath: str | None = None, *, follow: bool = True,
-                    digests: dict[str, bytes] | None = None) -> tuple[Entry | None, list[Finding]]:
+                    digests: dict[str, bytes] | None = None,
+                    stats: dict[str, list[int]] | None = None) -> tuple[Entry | None, list[Finding]]:
     """Read one entry file (``relpath``: its workspace-relative path, when the caller has it). Problems
     become findings with the file's line; never an exception. ``follow=False``: refuse a symlink."""
     relpath = relpath or ws.rel(Path(path))
-    text_file, problem = read_text_file(path, relpath, ws.config.max_file_bytes, follow=follow, digests=digests)
+    text_file, problem = read_text_file(path, relpath, ws.config.max_file_bytes, follow=follow, digests=digests,
+                                         stats=stats)
     if problem:
         return None, [problem]
     assert text_file is not None
@@ -67,7 +69,7 @@ def read_entry_file(ws: Workspace, path: Path | str, relpath: str | None = None,
         location=Location(path=relpath, start_line=1, end_line=end_line),
         raw=fields,
         line_of=line_of,
-        inside=ws.inside,
+        inside=ws.check_inside,
         refs=fields.get("refs"),
         created_fallback=lambda: ws.created_time(path, relpath),
     )
