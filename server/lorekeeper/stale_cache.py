@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +25,7 @@ from .refs.history import GitHistory
 from .refs.symbols import language_of
 from .staleness import ANY_CODE, WORD, StalenessChecker
 from .store import Store
-from .workers import fork_map, worker_count
+from .workers import collection_paused, fork_map, worker_count
 from .workspace import Workspace
 
 CACHE_FILE = "stale.json"
@@ -103,26 +104,24 @@ def check_cached(ws: Workspace, paths: list[str] | None = None, *, fork: bool = 
     checker = None
     if stale_files:
         workers = _workers(len(stale_files)) if fork else 1
-        if workers > 1:
-            fresh, by_file, count, seen = _check_in_parallel(ws, history, stale_files, listing, workers)
-        else:
-            fresh, by_file, count, seen, checker = _check_files(ws, history, stale_files, listing)
+        with collection_paused():  # what the check builds lives to its end (collecting cost ~18% at 10k)
+            written: list[tuple[list[str], str]] = []  # records the workers wrote: their files, as JSON
+            if workers > 1:
+                fresh, by_file, count, seen, written = _check_in_parallel(ws, history, stale_files, listing, workers)
+            else:
+                fresh, by_file, count, seen, checker = _check_files(ws, history, stale_files, listing)
         stats.update(seen)
         findings.extend(fresh)
         checked += count
-        for rel, slot in by_file.items():
-            cached_files[rel] = {
-                "stat": stat(rel),
-                "deps": {dep: stat(dep) for dep in sorted(slot["deps"])},
-                "any_code": slot["any_code"],
-                "code": code_signature() if slot["any_code"] else None,
-                "entries": slot["entries"],
-                "findings": slot["findings"],
-            }
+        for rel in (*stale_files, *(rel for rels, _ in written for rel in rels)):
+            cached_files.pop(rel, None)
+        cached_files.update(_records(by_file, stat, code_signature))
         live = set(memory) if not paths else None
         if live is not None:
             cached_files = {k: v for k, v in cached_files.items() if k in live}
-        cache_files.write(ws.root, ws.cache_dir, CACHE_FILE, json.dumps({"key": key, "files": cached_files}).encode())
+        members = [m for m in (*(text for _, text in written), json.dumps(cached_files)[1:-1]) if m]
+        body = '{"key": ' + json.dumps(key) + ', "files": {' + ", ".join(members) + "}}"
+        cache_files.write(ws.root, ws.cache_dir, CACHE_FILE, body.encode())
     findings.sort(key=lambda f: (f.source, f.line or 0, f.kind, f.ref or ""))
     return StaleReport(findings=findings, checked=checked, reused=reused, checker=checker)
 
@@ -148,50 +147,82 @@ def _check_files(ws: Workspace, history: GitHistory, files: list[str], listing: 
     store.load(only=set(files), files=listing)
     checker = StalenessChecker(ws, store, history=history)
     fresh = checker.check(store.live(), save=save)
-    by_file: Slots = {rel: {"deps": set(), "any_code": False, "findings": [], "entries": 0} for rel in files}
+    by_file: Slots = {rel: _slot() for rel in files}
     for entry in store.live():
-        slot = by_file.setdefault(entry.location.path, {"deps": set(), "any_code": False, "findings": [], "entries": 0})
+        slot = by_file.get(entry.location.path)
+        if slot is None:
+            slot = by_file[entry.location.path] = _slot()
         slot["entries"] += 1
         result = checker.results.get(entry.id)
         if result is None:
             continue
-        slot["any_code"] = slot["any_code"] or any(d == ANY_CODE or d.startswith(WORD) for d in result.depends_on)
-        slot["deps"].update(d for d in result.depends_on if d != ANY_CODE and not d.startswith(WORD))
+        deps = slot["deps"]
+        for dep in result.depends_on:
+            if dep == ANY_CODE or dep.startswith(WORD):
+                slot["any_code"] = True
+            else:
+                deps.add(dep)
     for finding in fresh:
-        by_file.setdefault(finding.source, {"deps": set(), "any_code": False, "findings": [], "entries": 0})
-        by_file[finding.source]["findings"].append(finding.model_dump(mode="json"))
-    root = str(ws.root)
-    seen: Stats = {}
+        by_file.setdefault(finding.source, _slot())["findings"].append(finding.model_dump(mode="json"))
+    # The state of each file as it was read (the version the verdicts are about) where it was read; the
+    # others' (folders, missing files, files only looked up) now.
+    root = str(ws.root) + os.sep
+    seen: Stats = {**checker.index.stats, **store.stats}
     for rel, slot in by_file.items():
         for path in (rel, *slot["deps"]):
             if path not in seen:
-                seen[path] = _stat(os.path.join(root, path))
+                seen[path] = _stat(root + path)
     return fresh, by_file, len(checker.checked), seen, checker
 
 
+def _slot() -> dict[str, Any]:
+    return {"deps": set(), "any_code": False, "findings": [], "entries": 0}
+
+
+def _records(by_file: Slots, stat: Callable[[str], list[int] | None], code: Callable[[], str]) -> dict[str, Any]:
+    """The cache's record of each checked memory file: its state and its dependencies' (``stat``), the
+    code's signature where a verdict depends on the code as a whole (``code``), and its findings."""
+    return {rel: {"stat": stat(rel), "deps": {dep: stat(dep) for dep in sorted(slot["deps"])}, "any_code": slot["any_code"],
+                  "code": code() if slot["any_code"] else None, "entries": slot["entries"], "findings": slot["findings"]}
+            for rel, slot in by_file.items()}
+
+
+def _no_code() -> str:
+    raise AssertionError("a record that depends on the code as a whole is written by the parent")
+
+
 def _check_in_parallel(ws: Workspace, history: GitHistory, files: list[str], listing: dict[str, list[str]],
-                       workers: int) -> tuple[list[Finding], Slots, int, Stats]:
+                       workers: int) -> tuple[list[Finding], Slots, int, Stats, list[tuple[list[str], str]]]:
     """Split the memory files over forked processes (:func:`lorekeeper.workers.fork_map`, one share a
     worker). What every worker would ask first (the file tree, the commit times of files, git's state) is
-    answered here before the fork, so it is asked once. The workers save no cache: the verdicts come back
-    here and go into ``stale.json``."""
+    answered here before the fork, so it is asked once. The workers save no cache: their verdicts come
+    back here and go into ``stale.json``, each file's record already written as JSON by the worker
+    (:func:`_records`), except where it depends on the code as a whole (this process signs the code once)
+    or is not one of the share's files: those slots come back with the state of their files."""
     ws.rel_files()
     ws.added_in("")
     size = -(-len(files) // workers)
     shares = [files[i : i + size] for i in range(0, len(files), size)]
 
-    def check_share(share: list[str]) -> tuple[list[dict[str, Any]], Slots, int, Stats]:
+    def check_share(share: list[str]) -> tuple[list[dict[str, Any]], Slots, int, Stats, tuple[list[str], str]]:
         fresh, by_file, count, seen, _ = _check_files(ws, history, share, listing, save=False)
-        return [f.model_dump(mode="json") for f in fresh], by_file, count, seen
+        mine = set(share)
+        rest = {rel: slot for rel, slot in by_file.items() if slot["any_code"] or rel not in mine}
+        done = {rel: slot for rel, slot in by_file.items() if rel not in rest}
+        rest_seen = {path: seen[path] for rel, slot in rest.items() for path in (rel, *slot["deps"])}
+        return ([f.model_dump(mode="json") for f in fresh], rest, count, rest_seen,
+                (list(done), json.dumps(_records(done, seen.__getitem__, _no_code))[1:-1]))
 
     answers = fork_map(check_share, shares, workers=len(shares))
     fresh: list[Finding] = []
     by_file: Slots = {}
     stats: Stats = {}
+    written: list[tuple[list[str], str]] = []
     count = 0
-    for found, slots, checked, seen in answers:
+    for found, slots, checked, seen, members in answers:
         fresh.extend(Finding.model_validate(f) for f in found)
         by_file.update(slots)
         stats.update(seen)
+        written.append(members)
         count += checked
-    return fresh, by_file, count, stats
+    return fresh, by_file, count, stats, written

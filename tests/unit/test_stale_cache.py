@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from lorekeeper.stale_cache import check_cached
 from lorekeeper.workspace import Workspace
 from support import Tree, git
@@ -125,11 +127,17 @@ def test_checking_in_worker_processes_finds_what_one_process_finds(tree: Tree, m
     _code_workspace(tree)
     monkeypatch.setenv("LORE_WORKERS", "1")
     alone = run(tree)
+    cache = tree.root / ".lore" / "cache" / "stale.json"
+    alone_cache = json.loads(cache.read_text())
     shutil.rmtree(tree.root / ".lore" / "cache")
     monkeypatch.setenv("LORE_WORKERS", "3")
     monkeypatch.setattr(workers, "_allowed", True)  # as the command line does (pytest's process did not)
     shared = run(tree)
     assert alone.findings and [f.model_dump() for f in shared.findings] == [f.model_dump() for f in alone.findings]
+    # The workers write most records themselves (as JSON text), this process the rest: the same cache.
+    shared_cache = json.loads(cache.read_text())
+    assert shared_cache == alone_cache and len(shared_cache["files"]) == 10
+    assert any(record["any_code"] for record in shared_cache["files"].values())
     assert shared.checked == alone.checked == 10
     warm = run(tree)  # the workers' verdicts were cached with their dependencies
     assert warm.reused == warm.checked == 10
