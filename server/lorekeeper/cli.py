@@ -8,6 +8,7 @@ undone, a ref outside the workspace)."""
 
 from __future__ import annotations
 
+import atexit
 import errno
 import gc as python_gc  # the name gc is the `lore gc` command below
 import os
@@ -1011,5 +1012,32 @@ def main() -> None:
         sys.exit(IO_ERROR)
 
 
+def run() -> None:
+    """The ``lore`` console script: :func:`main`, then an exit that skips tearing the interpreter down.
+    What a command printed is flushed and every exit handler runs (workers joined, logs flushed,
+    temporary files removed), as at a normal exit; only freeing each of the process's objects one by
+    one is skipped, which took 20 ms after any command and 35 ms after a cold check of 10k entries. A
+    command that fails unexpectedly exits the normal way, with its traceback."""
+    try:
+        main()
+        code = 0
+    except SystemExit as exc:
+        if isinstance(exc.code, int) or exc.code is None:
+            code = exc.code or 0
+        else:  # as Python does with a message for an exit code
+            print(exc.code, file=sys.stderr)
+            code = 1
+    atexit._run_exitfuncs()  # pyright: ignore[reportPrivateUsage] - what a normal exit runs first
+    try:
+        sys.stdout.flush()
+    except OSError:  # a closed pipe (`lore list | head`): Python's own exit status for it
+        code = code or 120
+    try:
+        sys.stderr.flush()
+    except OSError:
+        pass
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    main()
+    run()

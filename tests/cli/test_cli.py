@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -27,6 +30,44 @@ def ws(tree: Tree) -> Path:
 
 def test_the_entry_point_is_installed() -> None:
     assert LORE.is_file()
+
+
+_RUN = """
+import atexit, sys
+atexit.register(lambda: print("exit handler ran", file=sys.stderr))
+sys.argv = ["lore", *sys.argv[2:]]
+from lorekeeper.cli import main, run
+run() if sys.argv[1:] and __import__("os").environ["HOW"] == "run" else main()
+"""
+
+
+@pytest.mark.parametrize("args", [("list", "--json"), ("check-stale", "--json"), ("no-such-command",),
+                                  ("add", "Reads the password file", "--ref", "../../etc/passwd")])
+def test_the_quick_exit_keeps_what_a_normal_exit_does(ws: Path, args: tuple[str, ...]) -> None:
+    """`lore` (:func:`run`) skips the interpreter's teardown: its output, exit code and exit handlers are
+    those of a normal exit (:func:`main`)."""
+    def one(how: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-c", _RUN, "-", *args], cwd=ws, capture_output=True, text=True,
+                              timeout=60, env={**os.environ, "NO_COLOR": "1", "HOW": how})
+
+    normal, quick = one("main"), one("run")
+    assert quick.returncode == normal.returncode and quick.stdout == normal.stdout
+    assert "exit handler ran" in normal.stderr and "exit handler ran" in quick.stderr
+    assert normal.returncode != 0 or json.loads(quick.stdout)  # flushed whole
+
+
+def test_the_quick_exit_to_a_closed_pipe_is_a_normal_exits(ws: Path) -> None:
+    """Output to a pipe the reader already closed (`lore list | head -0`): the status of a normal exit,
+    without a traceback."""
+    def closed(how: str) -> tuple[int, bytes]:
+        proc = subprocess.Popen([sys.executable, "-c", _RUN, "-", "list"], cwd=ws, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, env={**os.environ, "HOW": how})
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.close()
+        return proc.wait(timeout=60), proc.stderr.read()
+
+    (normal, _), (quick, said) = closed("main"), closed("run")
+    assert quick == normal != 0 and b"Traceback" not in said
 
 
 def test_init_creates_the_store_and_is_idempotent(tmp_path: Path) -> None:
