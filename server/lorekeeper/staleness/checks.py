@@ -67,7 +67,7 @@ class PathCheck:
     def now(self, checker: StalenessChecker, item: Pending) -> bool:
         ref, index = item.ref, checker.index
         try:
-            checker.ws.inside(ref.target, item.base)
+            checker.ws.check_inside(ref.target, item.base)  # judged here; read (if ever) by the index
         except PathOutsideRoot:
             return True  # text that climbs out of the root is not a reference we read
         spellings = [ref.target, *([ref.alt] if ref.alt else [])]
