@@ -143,7 +143,7 @@ def _check_files(ws: Workspace, history: GitHistory, files: list[str], listing: 
     """Load and check the memory files ``files``: their findings, what each file's verdicts depend on,
     how many entries were checked, and the state (:func:`_stat`) of those files and their dependencies
     once checked (taken here, so that workers take them in parallel)."""
-    store = Store(ws)
+    store = Store(ws, keep_stats=True)
     store.load(only=set(files), files=listing)
     checker = StalenessChecker(ws, store, history=history)
     fresh = checker.check(store.live(), save=save)
@@ -213,7 +213,7 @@ def _check_in_parallel(ws: Workspace, history: GitHistory, files: list[str], lis
         return ([f.model_dump(mode="json") for f in fresh], rest, count, rest_seen,
                 (list(done), json.dumps(_records(done, seen.__getitem__, _no_code))[1:-1]))
 
-    answers = fork_map(check_share, shares, workers=len(shares))
+    answers = fork_map(check_share, shares, workers=len(shares), here=True)
     fresh: list[Finding] = []
     by_file: Slots = {}
     stats: Stats = {}

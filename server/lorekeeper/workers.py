@@ -79,11 +79,14 @@ def _run(span: tuple[int, int]) -> list[Any] | _Failed:
 
 
 def fork_map(fn: Callable[[T], R], items: Sequence[T], *, min_items: int = PARALLEL_MIN,
-             workers: int | None = None) -> list[R]:
-    """``[fn(x) for x in items]``, over :func:`worker_count` processes when that is more than one
-    (``workers`` forces a number: tests): this one and forked workers. ``fn`` need not be picklable; its
-    results must be. Where ``fn`` raises in a worker, this process computes that span again, so the error
-    is the serial path's."""
+             workers: int | None = None, here: bool = False) -> list[R]:
+    """``[fn(x) for x in items]``, over :func:`worker_count` forked processes when that is more than one
+    (``workers`` forces a number: tests). ``fn`` need not be picklable; its results must be. Where ``fn``
+    raises in a worker, this process computes that span again, so the error is the serial path's.
+
+    ``here``: this process is one of them (one fork fewer, and its results are not sent back). Suited to a
+    few even shares (check-stale's halves); over many small items, computing here while the pool's thread
+    takes the workers' results in made a plan at 120k entries ~10% slower, so by default this process waits."""
     count = worker_count(len(items), min_items) if workers is None else workers
     if count <= 1 or not items:
         return [fn(item) for item in items]
@@ -95,23 +98,23 @@ def fork_map(fn: Callable[[T], R], items: Sequence[T], *, min_items: int = PARAL
     _shared.update(fn=fn, items=items)
     parts: list[list[R] | _Failed | None] = [None] * len(spans)
 
-    def here(k: int) -> None:
+    def compute(k: int) -> None:
         start, end = spans[k]
         parts[k] = [fn(item) for item in items[start:end]]
 
     try:
-        # This process is one of the ``count``. It computes the last span, then takes spans from the end
-        # of the queue that no worker has started (a queued future can still be cancelled); the workers
-        # take them from the front. A worker lives for one call: collecting would only walk (and copy)
-        # the heap it inherited.
-        with ProcessPoolExecutor(count - 1, mp_context=multiprocessing.get_context("fork"),
+        # A worker lives for one call: collecting would only walk (and copy) the heap it inherited.
+        with ProcessPoolExecutor(count - 1 if here else count, mp_context=multiprocessing.get_context("fork"),
                                  initializer=gc.disable) as pool:
-            futures = [pool.submit(_run, span) for span in spans[:-1]]
+            futures = [pool.submit(_run, span) for span in (spans[:-1] if here else spans)]
             try:
-                here(len(spans) - 1)
-                for k in range(len(futures) - 1, -1, -1):
-                    if futures[k].cancel():
-                        here(k)
+                if here:
+                    # The last span, then those no worker has started, from the end (a queued future can
+                    # still be cancelled); the workers take them from the front.
+                    compute(len(spans) - 1)
+                    for k in range(len(futures) - 1, -1, -1):
+                        if futures[k].cancel():
+                            compute(k)
                 for k, future in enumerate(futures):
                     if parts[k] is None:
                         parts[k] = future.result()

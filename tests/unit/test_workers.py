@@ -24,6 +24,9 @@ def test_the_workers_give_the_loops_list_in_order() -> None:
     assert fork_map(lambda x: len(x) + offset, items, workers=1) == expected
     assert fork_map(lambda x: len(x) + offset, items, workers=2) == expected
     assert fork_map(lambda x: len(x) + offset, items, workers=3) == expected
+    assert fork_map(lambda x: len(x) + offset, items, workers=2, here=True) == expected
+    assert fork_map(lambda x: len(x) + offset, items, workers=3, here=True) == expected
+    assert fork_map(lambda x: len(x) + offset, items[:1], workers=2, here=True) == expected[:1]
     assert fork_map(len, [], workers=2) == []
 
 
@@ -36,6 +39,10 @@ def test_an_error_in_a_worker_is_the_serial_paths_error() -> None:
 
     with pytest.raises(KeyError, match="no 537"):
         fork_map(fn, list(range(1000)), workers=2)
+    with pytest.raises(KeyError, match="no 537"):  # raised here, or in a worker and computed again here
+        fork_map(fn, list(range(1000)), workers=2, here=True)
+    with pytest.raises(KeyError, match="no 537"):
+        fork_map(fn, list(range(600)), workers=2, here=True)  # (537 in this process's own last span)
 
 
 def test_how_many_workers(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -43,8 +43,9 @@ class AddResult:
 class Store:
     """All entries of a workspace and the findings met while reading them."""
 
-    def __init__(self, ws: Workspace):
+    def __init__(self, ws: Workspace, *, keep_stats: bool = False):
         self.ws = ws
+        self._keep_stats = keep_stats
         self.entries: list[Entry] = []
         self.findings: list[Finding] = []
         #: What recovery did before loading (rolled-back batches, as messages).
@@ -52,7 +53,8 @@ class Store:
         #: The SHA-256 of each entry and MIF file's bytes as the last :meth:`load` read them, by
         #: workspace-relative path: what a plan made from these entries expects to find on disk.
         self.digests: dict[str, bytes] = {}
-        #: Each entry and MIF file's modification time (ns) and size as the last load read them.
+        #: With ``keep_stats``: each entry and MIF file's modification time (ns) and size as the last load
+        #: read them (a list a file: off by default, 120k of them cost a default collector ~0.9 s).
         self.stats: dict[str, list[int]] = {}
         #: What the last :meth:`load` read from each memory file, in reading order (for :meth:`reloaded`).
         self._per_file: dict[str, _FileRead] = {}
@@ -93,7 +95,7 @@ class Store:
         read): read everything again."""
         if not self._links_checked or not changed <= self._per_file.keys():
             return None
-        new = Store(self.ws)
+        new = Store(self.ws, keep_stats=self._keep_stats)
         digests = {path: digest for path, digest in self.digests.items() if path not in changed}
         new.stats = {path: stat for path, stat in self.stats.items() if path not in changed}
         per_file = {path: new._read_file(read.fmt, path, digests) if path in changed else read
@@ -120,7 +122,7 @@ class Store:
             return _FileRead(fmt, [], findings)
         reader = native.read_entry_file if fmt == "entry" else mif.read_mif_file
         entry, problems = reader(self.ws, str(self.ws.root) + os.sep + relpath, relpath, follow=not plain,
-                                 digests=digests, stats=self.stats)
+                                 digests=digests, stats=self.stats if self._keep_stats else None)
         return _FileRead(fmt, [entry] if entry is not None else [], problems)
 
     def _assemble(self, per_file: dict[str, _FileRead], digests: dict[str, bytes], links: bool) -> None:
