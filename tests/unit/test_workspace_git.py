@@ -150,3 +150,29 @@ def test_a_code_file_the_walk_saw_is_read_without_resolution_and_never_through_a
     (tree.root / "app.py").unlink()
     os.symlink(tree.root / "src/real.py", tree.root / "app.py")  # swapped for a link inside the root
     assert index.read("app.py") == b"def real(): pass\n"
+
+
+def test_refs_judged_after_the_walk_are_refused_as_without_it(tree: Tree, tmp_path: Path) -> None:
+    """check_inside skips resolving a regular file the walk saw; every other ref is resolved as before: the
+    store refuses the same refs whether the tree was walked before loading (check-stale) or not."""
+    import os
+
+    from lorekeeper.store import Store
+
+    (tmp_path / "secret.py").write_text("SECRET = 1\n")
+    tree.write("src/app.py", "def main(): pass\n")
+    os.symlink(tmp_path / "secret.py", tree.root / "src/out.py")  # a link out, there before the walk
+    os.symlink(tree.root / "src/app.py", tree.root / "src/alias.py")  # a link inside
+    refs = ["src/app.py", "src/out.py", "src/alias.py", "../secret.py", "src/../src/app.py", "src/missing.py"]
+    tree.entry("a.json", {"id": "a", "content": "refs", "refs": refs})
+
+    def rejected(walked: bool) -> list[str]:
+        ws = Workspace(tree.root)
+        if walked:
+            ws.rel_files()
+            assert ws.listed_plain("src/app.py") and not ws.listed_plain("src/out.py")
+        store = Store(ws)
+        store.load()
+        return [r.path for r in store.by_id()["a"].refs if r.rejected]
+
+    assert rejected(walked=True) == rejected(walked=False) == ["src/out.py", "../secret.py"]
