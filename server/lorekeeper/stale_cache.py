@@ -141,8 +141,9 @@ def _workers(files: int) -> int:
 def _check_files(ws: Workspace, history: GitHistory, files: list[str], listing: dict[str, list[str]],
                  save: bool = True) -> tuple[list[Finding], Slots, int, Stats, StalenessChecker]:
     """Load and check the memory files ``files``: their findings, what each file's verdicts depend on,
-    how many entries were checked, and the state (:func:`_stat`) of those files and their dependencies
-    once checked (taken here, so that workers take them in parallel)."""
+    how many entries were checked, and the state (:func:`_stat`) of those files and their dependencies:
+    as read, for the files the check read (the version its verdicts are about), else taken after the
+    check (here, so that workers take them in parallel)."""
     store = Store(ws, keep_stats=True)
     store.load(only=set(files), files=listing)
     checker = StalenessChecker(ws, store, history=history)
