@@ -176,3 +176,29 @@ def test_refs_judged_after_the_walk_are_refused_as_without_it(tree: Tree, tmp_pa
         return [r.path for r in store.by_id()["a"].refs if r.rejected]
 
     assert rejected(walked=True) == rejected(walked=False) == ["src/out.py", "../secret.py"]
+
+
+def test_an_index_told_of_edits_answers_as_a_fresh_index(tree: Tree) -> None:
+    """``CodeIndex.forget`` (a save in the editor) re-reads the words of the files edited in place: who
+    mentions a name, and where a qualified name is defined (qualifier in the text or in the module
+    path), is then what a new index finds, in the same order (the first file is the one fingerprinted)."""
+    from lorekeeper.refs.index import CodeIndex
+
+    tree.write("a/jobs.py", "class Service:\n    def run(self): pass\n")
+    tree.write("b/jobs.py", "def run(): pass\n")
+    tree.write("c/service.py", "def run(): pass\n")
+    tree.write("d/other.py", "def run(): pass\n")
+    names = {"run", "Service.run", "service.run", "Worker.run"}
+    index = CodeIndex(Workspace(tree.root))
+    before = index.files_mentioning(names)
+    assert before["Service.run"] == ["a/jobs.py"] and before["service.run"] == ["c/service.py"]
+    assert before["run"] == ["a/jobs.py", "b/jobs.py", "c/service.py", "d/other.py"]
+    assert before["Worker.run"] == []
+    tree.write("a/jobs.py", "class Worker:\n    def run(self): pass\n")  # moved to another class
+    tree.write("d/other.py", "class Service:\n    def run(self): pass\n")
+    index.forget(["a/jobs.py", "d/other.py"])
+    fresh = CodeIndex(Workspace(tree.root))
+    assert index.files_mentioning(names) == fresh.files_mentioning(names)
+    assert index.files_mentioning(names)["Worker.run"] == ["a/jobs.py"]
+    assert index.where_defined("Service.run") == fresh.where_defined("Service.run") == ["d/other.py"]
+    assert index.where_defined("run") == fresh.where_defined("run")

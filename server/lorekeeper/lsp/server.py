@@ -193,9 +193,9 @@ class LoreServer(LanguageServer):
         through the link changes the file it leads to). A link's name is given as the file it leads to."""
         snapshot = self.snapshot
         assert self.ws is not None and snapshot is not None
-        read = snapshot.store.files()
+        store = snapshot.store
         real = {alias: path for path, aliases in snapshot.ws.aliases.items() for alias in aliases}
-        return {real.get(p, p) for p in changed if self.ws.reloads_store(p) or p in read}
+        return {real.get(p, p) for p in changed if self.ws.reloads_store(p) or store.holds(p)}
 
     def reload_memory(self, changed: set[str]) -> list[Finding] | None:
         """After memory files were modified in place (saved; none created or deleted): read only those

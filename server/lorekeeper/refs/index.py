@@ -54,7 +54,7 @@ class CodeIndex:
         self._cache_dirty = False
         self._manifests: dict[str, Manifest | None] = {}
         self._binaries: dict[str, set[str]] = {}
-        self._mentions: dict[str, list[str]] = {}
+        self._mentions: dict[str, set[str]] = {}  # word asked about -> the code files that mention it
         self._file_words: dict[str, set[str]] = {}  # path -> the asked-about words it mentions
         self._hashes: dict[str, str | None] = {}
         #: Each file read: its modification time (ns) and size, from the open file (the version read).
@@ -388,24 +388,27 @@ class CodeIndex:
             # (in-place changes: no file appeared or went, so what paths resolve to is unchanged)
             if not self._mentions:
                 continue
+            mentions = self._mentions
             for word in self._file_words.pop(path, set()):
-                self._mentions[word].remove(path)
+                mentions[word].discard(path)
             data = self.read(path) if language_of(path) else None
             if data is not None:
-                found = set(self._mentions).intersection(m.decode("ascii") for m in _IDENTIFIER.findall(data))
+                # (the file's own words looked up: the words asked about are as many as the memories)
+                found = {word for m in set(_IDENTIFIER.findall(data)) if (word := m.decode("ascii")) in mentions}
                 for word in found:
-                    self._mentions[word].append(path)
+                    mentions[word].add(path)
                 self._file_words[path] = found
 
     def files_mentioning(self, names: set[str]) -> dict[str, list[str]]:
         """For each name, the code files that mention every part of it (``StripeClient.createCharge``:
-        files with both ``StripeClient`` and ``createCharge``): one pass over the code files for all
-        words not asked before."""
+        files with both ``StripeClient`` and ``createCharge``), or whose module path names a qualifier
+        (``utils.parse`` in ``a/utils.py``), in path order: one pass over the code files for all words not
+        asked before."""
         wanted = {n: [w for w in n.split(".") if w] for n in names}
         missing = {word for words in wanted.values() for word in words if word not in self._mentions}
         if missing:
             for word in missing:
-                self._mentions[word] = []
+                self._mentions[word] = set()
             # Compared as bytes (no decoding of the ~1.7M identifiers of a 3,000-file tree).
             wanted_bytes = {word.encode("utf-8"): word for word in missing}
             for path in self.code_files:
@@ -414,16 +417,15 @@ class CodeIndex:
                     continue
                 found = {wanted_bytes[m] for m in wanted_bytes.keys() & set(_IDENTIFIER.findall(data))}
                 for word in found:
-                    self._mentions[word].append(path)
+                    self._mentions[word].add(path)
                 if found:
                     self._file_words.setdefault(path, set()).update(found)
         result: dict[str, list[str]] = {}
         for name, words in wanted.items():
-            files = self._mentions[words[-1]] if words else []
+            files = self._mentions[words[-1]] if words else set()
             for word in words[:-1]:
-                others = set(self._mentions[word])
-                files = [f for f in files if f in others or in_module_path(word, f)]
-            result[name] = files
+                files = narrowed(files, self._mentions[word], word)
+            result[name] = sorted(files)
         return result
 
     def where_defined(self, name: str) -> list[str]:
@@ -450,6 +452,18 @@ class CodeIndex:
 
 #: Below this many code files to parse, one process does it (starting workers costs more than it saves).
 PARSE_AHEAD_MIN_FILES = 400
+
+
+def narrowed(files: set[str], mentioning: set[str], word: str) -> set[str]:
+    """The files among ``files`` that mention ``word`` (``mentioning``) or whose module path names it
+    (:func:`in_module_path`). Set operations, and one substring test for all the other paths at once:
+    a qualifier (``Service.run``) narrows thousands of files mentioning ``run`` at C speed."""
+    kept = files & mentioning
+    if len(kept) < len(files):
+        rest = files - kept
+        if word in "\n".join(rest):
+            kept |= {f for f in rest if in_module_path(word, f)}
+    return kept
 
 
 def in_module_path(word: str, path: str) -> bool:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..model import Entry, Finding, ReplaceRefFix, ReplaceTextFix, Severity, VerifyFix
 from ..refs.extract import BUN_BUILTINS, PNPM_BUILTINS, YARN_BUILTINS
 from ..refs.history import parallel
-from ..refs.index import in_module_path
+from ..refs.index import narrowed
 from ..refs.manifests import WELL_KNOWN_TOOLS, parse_manifest
 from ..refs.symbols import FileSymbols, file_symbols, language_of, qualified_definition
 from ..refs.versions import declared_version, folders_up, version_matches
@@ -339,8 +339,7 @@ class SymbolCheck:
                 parts = _words(item.ref.target)
                 files = set(found.get(parts[-1], set())) if parts else set()
                 for word in parts[:-1]:
-                    mentioning = found.get(word, set())
-                    files = {f for f in files if f in mentioning or in_module_path(word, f)}
+                    files = narrowed(files, found.get(word, set()), word)
                 wanted[id(item)] = sorted(files, key=lambda p: (item.ref.target.rsplit(".", 1)[-1].lower() not in p.lower(), p))[:_MAX_FILES_PER_SYMBOL]
             symbols = _symbols_at(checker, commit, {p for files in wanted.values() for p in files})
             defined: list[tuple[Pending, list[str]]] = []

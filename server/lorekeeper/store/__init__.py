@@ -103,9 +103,9 @@ class Store:
         new._assemble(per_file, digests, links=True)
         return new
 
-    def files(self) -> set[str]:
-        """The memory files the last :meth:`load` read (workspace-relative, as entries name them)."""
-        return set(self._per_file)
+    def holds(self, relpath: str) -> bool:
+        """Whether the last :meth:`load` read this memory file (workspace-relative, as entries name them)."""
+        return relpath in self._per_file
 
     def _read_file(self, fmt: str, relpath: str, digests: dict[str, bytes]) -> _FileRead:
         """One memory file's entries, as read (before :meth:`_check_links`), and its problems."""
