@@ -230,6 +230,54 @@ def test_kept_grouping_finds_what_a_fresh_plan_finds(start: list[tuple[int, str,
         assert memo.grouped.regrouped <= {e.id for e in entries} | {f"e{n:03}" for n in range(numbers)}
 
 
+def test_a_kept_search_asks_the_verifier_only_about_pairs_of_new_texts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a save, the contradictions are found again over every candidate pair, but the verifier is
+    asked only about pairs with a text it did not judge in the last search; the answer is a fresh one's."""
+    from lorekeeper.model import Entry, Location
+
+    def entry(name: str, text: str) -> Entry:
+        return Entry(id=name, content=text, location=Location(path=f"{name}.json"))
+
+    asked: list[list[tuple[str, str]]] = []
+    real = rules.compare_all
+
+    def counted(pairs: list[tuple[str, str]]) -> list[verify.Comparison]:
+        asked.append(list(pairs))
+        return real(pairs)
+
+    monkeypatch.setattr(rules, "compare_all", counted)
+    entries = [entry("a", "The API timeout is 30 seconds."), entry("b", "The API timeout is 60 seconds."),
+               entry("c", "The retry limit is 3 attempts."), entry("d", "The retry limit is 5 attempts.")]
+    memo = rules.SearchMemo()
+
+    def search() -> tuple[list[list[str]], list[tuple[str, str]]]:
+        """The contradictions a kept search finds, and the pairs it asked the verifier about."""
+        asked.clear()
+        kept = rules.Planner(entries, CompactionConfig(), NOW)
+        kept.search = memo
+        kept.same_facts()
+        kept.find_conflicts()
+        pairs = [pair for call in asked for pair in call]
+        fresh = rules.Planner(entries, CompactionConfig(), NOW)
+        fresh.dedup()
+        fresh.merge()
+        assert _found(kept) == _found(fresh)
+        return sorted(sorted(c["entries"]) for c in kept.conflicts), pairs
+
+    found, pairs = search()
+    assert found == [["a", "b"], ["c", "d"]] and len(pairs) >= 2
+    entries[3] = entry("d", "The retry limit is 7 attempts.")  # saved: c and d still disagree
+    found, pairs = search()
+    assert found == [["a", "b"], ["c", "d"]]
+    assert pairs and all("The retry limit is 7 attempts." in pair for pair in pairs)
+    entries[1] = entry("b", "Deploys go through staging.")  # no longer about the timeout
+    found, pairs = search()
+    assert found == [["c", "d"]]
+    assert all("Deploys go through staging." in pair for pair in pairs)
+    found, pairs = search()  # nothing changed: nothing asked
+    assert found == [["c", "d"]] and pairs == []
+
+
 def test_kept_grouping_follows_a_chain_of_keys() -> None:
     """a shares its normalised text with b, b a fact key with c (b merges into c): when a changes, b and
     c are grouped again together, not b alone."""

@@ -327,14 +327,18 @@ def test_incremental_recheck_touches_only_dependants(tree: Tree) -> None:
 
     checker = StalenessChecker(ws, Store.open(ws))
     assert checker.check() == []
+    assert checker.findings() == []  # (kept until a result changes)
     assert checker.reverse_index()["b.py"] == {"b"}
     tree.write("b.py", "def gamma(): pass\n")
     findings = checker.recheck(["b.py"])
+    assert checker.findings() == findings
     assert checker.checked == ["b"]
     assert [(f.entry, f.kind) for f in findings] == [("b", "stale-symbol")]
     assert "removed in uncommitted changes" in findings[0].message
     assert checker.recheck(["README.md"]) == [] and checker.checked == []
     assert checker.findings() == findings  # the earlier verdicts stand
+    tree.write("b.py", "def beta(): pass\n")
+    assert checker.recheck(["b.py"]) == [] and checker.findings() == []
 
 
 def test_a_file_at_a_past_commit_is_parsed_once_per_checker(tree: Tree, monkeypatch) -> None:

@@ -32,7 +32,7 @@ from ..text import TEXT_CACHE, normalize, terms
 from ..workers import fork_map
 from .plan import PlanOperation
 from .updates import anchors, context, marks_change, retired
-from .verify import compare_all, compatible, fact_key, fact_keys, fact_size, prepared
+from .verify import Comparison, compare_all, compatible, fact_key, fact_keys, fact_size, prepared
 
 if TYPE_CHECKING:
     from ..workspace import Workspace
@@ -243,7 +243,16 @@ class Planner:
             if b in entry.coexists_with or a in other.coexists_with:
                 continue
             asked.append((*_newer(entry, other), score))
-        verdicts = compare_all([(older.content, newer.content) for newer, older, _ in asked])
+        texts = [(older.content, newer.content) for newer, older, _ in asked]
+        memo = self.search
+        if memo is None:
+            verdicts = compare_all(texts)
+        else:  # the verdicts of the last search, for the pairs of texts asked again (most, after a save)
+            last = memo.verdicts
+            missing = [pair for pair in texts if pair not in last]
+            learnt = dict(zip(missing, compare_all(missing), strict=True))
+            verdicts = [last[pair] if pair in last else learnt[pair] for pair in texts]
+            memo.verdicts = dict(zip(texts, verdicts, strict=True))
         for (newer, older, score), verdict in zip(asked, verdicts, strict=True):
             if verdict.verdict != "conflict" or (newer.id, older.id) in known:
                 continue
@@ -578,6 +587,8 @@ class SearchMemo:
         self.contexts: dict[str, frozenset[str]] = {}
         self.sharing: _Sharing | None = None
         self.grouped: _Grouped | None = None
+        #: The verifier's verdicts on the last search's candidate pairs, by (older text, newer text).
+        self.verdicts: dict[tuple[str, str], Comparison] = {}
 
     def read(self, texts: list[str]) -> list[_Features]:
         """The features of ``texts`` (in order), see :func:`_through`."""

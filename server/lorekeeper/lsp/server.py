@@ -217,8 +217,8 @@ class LoreServer(LanguageServer):
                     return None
                 found = memory_findings(store, self.config, self._search, save=False)  # saved by full checks
                 found += _kept_verdicts(ws, snapshot.checker)
-                self._publish_snapshot(Snapshot.build(self._next_generation(), ws, store, snapshot.checker,
-                                                      self.config, found))
+                self._publish_snapshot(Snapshot.build(self._next_generation(), ws, store, snapshot.checker, self.config,
+                                                      found, file_entries=snapshot.file_entries_after(store, changed)))
             return self.all_findings()
 
     def expect_edit(self, operation: Any, seconds: float = 600.0) -> None:

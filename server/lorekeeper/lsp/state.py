@@ -46,10 +46,14 @@ class Snapshot:
 
     @classmethod
     def build(cls, generation: int, ws: Workspace, store: Store, checker: StalenessChecker, config: CompactionConfig,
-              memory_findings: list[Finding] | tuple[Finding, ...], memo: dict[str, Any] | None = None) -> Snapshot:
-        file_entries: dict[str, list[str]] = {}
-        for entry in store.entries:
-            file_entries.setdefault(entry.location.path, []).append(entry.id)
+              memory_findings: list[Finding] | tuple[Finding, ...], memo: dict[str, Any] | None = None,
+              file_entries: dict[str, list[str]] | None = None) -> Snapshot:
+        """``file_entries``: the store's entry ids by file, where the caller knows them (see
+        :meth:`file_entries_after`)."""
+        if file_entries is None:
+            file_entries = {}
+            for entry in store.entries:
+                file_entries.setdefault(entry.location.path, []).append(entry.id)
         findings = tuple(_ordered([*memory_findings, *checker.findings()]))
         by_file: dict[str, list[Finding]] = {}
         by_entry: dict[str, list[Finding]] = {}
@@ -61,6 +65,22 @@ class Snapshot:
                    memory_findings=tuple(memory_findings), flat=findings, by_id=store.by_id(),
                    file_entries=file_entries, by_file=by_file, by_entry=by_entry,
                    memo=memo if memo is not None else {})
+
+    def file_entries_after(self, store: Store, changed: set[str]) -> dict[str, list[str]] | None:
+        """:attr:`file_entries` of ``store``, this snapshot's store with the memory files ``changed`` read
+        again (:meth:`Store.reloaded`: every other file's entries are this store's): only those files'
+        lists are made again. ``None`` where an entry of theirs is located in another file than the one
+        it was read from (then only a pass over every entry says which lists changed)."""
+        file_entries = dict(self.file_entries)
+        for path in changed:
+            now = store.read_from(path)
+            if any(e.location.path != path for e in (*self.store.read_from(path), *now)):
+                return None
+            if now:
+                file_entries[path] = [e.id for e in now]
+            else:
+                file_entries.pop(path, None)
+        return file_entries
 
     def after_recheck(self, generation: int, checked: Iterable[str]) -> Snapshot:
         """The next snapshot once the checker re-checked some entries (same store, new findings): only

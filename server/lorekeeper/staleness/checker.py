@@ -70,6 +70,7 @@ class StalenessChecker:
         self.verifications = Verifications.load(ws)
         self.baselines = Baselines(ws, self.history, self.verifications)
         self.results: dict[str, EntryResult] = {}
+        self._findings: list[Finding] | None = None  # :meth:`findings`, until a result changes
         self._reverse: dict[str, set[str]] = {}  # workspace path -> dependent entry ids
         self._indexed: dict[str, set[str]] = {}  # entry id -> the paths it was indexed under
         self._by_id: dict[str, Entry] | None = None
@@ -116,6 +117,7 @@ class StalenessChecker:
         self.history.settle()  # every answer git was asked for in the background is in
         self._report_history_problems(targets)
         self._index_results(self.checked)
+        self._findings = None  # (the results' findings were added to as the check went)
         self._words.update(d[len(WORD):] for i in self.checked for d in self._indexed.get(i, ()) if d.startswith(WORD))
         if save:
             self.save()
@@ -123,8 +125,11 @@ class StalenessChecker:
         return sorted(found, key=lambda f: (f.source, f.line or 0, f.kind, f.ref or ""))
 
     def findings(self) -> list[Finding]:
-        out = [f for r in self.results.values() for f in r.findings]
-        return sorted(out, key=lambda f: (f.source, f.line or 0, f.kind, f.ref or ""))
+        """Every result's findings, in file and line order (worked out again once a result changed)."""
+        if self._findings is None:
+            out = [f for r in self.results.values() for f in r.findings]
+            self._findings = sorted(out, key=lambda f: (f.source, f.line or 0, f.kind, f.ref or ""))
+        return list(self._findings)
 
     def reverse_index(self) -> dict[str, set[str]]:
         """Workspace path -> ids of the entries whose verdict depends on it (kept up to date as entries
@@ -306,11 +311,13 @@ class StalenessChecker:
 
     def _set_result(self, entry_id: str, result: EntryResult) -> None:
         self._drop_result(entry_id)
+        self._findings = None
         self.results[entry_id] = result
         self._indexed[entry_id] = result.depends_on  # the same set: filled in as the check goes
 
     def _drop_result(self, entry_id: str) -> None:
         self.results.pop(entry_id, None)
+        self._findings = None
         for path in self._indexed.pop(entry_id, ()):
             holders = self._reverse.get(path)
             if holders is not None:
