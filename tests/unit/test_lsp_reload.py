@@ -55,6 +55,8 @@ def _state(ls: LoreServer) -> dict[str, Any]:
         "findings": [f.model_dump(mode="json") for f in snapshot.findings],
         "entries": [e.model_dump(mode="json") for e in snapshot.store.entries],
         "live": [e.id for e in snapshot.store.live()],
+        "live_ids": sorted(snapshot.store.live_ids()),
+        "by_id": {k: e.model_dump(mode="json") for k, e in snapshot.store.by_id().items()},
         "file_entries": snapshot.file_entries,
         "by_entry": {k: [f.model_dump(mode="json") for f in v] for k, v in snapshot.by_entry.items()},
     }
@@ -176,6 +178,14 @@ def test_unchanged_files_share_their_entries_with_the_last_state(tree: Tree) -> 
     assert after.by_id["b"] is before.by_id["b"] and after.by_id["a"] is not before.by_id["a"]
     assert before.by_id["a"].content == "The entry point is `main` in `src/app.py`."  # the old state is untouched
     assert after.checker.checked == ["a"]  # its entry alone was checked
+    # The store was patched, not assembled again: the positions, links and liveness carried over.
+    layout = after.store._layout
+    assert layout is not None and layout.as_read[layout.position["a"]] is after.by_id["a"]
+    assert [after.store.entries[at].id for at in layout.linked] == ["m1"]
+    # A bullet added moves the lines below it: the store is assembled again, and lays itself out anew.
+    assert _save(ls, tree, paths["claude"], CLAUDE + "- Releases are tagged on main.\n")
+    assert ls.snapshot.store._layout is None
+    assert _state(ls) == _fresh(tree)
 
 
 def test_a_memory_file_behind_a_symlink_is_read_again_whichever_name_is_saved(tree: Tree) -> None:
@@ -205,7 +215,8 @@ _BULLETS = ["Start at `main()` in `src/app.py`.", "The API timeout is 30 seconds
             "`gone_soon()` in `src/other.py` cleans up.", "Deploys go through staging."]
 _EDITS = st.one_of(
     st.tuples(st.just("entry"), st.integers(0, 3), st.sampled_from(_IDS), st.sampled_from(_TEXTS),
-              st.sampled_from([None, "k1", "e0", "gone"]), st.sampled_from(_REFS)),
+              st.sampled_from([None, "k1", "e0", "gone", "CLAUDE.md:3", "CLAUDE.md:4"]), st.sampled_from(_REFS),
+              st.sampled_from(["merged_into", "superseded_by"])),
     st.tuples(st.just("broken"), st.integers(0, 3)),
     st.tuples(st.just("claude"), st.lists(st.sampled_from(_BULLETS), max_size=4)),
     st.tuples(st.just("mif"), st.sampled_from(_TEXTS)),
@@ -215,9 +226,10 @@ _EDITS = st.one_of(
 @given(st.lists(_EDITS, min_size=1, max_size=5))
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_any_sequence_of_memory_saves_leaves_the_state_a_fresh_server_builds(edits: list[tuple[Any, ...]]) -> None:
-    """Saves of entries (ids, links, refs, texts that repeat or contradict each other), broken files,
-    bullets and a MIF file, in any order: after each, the server's state is a fresh server's, whether
-    the file alone was read again or everything was."""
+    """Saves of entries (ids, links to entries and to bullets, refs, texts that repeat or contradict each
+    other), broken files, bullets and a MIF file, in any order: after each, the server's state is a fresh
+    server's, whether the file alone was read again or everything was, and whether the store was
+    patched or assembled again."""
     tree = Tree(Path(tempfile.mkdtemp(prefix="lore-reload-")))
     try:
         tree.write("src/app.py", APP)
@@ -233,10 +245,10 @@ def test_any_sequence_of_memory_saves_leaves_the_state_a_fresh_server_builds(edi
         ls.full_check()
         for edit in edits:
             if edit[0] == "entry":
-                _, n, entry_id, text, link, ref = edit
+                _, n, entry_id, text, link, ref, field = edit
                 data: dict[str, Any] = {"id": entry_id, "content": text}
                 if link:
-                    data["merged_into"] = link
+                    data[field] = link
                 if ref:
                     data["refs"] = [ref]
                 path, body = f".lore/memory/entries/f{edit[1]}.json", json.dumps(data)

@@ -341,6 +341,40 @@ def test_incremental_recheck_touches_only_dependants(tree: Tree) -> None:
     assert checker.recheck(["b.py"]) == [] and checker.findings() == []
 
 
+def test_the_kept_findings_are_patched_as_results_change_and_stay_in_a_fresh_sorts_order(tree: Tree) -> None:
+    """A recheck of a few entries patches the sorted findings in place (a save at 10k entries sorted
+    them all); what it gives is always what sorting every result's findings gives."""
+    from lorekeeper.staleness.checker import _finding_order
+    from lorekeeper.store import Store
+
+    for n in range(6):
+        tree.write(f"m{n}.py", "def alpha(): pass\n\ndef beta(): pass\n")
+        for k in range(4):
+            tree.entry(f"e{n}{k}.json", {"id": f"e{n}{k}", "content": f"`alpha` and `beta` in `m{n}.py`, case {k}",
+                                        "refs": [{"path": f"m{n}.py", "symbol": "alpha"}, {"path": f"m{n}.py", "symbol": "beta"}]})
+    commit(tree, "initial")
+    checker = StalenessChecker(Workspace(tree.root), Store.open(Workspace(tree.root)))
+    checker.check()
+    assert checker.findings() == []
+
+    def fresh() -> list:
+        return sorted((f for r in checker.results.values() for f in r.findings), key=_finding_order)
+
+    for n, body in [(2, "def beta(): pass\n"), (4, ""), (2, "def alpha(): pass\n"), (4, "def alpha(): pass\n"),
+                    (2, "def alpha(): pass\n\ndef beta(): pass\n"), (0, "")]:
+        kept = checker._findings
+        tree.write(f"m{n}.py", body)
+        checker.recheck([f"m{n}.py"])
+        assert checker.checked == [f"e{n}{k}" for k in range(4)]
+        assert checker.findings() == fresh()
+        assert checker._findings is kept  # patched, not sorted again
+    assert {f.entry for f in checker.findings()} == {*(f"e0{k}" for k in range(4)), *(f"e4{k}" for k in range(4))}
+    for n in range(6):  # many results at once: sorted again
+        tree.write(f"m{n}.py", "")
+    checker.recheck([f"m{n}.py" for n in range(6)])
+    assert checker.findings() == fresh() and len(checker.findings()) == 48
+
+
 def test_a_file_at_a_past_commit_is_parsed_once_per_checker(tree: Tree, monkeypatch) -> None:
     """An editor saving a file whose name went missing asks again what the name's files held at the
     memory's commit: the answer is the same each time, so it is parsed once."""

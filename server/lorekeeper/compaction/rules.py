@@ -21,6 +21,8 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cache, lru_cache
+from itertools import chain, compress
+from operator import attrgetter, is_not, itemgetter, not_
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +45,11 @@ DERIVED = "compaction"  # the ``source`` of entries compaction wrote (fused, con
 
 #: :func:`normalize`, remembered: dedup and the conflict search both read every text's.
 _normal = lru_cache(maxsize=TEXT_CACHE)(normalize)
+
+
+_id_of = attrgetter("id")
+_content_of = attrgetter("content")
+_sources_of = attrgetter("sources")
 
 
 def _stamp(now: datetime) -> str:
@@ -68,11 +75,14 @@ def _newer(a: Entry, b: Entry) -> tuple[Entry, Entry]:
 class Planner:
     """Builds the operations of one compaction plan from a store's entries."""
 
-    def __init__(self, entries: list[Entry], config: CompactionConfig, now: datetime):
+    def __init__(self, entries: list[Entry], config: CompactionConfig, now: datetime, *,
+                 by_id: dict[str, Entry] | None = None, live: list[Entry] | None = None):
+        """``by_id`` and ``live``: the entries by id (the last of an id used twice) and the live ones in
+        order, where the caller has them (a store's :meth:`~.Store.by_id` and :meth:`~.Store.live`)."""
         self.config = config
         self.now = now
-        self.by_id = {e.id: e for e in entries}
-        self.pool = [e for e in entries if e.live]
+        self.by_id = by_id if by_id is not None else {e.id: e for e in entries}
+        self.pool = live if live is not None else [e for e in entries if e.live]
         self.consumed: set[str] = set()
         self.operations: list[PlanOperation] = []
         self.conflicts: list[dict[str, Any]] = []
@@ -92,8 +102,9 @@ class Planner:
         consumed, last = len(self.consumed), self._available.get(writable_only)
         if last is None:
             last = (-1, [e for e in self.pool if not writable_only or e.format in WRITABLE])
-        if last[0] != consumed:
-            last = (consumed, [e for e in last[1] if e.id not in self.consumed])
+        if last[0] != consumed:  # (at C speed: a save in the editor asks this of a 10k pool)
+            kept = map(not_, map(self.consumed.__contains__, map(_id_of, last[1])))
+            last = (consumed, list(compress(last[1], kept)))
             self._available[writable_only] = last
         return list(last[1])
 
@@ -194,7 +205,7 @@ class Planner:
         last = memo.grouped if memo is not None else None
         if memo is not None:
             memo.grouped = None  # until it is this answer's, whole
-        ids = [e.id for e in self.pool]
+        ids = list(map(_id_of, self.pool))
         entries = dict(zip(ids, self.pool, strict=True))
         if memo is None or len(entries) != len(ids):  # ids used twice: the answer is not kept by id
             self._group_all()
@@ -204,12 +215,12 @@ class Planner:
             self._group_all()
             last = _Grouped(settings, entries, self.operations)
         else:
-            within = [e for e in self.pool if e.id in last.regrouped]
+            within = list(compress(self.pool, map(last.regrouped.__contains__, ids)))
             again = Planner(within, self.config, self.now)
             again._group_all()
             self.operations = [op for op in last.operations if not last.regrouped.intersection(op.sources)
                                and (op.result or {}).get("id") not in last.regrouped] + again.operations
-            self.consumed = {i for op in self.operations for i in op.sources}
+            self.consumed = set(chain.from_iterable(map(_sources_of, self.operations)))
             last.operations = list(self.operations)
         memo.grouped = last
 
@@ -237,13 +248,37 @@ class Planner:
         both true (``coexists_with``) are left alone."""
         known = {tuple(c["entries"]) for c in self.conflicts if c["kind"] == "contradiction"}
         pool = self.available(writable_only=False)
-        asked: list[tuple[Entry, Entry, float]] = []  # (newer, older, similarity)
-        for (a, b), score in sorted(self._candidates(pool).items()):
-            entry, other = self.by_id[a], self.by_id[b]
-            if b in entry.coexists_with or a in other.coexists_with:
+        candidates = self._candidates(pool)
+        if self.search is None:
+            judged = self._judged(candidates)
+            conflicting = {pair: j for pair, j in judged.items() if j is not None and j[3].verdict == "conflict"}
+        else:
+            conflicting = self._judged_again(pool, candidates, self.search)
+        for pair in sorted(conflicting):
+            newer, older, score, verdict = conflicting[pair]
+            if (newer.id, older.id) in known:
                 continue
-            asked.append((*_newer(entry, other), score))
-        texts = [(older.content, newer.content) for newer, older, _ in asked]
+            self.conflicts.append({
+                "kind": "contradiction", "entries": [newer.id, older.id], "similarity": int(score),
+                "old": verdict.old, "new": verdict.new, "reason": verdict.reason,
+                "message": f"{newer.id} and {older.id} disagree ({verdict.reason}); both stay until one is "
+                           f"kept — newer: {_short(newer.content)} / older: {_short(older.content)}"})
+
+    def _judged(self, candidates: dict[tuple[str, str], float], *, kept: bool = False) -> dict[tuple[str, str], _Judgement | None]:
+        """The verifier's judgement of each candidate pair (ids in order, with their similarity): the newer
+        entry, the older, the similarity and the verdict on the older text given the newer; ``None`` for
+        a pair a person marked as both true (``coexists_with``), which is not asked about. With
+        :attr:`search`, the verdicts on pairs of texts judged before are reused; ``kept``: they are added
+        to (a kept search's pairs), else they become this search's."""
+        asked: list[tuple[tuple[str, str], Entry, Entry, float]] = []  # (pair, newer, older, similarity)
+        judged: dict[tuple[str, str], _Judgement | None] = {}
+        for pair, score in candidates.items():
+            entry, other = self.by_id[pair[0]], self.by_id[pair[1]]
+            if pair[1] in entry.coexists_with or pair[0] in other.coexists_with:
+                judged[pair] = None
+                continue
+            asked.append((pair, *_newer(entry, other), score))
+        texts = [(older.content, newer.content) for _, newer, older, _ in asked]
         memo = self.search
         if memo is None:
             verdicts = compare_all(texts)
@@ -252,15 +287,40 @@ class Planner:
             missing = [pair for pair in texts if pair not in last]
             learnt = dict(zip(missing, compare_all(missing), strict=True))
             verdicts = [last[pair] if pair in last else learnt[pair] for pair in texts]
-            memo.verdicts = dict(zip(texts, verdicts, strict=True))
-        for (newer, older, score), verdict in zip(asked, verdicts, strict=True):
-            if verdict.verdict != "conflict" or (newer.id, older.id) in known:
-                continue
-            self.conflicts.append({
-                "kind": "contradiction", "entries": [newer.id, older.id], "similarity": int(score),
-                "old": verdict.old, "new": verdict.new, "reason": verdict.reason,
-                "message": f"{newer.id} and {older.id} disagree ({verdict.reason}); both stay until one is "
-                           f"kept — newer: {_short(newer.content)} / older: {_short(older.content)}"})
+            if not kept:
+                memo.verdicts = dict(zip(texts, verdicts, strict=True))
+            else:
+                last.update(learnt)
+        for (pair, newer, older, score), verdict in zip(asked, verdicts, strict=True):
+            judged[pair] = (newer, older, score, verdict)
+        return judged
+
+    def _judged_again(self, pool: list[Entry], candidates: dict[tuple[str, str], float],
+                      memo: SearchMemo) -> dict[tuple[str, str], _Judgement]:
+        """The contradictions among ``candidates`` by pair, as :meth:`_judged` finds them, updating the
+        last search's answer (:class:`_Judged`): only the pairs that are new, scored otherwise, or join an
+        entry added, removed or changed (another object) are judged again. A save at 10k entries went
+        over ~4,000 pairs."""
+        entries = dict(zip(map(_id_of, pool), pool, strict=True))
+        last, memo.judged = memo.judged, None  # until it is this search's, whole
+        found = _changes(last.entries, entries) if last is not None and len(entries) == len(pool) else None
+        if last is None or found is None:
+            judged = self._judged(candidates)
+            last = _Judged(entries, candidates, judged)
+        else:
+            changed, gone = found
+            again = {pair for pair, _ in candidates.items() - last.scores.items()}
+            for entry_id in (*changed, *gone):
+                again.update(pair for pair in last.members.get(entry_id, ()) if pair in candidates)
+            for pair in again | (last.scores.keys() - candidates.keys()):
+                last.forget(pair)
+            for pair, judgement in self._judged({pair: candidates[pair] for pair in again}, kept=True).items():
+                last.learn(pair, judgement)
+            last.entries, last.scores = entries, candidates
+            if len(memo.verdicts) > 2 * len(candidates) + 100:  # verdicts on texts no longer asked about
+                memo.verdicts = {(j[1].content, j[0].content): j[3] for j in last.judged.values() if j is not None}
+        memo.judged = last
+        return last.conflicting
 
     def _candidates(self, pool: list[Entry]) -> dict[tuple[str, str], float]:
         """:func:`_candidate_pairs`, kept in ``.lore/cache/candidates.json`` for the same pool (ids and
@@ -575,6 +635,41 @@ def _similarity(a: _Features, b: _Features, cutoff: float) -> float:
         return fuzz.ratio(a[5], b[5], score_cutoff=cutoff)
     return fuzz.token_sort_ratio(a[0], b[0], score_cutoff=cutoff)
 
+#: What :meth:`Planner._judged` says of a candidate pair: (newer, older, similarity, the verifier's verdict).
+_Judgement = tuple[Entry, Entry, float, Comparison]
+
+
+class _Judged:
+    """The contradiction search's last answer over a pool: its entries by id, the candidate pairs with
+    their similarity, the pairs each entry is in, each pair's judgement and the pairs in conflict."""
+
+    def __init__(self, entries: dict[str, Entry], scores: dict[tuple[str, str], float],
+                 judged: dict[tuple[str, str], _Judgement | None]) -> None:
+        self.entries, self.scores = entries, scores
+        self.members: dict[str, set[tuple[str, str]]] = defaultdict(set)
+        self.judged: dict[tuple[str, str], _Judgement | None] = {}
+        self.conflicting: dict[tuple[str, str], _Judgement] = {}
+        for pair, judgement in judged.items():
+            self.learn(pair, judgement)
+
+    def learn(self, pair: tuple[str, str], judgement: _Judgement | None) -> None:
+        self.judged[pair] = judgement
+        self.members[pair[0]].add(pair)
+        self.members[pair[1]].add(pair)
+        if judgement is not None and judgement[3].verdict == "conflict":
+            self.conflicting[pair] = judgement
+
+    def forget(self, pair: tuple[str, str]) -> None:
+        if self.judged.pop(pair, False) is not False:
+            for entry_id in pair:
+                held = self.members.get(entry_id)
+                if held is not None:
+                    held.discard(pair)
+                    if not held:
+                        del self.members[entry_id]
+        self.conflicting.pop(pair, None)
+
+
 class SearchMemo:
     """What the duplicate search read and found, kept by a caller that searches again after a small
     change (the language server after a save). Each text is read once; a search over a pool that
@@ -589,6 +684,7 @@ class SearchMemo:
         self.grouped: _Grouped | None = None
         #: The verifier's verdicts on the last search's candidate pairs, by (older text, newer text).
         self.verdicts: dict[tuple[str, str], Comparison] = {}
+        self.judged: _Judged | None = None
 
     def read(self, texts: list[str]) -> list[_Features]:
         """The features of ``texts`` (in order), see :func:`_through`."""
@@ -605,9 +701,9 @@ def _through(kept: dict[str, Any], read: Callable[[str], Any], texts: list[str])
     """``[read(t) for t in texts]``, the texts ``kept`` lacks read (over worker processes when they are
     many) and added to it; and the dict to keep: texts no longer asked about are forgotten once they are
     as many as those that are."""
-    missing = [t for t in dict.fromkeys(texts) if t not in kept]
+    missing = [t for t in dict.fromkeys(texts) if t not in kept] if not kept.keys() >= set(texts) else []
     kept.update(zip(missing, fork_map(read, missing), strict=True))
-    found = [kept[t] for t in texts]
+    found = list(map(kept.__getitem__, texts))
     if len(kept) > 2 * len(texts) + 100:
         kept = {t: kept[t] for t in texts}
     return found, kept
@@ -620,8 +716,13 @@ _UPDATE_AT_MOST = 0.05
 def _changes(last: dict[str, Any], now: dict[str, Any]) -> tuple[list[str], list[str]] | None:
     """The ids whose value is another object in ``now`` than in ``last`` (added ones too), and the ids
     gone; ``None`` where they are too many to update an answer rather than start again."""
-    changed = [i for i, value in now.items() if last.get(i) is not value]
-    gone = [i for i in last if i not in now]
+    ids = list(now)
+    if len(last) == len(ids) and list(last) == ids:  # after a save, the same ids in the same order: at C speed
+        changed = list(compress(ids, map(is_not, now.values(), last.values())))
+        gone: list[str] = []
+    else:
+        changed = [i for i, value in now.items() if last.get(i) is not value]
+        gone = [i for i in last if i not in now]
     if len(changed) + len(gone) > max(10, _UPDATE_AT_MOST * len(now)):
         return None
     return changed, gone
@@ -806,9 +907,9 @@ def _candidate_pairs(pool: list[Entry], threshold: int, memo: SearchMemo | None 
     """Pairs of entries (ids in order) worth asking the verifier about, with their similarity. What it
     reads of each text is read over worker processes for a large store; ``memo`` keeps it, and what the
     last search found, between calls (:class:`SearchMemo`)."""
-    texts_of_pool = [e.content for e in pool]
+    texts_of_pool = list(map(_content_of, pool))
     features = fork_map(_features, texts_of_pool) if memo is None else memo.read(texts_of_pool)  # pool order
-    read = {e.id: f for e, f in zip(pool, features, strict=True)}
+    read = dict(zip(map(_id_of, pool), features, strict=True))
     cap = max(50, len(pool) // 100)
     sharing = memo.sharing if memo is not None else None
     if memo is not None:
@@ -820,11 +921,13 @@ def _candidate_pairs(pool: list[Entry], threshold: int, memo: SearchMemo | None 
     pairs = dict(sharing.pairs)
     # Updates in other words share little wording: they meet through what the update turns on.
     by_anchor: dict[str, list[Entry]] = defaultdict(list)
-    for entry, (_, _, found_anchors, *_) in zip(pool, features, strict=True):
+    anchored = list(map(itemgetter(2), features))
+    for entry, found_anchors in zip(compress(pool, anchored), compress(anchored, anchored), strict=True):
         for anchor in found_anchors:
             by_anchor[anchor].append(entry)
     holders: dict[str, set[str]] = defaultdict(set)
-    changing = [at for at, f in enumerate(features) if f[3] or f[4]]  # positions in the pool
+    # The positions (in the pool) of the texts that retire a value or say something changed.
+    changing = list(compress(range(len(features)), map(any, map(itemgetter(3, 4), features))))
     contexts: list[frozenset[str]] = []
     if changing:
         contexts = fork_map(context, texts_of_pool) if memo is None else memo.context(texts_of_pool)
