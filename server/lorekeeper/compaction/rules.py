@@ -685,6 +685,9 @@ class SearchMemo:
         #: The verifier's verdicts on the last search's candidate pairs, by (older text, newer text).
         self.verdicts: dict[tuple[str, str], Comparison] = {}
         self.judged: _Judged | None = None
+        #: What :func:`lorekeeper.diagnose.duplicate_findings` reported of each operation found, by the
+        #: operation's ``id()``: (the operation, its entries, the findings).
+        self.reported: dict[int, tuple[Any, tuple[Entry, ...], list[Any]]] = {}
 
     def read(self, texts: list[str]) -> list[_Features]:
         """The features of ``texts`` (in order), see :func:`_through`."""
