@@ -69,12 +69,13 @@ class GitHistory:
             if shutil.which("git") is None:
                 self.problems["git"] = ("git is not installed (not on PATH): memories are not judged by history, "
                                         "and nothing is said to have existed or been removed")
-            head = self._run("rev-parse", "HEAD", quiet=True)
-            self.head = head.strip() if head else ""
+            # One git for both answers: "true" or "false" (a git older than 2.15 repeats the option), then HEAD.
+            answer = (self._run("rev-parse", "--is-shallow-repository", "HEAD", quiet=True) or "").split()
+            self.head = answer[-1] if len(answer) == 2 else ""
             if not self.head and "git" not in self.problems and self._run("rev-parse", "--git-dir", quiet=True) is None:
                 self.problems["broken"] = ("the .git folder cannot be read as a repository: memories are not judged "
                                            "by history, and nothing is said to have existed or been removed")
-            if self.head and (self._run("rev-parse", "--is-shallow-repository", quiet=True) or "").strip() == "true":
+            if self.head and answer[0] == "true":
                 self.problems["shallow"] = ("this is a shallow clone: git history before its oldest commit is missing, "
                                             "so memories older than it are not judged by history")
         self._commits: dict[str, Commit] = {}
