@@ -23,6 +23,7 @@ from .model import Finding
 from .refs.fingerprint import Verifications
 from .refs.history import GitHistory
 from .refs.symbols import language_of
+from .safeio import json_text
 from .staleness import ANY_CODE, WORD, StalenessChecker
 from .store import Store
 from .workers import collection_paused, fork_map, worker_count
@@ -119,7 +120,7 @@ def check_cached(ws: Workspace, paths: list[str] | None = None, *, fork: bool = 
         live = set(memory) if not paths else None
         if live is not None:
             cached_files = {k: v for k, v in cached_files.items() if k in live}
-        members = [m for m in (*(text for _, text in written), json.dumps(cached_files)[1:-1]) if m]
+        members = [m for m in (*(text for _, text in written), json_text(cached_files)[1:-1]) if m]
         body = '{"key": ' + json.dumps(key) + ', "files": {' + ", ".join(members) + "}}"
         cache_files.write(ws.root, ws.cache_dir, CACHE_FILE, body.encode())
     findings.sort(key=lambda f: (f.source, f.line or 0, f.kind, f.ref or ""))
@@ -212,7 +213,7 @@ def _check_in_parallel(ws: Workspace, history: GitHistory, files: list[str], lis
         done = {rel: slot for rel, slot in by_file.items() if rel not in rest}
         rest_seen = {path: seen[path] for rel, slot in rest.items() for path in (rel, *slot["deps"])}
         return ([f.model_dump(mode="json") for f in fresh], rest, count, rest_seen,
-                (list(done), json.dumps(_records(done, seen.__getitem__, _no_code))[1:-1]))
+                (list(done), json_text(_records(done, seen.__getitem__, _no_code))[1:-1]))
 
     answers = fork_map(check_share, shares, workers=len(shares), here=True)
     fresh: list[Finding] = []

@@ -1,5 +1,6 @@
 """``safeio.load_json`` reads with pydantic-core's parser first and ``json.loads`` where that one refuses:
-the two must give the same value, or the same error, for any text."""
+the two must give the same value, or the same error, for any text. ``safeio.json_text`` writes with
+pydantic-core: what it writes reads back as what json.dumps writes."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lorekeeper.safeio import load_json
+from lorekeeper.safeio import json_text, load_json
 
 
 def _outcome(read: Any, text: str | bytes) -> tuple[str, str]:
@@ -92,3 +93,13 @@ def test_a_malformed_entry_still_reports_json_loads_line_and_column() -> None:
     with pytest.raises(json.JSONDecodeError) as caught:
         load_json('{\n  "id": "a",\n  "content": oops\n}')
     assert (caught.value.lineno, caught.value.colno) == (3, 14)
+
+
+_keys = st.text(max_size=6) | st.sampled_from(["\udcff", "caf\xe9", "\u2028"])  # a file name's undecodable byte
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.recursive(_scalars | st.sampled_from(["\udcff.json", "\ud800"]), lambda inner: st.lists(inner, max_size=4)
+                    | st.dictionaries(_keys, inner, max_size=4), max_leaves=20))
+def test_json_text_reads_back_as_json_dumps_does(value: Any) -> None:
+    assert _outcome(load_json, json_text(value)) == _outcome(json.loads, json.dumps(value))
