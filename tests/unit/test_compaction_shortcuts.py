@@ -324,6 +324,94 @@ def test_updated_sharing_search_finds_what_a_fresh_one_finds(texts: list[str], s
         assert sharing.read == read
 
 
+#: Texts the candidate search meets otherwise than by wording: they hold an anchor, retire a value or say
+#: something changed (from the labelled pairs), and texts that join in chains; few, so that an anchor's
+#: group passes the cap of 50 in a pool of a hundred and more.
+_MEETING = [t for t in _PAIR_TEXTS if (lambda f: f[2] or f[3] or f[4])(rules._features(t))][:24] + _CHAINED[:8] + [
+    "The API timeout is now 10s.", "We got rid of `moment` from the dashboard.",
+    "Large uploads through the gateway often hit the API timeout while the storage backend is still writing chunks.",
+    "When debugging flaky integration suites, raise the API timeout locally and rerun them twice."]
+_POOL_EDIT = st.tuples(st.sampled_from(["edit", "insert", "remove", "copy", "swap", "reuse-id"]),
+                       st.integers(0, 999), st.integers(0, len(_MEETING) - 1))
+
+
+def _meeting_entry(number: int, text: int, entry_id: str | None = None):
+    from lorekeeper.model import Entry, Location
+
+    return Entry(id=entry_id or f"e{number:03}", content=_MEETING[text], location=Location(path=f"m/e{number:03}.json"))
+
+
+@given(st.lists(st.integers(0, len(_MEETING) - 1), min_size=2, max_size=130),
+       st.lists(st.lists(_POOL_EDIT, min_size=1, max_size=4), max_size=6))
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_kept_candidate_search_finds_what_a_fresh_one_finds(start: list[int], steps: list[list[tuple[str, int, int]]]) -> None:
+    """The language server's candidate search is updated after a save, looking only at the entries that
+    changed (another object where the pool held one, entries inserted or removed): the pairs are a fresh
+    search's, whatever anchor groups cross two or the cap, whichever texts retire a value, and where an
+    id comes to be used twice."""
+    entries = [_meeting_entry(i, text) for i, text in enumerate(start)]
+    numbers = len(entries)
+    memo = rules.SearchMemo()
+    for step in [[], *steps]:
+        for kind, at, text in step:
+            place = at % len(entries) if entries else 0
+            if kind == "insert" or not entries:
+                entries.insert(place, _meeting_entry(numbers, text))
+                numbers += 1
+            elif kind == "edit":
+                entries[place] = _meeting_entry(numbers, text, entries[place].id)
+            elif kind == "copy":
+                entries[place] = entries[place].model_copy()
+            elif kind == "swap":
+                other = (place + 1 + at // 7) % len(entries)
+                entries[place], entries[other] = entries[other], entries[place]
+            elif kind == "reuse-id":
+                entries[place] = _meeting_entry(numbers, text, entries[(place + 1) % len(entries)].id)
+            else:
+                del entries[place]
+        assert rules._candidate_pairs(entries, 50, memo) == rules._candidate_pairs(entries, 50)
+
+
+def test_a_kept_candidate_search_is_updated_not_searched_again() -> None:
+    """One entry saved, inserted or removed in a pool of 200: the kept search is updated (the same
+    object), finds a fresh search's pairs, and the pairs change with the text."""
+    entries = [_meeting_entry(i, i % len(_MEETING)) for i in range(200)]
+    memo = rules.SearchMemo()
+    first = rules._candidate_pairs(entries, 50, memo)
+    kept = memo.met
+    assert kept is not None and first == rules._candidate_pairs(entries, 50)
+    saves = [lambda: entries.__setitem__(40, _meeting_entry(40, 3)), lambda: entries.insert(90, _meeting_entry(500, 5)),
+             lambda: entries.__delitem__(150), lambda: None]
+    for save in saves:
+        save()
+        again = rules._candidate_pairs(entries, 50, memo)
+        assert memo.met is kept and memo.sharing is kept.sharing
+        assert again == rules._candidate_pairs(entries, 50)
+    assert again != first
+
+
+def test_a_kept_candidate_search_answers_again_a_change_whose_words_another_save_took() -> None:
+    """A text that says something changed meets the entries that share two of its words; when a save
+    gives another entry those words (or takes them away), the unchanged text is answered again."""
+    from lorekeeper.model import Entry, Location
+
+    def entry(name: str, text: str) -> Entry:
+        return Entry(id=name, content=text, location=Location(path=f"{name}.json"))
+
+    entries = [entry("a", "The API timeout is now 10s."), entry("b", "Nightly jobs send a report to the team."),
+               *(entry(f"z{i}", f"Module {i} keeps its own fixtures.") for i in range(12))]
+    memo = rules.SearchMemo()
+    assert ("a", "b") not in rules._candidate_pairs(entries, 50, memo)
+    kept = memo.met
+    for text, met in (("Large uploads through the gateway often hit the API timeout while the storage backend is still "
+                       "writing chunks.", True), ("Nightly jobs send a report to the team.", False)):
+        entries[1] = entry("b", text)
+        pairs = rules._candidate_pairs(entries, 50, memo)
+        assert memo.met is kept and pairs == rules._candidate_pairs(entries, 50)
+        assert (("a", "b") in pairs) is met
+        assert ("a", "b") not in memo.sharing.pairs  # met through the change, not the wording
+
+
 def _plan_json(root: Path, entries: list[dict[str, Any]]) -> str:
     tree = Tree(root)
     for entry in entries:

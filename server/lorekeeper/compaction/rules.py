@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cache, lru_cache
 from itertools import chain, compress
+from itertools import count as counting
 from operator import attrgetter, is_not, itemgetter, not_
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -681,6 +682,8 @@ class SearchMemo:
         self.features: dict[str, _Features] = {}
         self.contexts: dict[str, frozenset[str]] = {}
         self.sharing: _Sharing | None = None
+        #: The last candidate search, updated after a save (:class:`_Candidates`).
+        self.met: _Candidates | None = None
         self.grouped: _Grouped | None = None
         #: The verifier's verdicts on the last search's candidate pairs, by (older text, newer text).
         self.verdicts: dict[tuple[str, str], Comparison] = {}
@@ -698,6 +701,34 @@ class SearchMemo:
         """:func:`.updates.context` of ``texts`` (in order), see :func:`_through`."""
         found, self.contexts = _through(self.contexts, context, texts)
         return found
+
+    def feature(self, text: str) -> _Features:
+        """The features of one text, read once (a save's texts: too few to fork for)."""
+        found = self.features.get(text)
+        if found is None:
+            found = self.features[text] = _features(text)
+        return found
+
+    def context_of(self, text: str) -> frozenset[str]:
+        """:func:`.updates.context` of one text, read once."""
+        found = self.contexts.get(text)
+        if found is None:
+            found = self.contexts[text] = context(text)
+        return found
+
+    def candidates(self, pool: list[Entry], threshold: int) -> dict[tuple[str, str], float]:
+        """:func:`_candidate_pairs` of ``pool``: the last search updated where a few entries changed
+        (:meth:`_Candidates.update`), else searched from nothing."""
+        kept, self.met = self.met, None  # until it is this search's, whole
+        if kept is None or kept.threshold != threshold or not kept.update(pool, self):
+            kept = _Candidates(pool, threshold, self)
+        self.met, self.sharing = kept, kept.sharing
+        if len(self.features) > 2 * len(pool) + 100:  # mostly texts saved over since: forgotten
+            texts = list(map(_content_of, pool))
+            self.read(texts)
+            if self.contexts:
+                self.context(texts)
+        return kept.pairs()
 
 
 def _through(kept: dict[str, Any], read: Callable[[str], Any], texts: list[str]) -> tuple[list[Any], dict[str, Any]]:
@@ -760,6 +791,14 @@ class _Sharing:
         if found is None:
             return False
         changed, gone = found
+        self.apply({entry_id: read[entry_id] for entry_id in changed}, gone)
+        return True
+
+    def apply(self, new: dict[str, _Features], gone: Iterable[str]) -> None:
+        """Update the search: the entries ``new`` (id -> features) were added or changed (or read
+        again), those ``gone`` left the pool."""
+        changed, gone = list(new), list(gone)
+        read = new
         touched: set[str] = set()
         for entry_id in (*changed, *gone):
             if entry_id in self.read:
@@ -808,7 +847,6 @@ class _Sharing:
                 if score >= self.threshold:
                     pairs[pair] = score
         self.pairs = pairs
-        return True
 
 
 def supersession_cycles(edges: dict[str, list[str]]) -> tuple[set[str], list[dict[str, Any]]]:
@@ -909,19 +947,21 @@ def _candidate_pairs(pool: list[Entry], threshold: int, memo: SearchMemo | None 
                      ) -> dict[tuple[str, str], float]:
     """Pairs of entries (ids in order) worth asking the verifier about, with their similarity. What it
     reads of each text is read over worker processes for a large store; ``memo`` keeps it, and what the
-    last search found, between calls (:class:`SearchMemo`)."""
+    last search found, between calls (:meth:`SearchMemo.candidates`)."""
+    if memo is not None:
+        return memo.candidates(pool, threshold)
     texts_of_pool = list(map(_content_of, pool))
-    features = fork_map(_features, texts_of_pool) if memo is None else memo.read(texts_of_pool)  # pool order
+    return _pairs_of(pool, threshold, fork_map(_features, texts_of_pool), lambda: fork_map(context, texts_of_pool))
+
+
+def _pairs_of(pool: list[Entry], threshold: int, features: list[_Features],
+              read_contexts: Callable[[], list[frozenset[str]]]) -> dict[tuple[str, str], float]:
+    """:func:`_candidate_pairs` from nothing: ``features`` are the pool's in order, ``read_contexts``
+    gives their :func:`.updates.context` (asked only where some text retires a value or says something
+    changed)."""
     read = dict(zip(map(_id_of, pool), features, strict=True))
     cap = max(50, len(pool) // 100)
-    sharing = memo.sharing if memo is not None else None
-    if memo is not None:
-        memo.sharing = None  # until it is this search's, whole
-    if sharing is None or (sharing.threshold, sharing.cap) != (threshold, cap) or not sharing.update(read):
-        sharing = _Sharing(threshold, cap, read)
-    if memo is not None:
-        memo.sharing = sharing
-    pairs = dict(sharing.pairs)
+    pairs = dict(_Sharing(threshold, cap, read).pairs)
     # Updates in other words share little wording: they meet through what the update turns on.
     by_anchor: dict[str, list[Entry]] = defaultdict(list)
     anchored = list(map(itemgetter(2), features))
@@ -933,23 +973,13 @@ def _candidate_pairs(pool: list[Entry], threshold: int, memo: SearchMemo | None 
     changing = list(compress(range(len(features)), map(any, map(itemgetter(3, 4), features))))
     contexts: list[frozenset[str]] = []
     if changing:
-        contexts = fork_map(context, texts_of_pool) if memo is None else memo.context(texts_of_pool)
+        contexts = read_contexts()
         for other, tokens_of_other in zip(pool, contexts, strict=True):
             for token in tokens_of_other:
                 holders[token].add(other.id)
     for at in changing:
-        entry, (_, _, _, retires, says_change, _) = pool[at], features[at]
-        found: set[str] = set()
-        for wanted in retires:  # the entries that state a value this one retires
-            found |= set.intersection(*(holders.get(t, set()) for t in wanted))
-        if says_change:  # "... now ...": the entries that share two of its words
-            counts: dict[str, int] = defaultdict(int)
-            for token in contexts[at]:
-                if not token.startswith("=") and len(holders[token]) <= cap:
-                    for other_id in holders[token]:
-                        counts[other_id] += 1
-            found |= {i for i, n in counts.items() if n >= 2}
-        for other_id in found - {entry.id}:
+        entry = pool[at]
+        for other_id in _met_by_change(features[at], contexts[at], holders, cap)[0] - {entry.id}:
             pairs.setdefault((min(entry.id, other_id), max(entry.id, other_id)), 0)
     for members in by_anchor.values():
         if len(members) < 2 or len(members) > cap:
@@ -960,6 +990,211 @@ def _candidate_pairs(pool: list[Entry], threshold: int, memo: SearchMemo | None 
                     pair = (min(entry.id, other.id), max(entry.id, other.id))
                     pairs.setdefault(pair, 0)
     return pairs
+
+
+def _met_by_change(features: _Features, tokens: frozenset[str], holders: dict[str, set[str]], cap: int
+                   ) -> tuple[set[str], set[str]]:
+    """The ids of the entries a text that retires a value or says something changed (``features``, its
+    context ``tokens``) is to be compared with, given who holds each context token: those that state a
+    value it retires, and, for "... now ...", those that share two of its words held by at most ``cap``
+    entries. And the tokens whose holders that answer read."""
+    _, _, _, retires, says_change, _ = features
+    found: set[str] = set()
+    asked: set[str] = set()
+    for wanted in retires:  # the entries that state a value this one retires
+        found |= set.intersection(*(holders.get(t, set()) for t in wanted))
+        asked |= wanted
+    if says_change:  # "... now ...": the entries that share two of its words
+        counts: dict[str, int] = defaultdict(int)
+        for token in tokens:
+            if not token.startswith("="):
+                asked.add(token)
+                held = holders.get(token, ())
+                if len(held) <= cap:
+                    for other_id in held:
+                        counts[other_id] += 1
+        found |= {i for i, n in counts.items() if n >= 2}
+    return found, asked
+
+
+def _delta(last: list[Entry], now: list[Entry]) -> tuple[list[Entry], list[Entry]]:
+    """The entries of ``last`` that are not in ``now`` where they were, and those of ``now`` that take
+    their place, compared by identity at C speed: the positions that hold another object, for pools of
+    one size; else the span where the two differ (what comes before it and after it is the same objects
+    in the same order: a save changes one file's entries, which are read one after another)."""
+    if len(last) == len(now):
+        moved = list(compress(counting(), map(is_not, last, now)))
+        return [last[i] for i in moved], [now[i] for i in moved]
+    same = min(len(last), len(now))
+    start = next(compress(counting(), map(is_not, last, now)), same)
+    tail = next(compress(counting(), map(is_not, reversed(last), reversed(now))), same)
+    tail = min(tail, same - start)
+    return last[start:len(last) - tail], now[start:len(now) - tail]
+
+
+class _Candidates:
+    """The candidate search's last answer over a pool (:func:`_candidate_pairs`), kept by a
+    :class:`SearchMemo` and updated after a save by looking only at the entries that changed: their
+    near-identical pairs (:class:`_Sharing`), the anchor groups they left or joined, and the texts
+    that retire a value or say something changed whose answer reads a context token they hold or
+    held. A pool whose ids repeat is searched from nothing every time."""
+
+    def __init__(self, pool: list[Entry], threshold: int, memo: SearchMemo) -> None:
+        self.threshold, self.cap = threshold, max(50, len(pool) // 100)
+        self.pool = list(pool)
+        texts = list(map(_content_of, pool))
+        ids = list(map(_id_of, pool))
+        features = memo.read(texts)
+        self.ids = set(ids)
+        self.fixed: dict[tuple[str, str], float] | None = None
+        read = dict(zip(ids, features, strict=True))
+        self.sharing = _Sharing(threshold, self.cap, read)
+        if len(self.ids) != len(ids):  # (the pairs of an id used twice are as a fresh search finds them)
+            self.fixed = _pairs_of(pool, threshold, features, lambda: memo.context(texts))
+            return
+        self.extra: dict[tuple[str, str], int] = defaultdict(int)  # pairs met otherwise than by wording
+        self.groups: dict[str, set[str]] = defaultdict(set)  # anchor -> the ids of the texts that hold it
+        self.grouped: dict[str, set[tuple[str, str]]] = {}  # anchor -> the pairs its group makes
+        for entry_id, found in read.items():
+            for anchor in found[2]:
+                self.groups[anchor].add(entry_id)
+        for anchor in list(self.groups):
+            self._group(anchor)
+        self.contexts: dict[str, frozenset[str]] | None = None  # by id, once a text retires or says "now"
+        self.holders: dict[str, set[str]] = defaultdict(set)
+        self.met: dict[str, tuple[set[tuple[str, str]], set[str]]] = {}  # id -> its pairs, the tokens asked
+        self.askers: dict[str, set[str]] = defaultdict(set)  # token -> the ids whose answer asked it
+        if any(map(_changing, features)):
+            self._read_contexts(texts, memo)
+
+    def pairs(self) -> dict[tuple[str, str], float]:
+        if self.fixed is not None:
+            return dict(self.fixed)
+        pairs: dict[tuple[str, str], float] = dict.fromkeys(self.extra, 0)
+        pairs.update(self.sharing.pairs)
+        return pairs
+
+    def update(self, pool: list[Entry], memo: SearchMemo) -> bool:
+        """Make this the search over ``pool``; False (and this no longer usable) where it cannot be
+        updated: ids repeat, the cap moved, or more than a few entries changed."""
+        if self.fixed is not None or max(50, len(pool) // 100) != self.cap:
+            return False
+        before, after = _delta(self.pool, pool)
+        if len(before) + len(after) > max(10, _UPDATE_AT_MOST * len(pool)):
+            return False
+        old_ids = list(map(_id_of, before))
+        new_ids = list(map(_id_of, after))
+        left = set(old_ids)
+        if len(set(new_ids)) != len(new_ids) or any(i in self.ids and i not in left for i in new_ids):
+            return False  # an id now used twice
+        read = self.sharing.read
+        old = {i: read[i] for i in old_ids}
+        new = {i: memo.feature(e.content) for i, e in zip(new_ids, after, strict=True)}
+        gone = left.difference(new_ids)
+        self.sharing.apply(new, gone)
+        self.ids.difference_update(gone)
+        self.ids.update(new_ids)
+        self.pool = list(pool)
+        touched: set[str] = set()
+        for entry_id, found in old.items():
+            for anchor in found[2]:
+                self.groups[anchor].discard(entry_id)
+                touched.add(anchor)
+        for entry_id, found in new.items():
+            for anchor in found[2]:
+                self.groups[anchor].add(entry_id)
+                touched.add(anchor)
+        for anchor in touched:
+            self._group(anchor)
+        if self.contexts is None:
+            if any(map(_changing, new.values())):
+                self._read_contexts(list(map(_content_of, pool)), memo)
+            return True
+        contexts, holders = self.contexts, self.holders
+        tokens: set[str] = set()
+        for entry_id in old_ids:
+            for token in contexts.pop(entry_id):
+                holders[token].discard(entry_id)
+                tokens.add(token)
+        for entry_id, entry in zip(new_ids, after, strict=True):
+            contexts[entry_id] = found = memo.context_of(entry.content)
+            for token in found:
+                holders[token].add(entry_id)
+                tokens.add(token)
+        again = left.union(new_ids)
+        for token in tokens:
+            again.update(self.askers.get(token, ()))
+            if not holders.get(token, True):
+                del holders[token]
+        for entry_id in again:
+            self._meet(entry_id)
+        return True
+
+    def _group(self, anchor: str) -> None:
+        """Find again the pairs one anchor's group makes: entries that share the anchor and a term, in
+        a group of two up to the cap."""
+        for pair in self.grouped.pop(anchor, ()):
+            self._drop(pair)
+        members = self.groups.get(anchor)
+        if not members:
+            self.groups.pop(anchor, None)
+            return
+        if len(members) < 2 or len(members) > self.cap:
+            return
+        read = self.sharing.read
+        ordered = sorted(members)
+        made = {(a, b) for i, a in enumerate(ordered) for b in ordered[i + 1:] if read[a][1] & read[b][1]}
+        if made:
+            self.grouped[anchor] = made
+            for pair in made:
+                self.extra[pair] += 1
+
+    def _read_contexts(self, texts: list[str], memo: SearchMemo) -> None:
+        """Read every text's context (the first time a text retires a value or says something changed),
+        and answer every such text."""
+        self.contexts = dict(zip(map(_id_of, self.pool), memo.context(texts), strict=True))
+        for entry_id, tokens in self.contexts.items():
+            for token in tokens:
+                self.holders[token].add(entry_id)
+        for entry_id, found in self.sharing.read.items():
+            if _changing(found):
+                self._meet(entry_id)
+
+    def _meet(self, entry_id: str) -> None:
+        """Answer again which entries a text that retires a value or says something changed meets."""
+        last = self.met.pop(entry_id, None)
+        if last is not None:
+            for pair in last[0]:
+                self._drop(pair)
+            for token in last[1]:
+                askers = self.askers.get(token)
+                if askers is not None:
+                    askers.discard(entry_id)
+                    if not askers:
+                        del self.askers[token]
+        found = self.sharing.read.get(entry_id)
+        if found is None or not _changing(found):
+            return
+        assert self.contexts is not None
+        others, asked = _met_by_change(found, self.contexts[entry_id], self.holders, self.cap)
+        pairs = {(min(entry_id, other), max(entry_id, other)) for other in others if other != entry_id}
+        self.met[entry_id] = (pairs, asked)
+        for pair in pairs:
+            self.extra[pair] += 1
+        for token in asked:
+            self.askers[token].add(entry_id)
+
+    def _drop(self, pair: tuple[str, str]) -> None:
+        left = self.extra[pair] - 1
+        if left:
+            self.extra[pair] = left
+        else:
+            del self.extra[pair]
+
+
+def _changing(features: _Features) -> bool:
+    """Whether a text retires a value or says something changed."""
+    return bool(features[3]) or features[4]
 
 
 def _groups(entries: list[Entry], keys_of: Any) -> list[list[Entry]]:
