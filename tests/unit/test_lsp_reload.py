@@ -212,6 +212,68 @@ def test_a_save_reports_the_groups_it_did_not_touch_as_before(tree: Tree) -> Non
     assert _state(ls) == _fresh(tree)
 
 
+def test_findings_kept_between_saves_change_with_the_entries_they_are_about(tree: Tree) -> None:
+    """Supersession, long entries and contradictions are found again from the entries a save changed
+    (the rest of the answer is kept): each edit that changes one of them, and edits that change an
+    entry they are about without changing the finding, leave the state a fresh server builds."""
+    tree.write(".lore/config.toml", "[compaction]\ncompress_lines = 2\n")
+    tree.write("CLAUDE.md", "# Notes\n\n- The API timeout is 30 seconds.\n")
+    paths = {name: _entry(tree, name, {"id": name, "content": text}) for name, text in (
+        ("e0", "Deploys go through staging."), ("e1", "Run `make lint` first."),
+        ("e2", "The API timeout is 60 seconds."), ("e3", "Handlers return JSON."))}
+    commit(tree, "initial")
+    ls = LoreServer()
+    ls.open_workspace(str(tree.root))
+    ls.full_check()
+
+    def kinds() -> dict[str, set[str]]:
+        assert ls.snapshot is not None
+        found: dict[str, set[str]] = {}
+        for f in ls.snapshot.findings:
+            found.setdefault(f.kind, set()).add(f.entry or "")
+        return found
+
+    def save(name: str, data: dict[str, Any]) -> None:
+        assert _save(ls, tree, paths[name], json.dumps({"id": name, **data})), name
+        assert _state(ls) == _fresh(tree), data
+
+    assert kinds()["contradiction"] == {"e2", tree_bullet_id(ls)}
+    save("e0", {"content": "Deploys go through staging.", "supersedes": "gone"})  # the same id: now dangling
+    assert kinds()["dangling-supersedes"] == {"e0"}
+    save("e1", {"content": "Run `make lint` first.", "supersedes": "e0"})
+    save("e0", {"content": "Deploys go through staging.", "supersedes": "e1"})  # a cycle, nothing dangling
+    assert kinds()["supersession-cycle"] == {"e0", "e1"} and "dangling-supersedes" not in kinds()
+    save("e3", {"content": "Handlers return JSON, always."})  # another entry: the cycle stands as found
+    assert kinds()["supersession-cycle"] == {"e0", "e1"}
+    save("e1", {"content": "Run `make lint` first."})  # the cycle broken
+    assert "supersession-cycle" not in kinds()
+    save("e3", {"content": "Handlers:\n- return JSON\n- log the request"})  # long now
+    assert kinds()["verbose-entry"] == {"e3"}
+    save("e3", {"content": "Handlers:\n- return JSON\n- log each request", "summary": "Handlers return JSON."})
+    assert "verbose-entry" not in kinds()
+    save("e2", {"content": "The API timeout is 60 seconds.", "tags": ["api"]})  # the same contradiction
+    save("e2", {"content": "The API timeout is 30 seconds."})  # a duplicate of the bullet, not a contradiction
+    assert "contradiction" not in kinds() and "duplicate" in kinds()
+    save("e2", {"content": "The API timeout is 60 seconds."})
+    # A duplicate of e2 (one of the two is left out of the search for contradictions), then entries
+    # leave the live ones, which moves the others in the list the search goes through.
+    save("e3", {"content": "The API timeout is 60 seconds!"})
+    assert len(kinds()["duplicate"] & {"e2", "e3"}) == 1
+    save("e1", {"content": "Run `make lint` first.", "merged_into": "e0"})
+    save("e3", {"content": "The API timeout is 60 seconds!", "merged_into": "e2"})  # no duplicate now
+    assert "duplicate" not in kinds() and kinds()["contradiction"] == {"e2", tree_bullet_id(ls)}
+    save("e1", {"content": "Run `make lint` first."})  # back
+    # The bullet moves down a line: its contradiction is reported on the line it is on now.
+    assert _save(ls, tree, "CLAUDE.md", "# Notes\n\n- Tag releases on main.\n- The API timeout is 30 seconds.\n")
+    assert _state(ls) == _fresh(tree)
+    assert {f.line for f in ls.snapshot.findings if f.kind == "contradiction" and f.source == "CLAUDE.md"} == {4}
+
+
+def tree_bullet_id(ls: LoreServer) -> str:
+    assert ls.snapshot is not None
+    return next(e.id for e in ls.snapshot.store.entries if e.format == "instruction")
+
+
 def test_a_memory_file_behind_a_symlink_is_read_again_whichever_name_is_saved(tree: Tree) -> None:
     """CLAUDE.md a symlink to CONTRIBUTING.md (biomejs/biome): the store reads CONTRIBUTING.md, whose name
     is no memory file's. A save through either name changes that file, and the watcher may report either."""
@@ -232,7 +294,8 @@ def test_a_memory_file_behind_a_symlink_is_read_again_whichever_name_is_saved(tr
 
 _TEXTS = ["The entry point is `main` in `src/app.py`.", "the entry point is `main` in `src/app.py`",
           "Cleanup is `gone_soon` in `src/other.py`.", "The API timeout is 30 seconds.",
-          "The API timeout is 60 seconds.", "`helper` in `src/app.py` returns two.", "Deploys go through staging."]
+          "The API timeout is 60 seconds.", "`helper` in `src/app.py` returns two.", "Deploys go through staging.",
+          "Releases:\n- tag on main\n- build the wheel\n- publish it"]  # (long: over compress_lines)
 _IDS = ["e0", "e1", "e2", "k1"]
 _REFS = [None, {"path": "src/app.py", "symbol": "helper"}, {"path": "src/other.py", "symbol": "gone_soon"}]
 _BULLETS = ["Start at `main()` in `src/app.py`.", "The API timeout is 30 seconds.", "Run `make lint` first.",
@@ -240,7 +303,7 @@ _BULLETS = ["Start at `main()` in `src/app.py`.", "The API timeout is 30 seconds
 _EDITS = st.one_of(
     st.tuples(st.just("entry"), st.integers(0, 3), st.sampled_from(_IDS), st.sampled_from(_TEXTS),
               st.sampled_from([None, "k1", "e0", "gone", "CLAUDE.md:3", "CLAUDE.md:4"]), st.sampled_from(_REFS),
-              st.sampled_from(["merged_into", "superseded_by"])),
+              st.sampled_from(["merged_into", "superseded_by", "supersedes"])),
     st.tuples(st.just("broken"), st.integers(0, 3)),
     st.tuples(st.just("claude"), st.lists(st.sampled_from(_BULLETS), max_size=4)),
     st.tuples(st.just("mif"), st.sampled_from(_TEXTS)),
@@ -248,12 +311,13 @@ _EDITS = st.one_of(
 
 
 @given(st.lists(_EDITS, min_size=1, max_size=5))
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_any_sequence_of_memory_saves_leaves_the_state_a_fresh_server_builds(edits: list[tuple[Any, ...]]) -> None:
-    """Saves of entries (ids, links to entries and to bullets, refs, texts that repeat or contradict each
-    other), broken files, bullets and a MIF file, in any order: after each, the server's state is a fresh
-    server's, whether the file alone was read again or everything was, and whether the store was
-    patched or assembled again."""
+    """Saves of entries (ids, links to entries and to bullets, ``supersedes`` that lead nowhere or make a
+    cycle, refs, texts that repeat, contradict each other or are long enough to compress), broken files,
+    bullets and a MIF file, in any order: after each, the server's state is a fresh server's, whether
+    the file alone was read again or everything was, and whether the store was patched or assembled
+    again (the findings kept between saves and updated from the entries a save changed included)."""
     tree = Tree(Path(tempfile.mkdtemp(prefix="lore-reload-")))
     try:
         tree.write("src/app.py", APP)
@@ -262,6 +326,7 @@ def test_any_sequence_of_memory_saves_leaves_the_state_a_fresh_server_builds(edi
             _entry(tree, f"f{n}", {"id": entry_id, "content": _TEXTS[n]})
         tree.write("CLAUDE.md", CLAUDE)
         tree.write(".lore/memory/mif/n.memory.md", "---\nid: n\n---\n\nHandlers return JSON.\n")
+        tree.write(".lore/config.toml", "[compaction]\ncompress_lines = 2\n")
         commit(tree, "initial")
         tree.write("src/other.py", "def renamed():\n    return 3\n")
         ls = LoreServer()

@@ -25,7 +25,7 @@ from itertools import chain, compress
 from itertools import count as counting
 from operator import attrgetter, is_not, itemgetter, not_
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rapidfuzz import fuzz
 
@@ -73,6 +73,17 @@ def _newer(a: Entry, b: Entry) -> tuple[Entry, Entry]:
     return (a, b) if (_created(a), a.id) >= (_created(b), b.id) else (b, a)
 
 
+class PoolEdits(NamedTuple):
+    """How a pool differs from the one a kept search (:class:`SearchMemo`) last grouped, as the caller
+    knows it (a store patched after a save: :meth:`.Store.changes_since`): the entries that left it or
+    were replaced (``before``), the entries that joined it or took their place (``after``), and the
+    pool's entries with some ids, in pool order (``among``)."""
+
+    before: list[Entry]
+    after: list[Entry]
+    among: Callable[[set[str]], list[Entry]]
+
+
 class Planner:
     """Builds the operations of one compaction plan from a store's entries."""
 
@@ -94,6 +105,10 @@ class Planner:
         self.search: SearchMemo | None = None
         self._summarized: set[str] = set()  # texts whose summaries were prepared (see :meth:`_prepared`)
         self._available: dict[bool, tuple[int, list[Entry]]] = {}  # see :meth:`available`
+        #: How the pool differs from the one :attr:`search` last grouped, where the caller knows.
+        self.edits: PoolEdits | None = None
+        #: The ids of :attr:`pool` in order, where the caller has them (reading 10k ids costs ~1 ms).
+        self.pool_ids: list[str] | None = None
 
     # -- helpers ---------------------------------------------------------------------------------
 
@@ -102,11 +117,14 @@ class Planner:
         # again and again, and most of a large store is consumed early).
         consumed, last = len(self.consumed), self._available.get(writable_only)
         if last is None:
-            last = (-1, [e for e in self.pool if not writable_only or e.format in WRITABLE])
-        if last[0] != consumed:  # (at C speed: a save in the editor asks this of a 10k pool)
-            kept = map(not_, map(self.consumed.__contains__, map(_id_of, last[1])))
+            last = (-1, [e for e in self.pool if e.format in WRITABLE] if writable_only else list(self.pool))
+        if last[0] != consumed and not consumed:
+            last = (consumed, last[1])
+        elif last[0] != consumed:  # (at C speed: a save in the editor asks this of a 10k pool)
+            ids = self.pool_ids if last[0] == -1 and not writable_only and self.pool_ids is not None else map(_id_of, last[1])
+            kept = map(not_, map(self.consumed.__contains__, ids))
             last = (consumed, list(compress(last[1], kept)))
-            self._available[writable_only] = last
+        self._available[writable_only] = last
         return list(last[1])
 
     def _emit(self, op: str, sources: list[Entry], reason: str, fields: dict[str, Any] | None = None,
@@ -206,17 +224,29 @@ class Planner:
         last = memo.grouped if memo is not None else None
         if memo is not None:
             memo.grouped = None  # until it is this answer's, whole
-        ids = list(map(_id_of, self.pool))
-        entries = dict(zip(ids, self.pool, strict=True))
-        if memo is None or len(entries) != len(ids):  # ids used twice: the answer is not kept by id
+        if memo is None:
             self._group_all()
             return
         settings = self.config.model_dump()
-        if last is None or last.settings != settings or not last.update(entries):
-            self._group_all()
-            last = _Grouped(settings, entries, self.operations)
+        edits = self.edits
+        if edits is not None and last is not None and last.settings == settings:
+            after = {e.id: e for e in edits.after}
+            if not last.apply(after, [e.id for e in edits.before if e.id not in after]):
+                last = None
+            within = edits.among(last.regrouped) if last is not None else []
         else:
-            within = list(compress(self.pool, map(last.regrouped.__contains__, ids)))
+            ids = self.pool_ids if self.pool_ids is not None else list(map(_id_of, self.pool))
+            entries = dict(zip(ids, self.pool, strict=True))
+            if len(entries) != len(ids):  # ids used twice: the answer is not kept by id
+                self._group_all()
+                return
+            if last is None or last.settings != settings or not last.update(entries):
+                last = None
+            within = list(compress(self.pool, map(last.regrouped.__contains__, ids))) if last is not None else []
+        if last is None:
+            self._group_all()
+            last = _Grouped(settings, {e.id: e for e in self.pool}, self.operations)
+        else:
             again = Planner(within, self.config, self.now)
             again._group_all()
             self.operations = [op for op in last.operations if not last.regrouped.intersection(op.sources)
@@ -302,8 +332,26 @@ class Planner:
         last search's answer (:class:`_Judged`): only the pairs that are new, scored otherwise, or join an
         entry added, removed or changed (another object) are judged again. A save at 10k entries went
         over ~4,000 pairs."""
-        entries = dict(zip(map(_id_of, pool), pool, strict=True))
         last, memo.judged = memo.judged, None  # until it is this search's, whole
+        met = memo.met
+        if last is not None and met is not None and last.met == (met, met.round - 1):
+            # The candidate search was updated from the one these verdicts are about: it says which
+            # entries changed and which pairs it dropped, found or scored again.
+            changed, gone = met.moved
+            again = {pair for pair in met.touched if pair in candidates}
+            for entry in changed:
+                last.entries[entry.id] = entry
+            for entry_id in gone:
+                last.entries.pop(entry_id, None)
+            for entry_id in (*map(_id_of, changed), *gone):
+                again.update(pair for pair in last.members.get(entry_id, ()) if pair in candidates)
+            for pair in again.union(met.touched):
+                last.forget(pair)
+            self._learn(last, candidates, again, memo)
+            last.met = (met, met.round)
+            memo.judged = last
+            return last.conflicting
+        entries = dict(zip(map(_id_of, pool), pool, strict=True))
         found = _changes(last.entries, entries) if last is not None and len(entries) == len(pool) else None
         if last is None or found is None:
             judged = self._judged(candidates)
@@ -315,13 +363,20 @@ class Planner:
                 again.update(pair for pair in last.members.get(entry_id, ()) if pair in candidates)
             for pair in again | (last.scores.keys() - candidates.keys()):
                 last.forget(pair)
-            for pair, judgement in self._judged({pair: candidates[pair] for pair in again}, kept=True).items():
-                last.learn(pair, judgement)
-            last.entries, last.scores = entries, candidates
-            if len(memo.verdicts) > 2 * len(candidates) + 100:  # verdicts on texts no longer asked about
-                memo.verdicts = {(j[1].content, j[0].content): j[3] for j in last.judged.values() if j is not None}
+            last.entries = entries
+            self._learn(last, candidates, again, memo)
+        last.met = (met, met.round) if met is not None else None
         memo.judged = last
         return last.conflicting
+
+    def _learn(self, last: _Judged, candidates: dict[tuple[str, str], float], again: set[tuple[str, str]],
+               memo: SearchMemo) -> None:
+        """Judge the pairs ``again`` and make ``last`` the answer over ``candidates``."""
+        for pair, judgement in self._judged({pair: candidates[pair] for pair in again}, kept=True).items():
+            last.learn(pair, judgement)
+        last.scores = candidates
+        if len(memo.verdicts) > 2 * len(candidates) + 100:  # verdicts on texts no longer asked about
+            memo.verdicts = {(j[1].content, j[0].content): j[3] for j in last.judged.values() if j is not None}
 
     def _candidates(self, pool: list[Entry]) -> dict[tuple[str, str], float]:
         """:func:`_candidate_pairs`, kept in ``.lore/cache/candidates.json`` for the same pool (ids and
@@ -647,6 +702,8 @@ class _Judged:
     def __init__(self, entries: dict[str, Entry], scores: dict[tuple[str, str], float],
                  judged: dict[tuple[str, str], _Judgement | None]) -> None:
         self.entries, self.scores = entries, scores
+        #: The candidate search (and its update) this answer is about, where it was kept.
+        self.met: tuple[_Candidates, int] | None = None
         self.members: dict[str, set[tuple[str, str]]] = defaultdict(set)
         self.judged: dict[tuple[str, str], _Judgement | None] = {}
         self.conflicting: dict[tuple[str, str], _Judgement] = {}
@@ -691,6 +748,9 @@ class SearchMemo:
         #: What :func:`lorekeeper.diagnose.duplicate_findings` reported of each operation found, by the
         #: operation's ``id()``: (the operation, its entries, the findings).
         self.reported: dict[int, tuple[Any, tuple[Entry, ...], list[Any]]] = {}
+        #: What :mod:`lorekeeper.diagnose` kept of its other answers, by kind, with the serial of the
+        #: store they are about (see :meth:`.Store.changes_since`).
+        self.diagnosed: dict[str, tuple[int, Any]] = {}
 
     def read(self, texts: list[str]) -> list[_Features]:
         """The features of ``texts`` (in order), see :func:`_through`."""
@@ -777,10 +837,18 @@ class _Sharing:
         tokens = {entry_id: features[1] for entry_id, features in read.items()}
         sharing = _sharing_sparse if len(tokens) >= SPARSE_FROM else _sharing_loop
         self.pairs: dict[tuple[str, str], float] = {}
+        #: Each entry's pairs (to drop them when it changes), and the pairs the last update dropped or found.
+        self.of: dict[str, set[tuple[str, str]]] = defaultdict(set)
+        self.touched: set[tuple[str, str]] = set()
         for a, b in sharing(tokens, cap):
             score = _similarity(read[a], read[b], threshold)
             if score >= threshold:
-                self.pairs[(a, b)] = score
+                self._add((a, b), score)
+
+    def _add(self, pair: tuple[str, str], score: float) -> None:
+        self.pairs[pair] = score
+        self.of[pair[0]].add(pair)
+        self.of[pair[1]].add(pair)
 
     def update(self, read: dict[str, _Features]) -> bool:
         """Make this the search over ``read`` (the new pool's features by id). A pair neither of whose
@@ -796,7 +864,7 @@ class _Sharing:
 
     def apply(self, new: dict[str, _Features], gone: Iterable[str]) -> None:
         """Update the search: the entries ``new`` (id -> features) were added or changed (or read
-        again), those ``gone`` left the pool."""
+        again), those ``gone`` left the pool. :attr:`touched`: the pairs dropped and found again."""
         changed, gone = list(new), list(gone)
         read = new
         touched: set[str] = set()
@@ -825,7 +893,18 @@ class _Sharing:
                 dirty |= self.holders.get(word, set())
             if not now:
                 self.holders.pop(word, None)
-        pairs = {p: s for p, s in self.pairs.items() if p[0] not in dirty and p[1] not in dirty}
+        dropped: set[tuple[str, str]] = set()
+        for entry_id in dirty:
+            dropped |= self.of.pop(entry_id, set())
+        for pair in dropped:
+            del self.pairs[pair]
+            for entry_id in pair:
+                held = self.of.get(entry_id)
+                if held is not None:
+                    held.discard(pair)
+                    if not held:
+                        del self.of[entry_id]
+        self.touched = dropped
         seen: set[tuple[str, str]] = set()
         for entry_id in dirty:
             if entry_id not in self.read:
@@ -845,8 +924,8 @@ class _Sharing:
                 seen.add(pair)
                 score = _similarity(self.read[pair[0]], self.read[pair[1]], self.threshold)
                 if score >= self.threshold:
-                    pairs[pair] = score
-        self.pairs = pairs
+                    self._add(pair, score)
+                    self.touched.add(pair)
 
 
 def supersession_cycles(edges: dict[str, list[str]]) -> tuple[set[str], list[dict[str, Any]]]:
@@ -912,7 +991,23 @@ class _Grouped:
         found = _changes(self.entries, entries)
         if found is None:
             return False
-        changed, gone = found
+        self.entries = entries
+        self._regroup(*found)
+        return True
+
+    def apply(self, new: dict[str, Entry], gone: list[str]) -> bool:
+        """:meth:`update`, told what changed: the entries ``new`` (by id) were added or changed, the ids
+        ``gone`` left."""
+        if len(new) + len(gone) > max(10, _UPDATE_AT_MOST * len(self.entries)):
+            return False
+        for entry_id in gone:
+            self.entries.pop(entry_id, None)
+        self.entries.update(new)
+        self._regroup(list(new), gone)
+        return True
+
+    def _regroup(self, changed: list[str], gone: list[str]) -> None:
+        entries = self.entries
         start: set[str] = set()
         for entry_id in (*changed, *gone):
             for key in self.keys.pop(entry_id, ()):
@@ -923,7 +1018,6 @@ class _Grouped:
             for key in self.keys[entry_id]:
                 start.add(key)
                 self.holders[key].add(entry_id)
-        self.entries = entries
         reached: set[str] = set(changed) | set(gone)
         keys_seen: set[str] = set()
         waiting = list(start)
@@ -940,7 +1034,6 @@ class _Grouped:
             if not self.holders.get(key, True):
                 del self.holders[key]
         self.regrouped = reached
-        return True
 
 
 def _candidate_pairs(pool: list[Entry], threshold: int, memo: SearchMemo | None = None
@@ -1047,6 +1140,11 @@ class _Candidates:
         features = memo.read(texts)
         self.ids = set(ids)
         self.fixed: dict[tuple[str, str], float] | None = None
+        #: The pairs the last update may have dropped, found or scored otherwise; the entries it found
+        #: added or changed, and the ids it found gone; and how many updates this search took.
+        self.touched: set[tuple[str, str]] = set()
+        self.moved: tuple[list[Entry], list[str]] = ([], [])
+        self.round = 0
         read = dict(zip(ids, features, strict=True))
         self.sharing = _Sharing(threshold, self.cap, read)
         if len(self.ids) != len(ids):  # (the pairs of an id used twice are as a fresh search finds them)
@@ -1066,17 +1164,33 @@ class _Candidates:
         self.askers: dict[str, set[str]] = defaultdict(set)  # token -> the ids whose answer asked it
         if any(map(_changing, features)):
             self._read_contexts(texts, memo)
+        #: The pairs (kept up to date by each update: a save at 10k entries changes a few of thousands).
+        self._pairs: dict[tuple[str, str], float] = dict.fromkeys(self.extra, 0)
+        self._pairs.update(self.sharing.pairs)
+        self.touched = set()
 
     def pairs(self) -> dict[tuple[str, str], float]:
-        if self.fixed is not None:
-            return dict(self.fixed)
-        pairs: dict[tuple[str, str], float] = dict.fromkeys(self.extra, 0)
-        pairs.update(self.sharing.pairs)
-        return pairs
+        return dict(self.fixed if self.fixed is not None else self._pairs)
 
     def update(self, pool: list[Entry], memo: SearchMemo) -> bool:
         """Make this the search over ``pool``; False (and this no longer usable) where it cannot be
-        updated: ids repeat, the cap moved, or more than a few entries changed."""
+        updated: ids repeat, the cap moved, or more than a few entries changed. :attr:`touched` and
+        :attr:`moved` say what changed."""
+        self.touched = set()
+        if not self._update(pool, memo):
+            return False
+        pairs, sharing, extra = self._pairs, self.sharing.pairs, self.extra
+        for pair in self.touched:
+            if pair in sharing:
+                pairs[pair] = sharing[pair]
+            elif pair in extra:
+                pairs[pair] = 0
+            else:
+                pairs.pop(pair, None)
+        self.round += 1
+        return True
+
+    def _update(self, pool: list[Entry], memo: SearchMemo) -> bool:
         if self.fixed is not None or max(50, len(pool) // 100) != self.cap:
             return False
         before, after = _delta(self.pool, pool)
@@ -1092,6 +1206,8 @@ class _Candidates:
         new = {i: memo.feature(e.content) for i, e in zip(new_ids, after, strict=True)}
         gone = left.difference(new_ids)
         self.sharing.apply(new, gone)
+        self.touched |= self.sharing.touched
+        self.moved = (list(after), list(gone))
         self.ids.difference_update(gone)
         self.ids.update(new_ids)
         self.pool = list(pool)
@@ -1146,6 +1262,7 @@ class _Candidates:
         made = {(a, b) for i, a in enumerate(ordered) for b in ordered[i + 1:] if read[a][1] & read[b][1]}
         if made:
             self.grouped[anchor] = made
+            self.touched |= made
             for pair in made:
                 self.extra[pair] += 1
 
@@ -1179,12 +1296,14 @@ class _Candidates:
         others, asked = _met_by_change(found, self.contexts[entry_id], self.holders, self.cap)
         pairs = {(min(entry_id, other), max(entry_id, other)) for other in others if other != entry_id}
         self.met[entry_id] = (pairs, asked)
+        self.touched |= pairs
         for pair in pairs:
             self.extra[pair] += 1
         for token in asked:
             self.askers[token].add(entry_id)
 
     def _drop(self, pair: tuple[str, str]) -> None:
+        self.touched.add(pair)
         left = self.extra[pair] - 1
         if left:
             self.extra[pair] = left

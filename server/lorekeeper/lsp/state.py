@@ -71,7 +71,7 @@ class Snapshot:
         again (:meth:`Store.reloaded`: every other file's entries are this store's): only those files'
         lists are made again. ``None`` where an entry of theirs is located in another file than the one
         it was read from (then only a pass over every entry says which lists changed)."""
-        file_entries = dict(self.file_entries)
+        file_entries = self.file_entries.copy()
         for path in changed:
             now = store.read_from(path)
             if any(e.location.path != path for e in (*self.store.read_from(path), *now)):
@@ -90,7 +90,7 @@ class Snapshot:
         if not ids:
             return replace(self, generation=generation)
         memory_by_entry, memory_by_file = self._memory_index()
-        by_entry = dict(self.by_entry)
+        by_entry = self.by_entry.copy()
         for entry_id in ids:
             result = self.checker.results.get(entry_id)
             found = _ordered([*memory_by_entry.get(entry_id, ()), *(result.findings if result else ())])
@@ -98,7 +98,7 @@ class Snapshot:
                 by_entry[entry_id] = found
             else:
                 by_entry.pop(entry_id, None)
-        by_file = dict(self.by_file)
+        by_file = self.by_file.copy()
         for path in {self.by_id[i].location.path for i in ids}:
             staleness = [f for i in self.file_entries.get(path, ()) if (r := self.checker.results.get(i))
                          for f in r.findings]
