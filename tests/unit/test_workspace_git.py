@@ -202,3 +202,35 @@ def test_an_index_told_of_edits_answers_as_a_fresh_index(tree: Tree) -> None:
     assert index.files_mentioning(names)["Worker.run"] == ["a/jobs.py"]
     assert index.where_defined("Service.run") == fresh.where_defined("Service.run") == ["d/other.py"]
     assert index.where_defined("run") == fresh.where_defined("run")
+
+
+def test_the_commit_before_a_time_after_head_is_head_without_asking_git(tree: Tree) -> None:
+    """An uncommitted entry's time is its file's, which each save moves past HEAD: the newest commit at or
+    before it is HEAD, answered without running git; earlier times are git's answer."""
+    from lorekeeper.refs.history import GitHistory
+
+    git(tree.root, "init", "-q", "-b", "main")
+    tree.write("a.txt", "1\n")
+    _commit(tree, "first", "2026-01-01T00:00:00Z")
+    first = git(tree.root, "rev-parse", "HEAD").strip()
+    tree.write("a.txt", "2\n")
+    _commit(tree, "second", "2026-02-01T00:00:00Z")
+    head = git(tree.root, "rev-parse", "HEAD").strip()
+    runs: list[tuple[str, ...]] = []
+
+    class Counting(GitHistory):
+        def _run(self, *args: str, **kwargs: object) -> str | None:  # type: ignore[override]
+            runs.append(args)
+            return super()._run(*args, **kwargs)  # type: ignore[arg-type]
+
+    history = Counting(tree.root, None)
+    assert history.commit_before("2026-01-15T00:00:00+00:00") == first
+    assert history.commit_before("2025-12-31T23:59:59+00:00") is None
+    asked = sum(1 for a in runs if a[0] == "rev-list")
+    assert asked == 2
+    for when in ("2026-02-01T00:00:00+00:00", "2026-02-01T01:00:00.250000+01:00", "2026-11-24T10:00:00.123456+00:00"):
+        assert history.commit_before(when) == head == git(tree.root, "rev-list", "-1", f"--before={when}", "HEAD").strip()
+    assert history.commit_before("2026-01-31T23:00:00-02:00") == head  # 01:00 on Feb 1st (UTC)
+    assert sum(1 for a in runs if a[0] == "rev-list") == asked
+    assert history.commit_before("2026-01-31T23:59:59+00:00") == first  # a second before HEAD: git is asked
+    assert sum(1 for a in runs if a[0] == "rev-list") == asked + 1

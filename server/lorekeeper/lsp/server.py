@@ -169,8 +169,9 @@ class LoreServer(LanguageServer):
 
     def refresh(self, changed: set[str], structural: bool = True) -> list[Finding] | dict[str, list[Finding]]:
         """After files changed on disk: memory files reload the store (and everything is re-checked:
-        all findings are returned); code files re-check only the entries that depend on them (the
-        findings of their memory files are returned, by file)."""
+        all findings are returned, or, after a save read alone, those of the files whose findings
+        changed, by file); code files re-check only the entries that depend on them (the findings of
+        their memory files are returned, by file)."""
         if self.snapshot is None:
             return self.full_check()
         assert self.ws is not None
@@ -197,13 +198,14 @@ class LoreServer(LanguageServer):
         real = {alias: path for path, aliases in snapshot.ws.aliases.items() for alias in aliases}
         return {real.get(p, p) for p in changed if self.ws.reloads_store(p) or store.holds(p)}
 
-    def reload_memory(self, changed: set[str]) -> list[Finding] | None:
+    def reload_memory(self, changed: set[str]) -> list[Finding] | dict[str, list[Finding]] | None:
         """After memory files were modified in place (saved; none created or deleted): read only those
         files again and check only their entries, against the code the last check indexed; the findings
         about memory as a whole (duplicates, contradictions, supersession) are found again over every
-        entry. Returns every finding, or ``None`` where only a full check gives the same answer (a
-        configuration or verification file changed, a half-applied change was rolled back, see
-        :meth:`Store.reloaded` and :meth:`StalenessChecker.reload`)."""
+        entry. Returns the findings of the files whose findings changed, by file (every finding, where
+        that is not known: see :meth:`Snapshot.build`), or ``None`` where only a full check gives the
+        same answer (a configuration or verification file changed, a half-applied change was rolled
+        back, see :meth:`Store.reloaded` and :meth:`StalenessChecker.reload`)."""
         with self.lock:
             snapshot = self.snapshot
             if snapshot is None:
@@ -218,8 +220,10 @@ class LoreServer(LanguageServer):
                 found = memory_findings(store, self.config, self._search, save=False)  # saved by full checks
                 found += _kept_verdicts(ws, snapshot.checker)
                 self._publish_snapshot(Snapshot.build(self._next_generation(), ws, store, snapshot.checker, self.config,
-                                                      found, file_entries=snapshot.file_entries_after(store, changed)))
-            return self.all_findings()
+                                                      found, file_entries=snapshot.file_entries_after(store, changed),
+                                                      previous=snapshot))
+            touched = self.snapshot.touched if self.snapshot is not None else None
+            return self.findings_of_files(touched) if touched is not None else self.all_findings()
 
     def expect_edit(self, operation: Any, seconds: float = 600.0) -> None:
         """An operation whose files the client will write (if the user accepts): journaled by

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from itertools import chain, compress
+from operator import not_
 from typing import Any
 
 from ..compaction_config import CompactionConfig
@@ -18,7 +20,18 @@ from ..workspace import Workspace
 
 
 def _ordered(findings: list[Finding]) -> list[Finding]:
-    return sorted(findings, key=lambda f: (f.source, f.line or 0, f.kind, f.ref or ""))
+    """In file and line order; findings at one place by kind, reference, entry and message (an order that
+    does not depend on the order they were found in, so that a file's findings sorted alone are in the
+    order of all findings sorted)."""
+    return sorted(findings, key=lambda f: (f.source, f.line or 0, f.kind, f.ref or "", f.entry or "", f.message))
+
+
+def _source_of(finding: Finding) -> str:
+    return finding.source
+
+
+def _entry_of(finding: Finding) -> str | None:
+    return finding.entry
 
 
 @dataclass(frozen=True)
@@ -40,6 +53,9 @@ class Snapshot:
     file_entries: dict[str, list[str]]
     by_file: dict[str, list[Finding]]
     by_entry: dict[str, list[Finding]]
+    #: The memory files whose findings differ from the snapshot this one was built from (``None``: not
+    #: known, every file may have changed).
+    touched: set[str] | None = field(default=None, compare=False)
     #: Values derived from the store alone (token counts, the fuse plan), computed on first use and
     #: shared by the snapshots of one store.
     memo: dict[str, Any] = field(default_factory=dict, compare=False)
@@ -47,24 +63,59 @@ class Snapshot:
     @classmethod
     def build(cls, generation: int, ws: Workspace, store: Store, checker: StalenessChecker, config: CompactionConfig,
               memory_findings: list[Finding] | tuple[Finding, ...], memo: dict[str, Any] | None = None,
-              file_entries: dict[str, list[str]] | None = None) -> Snapshot:
+              file_entries: dict[str, list[str]] | None = None, previous: Snapshot | None = None) -> Snapshot:
         """``file_entries``: the store's entry ids by file, where the caller knows them (see
-        :meth:`file_entries_after`)."""
+        :meth:`file_entries_after`). ``previous``: the snapshot before a save, whose findings are mostly
+        the same objects as these (see :meth:`_views_after`)."""
         if file_entries is None:
             file_entries = {}
             for entry in store.entries:
                 file_entries.setdefault(entry.location.path, []).append(entry.id)
-        findings = tuple(_ordered([*memory_findings, *checker.findings()]))
-        by_file: dict[str, list[Finding]] = {}
-        by_entry: dict[str, list[Finding]] = {}
-        for finding in findings:
-            by_file.setdefault(finding.source, []).append(finding)
-            if finding.entry:
-                by_entry.setdefault(finding.entry, []).append(finding)
+        everything = [*memory_findings, *checker.findings()]
+        views = previous._views_after(everything) if previous is not None else None
+        by_file: dict[str, list[Finding]]
+        by_entry: dict[str, list[Finding]]
+        if views is not None:
+            by_file, by_entry, touched = views
+            flat = None
+        else:
+            flat = tuple(_ordered(everything))
+            by_file, by_entry, touched = {}, {}, None
+            for finding in flat:
+                by_file.setdefault(finding.source, []).append(finding)
+                if finding.entry:
+                    by_entry.setdefault(finding.entry, []).append(finding)
         return cls(generation=generation, ws=ws, store=store, checker=checker, config=config,
-                   memory_findings=tuple(memory_findings), flat=findings, by_id=store.by_id(),
+                   memory_findings=tuple(memory_findings), flat=flat, by_id=store.by_id(),
                    file_entries=file_entries, by_file=by_file, by_entry=by_entry,
-                   memo=memo if memo is not None else {})
+                   memo=memo if memo is not None else {}, touched=touched)
+
+    def _views_after(self, everything: list[Finding]) -> tuple[dict[str, list[Finding]], dict[str, list[Finding]], set[str]] | None:
+        """:attr:`by_file` and :attr:`by_entry` for the findings ``everything``, made from this snapshot's
+        where most findings are the same objects (after a save: the answers kept between saves), and the
+        files whose findings changed. Only the files and entries with a finding added or gone are sorted
+        again; ``None`` where many changed, or a finding is listed twice."""
+        before = list(chain.from_iterable(self.by_file.values()))
+        old, new = set(map(id, before)), set(map(id, everything))
+        if len(old) != len(before) or len(new) != len(everything):
+            return None
+        added = list(compress(everything, map(not_, map(old.__contains__, map(id, everything)))))
+        gone = list(compress(before, map(not_, map(new.__contains__, map(id, before)))))
+        if len(added) + len(gone) > max(100, len(everything) // 10):
+            return None
+        dropped = set(map(id, gone))
+        files = {f.source for f in chain(added, gone)}
+        entries = {f.entry for f in chain(added, gone) if f.entry}
+        by_file, by_entry = self.by_file.copy(), self.by_entry.copy()
+        for views, keys, key_of in ((by_file, files, _source_of), (by_entry, entries, _entry_of)):
+            for key in keys:
+                found = _ordered([*(f for f in views.get(key, ()) if id(f) not in dropped),
+                                  *(f for f in added if key_of(f) == key)])
+                if found:
+                    views[key] = found
+                else:
+                    views.pop(key, None)
+        return by_file, by_entry, files
 
     def file_entries_after(self, store: Store, changed: set[str]) -> dict[str, list[str]] | None:
         """:attr:`file_entries` of ``store``, this snapshot's store with the memory files ``changed`` read
@@ -107,7 +158,7 @@ class Snapshot:
                 by_file[path] = found
             else:
                 by_file.pop(path, None)
-        return replace(self, generation=generation, flat=None, by_file=by_file, by_entry=by_entry)
+        return replace(self, generation=generation, flat=None, by_file=by_file, by_entry=by_entry, touched=None)
 
     @property
     def findings(self) -> tuple[Finding, ...]:

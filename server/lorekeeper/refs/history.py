@@ -18,6 +18,7 @@ import subprocess
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -190,12 +191,29 @@ class GitHistory:
             return None
         self._load()
         if when not in self._before:
+            if self._after_head(when):  # HEAD is the newest commit: no need to ask (an entry's time is
+                return self.head        # its file's while uncommitted, and changes with each save)
             out = self._run("rev-list", "-1", f"--before={when}", "HEAD", what="rev-list --before")
             if out is None:
                 return None
             self._before[when] = out.strip()
             self._changed = True
         return self._before[when] or None
+
+    def _after_head(self, when: str) -> bool:
+        """Whether an ISO time (with its offset) is at or after HEAD's commit time: then the newest commit
+        at or before it is HEAD (``rev-list`` starts from HEAD, and HEAD passes ``--before``)."""
+        try:
+            moment = datetime.fromisoformat(when)
+        except ValueError:
+            return False
+        head = self.commit(self.head) if moment.tzinfo is not None else None
+        if head is None:
+            return False
+        try:
+            return datetime.fromisoformat(head.date) <= moment
+        except (ValueError, TypeError):
+            return False
 
     # -- blame ------------------------------------------------------------------------------------
 
