@@ -194,9 +194,7 @@ def remembered_findings(ws: Workspace, findings: list[Finding], checker: Stalene
     from ..store import Store  # noqa: PLC0415
     from . import open_stage  # noqa: PLC0415
 
-    if not to_judge(findings):
-        return []
-    stage, _ = open_stage(ws, cached_only=True)
-    if stage is None or not stage.has_answers:
+    stage, _ = open_stage(ws, cached_only=True)  # (first: with no model configured, nothing to read)
+    if stage is None or not to_judge(findings) or not stage.has_answers:
         return []
     return judge_findings(stage, checker or StalenessChecker(ws, Store.open(ws)), findings)

@@ -219,18 +219,26 @@ class StalenessChecker:
             return False
         before = set(self.store.ids_read_from(files))
         after = set(store.ids_read_from(files))
-        was_live = self.store.live_ids()
+        changes = store.changes_since(self.store.serial)
+        if changes is not None:
+            # Patched: only the entries at the positions that changed can have become live or ceased to
+            # be (the results are of live entries), without a pass over every id.
+            old_live = {e.id for e in changes[0] if e.live}
+            new_live = {e.id for e in changes[1] if e.live}
+            left, came = old_live - new_live, new_live - old_live
+        else:
+            was_live, now_live = self.store.live_ids(), store.live_ids()
+            left, came = self.results.keys() - now_live, now_live - was_live
         self.store = store
         self._by_id = None
         # Kept by entry id and line. (git's blame is kept by the file's content; its status is asked
         # about code files only, and no code file changed.)
         self.baselines = Baselines(self.ws, self.history, self.verifications)
-        now_live = store.live_ids()
-        for entry_id in sorted((self.results.keys() - now_live) | (self.results.keys() & before)):
+        for entry_id in sorted((self.results.keys() & left) | (self.results.keys() & before)):
             self._drop_result(entry_id)
         for entry_id in before | after:  # their references are kept by text: the refs may have changed
             self._refs.pop(entry_id, None)
-        wanted = after | (now_live - was_live)
+        wanted = after | came
         targets = store.live_among(wanted) if wanted else []
         if targets:
             self.check(targets, save=False)
