@@ -356,3 +356,27 @@ def test_any_sequence_of_memory_saves_leaves_the_state_a_fresh_server_builds(edi
             assert _state(ls) == _fresh(tree), edit
     finally:
         shutil.rmtree(tree.root, ignore_errors=True)
+
+
+def test_the_first_save_after_a_check_from_the_cache_updates_a_search_built_after_it(tree: Tree) -> None:
+    """A first check that finds the candidate pairs in the cache builds no search for saves to update:
+    prepare_saves builds it after that check (the first save at 10k entries took ~1 s), and saves then
+    update it, with the state of a fresh server."""
+    paths = _workspace(tree)
+    first = LoreServer()
+    first.open_workspace(str(tree.root))
+    first.full_check()  # (no cache yet: the pairs are searched, and kept)
+    assert first._search.met is not None
+    ls = LoreServer()
+    ls.open_workspace(str(tree.root))
+    ls.full_check()
+    assert ls._search.met is None  # read from the cache
+    before = ls.snapshot
+    ls.prepare_saves()
+    built = ls._search.met
+    assert built is not None and ls.snapshot is before  # the same findings: nothing republished
+    assert _save(ls, tree, paths["b"], json.dumps({"id": "b", "content": "`helper` in `src/app.py` returns 2."}))
+    assert ls._search.met is built and built.round == 1  # updated, not searched again
+    assert _state(ls) == _fresh(tree)
+    ls.prepare_saves()  # (once built, nothing to do)
+    assert ls._search.met is built

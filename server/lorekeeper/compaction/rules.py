@@ -752,6 +752,13 @@ class SearchMemo:
         #: store they are about (see :meth:`.Store.changes_since`).
         self.diagnosed: dict[str, tuple[int, Any]] = {}
 
+    def adopt(self, other: SearchMemo) -> None:
+        """Take the candidate search ``other`` made (and what it read), for this memo's next search to
+        update (see :meth:`lorekeeper.lsp.server.LoreServer.prepare_saves`)."""
+        self.met, self.sharing = other.met, other.sharing
+        self.features.update(other.features)
+        self.contexts.update(other.contexts)
+
     def read(self, texts: list[str]) -> list[_Features]:
         """The features of ``texts`` (in order), see :func:`_through`."""
         found, self.features = _through(self.features, _features, texts)

@@ -45,6 +45,7 @@ def register(server: LoreServer) -> None:
         publish(ls, findings)
         await _pull_configuration(ls)
         suggest_compaction(ls)
+        await loop.run_in_executor(None, ls.prepare_saves)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def on_watched(ls: LoreServer, params: types.DidChangeWatchedFilesParams) -> None:

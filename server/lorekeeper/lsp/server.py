@@ -157,6 +157,24 @@ class LoreServer(LanguageServer):
             _settle_heap()
             return self.all_findings()
 
+    def prepare_saves(self) -> None:
+        """After the first check: build the candidate search that a memory save updates, where that check
+        read the candidate pairs from the cache instead (else the first save builds it: ~1 s at 10k
+        entries). It is built off the writer lock, from the entries the check searched (the live ones
+        no group took), and kept only if no memory save came meanwhile (that save built one)."""
+        with self.lock:
+            snapshot = self.snapshot
+            if snapshot is None or self._search.sharing is not None:
+                return
+            grouped = self._search.grouped
+            taken = {i for op in grouped.operations for i in op.sources} if grouped is not None else set()
+            pool = [e for e in snapshot.store.live() if e.id not in taken]
+        built = SearchMemo()
+        built.candidates(pool, self.config.merge_threshold)  # (reads only the texts it is given)
+        with self.lock:
+            if self.snapshot is not None and self.snapshot.store is snapshot.store and self._search.sharing is None:
+                self._search.adopt(built)
+
     def _next_generation(self) -> int:
         return self.snapshot.generation + 1 if self.snapshot is not None else 1
 
