@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import logging
 from datetime import UTC, datetime
-from itertools import compress, repeat
-from operator import attrgetter, eq, is_
+from itertools import chain, compress, repeat
+from operator import attrgetter, eq, is_, itemgetter
 from typing import Any
 
 from .compaction.remembered import remembered_facts
@@ -55,40 +55,27 @@ def duplicate_findings(store: Store, config: CompactionConfig, search: SearchMem
         if config.semantic_dedup:
             _semantic(planner, store)
     by_id = planner.by_id  # the store's (the planner only reads it)
-    findings: list[Finding] = []
     # The findings of each group, kept by the caller with its search: a group the search kept (the same
     # operation, of the same entries) is reported as before (a save at 12k entries made ~3,900 anew).
     last = search.reported if search is not None else {}
-    reported: dict[int, tuple[object, tuple[Entry, ...], list[Finding]]] = {}
-    for op in planner.operations:
-        if op.op not in ("dedup", "merge", "semantic") or not op.result:
-            continue
-        keeper = by_id.get(op.result["id"])
-        if keeper is None:
-            continue
-        group = [by_id[s] for s in op.sources if s in by_id]
-        members = (keeper, *group)
-        kept = last.get(id(op))
-        if kept is not None and kept[0] is op and len(kept[1]) == len(members) and all(map(is_, kept[1], members)):
-            reported[id(op)] = kept
-            findings.extend(kept[2])
-            continue
-        start = len(findings)
-        exact = op.op == "dedup"
-        for entry in group:
-            others = [keeper] + [e for e in group if e is not entry]
-            findings.append(Finding(
-                kind="duplicate" if exact else "near-duplicate",
-                severity=Severity.warning if exact else Severity.info,
-                message=(f"same text as {keeper.id} ({keeper.where()})" if exact
-                         else f"states the same fact in other words as {keeper.id} ({keeper.where()})"
-                         if op.op == "semantic" else f"states the same fact as {keeper.id} ({keeper.where()})"),
-                source=entry.location.path, line=entry.location.start_line, entry=entry.id,
-                fix=MergeFix(entry=entry.id, into=keeper.id),
-                related=[_related(o, "kept copy" if o is keeper else "another copy") for o in others]))
-        reported[id(op)] = (op, members, findings[start:])
+    changed = planner.regrouped_ops if search is not None and not config.semantic_dedup else None
+    if changed is not None and search is not None and search.reported_for == changed[2]:
+        # Only the groups the save touched: the others are reported as before.
+        dropped, added, _ = changed
+        reported = last.copy()
+        for op in dropped:
+            reported.pop(id(op), None)
+        for op in added:
+            _report(op, by_id, reported, {})
+    else:
+        reported = dict[int, tuple[Any, tuple[Entry, ...], list[Finding]]]()
+        for op in planner.operations:
+            _report(op, by_id, reported, last)
+    findings: list[Finding] = list(chain.from_iterable(map(itemgetter(2), reported.values())))
     if search is not None:
         search.reported = reported
+        grouped = search.grouped
+        search.reported_for = (grouped, grouped.version) if grouped is not None and not config.semantic_dedup else None
         _keep(store, search, "grouped", planner.pool_ids)
     # Each contradiction's findings, kept with the search like the groups' (by the pair's entries and
     # the reason: the same objects give the same findings).
@@ -120,6 +107,37 @@ def _contradiction(entry: Entry, other: Entry, newer: bool, older: Entry, newest
                    line=entry.location.start_line, entry=entry.id,
                    message=f"disagrees with the {side} {other.id} ({other.where()}): {reason}; both stay until one is kept",
                    fix=SupersedeFix(entry=older.id, by=newest.id), related=[_related(other, f"the {side} entry")])
+
+
+def _report(op: Any, by_id: dict[str, Entry], reported: dict[int, tuple[Any, tuple[Entry, ...], list[Finding]]],
+            last: dict[int, tuple[Any, tuple[Entry, ...], list[Finding]]]) -> None:
+    """The findings of one group (a dedup, merge or semantic operation), added to ``reported`` by the
+    operation's ``id()``: those in ``last`` where it holds this operation of the same entries."""
+    if op.op not in ("dedup", "merge", "semantic") or not op.result:
+        return
+    keeper = by_id.get(op.result["id"])
+    if keeper is None:
+        return
+    group = [by_id[s] for s in op.sources if s in by_id]
+    members = (keeper, *group)
+    kept = last.get(id(op))
+    if kept is not None and kept[0] is op and len(kept[1]) == len(members) and all(map(is_, kept[1], members)):
+        reported[id(op)] = kept
+        return
+    exact = op.op == "dedup"
+    found: list[Finding] = []
+    for entry in group:
+        others = [keeper] + [e for e in group if e is not entry]
+        found.append(Finding(
+            kind="duplicate" if exact else "near-duplicate",
+            severity=Severity.warning if exact else Severity.info,
+            message=(f"same text as {keeper.id} ({keeper.where()})" if exact
+                     else f"states the same fact in other words as {keeper.id} ({keeper.where()})"
+                     if op.op == "semantic" else f"states the same fact as {keeper.id} ({keeper.where()})"),
+            source=entry.location.path, line=entry.location.start_line, entry=entry.id,
+            fix=MergeFix(entry=entry.id, into=keeper.id),
+            related=[_related(o, "kept copy" if o is keeper else "another copy") for o in others]))
+    reported[id(op)] = (op, members, found)
 
 
 def _semantic(planner: Planner, store: Store) -> None:

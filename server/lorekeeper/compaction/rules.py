@@ -109,6 +109,9 @@ class Planner:
         self.edits: PoolEdits | None = None
         #: The ids of :attr:`pool` in order, where the caller has them (reading 10k ids costs ~1 ms).
         self.pool_ids: list[str] | None = None
+        #: Where :meth:`same_facts` updated the kept answer: the operations it dropped and those it added,
+        #: and the answer and its version they were dropped from.
+        self.regrouped_ops: tuple[list[PlanOperation], list[PlanOperation], tuple[_Grouped, int]] | None = None
 
     # -- helpers ---------------------------------------------------------------------------------
 
@@ -249,10 +252,10 @@ class Planner:
         else:
             again = Planner(within, self.config, self.now)
             again._group_all()
-            self.operations = [op for op in last.operations if not last.regrouped.intersection(op.sources)
-                               and (op.result or {}).get("id") not in last.regrouped] + again.operations
+            version = (last, last.version)
+            self.regrouped_ops = (*last.regroup(again.operations), version)
+            self.operations = list(last.operations)
             self.consumed = set(chain.from_iterable(map(_sources_of, self.operations)))
-            last.operations = list(self.operations)
         memo.grouped = last
 
     def _group_all(self) -> None:
@@ -746,8 +749,10 @@ class SearchMemo:
         self.verdicts: dict[tuple[str, str], Comparison] = {}
         self.judged: _Judged | None = None
         #: What :func:`lorekeeper.diagnose.duplicate_findings` reported of each operation found, by the
-        #: operation's ``id()``: (the operation, its entries, the findings).
+        #: operation's ``id()``: (the operation, its entries, the findings); and the grouping (and its
+        #: version) whose operations these are.
         self.reported: dict[int, tuple[Any, tuple[Entry, ...], list[Any]]] = {}
+        self.reported_for: tuple[_Grouped, int] | None = None
         #: What :mod:`lorekeeper.diagnose` kept of its other answers, by kind, with the serial of the
         #: store they are about (see :meth:`.Store.changes_since`).
         self.diagnosed: dict[str, tuple[int, Any]] = {}
@@ -990,6 +995,37 @@ class _Grouped:
                 self.holders[key].add(entry_id)
         self.operations = list(operations)
         self.regrouped: set[str] = set()
+        #: The operations each entry is in (a source, or the survivor), by ``id()`` of the operation.
+        self.ops_of: dict[str, dict[int, PlanOperation]] = defaultdict(dict)
+        self._index(self.operations)
+        self.version = 0  # how many times :meth:`regroup` changed the operations
+
+    def _index(self, operations: Iterable[PlanOperation], drop: bool = False) -> None:
+        for op in operations:
+            survivor = (op.result or {}).get("id")
+            for entry_id in (*op.sources, *((survivor,) if survivor else ())):
+                if drop:
+                    held = self.ops_of.get(entry_id)
+                    if held is not None:
+                        held.pop(id(op), None)
+                        if not held:
+                            del self.ops_of[entry_id]
+                else:
+                    self.ops_of[entry_id][id(op)] = op
+
+    def regroup(self, again: list[PlanOperation]) -> tuple[list[PlanOperation], list[PlanOperation]]:
+        """The operations after grouping :attr:`regrouped` again: those of the last answer that hold none
+        of them, then ``again`` (their new groups). Returns the operations dropped and added."""
+        dropped: dict[int, PlanOperation] = {}
+        for entry_id in self.regrouped:
+            dropped.update(self.ops_of.get(entry_id, {}))
+        self._index(dropped.values(), drop=True)
+        self._index(again)
+        if dropped:
+            self.operations = list(compress(self.operations, map(not_, map(dropped.__contains__, map(id, self.operations)))))
+        self.operations += again
+        self.version += 1
+        return list(dropped.values()), list(again)
 
     def update(self, entries: dict[str, Entry]) -> bool:
         """Make this the answer's starting point over ``entries``: :attr:`regrouped` is every entry
