@@ -19,11 +19,15 @@ def memory_tokens(store: Store, known: dict[str, int] | None = None) -> dict[str
     is about) and ``instructions`` (instruction-file bullets and paragraphs, which agents load as well).
     ``known``: counts by text, kept by a caller that asks again after a few texts changed (the language
     server after a save); the texts it lacks are counted and added."""
+    return tokens_of(store.live(), known)
+
+
+def tokens_of(entries: list[Entry], known: dict[str, int] | None = None) -> dict[str, int]:
+    """:func:`memory_tokens` of some entries (whether live or not: the caller's choice)."""
     from .tokens import count_each
 
-    live = store.live()
     counted = [(e.format == "instruction", e.content if e.format == "instruction" else e.summary or e.content)
-               for e in live]
+               for e in entries]
     counts = count_each((text for _, text in counted), known=known)
     scopes = {"entries": 0, "instructions": 0}
     for instruction, text in counted:

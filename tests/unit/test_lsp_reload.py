@@ -60,6 +60,7 @@ def _state(ls: LoreServer) -> dict[str, Any]:
         "by_id": {k: e.model_dump(mode="json") for k, e in snapshot.store.by_id().items()},
         "file_entries": snapshot.file_entries,
         "by_entry": {k: [f.model_dump(mode="json") for f in v] for k, v in snapshot.by_entry.items()},
+        "tokens": ls.memory_tokens(),  # (after a save: the last count updated from the changed entries)
     }
 
 

@@ -67,6 +67,8 @@ class LoreServer(LanguageServer):
         self._search = SearchMemo()
         #: Tokens of each memory text, kept between stores: a save recounts the texts it changed.
         self._token_counts: dict[str, int] = {}
+        #: The last count (by scope) and the store it is of (the serial), for the next to update.
+        self._tokens: tuple[int, dict[str, int]] | None = None
         self.watching = False
         self.initial_check: asyncio.Future | None = None  # the first full check, awaited by pull requests
         #: Edits handed to the client (references that follow a rename), journaled as they reach disk:
@@ -309,11 +311,21 @@ class LoreServer(LanguageServer):
         if snapshot is None:
             return {"entries": 0, "instructions": 0}
         if "tokens" not in snapshot.memo:
-            from ..report import memory_tokens  # noqa: PLC0415 - loads the tokenizer only when asked
+            from ..report import memory_tokens, tokens_of  # noqa: PLC0415 - loads the tokenizer only when asked
 
-            if len(self._token_counts) > 2 * len(snapshot.store.entries) + 100:
+            store = snapshot.store
+            if len(self._token_counts) > 2 * len(store.entries) + 100:
                 self._token_counts = {}  # mostly texts no longer in memory
-            snapshot.memo["tokens"] = memory_tokens(snapshot.store, self._token_counts)
+            last = self._tokens
+            changes = store.changes_since(last[0]) if last is not None else None
+            if last is not None and changes is not None:  # a save: the last count, less what it changed
+                less = tokens_of([e for e in changes[0] if e.live], self._token_counts)
+                more = tokens_of([e for e in changes[1] if e.live], self._token_counts)
+                tokens = {scope: n - less[scope] + more[scope] for scope, n in last[1].items()}
+            else:
+                tokens = memory_tokens(store, self._token_counts)
+            self._tokens = (store.serial, tokens)
+            snapshot.memo["tokens"] = tokens
         return snapshot.memo["tokens"]
 
     def entry_by_id(self, entry_id: str | None) -> Entry | None:
