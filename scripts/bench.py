@@ -203,22 +203,23 @@ async def _lsp_latency(root: Path, target: Path, memory_uri_suffix: str, edits: 
     return timings
 
 
-async def _memory_save_latency(root: Path, target: Path, edits: int) -> list[float]:
+async def _memory_save_latency(root: Path, target: Path, edits: int, broken: str | None = None) -> list[float]:
     """Seconds from saving a memory file to its republished diagnostics, ``edits`` saves apart. Every
     other save makes a reference of the file unresolvable (an instruction file gains a bullet naming a
-    missing file; an entry names a missing function), so each save changes what the file shows. The
-    file starts broken, so that the first check publishes it; it is restored afterwards."""
+    missing file; an entry names a missing function), or writes ``broken`` (a text that gives the file a
+    finding), so each save changes what the file shows. The file starts broken, so that the first check
+    publishes it; it is restored afterwards."""
     import asyncio
 
     from lsprotocol import types
     from pygls.lsp.client import LanguageClient
 
     original = target.read_text(encoding="utf-8")
-    if target.suffix == ".json":
+    if broken is None and target.suffix == ".json":
         data = json.loads(original)
         name = data["refs"][0]["symbol"]
         broken = original.replace(name, name + "_gone")
-    else:
+    elif broken is None:
         broken = original.rstrip("\n") + "\n\n- The retry helper lives in `src/gone_missing_file_xyz.ts`.\n"
     client = LanguageClient("lorekeeper-bench", "1")
     got = asyncio.Event()
@@ -407,6 +408,7 @@ def bench_speed(sizes: list[int], files: int, runs: int, edits: int, plan_sizes:
                                            "memory_p95_ms": round(saves[int(len(saves) * 0.95) - 1] * 1000, 1)})
         finally:
             shutil.rmtree(root, ignore_errors=True)
+    figures["lsp_store_10000"] = _store_memory_save(10000, edits)
     plans: dict[str, float] = {}
     warm_plans: dict[str, float] = {}
     for size in plan_sizes:
@@ -432,6 +434,30 @@ def bench_speed(sizes: list[int], files: int, runs: int, edits: int, plan_sizes:
     figures["plan_warm_s"] = warm_plans
     print(json.dumps(figures))
     return figures
+
+
+def _store_memory_save(size: int, edits: int) -> dict[str, object]:
+    """A memory save in a store written the way agents write (bench_store: duplicates in other dress,
+    superseded versions; ~1,700 duplicate groups at 10k), where the benchmark's workspace has none:
+    every other save makes the saved entry repeat another entry's text (a duplicate finding on it)."""
+    import asyncio
+
+    root = Path(tempfile.mkdtemp(prefix="lore-speed-lsp-store-"))
+    try:
+        bench_store.synthetic(root, size)
+        folder = root / ".lore/memory/entries"
+        files = sorted(folder.glob("*.json"))
+        copied = next(data["content"] for data in (json.loads(p.read_text()) for p in files[len(files) // 2:])
+                      if not {"merged_into", "superseded_by", "archived", "supersedes", "ttl"} & data.keys())
+        target = folder / "zz-bench.json"  # older than any other entry: the copy it repeats is kept, it is the duplicate
+        target.write_text(json.dumps({"id": "bench", "content": "The bench entry states a fact of its own.",
+                                      "created": "2020-01-01T00:00:00Z"}))
+        broken = json.dumps({"id": "bench", "content": copied, "created": "2020-01-01T00:00:00Z"})
+        saves = sorted(asyncio.run(_memory_save_latency(root, target, max(10, edits // 2), broken=broken)))
+        return {"entries": len(files) + 1, "memory_p50_ms": round(statistics.median(saves) * 1000, 1),
+                "memory_p95_ms": round(saves[int(len(saves) * 0.95) - 1] * 1000, 1)}
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def _forget_in_memory() -> None:
