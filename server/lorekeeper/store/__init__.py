@@ -294,6 +294,7 @@ class Store:
         self._links_checked = links
         self._live = self._live_ids = self._by_id = None
         self._layout = None
+        self.serial, self._patched = next(_serials), None  # other entries: another store, as far as anyone kept
         if links:
             problems = self._check_links([i for i, e in enumerate(entries) if e.merged_into or e.superseded_by])
             if problems:  # each revived a copy of an entry
