@@ -722,13 +722,18 @@ class _Judged:
 
     def forget(self, pair: tuple[str, str]) -> None:
         if self.judged.pop(pair, False) is not False:
-            for entry_id in pair:
-                held = self.members.get(entry_id)
-                if held is not None:
-                    held.discard(pair)
-                    if not held:
-                        del self.members[entry_id]
+            _unindex(self.members, pair)
         self.conflicting.pop(pair, None)
+
+
+def _unindex(index: dict[str, set[tuple[str, str]]], pair: tuple[str, str]) -> None:
+    """Take a pair out of an index of each entry's pairs (an entry left with none leaves the index)."""
+    for entry_id in pair:
+        held = index.get(entry_id)
+        if held is not None:
+            held.discard(pair)
+            if not held:
+                del index[entry_id]
 
 
 class SearchMemo:
@@ -910,12 +915,7 @@ class _Sharing:
             dropped |= self.of.pop(entry_id, set())
         for pair in dropped:
             del self.pairs[pair]
-            for entry_id in pair:
-                held = self.of.get(entry_id)
-                if held is not None:
-                    held.discard(pair)
-                    if not held:
-                        del self.of[entry_id]
+            _unindex(self.of, pair)
         self.touched = dropped
         seen: set[tuple[str, str]] = set()
         for entry_id in dirty:
