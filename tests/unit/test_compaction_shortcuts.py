@@ -5,6 +5,7 @@ worker processes is the plan computed here."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -54,7 +55,8 @@ _PIECES = ["the", "Use", "use", "not", "don't", "from", "to", "moved", "migrated
            "api-svc", "os.path.join()", "https://x.io/a#b", "??", "||", "->", "=>", "→", "**bold**", "__x__", "_y",
            "~~z~~", "# Title", "- item", "1. one", "2) two", "`pnpm`", "`cargo insta review`", "`a b 2`",
            "`packages/ui`", "one", "three", "Jest", "Vitest", "`jest`", "Redis", "e.g.", "x.Y", "a-b", ":", "=",
-           ".", ",", ";", "!", "?", "(", ")", "\n", "'s", "N'T"]
+           ".", ",", ";", "!", "?", "(", ")", "\n", "'s", "N'T", "UTC", "GMT", "+ 5", "café", "Ab", "abC", "v", "5",
+           "x``a` b`", "``", "-", "/", "_", "runs!", "Foo.", "ABC", "a'b"]
 _ALPHABET = "aZbY09٣１²`:/_?|&=-.#*~+)(!<>^,; \n\t'\"@[]{}→éİK"
 ANY_TEXT = st.one_of(
     st.text(alphabet=_ALPHABET, max_size=60),
@@ -75,9 +77,14 @@ def _changes_by_sentence(text: str) -> tuple[updates.Change, ...]:
     return tuple(dict.fromkeys(c for s in updates._sentences(text) for c in updates._changes_in_sentence(s)))
 
 
+def _scanned(pattern: re.Pattern[str], text: str) -> list[tuple[tuple[int, int], str | None]]:
+    return [(m.span(), m.lastgroup) for m in pattern.finditer(text)]
+
+
 def test_summaries_and_prechecks_on_the_labelled_texts() -> None:
     assert all(_changes_by_sentence(text) for text in CHANGES), "each states a change"
     for text in TEXTS:
+        assert _scanned(verify._LITERAL_SCAN, text) == _scanned(verify._LITERAL, text), text
         assert verify._summarize(text) == _statement_summary(text), text
         assert updates.changes_in.__wrapped__(text) == _changes_by_sentence(text), text
 
@@ -87,6 +94,7 @@ def test_summaries_and_prechecks_on_the_labelled_texts() -> None:
 def test_summaries_and_prechecks_on_any_text(text: str) -> None:
     assert verify._summarize(text) == _statement_summary(text)
     assert updates.changes_in.__wrapped__(text) == _changes_by_sentence(text)
+    assert _scanned(verify._LITERAL_SCAN, text) == _scanned(verify._LITERAL, text)
     # A precheck may let through a text the pattern does not match, never the other way round.
     if verify._LITERAL.search(text):
         assert verify._MAY_HOLD_LITERAL.search(text)

@@ -113,9 +113,9 @@ _UNITS = {"ms": "ms", "millisecond": "ms", "milliseconds": "ms", "s": "s", "sec"
 _CODE_EXTENSIONS = ("ts tsx js jsx mjs cjs py go rs java kt rb php cs json jsonc yaml yml toml ini cfg md mdx mdc txt sh"
                     " sql prisma css scss html lock env local example sample").split()
 
-_LITERAL = re.compile(
-    r"(?P<code>`[^`]+`)"
-    r"|(?P<url>\b(?:https?|ftp|ssh|git)://[^\s`)]+)"
+_LITERAL_CODE = r"(?P<code>`[^`]+`)"
+_LITERAL_OTHER = (
+    r"(?P<url>\b(?:https?|ftp|ssh|git)://[^\s`)]+)"
     r"|(?P<tz>\b(?:UTC|GMT)\s*[+-]\s*\d{1,2}(?::?\d{2})?)"
     r"|(?P<path>(?<![\w@])(?:\.{1,2}/)?[\w.-]+(?:/[\w.-]+)+/?|(?<![\w.])\.[A-Za-z0-9][\w.-]*"
     r"|\b[\w-]+(?:\.[\w-]+)*\.(?:" + "|".join(_CODE_EXTENSIONS) + r")\b)"
@@ -127,8 +127,20 @@ _LITERAL = re.compile(
     r"|(?P<ident>\b[a-z][a-z0-9]*[A-Z]\w*\b|\b[A-Za-z]\w*_\w+\b|\b[A-Za-z][\w]*(?:-[\w]+)*-v?\d+\b"
     r"|\b[a-z][a-z0-9]*-(?:svc|service|api|worker|job|queue|app|db|server|client|bot|cli|gateway|bucket)\b"
     r"|\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?)"
-    r"|(?P<op>(?<!\S)(?:\?\?|\|\||&&|===|!==|==|!=|>=|<=|=>|->)(?!\S))",
+    r"|(?P<op>(?<!\S)(?:\?\?|\|\||&&|===|!==|==|!=|>=|<=|=>|->)(?!\S))"
 )
+_LITERAL = re.compile(_LITERAL_CODE + "|" + _LITERAL_OTHER)
+#: :data:`_LITERAL` for scanning a text: the same matches, found ~5x faster. Python's engine tries every
+#: alternative at every position; this pattern tries the literals other than code only where one can
+#: start. None starts inside a word (each begins with ``\b``, a look-behind refusing a word character, or
+#: a character that is not one; a match ``\b`` allows at a ``-`` after a word also matches from that
+#: word's start, which comes first), nor at a plain word (lower-case letters, or one capital and
+#: lower-case letters) followed by a space, the end, a closing mark or a sentence's full stop: each
+#: alternative starting with a letter needs a capital after a lower-case letter, two capitals (``UTC``,
+#: an environment name) or a ``_ - . / :`` after the letters. A code span may start anywhere: after the
+#: code spans are masked, a backtick left alone after a word can still pair with a later one.
+_LITERAL_SCAN = re.compile(_LITERAL_CODE + r"|(?<!\w)(?!(?:[a-z]+|[A-Z][a-z]*)(?:[\s,;!?)\]}\"'(]|\.(?:\s|\Z)|\Z))(?:"
+                           + _LITERAL_OTHER + ")")
 #: A necessary condition for any match of :data:`_LITERAL` (each of its alternatives needs one of
 #: these: a backtick, ``://``, a path's ``/``, ``_``, an operator's character, a digit, a dot before a
 #: name or an extension, a lower-case letter before an upper-case one): a text with none skips it.
@@ -261,7 +273,7 @@ def _lex(text: str) -> tuple[list[list[_Item]], bool, str]:
     if _MAY_HOLD_MARKUP.search(masked):
         masked = _MARKUP.sub(" ", masked)
     if _MAY_HOLD_LITERAL.search(masked):
-        masked = _LITERAL.sub(stash, masked)
+        masked = _LITERAL_SCAN.sub(stash, masked)
     negated = False
     clauses: list[list[_Item]] = []
     for sentence in _BOUNDARY.split(masked):
