@@ -35,6 +35,28 @@ STOPWORDS = frozenset(
 )
 
 
+class CaseBlind:
+    """Whether a text holds a match of a pattern in any letter case (``re.IGNORECASE``), answered ~3x
+    faster for ASCII text, most memories: there the pattern, written in lower case, is searched
+    case-sensitively in the lower-cased text. An ASCII character matches a lower-case literal or class
+    in any case exactly when its lower case does (the other characters that fold to an ASCII letter,
+    the Kelvin sign, the long s, are not ASCII), and lower-casing ASCII moves no position. Python's
+    engine skips a case-sensitive alternative at C speed when its first character differs; a
+    case-blind one it tries in full at every word."""
+
+    def __init__(self, pattern: str) -> None:
+        if pattern != pattern.lower():  # an upper-case letter or escape (\S, \W) would change its meaning
+            raise ValueError(f"a case-blind pattern is written in lower case: {pattern!r}")
+        self.pattern = pattern
+        self._blind = re.compile(pattern, re.IGNORECASE)
+        self._lower = re.compile(pattern)
+
+    def occurs(self, text: str) -> bool:
+        if text.isascii():
+            return self._lower.search(text.lower()) is not None
+        return self._blind.search(text) is not None
+
+
 def normalize(text: str) -> str:
     """The form two statements of the same fact share exactly: case, whitespace, punctuation and
     Markdown markup removed ("Always use **pnpm**." == "always use pnpm")."""

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from rapidfuzz import fuzz
 
 from lorekeeper.compaction import CompactionConfig, plan_compaction, rules, updates, verify
+from lorekeeper.text import CaseBlind
 from lorekeeper.workers import worker_count
 from support import REPO, Tree
 
@@ -56,7 +57,8 @@ _PIECES = ["the", "Use", "use", "not", "don't", "from", "to", "moved", "migrated
            "~~z~~", "# Title", "- item", "1. one", "2) two", "`pnpm`", "`cargo insta review`", "`a b 2`",
            "`packages/ui`", "one", "three", "Jest", "Vitest", "`jest`", "Redis", "e.g.", "x.Y", "a-b", ":", "=",
            ".", ",", ";", "!", "?", "(", ")", "\n", "'s", "N'T", "UTC", "GMT", "+ 5", "café", "Ab", "abC", "v", "5",
-           "x``a` b`", "``", "-", "/", "_", "runs!", "Foo.", "ABC", "a'b"]
+           "x``a` b`", "``", "-", "/", "_", "runs!", "Foo.", "ABC", "a'b", "NOW", "Switched", "ſwitched", "MOVED",
+           "Any More", "no  Longer", "\u212aept", "İnstead", "THERE"]
 _ALPHABET = "aZbY09٣１²`:/_?|&=-.#*~+)(!<>^,; \n\t'\"@[]{}→éİK"
 ANY_TEXT = st.one_of(
     st.text(alphabet=_ALPHABET, max_size=60),
@@ -81,10 +83,31 @@ def _scanned(pattern: re.Pattern[str], text: str) -> list[tuple[tuple[int, int],
     return [(m.span(), m.lastgroup) for m in pattern.finditer(text)]
 
 
+_CASE_BLIND = (updates._MARKERS, updates._TRIGGER, updates._CHANGE_WORD)
+
+
+def _case_blind_answers(text: str) -> list[bool]:
+    return [blind.occurs(text) for blind in _CASE_BLIND]
+
+
+def _ignorecase_answers(text: str) -> list[bool]:
+    return [re.search(blind.pattern, text, re.IGNORECASE) is not None for blind in _CASE_BLIND]
+
+
+def test_a_case_blind_pattern_is_written_in_lower_case() -> None:
+    assert CaseBlind(r"\bnow\b").occurs("Effective NOW.")
+    assert not CaseBlind(r"\bnow\b").occurs("Nowhere")
+    assert CaseBlind(r"\bkept\b").occurs("\u212aept")  # the Kelvin sign folds to k: IGNORECASE decides
+    for pattern in (r"\bNow\b", r"\S+moved"):
+        with pytest.raises(ValueError):
+            CaseBlind(pattern)
+
+
 def test_summaries_and_prechecks_on_the_labelled_texts() -> None:
     assert all(_changes_by_sentence(text) for text in CHANGES), "each states a change"
     for text in TEXTS:
         assert _scanned(verify._LITERAL_SCAN, text) == _scanned(verify._LITERAL, text), text
+        assert _case_blind_answers(text) == _ignorecase_answers(text), text
         assert verify._summarize(text) == _statement_summary(text), text
         assert updates.changes_in.__wrapped__(text) == _changes_by_sentence(text), text
 
@@ -95,6 +118,7 @@ def test_summaries_and_prechecks_on_any_text(text: str) -> None:
     assert verify._summarize(text) == _statement_summary(text)
     assert updates.changes_in.__wrapped__(text) == _changes_by_sentence(text)
     assert _scanned(verify._LITERAL_SCAN, text) == _scanned(verify._LITERAL, text)
+    assert _case_blind_answers(text) == _ignorecase_answers(text)
     # A precheck may let through a text the pattern does not match, never the other way round.
     if verify._LITERAL.search(text):
         assert verify._MAY_HOLD_LITERAL.search(text)

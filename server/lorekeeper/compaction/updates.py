@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..text import TEXT_CACHE
+from ..text import TEXT_CACHE, CaseBlind
 from .vocabulary import AMBIGUOUS, roles_of, tools_in
 
 #: Past-tense verbs that, before "from X to Y", say a value changed (not a route: "copy from a to b").
@@ -80,10 +80,10 @@ _PATTERNS = [
 _ARROW = re.compile(rf"(?P<old>{_TOKEN})\s*(?:->|→|=>)\s*(?P<new>{_TOKEN})")
 
 #: Words that say the newer memory describes a change (so the subject, not its wording, must match).
-_MARKERS = re.compile(r"\b(?:now|any\s?more|no\s+longer|from\s+now\s+on|as\s+of|these\s+days|nowadays|switched|"
+_MARKERS = CaseBlind(r"\b(?:now|any\s?more|no\s+longer|from\s+now\s+on|as\s+of|these\s+days|nowadays|switched|"
                       r"moved|migrated|changed|turned|starting|going\s+forward|effective|back\s+on|"
                       r"back\s+off|bumped|raised|lowered|increased|decreased|reduced|upgraded|downgraded|"
-                      r"replaced|renamed|standardi[sz]ed|dropped|retired|removed|deprecated)\b", re.I)
+                      r"replaced|renamed|standardi[sz]ed|dropped|retired|removed|deprecated)\b")
 
 
 @dataclass(frozen=True)
@@ -135,7 +135,7 @@ _PRONOUNS = frozenset("it this that they them these those which what he she we y
 @lru_cache(maxsize=TEXT_CACHE)
 def changes_in(text: str) -> tuple[Change, ...]:
     """The changes a text states outright, in order."""
-    if not (_TRIGGER.search(text) and _CHANGE_WORD.search(text)):  # a sentence's words are the text's
+    if not (_TRIGGER.occurs(text) and _CHANGE_WORD.occurs(text)):  # a sentence's words are the text's
         return ()
     found: list[Change] = []
     for sentence in _sentences(text):
@@ -148,19 +148,19 @@ def _sentences(text: str) -> list[str]:
 
 
 #: Every pattern below needs one of these words: most texts are ruled out by one search.
-_TRIGGER = re.compile(r"\b(?:from|renamed|moved|migrated|replaced|instead|rather|longer|stopped|there|any\s?more|"
-                      + "|".join(_REMOVED) + r")\b|->|→|=>", re.I)
+_TRIGGER = CaseBlind(r"\b(?:from|renamed|moved|migrated|replaced|instead|rather|longer|stopped|there|any\s?more|"
+                      + "|".join(_REMOVED) + r")\b|->|→|=>")
 
 
 #: Each of :data:`_PATTERNS`, and an arrow, needs one of these words (with "from", a verb of change): a
 #: text with none states no change. (:data:`_TRIGGER`, quicker to search, rules out most texts first.)
-_CHANGE_WORD = re.compile(r"\b(?:" + "|".join(_CHANGE_VERBS + _REMOVED) + r"|renamed|moved|migrated|replaced|instead"
-                          r"|rather|longer|stopped|there|any\s?more|got\s+rid)\b|->|→|=>", re.I)
+_CHANGE_WORD = CaseBlind(r"\b(?:" + "|".join(_CHANGE_VERBS + _REMOVED) + r"|renamed|moved|migrated|replaced|instead"
+                          r"|rather|longer|stopped|there|any\s?more|got\s+rid)\b|->|→|=>")
 
 
 def _changes_in_sentence(text: str) -> list[Change]:
     found: list[Change] = []
-    if not _TRIGGER.search(text):
+    if not _TRIGGER.occurs(text):
         return found
     for how, pattern in _PATTERNS:
         for match in pattern.finditer(text):
@@ -184,7 +184,7 @@ def _outside_code(text: str) -> str:
 
 def marks_change(text: str) -> bool:
     """Whether a text says that something changed ("now", "any more", "switched"...)."""
-    return bool(_MARKERS.search(_outside_code(text)))
+    return _MARKERS.occurs(_outside_code(text))
 
 
 _NAMEISH = re.compile(r"`|[\w-]/[\w-]|\w\.\w|\d|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")
