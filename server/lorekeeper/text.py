@@ -6,6 +6,7 @@ import hashlib
 import re
 import unicodedata
 from functools import lru_cache
+from itertools import chain
 
 #: Markdown markup (`` ` * _ ~ > # [ ] ( ) | ``) and every other punctuation mark: ``_`` is the one
 #: markup character ``\w`` counts as a word character.
@@ -70,10 +71,7 @@ def terms(text: str) -> list[str]:
     """Search terms: lower-cased words, with compound identifiers also split into their parts
     (``StripeClient.create_charge`` gives ``stripeclient.create_charge``, ``stripeclient``, ``stripe``,
     ``client``, ``create_charge``, ``create``, ``charge``). Stopwords are dropped."""
-    out: list[str] = []
-    for match in _WORD.finditer(text):
-        out.extend(_word_terms(match.group(0)))
-    return out
+    return list(chain.from_iterable(map(_word_terms, _WORD.findall(text))))  # each word's terms, at C speed
 
 
 _PARTS = re.compile(r"[.\-/]")

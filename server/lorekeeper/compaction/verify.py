@@ -105,6 +105,8 @@ _PREDICATE_WORDS = frozenset(
 _NUMBER_WORDS = {"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
                  "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
                  "single": "1", "dozen": "12", "hundred": "100", "thousand": "1000"}
+#: The words :func:`_lex` reads otherwise than as a plain word (every case of its loop but the last).
+_SPECIAL_WORDS = NEGATIONS | frozenset(_NUMBER_WORDS) | CLAUSE_WORDS | FUNCTION_WORDS | {"on", "off", "=", ":"}
 _UNITS = {"ms": "ms", "millisecond": "ms", "milliseconds": "ms", "s": "s", "sec": "s", "secs": "s", "second": "s",
           "seconds": "s", "min": "min", "mins": "min", "minute": "min", "minutes": "min", "h": "h", "hr": "h",
           "hrs": "h", "hour": "h", "hours": "h", "d": "d", "day": "d", "days": "d", "week": "w", "weeks": "w",
@@ -277,13 +279,17 @@ def _lex(text: str) -> tuple[list[list[_Item]], bool, str]:
     negated = False
     clauses: list[list[_Item]] = []
     for sentence in _BOUNDARY.split(masked):
-        words = [w for w in _WORD.findall(sentence)]
+        words = _WORD.findall(sentence)
         current: list[_Item] = []
         previous = ""
         groups: list[list[_Item]] = [current]
         marked: set[int] = set()  # clauses whose predicate start is marked
         for raw in words:
             low = raw.lower()
+            if low not in _SPECIAL_WORDS and raw[0] not in "\x00\x02" and not low.endswith("n't"):
+                current.append((_stem(low), None, previous, raw, ""))  # a plain word: the last case below
+                previous = low
+                continue
             if raw.startswith("\x00"):
                 kind, value = literals[ord(raw[1]) - 0xE000]
                 current.append((value, kind, previous, value, ""))
