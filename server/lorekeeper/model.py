@@ -193,9 +193,10 @@ class Entry(BaseModel):
     def public(self) -> dict[str, Any]:
         """The JSON shape used by ``--json`` output: validated fields plus the file's unknown fields."""
         data = self.model_dump(mode="json", exclude_none=True)
-        data["refs"] = [r.model_dump(mode="json", exclude_none=True) for r in self.refs]
-        known = set(type(self).model_fields)
-        extra = {k: v for k, v in self.raw.items() if k not in known and k not in ("code_refs",)}
+        if self.refs:  # (none: the dump's own empty list)
+            data["refs"] = [r.model_dump(mode="json", exclude_none=True) for r in self.refs]
+        known = type(self).model_fields
+        extra = {k: v for k, v in self.raw.items() if k not in known and k != "code_refs"}
         if extra and self.format == "entry":
             data["extra"] = extra
         return data

@@ -172,8 +172,9 @@ class Planner:
         # An entry whose normalised text no other entry has shares no key: its fact key (a parse) is not
         # needed, and most texts of a large store are unique.
         pool = self.available(writable_only=False)
-        counts = Counter(_normal(e.content) for e in pool)
-        shared = [e for e in pool if counts[_normal(e.content)] > 1]  # the others join no group
+        normals = list(map(_normal, map(_content_of, pool)))
+        counts = Counter(normals)
+        shared = list(compress(pool, map((1).__lt__, map(counts.__getitem__, normals))))  # the others join no group
 
         def keys(entry: Entry) -> list[str]:
             return [_normal(entry.content) + "\x00" + fact_key(entry.content)]
@@ -193,8 +194,7 @@ class Planner:
         others' references and tags, and the others get ``merged_into`` it. Entries are grouped when
         they share any of their keys, then split where the words they write as code differ. ``among``:
         the available entries that may share a key, when the caller knows (in their order)."""
-        for group in _groups(self.available(writable_only=False) if among is None else among, keys_of):
-            keeper = max(group, key=_rank)
+        for keeper, group in _groups(self.available(writable_only=False) if among is None else among, keys_of):
             others = [e for e in group if e is not keeper and e.format in WRITABLE]
             if not others:
                 continue
@@ -1359,9 +1359,11 @@ def _changing(features: _Features) -> bool:
     return bool(features[3]) or features[4]
 
 
-def _groups(entries: list[Entry], keys_of: Any) -> list[list[Entry]]:
+def _groups(entries: list[Entry], keys_of: Any) -> list[tuple[Entry, list[Entry]]]:
     """Groups of two or more entries that state one fact: joined through any shared key (union-find),
-    then split so that every member is :func:`compatible` with the first of its group."""
+    then split so that every member is :func:`compatible` with the first of its group. Each comes with
+    its survivor, the member of highest :func:`_rank` (the first in order of those of equal rank, as
+    ``max`` picks it): the first of its part, which takes the members in order of rank."""
     parent = list(range(len(entries)))
 
     def find(i: int) -> int:
@@ -1382,7 +1384,7 @@ def _groups(entries: list[Entry], keys_of: Any) -> list[list[Entry]]:
     joined: dict[int, list[Entry]] = defaultdict(list)
     for i, entry in enumerate(entries):
         joined[find(i)].append(entry)
-    groups: list[list[Entry]] = []
+    groups: list[tuple[Entry, list[Entry]]] = []
     for members in joined.values():
         if len(members) < 2:
             continue
@@ -1394,7 +1396,7 @@ def _groups(entries: list[Entry], keys_of: Any) -> list[list[Entry]]:
             else:
                 home.append(entry)
         order = {id(e): i for i, e in enumerate(members)}
-        groups.extend(sorted(p, key=lambda e: order[id(e)]) for p in parts if len(p) > 1)
+        groups.extend((p[0], sorted(p, key=lambda e: order[id(e)])) for p in parts if len(p) > 1)
     return groups
 
 
