@@ -4,6 +4,7 @@ worker processes is the plan computed here."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 import sys
@@ -21,6 +22,7 @@ from lorekeeper.text import CaseBlind
 from lorekeeper.workers import worker_count
 from support import REPO, Tree
 
+score = importlib.import_module("lorekeeper.context.score")  # (the package's `score` is a function)
 DATA = REPO / "tests" / "data" / "compaction"
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
 
@@ -58,7 +60,8 @@ _PIECES = ["the", "Use", "use", "not", "don't", "from", "to", "moved", "migrated
            "`packages/ui`", "one", "three", "Jest", "Vitest", "`jest`", "Redis", "e.g.", "x.Y", "a-b", ":", "=",
            ".", ",", ";", "!", "?", "(", ")", "\n", "'s", "N'T", "UTC", "GMT", "+ 5", "café", "Ab", "abC", "v", "5",
            "x``a` b`", "``", "-", "/", "_", "runs!", "Foo.", "ABC", "a'b", "NOW", "Switched", "ſwitched", "MOVED",
-           "Any More", "no  Longer", "\u212aept", "İnstead", "THERE"]
+           "Any More", "no  Longer", "\u212aept", "İnstead", "THERE", "Errors", "crashed", "failing", "bug", "bugs",
+           "we chose", "chosen  over", "in favor of", "DO NOT", "never", "Gotcha", "caveats", "decided"]
 _ALPHABET = "aZbY09٣１²`:/_?|&=-.#*~+)(!<>^,; \n\t'\"@[]{}→éİK"
 ANY_TEXT = st.one_of(
     st.text(alphabet=_ALPHABET, max_size=60),
@@ -72,6 +75,12 @@ def _statement_summary(text: str) -> verify.Summary:
     statement = verify.parse(text)
     code = tuple((stem, tuple(forms)) for stem, forms in sorted(statement.code_words.items()))
     return statement.key, len(statement.tokens), statement.flat, code
+
+
+def _type_by_three_scans(text: str) -> str:
+    """What :func:`score._type_of_text` answers, one pattern after another over the whole text."""
+    patterns, text = (score._TEXT_LOWER, text.lower()) if text.isascii() else (score._TEXT, text)
+    return next((kind for kind in ("error", "decision", "caveat") if patterns[kind].search(text)), "fact")
 
 
 def _changes_by_sentence(text: str) -> tuple[updates.Change, ...]:
@@ -110,6 +119,7 @@ def test_summaries_and_prechecks_on_the_labelled_texts() -> None:
         assert _case_blind_answers(text) == _ignorecase_answers(text), text
         assert verify._summarize(text) == _statement_summary(text), text
         assert updates.changes_in.__wrapped__(text) == _changes_by_sentence(text), text
+        assert score._type_of_text(text) == _type_by_three_scans(text), text
 
 
 @given(ANY_TEXT)
@@ -119,6 +129,7 @@ def test_summaries_and_prechecks_on_any_text(text: str) -> None:
     assert updates.changes_in.__wrapped__(text) == _changes_by_sentence(text)
     assert _scanned(verify._LITERAL_SCAN, text) == _scanned(verify._LITERAL, text)
     assert _case_blind_answers(text) == _ignorecase_answers(text)
+    assert score._type_of_text(text) == _type_by_three_scans(text)
     # A precheck may let through a text the pattern does not match, never the other way round.
     if verify._LITERAL.search(text):
         assert verify._MAY_HOLD_LITERAL.search(text)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..compaction_config import CompactionConfig
 from ..model import DERIVED_FIELDS, Entry
@@ -81,11 +81,12 @@ def _plan(store: Store, config: CompactionConfig, only: Iterable[str] | None, no
             if selected & {"compress", "consolidate"}:
                 llm.run("summaries", llm.summarize, planner)
             llm.save()
-        after = view_entries(live, planner.operations, planner.conflicts)
+        changes = changes_by_id(planner.operations)  # read once for the views and the index
+        after = view_entries(live, planner.operations, planner.conflicts, changes=changes)
     store_prefix = store.ws.rel(store.ws.store)
     views = {f"{store_prefix}/{path}": text for path, text in render_compacted(after).items()}
     counts = TokenMemo(ws=store.ws)  # the index and the figures below share the counts; kept for next time
-    views[f"{store_prefix}/index.md"] = render_index(store, planner, config, now, llm, counts, live=live)
+    views[f"{store_prefix}/index.md"] = render_index(store, planner, config, now, llm, counts, live=live, changes=changes)
     on_disk = {path: _read_text(store, path) for path in views}
     for old in (store.ws.store / "compacted").glob("*.md") if (store.ws.store / "compacted").is_dir() else []:
         on_disk.setdefault(store.ws.rel(old), _read_text(store, store.ws.rel(old)))
@@ -123,7 +124,8 @@ def _read_text(store: Store, path: str) -> str | None:
 
 
 def render_index(store: Store, planner: Planner, config: CompactionConfig, now: datetime,
-                 llm: LLMStage | None = None, counts: TokenMemo | None = None, *, live: list[Entry] | None = None) -> str:
+                 llm: LLMStage | None = None, counts: TokenMemo | None = None, *, live: list[Entry] | None = None,
+                 changes: list[list[tuple[str, dict[str, Any]]]] | None = None) -> str:
     """index.md: the memory as the plan leaves it, rendered by the context renderer (no focus, the
     index budget) in its ``index`` style, so that index.md, `lore context` and MCP recall agree. It reads
     the levels `lore context` remembered (hysteresis) but writes nothing. With the LLM stage and
@@ -132,7 +134,7 @@ def render_index(store: Store, planner: Planner, config: CompactionConfig, now: 
     from ..context import INDEX, render_entries
 
     conflicts = [c for c in planner.conflicts if c.get("kind") == "contradiction"]
-    entries = entries_after(store.live() if live is None else live, planner.operations)
+    entries = entries_after(store.live() if live is None else live, planner.operations, changes=changes)
     stage = llm if llm is not None and config.narrative_index else None
 
     def narrate(sections: dict[str, list[tuple[str, str]]], tokens: int) -> dict[str, str]:
@@ -145,17 +147,26 @@ def render_index(store: Store, planner: Planner, config: CompactionConfig, now: 
                           remember=False, narrate=narrate if stage is not None else None, counts=counts).text
 
 
-def entries_after(live: list[Entry], operations: list[PlanOperation]) -> list[Entry]:
+def changes_by_id(operations: list[PlanOperation]) -> list[list[tuple[str, dict[str, Any]]]]:
+    """Each operation's updates by entry id. Reading an id is what costs here (at 110k entries, each
+    entry's attributes are a cache miss): :func:`entries_after` and :func:`view_entries` share one
+    reading."""
+    return [[(entry.id, fields) for entry, fields in op.updates] for op in operations]
+
+
+def entries_after(live: list[Entry], operations: list[PlanOperation], *,
+                  changes: list[list[tuple[str, dict[str, Any]]]] | None = None) -> list[Entry]:
     """The live entries once the operations are applied to ``live`` (the store's live entries in order,
     :meth:`.Store.live`): minus those merged, superseded or archived, with new summaries, plus the new
-    fused and consolidated entries."""
+    fused and consolidated entries. ``changes``: :func:`changes_by_id` of the operations, where the
+    caller has it."""
     shown: dict[str, Entry] = {e.id: e for e in live}
-    for op in operations:
-        for entry, fields in op.updates:
+    for op, updates in zip(operations, changes_by_id(operations) if changes is None else changes, strict=True):
+        for entry_id, fields in updates:
             if not _RETIRING.isdisjoint(fields):
-                shown.pop(entry.id, None)
-            elif "summary" in fields and entry.id in shown:
-                shown[entry.id] = shown[entry.id].model_copy(update={"summary": fields["summary"]})
+                shown.pop(entry_id, None)
+            elif "summary" in fields and entry_id in shown:
+                shown[entry_id] = shown[entry_id].model_copy(update={"summary": fields["summary"]})
         if op.new_entry is not None:
             raw = op.new_entry
             known = {k: v for k, v in raw.items() if k in Entry.model_fields and k not in DERIVED_FIELDS}
@@ -166,22 +177,22 @@ def entries_after(live: list[Entry], operations: list[PlanOperation]) -> list[En
     return list(shown.values())
 
 
-def view_entries(live: list[Entry], operations: list[PlanOperation],
-                 conflicts: list[dict] | None = None) -> list[ViewEntry]:
+def view_entries(live: list[Entry], operations: list[PlanOperation], conflicts: list[dict] | None = None, *,
+                 changes: list[list[tuple[str, dict[str, Any]]]] | None = None) -> list[ViewEntry]:
     """The memory the views show once the operations are applied to ``live`` (the store's live entries in
     order, :meth:`.Store.live`): its entry and MIF entries, minus those merged, superseded or archived,
     plus new fused and consolidated entries, with summaries; each marked when it is in an unresolved
-    conflict or restates an instruction file."""
+    conflict or restates an instruction file. ``changes``: as for :func:`entries_after`."""
     instruction_keys = {fact_key(e.content) for e in live if e.format == "instruction"}
     # An entry becomes a ViewEntry when it is written to or once it is known to stay: most of a large
     # store's are merged away, and building their views was most of this function's time.
     shown: dict[str, ViewEntry | Entry] = {e.id: e for e in live if e.format != "instruction"}
-    for op in operations:
-        for entry, fields in op.updates:
+    for op, updates in zip(operations, changes_by_id(operations) if changes is None else changes, strict=True):
+        for entry_id, fields in updates:
             if not _RETIRING.isdisjoint(fields):
-                shown.pop(entry.id, None)
-            elif "summary" in fields and entry.id in shown:
-                view = shown[entry.id] = _view(shown[entry.id])
+                shown.pop(entry_id, None)
+            elif "summary" in fields and entry_id in shown:
+                view = shown[entry_id] = _view(shown[entry_id])
                 view.summary = fields["summary"]
         if op.new_entry is not None:
             raw = op.new_entry

@@ -104,7 +104,7 @@ class Planner:
         #: store that changes a little at a time (the language server after a save).
         self.search: SearchMemo | None = None
         self._summarized: set[str] = set()  # texts whose summaries were prepared (see :meth:`_prepared`)
-        self._available: dict[bool, tuple[int, list[Entry]]] = {}  # see :meth:`available`
+        self._available: dict[bool, tuple[int, list[Entry], list[str] | None]] = {}  # see :meth:`available`
         #: How the pool differs from the one :attr:`search` last grouped, where the caller knows.
         self.edits: PoolEdits | None = None
         #: The ids of :attr:`pool` in order, where the caller has them (reading 10k ids costs ~1 ms).
@@ -118,15 +118,20 @@ class Planner:
     def available(self, writable_only: bool = True) -> list[Entry]:
         # Entries are only ever added to ``consumed``: the last answer, narrowed, is this one (rules ask
         # again and again, and most of a large store is consumed early).
+        # The ids are kept next to the entries once read: reading an attribute of every entry of a large
+        # store costs far more than the test (at 120k entries, each entry's attributes are a cache miss).
         consumed, last = len(self.consumed), self._available.get(writable_only)
         if last is None:
-            last = (-1, [e for e in self.pool if e.format in WRITABLE] if writable_only else list(self.pool))
+            if writable_only:
+                last = (-1, [e for e in self.pool if e.format in WRITABLE], None)
+            else:
+                last = (-1, list(self.pool), list(self.pool_ids) if self.pool_ids is not None else None)
         if last[0] != consumed and not consumed:
-            last = (consumed, last[1])
+            last = (consumed, last[1], last[2])
         elif last[0] != consumed:  # (at C speed: a save in the editor asks this of a 10k pool)
-            ids = self.pool_ids if last[0] == -1 and not writable_only and self.pool_ids is not None else map(_id_of, last[1])
-            kept = map(not_, map(self.consumed.__contains__, ids))
-            last = (consumed, list(compress(last[1], kept)))
+            ids = last[2] if last[2] is not None else list(map(_id_of, last[1]))
+            kept = list(map(not_, map(self.consumed.__contains__, ids)))
+            last = (consumed, list(compress(last[1], kept)), list(compress(ids, kept)))
         self._available[writable_only] = last
         return list(last[1])
 
@@ -134,11 +139,15 @@ class Planner:
               result: Entry | dict[str, Any] | None = None, new_entry: dict[str, Any] | None = None,
               new_path: str | None = None, per_source: dict[str, dict[str, Any]] | None = None,
               extra: list[tuple[Entry, dict[str, Any]]] | None = None) -> None:
-        updates = [(s, per_source[s.id] if per_source else dict(fields or {})) for s in sources]
+        ids = list(map(_id_of, sources))
+        if per_source:
+            updates = [(s, per_source[i]) for s, i in zip(sources, ids)]
+        else:
+            updates = [(s, dict(fields or {})) for s in sources]
         updates += extra or []
-        self.consumed.update(s.id for s in sources)
+        self.consumed.update(ids)
         result_json = result.public() if isinstance(result, Entry) else result
-        self.operations.append(PlanOperation(op=op, sources=[s.id for s in sources], reason=reason, result=result_json,
+        self.operations.append(PlanOperation(op=op, sources=ids, reason=reason, result=result_json,
                                              updates=updates, new_entry=new_entry, new_path=new_path))
 
     # -- supersede -------------------------------------------------------------------------------
@@ -180,7 +189,7 @@ class Planner:
             return [_normal(entry.content) + "\x00" + fact_key(entry.content)]
 
         with self._prepared(shared):
-            self._same_facts("dedup", keys, shared)
+            self._same_facts("dedup", keys, shared, one_key=True)
 
     def _prepared(self, entries: Iterable[Entry]) -> AbstractContextManager[None]:
         """:func:`.verify.prepared` for the texts of ``entries`` not prepared before in this plan (the
@@ -189,12 +198,14 @@ class Planner:
         self._summarized.update(texts)
         return prepared(texts)
 
-    def _same_facts(self, op: str, keys_of: Any, among: list[Entry] | None = None) -> None:
+    def _same_facts(self, op: str, keys_of: Any, among: list[Entry] | None = None, *, one_key: bool = False) -> None:
         """Entries that share a key become one: the survivor is the most complete copy, it gains the
         others' references and tags, and the others get ``merged_into`` it. Entries are grouped when
         they share any of their keys, then split where the words they write as code differ. ``among``:
-        the available entries that may share a key, when the caller knows (in their order)."""
-        for keeper, group in _groups(self.available(writable_only=False) if among is None else among, keys_of):
+        the available entries that may share a key, when the caller knows (in their order). ``one_key``:
+        each entry has one key (see :func:`_groups`)."""
+        for keeper, group in _groups(self.available(writable_only=False) if among is None else among, keys_of,
+                                     one_key=one_key):
             others = [e for e in group if e is not keeper and e.format in WRITABLE]
             if not others:
                 continue
@@ -1359,31 +1370,39 @@ def _changing(features: _Features) -> bool:
     return bool(features[3]) or features[4]
 
 
-def _groups(entries: list[Entry], keys_of: Any) -> list[tuple[Entry, list[Entry]]]:
+def _groups(entries: list[Entry], keys_of: Any, *, one_key: bool = False) -> list[tuple[Entry, list[Entry]]]:
     """Groups of two or more entries that state one fact: joined through any shared key (union-find),
     then split so that every member is :func:`compatible` with the first of its group. Each comes with
     its survivor, the member of highest :func:`_rank` (the first in order of those of equal rank, as
-    ``max`` picks it): the first of its part, which takes the members in order of rank."""
-    parent = list(range(len(entries)))
+    ``max`` picks it): the first of its part, which takes the members in order of rank. ``one_key``:
+    ``keys_of`` gives each entry one key, so that entries are joined exactly when their keys are equal
+    (the same groups, in the same order, with no union-find)."""
+    joined: dict[Any, list[Entry]] = defaultdict(list)
+    if one_key:
+        for entry in entries:
+            key = keys_of(entry)[0]
+            if key.strip("\x00"):
+                joined[key].append(entry)
+    else:
+        parent = list(range(len(entries)))
 
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
+        def find(i: int) -> int:
+            while parent[i] != i:
+                parent[i] = parent[parent[i]]
+                i = parent[i]
+            return i
 
-    first: dict[str, int] = {}
-    for i, entry in enumerate(entries):
-        for key in keys_of(entry):
-            if not key.strip("\x00"):
-                continue
-            if key in first:
-                parent[find(i)] = find(first[key])
-            else:
-                first[key] = i
-    joined: dict[int, list[Entry]] = defaultdict(list)
-    for i, entry in enumerate(entries):
-        joined[find(i)].append(entry)
+        first: dict[str, int] = {}
+        for i, entry in enumerate(entries):
+            for key in keys_of(entry):
+                if not key.strip("\x00"):
+                    continue
+                if key in first:
+                    parent[find(i)] = find(first[key])
+                else:
+                    first[key] = i
+        for i, entry in enumerate(entries):
+            joined[find(i)].append(entry)
     groups: list[tuple[Entry, list[Entry]]] = []
     for members in joined.values():
         if len(members) < 2:
