@@ -141,7 +141,7 @@ class Planner:
               extra: list[tuple[Entry, dict[str, Any]]] | None = None) -> None:
         ids = list(map(_id_of, sources))
         if per_source:
-            updates = [(s, per_source[i]) for s, i in zip(sources, ids)]
+            updates = [(s, per_source[i]) for s, i in zip(sources, ids, strict=True)]
         else:
             updates = [(s, dict(fields or {})) for s in sources]
         updates += extra or []
