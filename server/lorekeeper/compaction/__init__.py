@@ -81,7 +81,7 @@ def _plan(store: Store, config: CompactionConfig, only: Iterable[str] | None, no
             if selected & {"compress", "consolidate"}:
                 llm.run("summaries", llm.summarize, planner)
             llm.save()
-        changes = changes_by_id(planner.operations)  # read once for the views and the index
+        changes, paths = read_updates(planner.operations)  # read once for the views, the index and the hashes
         after = view_entries(live, planner.operations, planner.conflicts, changes=changes)
     store_prefix = store.ws.rel(store.ws.store)
     views = {f"{store_prefix}/{path}": text for path, text in render_compacted(after).items()}
@@ -112,7 +112,7 @@ def _plan(store: Store, config: CompactionConfig, only: Iterable[str] | None, no
         hashes={},
         tokens=tokens,
     )
-    record_hashes(plan, store)
+    record_hashes(plan, store, paths=paths)
     return plan
 
 
@@ -147,21 +147,26 @@ def render_index(store: Store, planner: Planner, config: CompactionConfig, now: 
                           remember=False, narrate=narrate if stage is not None else None, counts=counts).text
 
 
-def changes_by_id(operations: list[PlanOperation]) -> list[list[tuple[str, dict[str, Any]]]]:
-    """Each operation's updates by entry id. Reading an id is what costs here (at 110k entries, each
-    entry's attributes are a cache miss): :func:`entries_after` and :func:`view_entries` share one
-    reading."""
-    return [[(entry.id, fields) for entry, fields in op.updates] for op in operations]
+def read_updates(operations: list[PlanOperation]) -> tuple[list[list[tuple[str, dict[str, Any]]]], set[str]]:
+    """Each operation's updates by entry id, and the files of the entries they update. Reading an
+    entry's attributes is what costs here (at 110k entries, each is a cache miss): :func:`entries_after`,
+    :func:`view_entries` and :func:`.record_hashes` share one reading."""
+    changes: list[list[tuple[str, dict[str, Any]]]] = []
+    paths: set[str] = set()
+    for op in operations:
+        changes.append([(entry.id, fields) for entry, fields in op.updates])
+        paths.update([entry.location.path for entry, _ in op.updates])
+    return changes, paths
 
 
 def entries_after(live: list[Entry], operations: list[PlanOperation], *,
                   changes: list[list[tuple[str, dict[str, Any]]]] | None = None) -> list[Entry]:
     """The live entries once the operations are applied to ``live`` (the store's live entries in order,
     :meth:`.Store.live`): minus those merged, superseded or archived, with new summaries, plus the new
-    fused and consolidated entries. ``changes``: :func:`changes_by_id` of the operations, where the
+    fused and consolidated entries. ``changes``: the first half of :func:`read_updates`, where the
     caller has it."""
     shown: dict[str, Entry] = {e.id: e for e in live}
-    for op, updates in zip(operations, changes_by_id(operations) if changes is None else changes, strict=True):
+    for op, updates in zip(operations, read_updates(operations)[0] if changes is None else changes, strict=True):
         for entry_id, fields in updates:
             if not _RETIRING.isdisjoint(fields):
                 shown.pop(entry_id, None)
@@ -187,7 +192,7 @@ def view_entries(live: list[Entry], operations: list[PlanOperation], conflicts: 
     # An entry becomes a ViewEntry when it is written to or once it is known to stay: most of a large
     # store's are merged away, and building their views was most of this function's time.
     shown: dict[str, ViewEntry | Entry] = {e.id: e for e in live if e.format != "instruction"}
-    for op, updates in zip(operations, changes_by_id(operations) if changes is None else changes, strict=True):
+    for op, updates in zip(operations, read_updates(operations)[0] if changes is None else changes, strict=True):
         for entry_id, fields in updates:
             if not _RETIRING.isdisjoint(fields):
                 shown.pop(entry_id, None)

@@ -108,11 +108,13 @@ def _read(store: Store, path: str, real_dirs: dict[str, str] | None = None) -> b
 READ_PARALLEL_MIN = 20_000
 
 
-def record_hashes(plan: Plan, store: Store) -> None:
+def record_hashes(plan: Plan, store: Store, *, paths: set[str] | None = None) -> None:
     """Remember the bytes every file the plan touches must hold when it is applied: an entry or MIF file
     as the store read it (the plan was made from those bytes; if the file has changed since, applying
-    is refused), any other file (views, instruction files, new entries' paths) as it is now."""
-    paths = {entry.location.path for op in plan.operations for entry, _ in op.updates}
+    is refused), any other file (views, instruction files, new entries' paths) as it is now. ``paths``:
+    the files of the entries the operations update, where the caller has them (a set of its own)."""
+    if paths is None:
+        paths = {entry.location.path for op in plan.operations for entry, _ in op.updates}
     paths |= {op.new_path for op in plan.operations if op.new_path}
     paths |= set(plan.views)
     ordered = sorted(paths)

@@ -1414,6 +1414,9 @@ def _groups(entries: list[Entry], keys_of: Any, *, one_key: bool = False) -> lis
                 parts.append([entry])
             else:
                 home.append(entry)
+        if len(parts) == 1:  # (most groups: no split, the members in their order)
+            groups.append((parts[0][0], members))
+            continue
         order = {id(e): i for i, e in enumerate(members)}
         groups.extend((p[0], sorted(p, key=lambda e: order[id(e)])) for p in parts if len(p) > 1)
     return groups
