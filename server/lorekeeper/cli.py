@@ -467,6 +467,25 @@ def undo(
 
 
 @app.command()
+def recover(
+    ctx: typer.Context,
+    force: bool = typer.Option(False, "--force", help="Also roll back batches this machine did not sign (no key, or they came with the files)."),
+) -> None:
+    """Roll back changes a killed process left half applied, files outside the store included. Every
+    command already rolls back on its own what it safely can (the store's files, batches this machine
+    wrote); this finishes the rest."""
+    from .store.journal import recover_explicitly
+
+    ws = _workspace(ctx)
+    messages = recover_explicitly(ws, force=force)
+    if not messages:
+        out.print("nothing to recover: no change was interrupted")
+        return
+    for message in messages:
+        out.print(escape(message))
+
+
+@app.command()
 def status(ctx: typer.Context, as_json: bool = JsonOption) -> None:
     """Summarise memory: where it lives, how much there is, in which formats and categories, its size in tokens."""
     from .report import describe_tokens
@@ -699,12 +718,13 @@ def verify(
     """Record that memories were checked: fingerprints of what each references (a symbol's body, a
     script's command, a file's content) and the time. Later changes show as "changed since verified"."""
     from .staleness import StalenessChecker, verify_entries
+    from .staleness.actions import distinct
 
     if bool(keys) == all_entries:
         _fail("give entry ids or --all (not both)", USAGE)
     ws = _workspace(ctx)
     store = _load(ws, quiet_findings=as_json)
-    entries = store.live() if all_entries else [_pick(store, key) for key in keys]
+    entries = store.live() if all_entries else distinct([_pick(store, key) for key in keys])
     checker = StalenessChecker(ws, store)
     try:
         records = verify_entries(checker, entries, _journal(ws))
@@ -988,6 +1008,19 @@ def mcp(ctx: typer.Context) -> None:
     serve_mcp(_workspace(ctx).root)
 
 
+def _say_recoveries() -> None:
+    """What crash recovery did before a command (lorekeeper.journal's warnings) goes to stderr as
+    ``lore: ...``: a rolled-back change is never silent."""
+    import logging
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("lore: %(message)s"))
+    for name in ("lorekeeper.journal", "lorekeeper.userlevel"):
+        logger = logging.getLogger(name)
+        logger.addHandler(handler)
+        logger.propagate = False
+
+
 def main() -> None:
     """Entry point of the ``lore`` console script. Errors the file system or a refusal causes end with a
     message and their own exit code, never a traceback."""
@@ -995,6 +1028,7 @@ def main() -> None:
     # default thresholds walk them again and again (~20% of a cold check-stale at 10k entries).
     python_gc.set_threshold(100_000, 50, 1000)
     allow_fork()  # a command is one thread: it may split large batches over forked workers
+    _say_recoveries()
     try:
         app(standalone_mode=True)
     except Refused as exc:

@@ -43,7 +43,7 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in [
             "invalid-json invalid-entry invalid-mif missing-field ref-outside-root file-outside-root file-too-large"
             " binary-file not-utf8 not-a-file unreadable-file invalid-store"),
     *_kinds(Family.schema, Severity.warning, _BAD_INPUT, "invalid-field invalid-ref duplicate-id invalid-config"),
-    *_kinds(Family.journal, Severity.warning, _BAD_INPUT, "invalid-journal-record"),
+    *_kinds(Family.journal, Severity.warning, _BAD_INPUT, "invalid-journal-record untrusted-batch-marker"),
     *_kinds(Family.staleness, Severity.error, _STALE,
             "stale-path moved-path stale-symbol stale-script stale-make-target stale-just-recipe stale-console-script"
             " stale-module stale-package-manager", stale=True),
@@ -59,6 +59,7 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in [
     *_kinds(Family.links, Severity.warning, "compaction.md#supersede", "dangling-supersedes supersession-cycle"),
     Kind("dangling-link", Family.links, Severity.error, "compaction.md#links-that-lead-nowhere"),
     Kind("orphaned-merge", Family.links, Severity.warning, "compaction.md#links-that-lead-nowhere"),
+    Kind("link-cycle", Family.links, Severity.error, "compaction.md#links-that-lead-nowhere"),
     Kind("verbose-entry", Family.size, Severity.info, "compaction.md#compress"),
 ]}
 

@@ -9,13 +9,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pathspec
 from pydantic import BaseModel, Field, StrictInt, StrictStr
 
 from .config import ConfigFiles, settle
+from .gitcmd import git_command, git_env
 from .safeio import atomic_write, ensure_dir, read_text
+from .userlevel import config_dir, user_settings
 
 if TYPE_CHECKING:
     from .compaction_config import CompactionConfig
@@ -47,6 +49,8 @@ INSTRUCTION_GLOBS = (
     ".claude/CLAUDE.md",
     ".claude/**/MEMORY.md",
 )
+#: :data:`INSTRUCTION_GLOBS`, compiled.
+_USUAL_SPEC = pathspec.GitIgnoreSpec.from_lines(INSTRUCTION_GLOBS)
 #: Instruction files that apply to their folder, found anywhere in the tree.
 NESTED_INSTRUCTION_NAMES = frozenset({"CLAUDE.md", "AGENTS.md", "GEMINI.md", "CRUSH.md"})
 #: Instruction files without a Markdown extension.
@@ -138,11 +142,40 @@ class Config(BaseModel):
     def from_files(cls, files: ConfigFiles) -> Config:
         problems = list(files.problems if files.toml_broken else [])
         values = settle(cls, [(".lore/config.toml [store]", files.section("store"))], problems)
+        if values.get("instruction_files"):
+            values["instruction_files"] = markdown_only(values["instruction_files"], problems)
         return cls(**values, problems=problems)
 
     @classmethod
     def load(cls, root: Path) -> Config:
         return cls.from_files(ConfigFiles.read(root))
+
+
+#: What a pattern of a repository's ``instruction_files`` may end with: Markdown files only.
+MARKDOWN_SUFFIXES = (".md", ".mdc", ".markdown")
+
+
+def markdown_only(patterns: list[str], problems: list[str]) -> list[str]:
+    """The patterns of a repository's ``instruction_files`` that can match Markdown files only (negations,
+    which only narrow, always pass). A repository is someone else's: it may add Markdown files to what is
+    read and written as memory, never code, entries or anything else; widening further is for the user's
+    own settings (:mod:`.userlevel`)."""
+    kept: list[str] = []
+    for pattern in patterns:
+        body = pattern.strip()
+        if body.startswith("!") or body.endswith(MARKDOWN_SUFFIXES):
+            kept.append(pattern)
+            continue
+        problems.append(f".lore/config.toml [store]: instruction_files pattern {visible_short(pattern)} may match "
+                        "files that are not Markdown; a repository's settings add only *.md, *.mdc or *.markdown "
+                        "files (widen it in your own settings, see docs/configuration.md); pattern ignored")
+    return kept
+
+
+def visible_short(value: object, limit: int = 80) -> str:
+    """A value from a file, quoted and cut to ``limit`` characters, for a message."""
+    text = repr(value) if not isinstance(value, str) else repr(value[: limit + 1])
+    return text if len(text) <= limit + 2 else text[:limit] + "…"
 
 
 class Workspace:
@@ -154,6 +187,8 @@ class Workspace:
         #: The configuration files, parsed once; each section is read from them.
         self.config_files = ConfigFiles.read(self.root)
         self.config = Config.from_files(self.config_files)
+        #: More instruction files from the user's own settings (never from the repository): any pattern.
+        self.user_instruction_files = _user_instruction_files(self.config.problems)
         self._compaction: Any = None
         self._context: Any = None
         self._git_times: dict[str, tuple[datetime, str]] | None = None
@@ -163,6 +198,7 @@ class Workspace:
         self._real_dirs: dict[str, str] = {}
         self._inside: dict[tuple[str, str], Path | PathOutsideRoot] = {}
         self._instruction_patterns: tuple[tuple[str, ...], pathspec.GitIgnoreSpec] | None = None
+        self._repo_patterns: tuple[tuple[str, ...], pathspec.GitIgnoreSpec | None] | None = None
         #: Entry files the last listing saw as regular files (not symlinks): see :meth:`listed_plain`.
         self._plain_entries: set[str] = set()
         #: Files the walk of the tree saw as regular files (not symlinks): see :meth:`listed_plain`.
@@ -215,27 +251,57 @@ class Workspace:
         anything under ``.git``, and never the journal (it writes that itself). Decided by the path
         alone, so it also answers for files that do not exist yet or were deleted."""
         posix = PurePosixPath(relpath.replace("\\", "/"))
-        if posix.is_absolute() or ".." in posix.parts or not posix.parts or ".git" in posix.parts:
+        if posix.is_absolute() or ".." in posix.parts or not posix.parts or not ALWAYS_SKIPPED_DIRS.isdisjoint(posix.parts):
             return False
         text = posix.as_posix()
         store = self.rel(self.store) if _is_within(self.store, self.root) else None
         if store and text.startswith(store + "/"):
-            inner = text[len(store) + 1:]
-            return (inner.startswith("entries/") and inner.endswith(".json") and inner.count("/") == 1) \
-                or inner.endswith(".memory.md") or inner == "index.md" or inner == "verified.json" \
-                or (inner.startswith("compacted/") and inner.endswith(".md") and inner.count("/") == 1)
+            return _store_file(text[len(store) + 1:])
         name = posix.name
         if name.endswith(".memory.md") or name in NESTED_INSTRUCTION_NAMES:
             return True
-        return self._instruction_spec().match_file(text)
+        return self.is_instruction_path(text)
 
-    def _instruction_spec(self) -> pathspec.GitIgnoreSpec:
-        """The patterns of instruction files (the usual names and ``[store] instruction_files``), compiled
-        once per configuration."""
-        patterns = (*INSTRUCTION_GLOBS, *self.config.instruction_files)
+    def is_store_file(self, relpath: str) -> bool:
+        """Whether a workspace-relative path names one of the store's own memory files (an entry, a MIF
+        file, a view, ``verified.json``): the only files crash recovery writes on its own."""
+        posix = PurePosixPath(relpath.replace("\\", "/"))
+        if posix.is_absolute() or ".." in posix.parts or not _is_within(self.store, self.root):
+            return False
+        store = self.rel(self.store)
+        text = posix.as_posix()
+        return text.startswith(store + "/") and _store_file(text[len(store) + 1:])
+
+    def is_instruction_path(self, relpath: str) -> bool:
+        """Whether a path names an instruction file: a Markdown (or ``.cursorrules``-like) file matching
+        the usual patterns, or the repository's own ``instruction_files`` outside folders git ignores or
+        never walks; or any file matching the user's own ``instruction_files``. (A pattern ending in
+        ``.md`` also matches everything inside a folder named so: the file's own name must say Markdown.)"""
+        name = relpath.rsplit("/", 1)[-1]
+        if self.user_instruction_files and self._user_spec().match_file(relpath):
+            return True
+        if not (name.endswith(MARKDOWN_SUFFIXES) or name in _PLAIN_INSTRUCTION_NAMES):
+            return False
+        if _USUAL_SPEC.match_file(relpath):
+            return True
+        repo = self._repo_spec()
+        if repo is None or not repo.match_file(relpath):
+            return False
+        return ALWAYS_SKIPPED_DIRS.isdisjoint(relpath.split("/")) and not self.ignored(relpath)
+
+    def _user_spec(self) -> pathspec.GitIgnoreSpec:
+        """The user's own ``instruction_files``, compiled once per configuration."""
+        patterns = self.user_instruction_files
         if self._instruction_patterns is None or self._instruction_patterns[0] != patterns:
             self._instruction_patterns = (patterns, pathspec.GitIgnoreSpec.from_lines(patterns))
         return self._instruction_patterns[1]
+
+    def _repo_spec(self) -> pathspec.GitIgnoreSpec | None:
+        """The repository's ``[store] instruction_files`` (Markdown only, see :func:`markdown_only`)."""
+        patterns = tuple(self.config.instruction_files)
+        if self._repo_patterns is None or self._repo_patterns[0] != patterns:
+            self._repo_patterns = (patterns, pathspec.GitIgnoreSpec.from_lines(patterns) if patterns else None)
+        return self._repo_patterns[1]
 
     #: The files that configure how memory is read (a change to one reloads the store).
     CONFIG_FILES = (".lore/config.toml", ".lean-spec/config.json")
@@ -416,19 +482,19 @@ class Workspace:
         not ignore (:meth:`rel_files`)."""
         mif: set[str] = set()
         instructions: set[Path] = set()
-        usual = self._instruction_spec()
+        widened = bool(self.user_instruction_files)
         store_prefix = self.rel(self.store) + "/" if _is_within(self.store, self.root) else None
         for relpath in self.rel_files():
             name = relpath.rsplit("/", 1)[-1]
-            if not (name.endswith((".md", ".mdc")) or name in _PLAIN_INSTRUCTION_NAMES):
-                if self.config.instruction_files and usual.match_file(relpath):
-                    instructions.add(self.root / relpath)
-                continue  # every memory and instruction file is Markdown (or a .cursorrules-like file)
             if store_prefix and relpath.startswith(store_prefix) and not relpath.endswith(".memory.md"):
                 continue  # the store's own files: entries are read above; log/, index.md are ours
+            if not (name.endswith(MARKDOWN_SUFFIXES) or name in _PLAIN_INSTRUCTION_NAMES):
+                if widened and self._user_spec().match_file(relpath):  # (the user's own patterns: any file)
+                    instructions.add(self.root / relpath)
+                continue  # every other memory and instruction file is Markdown (or a .cursorrules-like file)
             if name.endswith(".memory.md"):
                 mif.add(relpath)
-            elif name in NESTED_INSTRUCTION_NAMES or usual.match_file(relpath):
+            elif name in NESTED_INSTRUCTION_NAMES or self.is_instruction_path(relpath):
                 instructions.add(self.root / relpath)
         return mif, [self.rel(p) for p in self._one_name_each(instructions)]
 
@@ -490,6 +556,25 @@ class Workspace:
         return any(relpath == p or relpath.startswith(p + "/") for p in self._git_covered)
 
 
+def _store_file(inner: str) -> bool:
+    """Whether a path inside the store folder names one of its memory files."""
+    return (inner.startswith("entries/") and inner.endswith(".json") and inner.count("/") == 1) \
+        or inner.endswith(".memory.md") or inner == "index.md" or inner == "verified.json" \
+        or (inner.startswith("compacted/") and inner.endswith(".md") and inner.count("/") == 1)
+
+
+def _user_instruction_files(problems: list[str]) -> tuple[str, ...]:
+    """``[store] instruction_files`` of the user's own settings (:mod:`.userlevel`)."""
+    settings, trouble = user_settings()
+    problems.extend(trouble)
+    store: object = settings.get("store", {})
+    patterns: object = cast(dict[str, object], store).get("instruction_files", []) if isinstance(store, dict) else []
+    if not isinstance(patterns, list) or not all(isinstance(p, str) for p in cast(list[object], patterns)):
+        problems.append(f"{config_dir() / 'config.toml'} [store]: instruction_files should be a list of strings; ignored")
+        return ()
+    return tuple(cast(list[str], patterns))
+
+
 def _files_named(folder: str, prefix: str, suffix: str, skip: str | None = None) -> Iterator[str]:
     """Files under ``folder`` whose name ends with ``suffix``, as ``prefix``-relative paths (folders
     that are symlinks are not entered, nor the folder ``skip``)."""
@@ -543,8 +628,8 @@ def _git_add_times(root: Path, paths: list[str] | None = None) -> dict[str, tupl
     limit = ["--full-history", "--", *(f":(literal){p}" for p in paths)] if paths and len(paths) <= GIT_PATHSPECS_MAX else []
     try:
         proc = subprocess.run(
-            ["git", "-C", str(root), "-c", "core.quotePath=false", "log", "--diff-filter=A", "--format=%x00%cI %H",
-             "--name-only", "--no-renames", *limit],
+            git_command(root, "log", "--diff-filter=A", "--format=%x00%cI %H", "--name-only", "--no-renames", *limit),
+            env=git_env(),
             capture_output=True,
             text=True,
             timeout=30,

@@ -43,6 +43,7 @@ def register(server: LoreServer) -> None:
         finally:
             progress.end(f"{len(ls.stale_entries())} stale memories" if ls.snapshot is not None else "not checked")
         publish(ls, findings)
+        ls.tell_recoveries()
         await _pull_configuration(ls)
         suggest_compaction(ls)
         await loop.run_in_executor(None, ls.prepare_saves)

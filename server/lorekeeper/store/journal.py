@@ -22,6 +22,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import logging
 import os
 import secrets
 import sys
@@ -32,8 +33,11 @@ from typing import Any
 
 from ..model import Finding, Severity
 from ..safeio import UnsafeFile, atomic_delete, atomic_write, atomic_write_many, load_json, read_bytes, stale_temp_files
+from ..userlevel import sign, signed_by_me
 from ..workspace import PathOutsideRoot, Workspace, resolve_inside
 from .lock import store_lock
+
+log = logging.getLogger("lorekeeper.journal")
 
 
 class Refused(Exception):
@@ -169,12 +173,14 @@ class Journal:
                                   operation.entries, operation.changes, operation.undoes,
                                   self.ws.log_dir / f"{op_id}.json", operation.stage))
         root = self.ws.root
+        encoded = [(r.path, _encode_record(r)) for r in records]
         # The marker says a batch is under way: a process killed before it is removed leaves it, and the
         # next command rolls the batch back (even a one-file operation: its record must not outlive it).
+        # It is signed with this user's key: only a marker this machine wrote is ever replayed on its own.
         marker = self.ws.log_dir / f".batch-{records[0].id}.json" if targets else None
         try:
             if marker is not None:
-                atomic_write(marker, json.dumps({"records": [r.id for r in records]}).encode(), root)
+                atomic_write(marker, _marker_bytes(marker.name, encoded), root)
         except UnsafeFile as exc:
             raise Refused(f"the journal cannot be written: {exc}; nothing was written") from None
         written_records: list[Path] = []
@@ -184,22 +190,27 @@ class Journal:
         for change, path in targets:
             first.setdefault(path, change.before)
             last[path] = change.after
+        # The store's files are written before any file outside it, so that a batch killed part way
+        # through can be rolled back by writing inside the store only (see :func:`recover`).
+        inside = {p for p in last if self.ws.is_store_file(self.ws.rel(p))}
+        phases = [[p for p in last if p in inside], [p for p in last if p not in inside]]
         done: list[Path] = []
         try:
             # The records first (the undo of what follows), then the files, each group flushed at once.
-            atomic_write_many([(r.path, _encode_record(r)) for r in records], root, written_records)
+            atomic_write_many(encoded, root, written_records)
 
             def unchanged(path: Path) -> None:
                 if self._current(path) != first[path]:  # someone wrote it since the check above
                     raise Refused(f"{self.ws.rel(path)} changed while the change was being written; everything "
                                   "already written was put back, nothing changed")
 
-            atomic_write_many([(p, data) for p, data in last.items() if data is not None], root, done, unchanged)
-            for path, data in last.items():
-                if data is None:
-                    unchanged(path)
-                    atomic_delete(path, root)
-                    done.append(path)
+            for phase in phases:
+                atomic_write_many([(p, data) for p in phase if (data := last[p]) is not None], root, done, unchanged)
+                for path in phase:
+                    if last[path] is None:
+                        unchanged(path)
+                        atomic_delete(path, root)
+                        done.append(path)
         except BaseException:
             for path in reversed(done):
                 _put(path, first[path], root)
@@ -252,7 +263,7 @@ class Journal:
         if not folder.is_dir():
             return out, findings
         try:
-            paths = sorted(folder.glob("*.json"))
+            paths = sorted(p for p in folder.glob("*.json") if not p.name.startswith("."))
             real_inside_root = _inside(self.ws, folder)
         except OSError:
             return out, findings
@@ -261,6 +272,12 @@ class Journal:
                                     message="the journal folder leads outside the workspace; not read"))
             return out, findings
         self.invalid = []
+        for marker in sorted(folder.glob(".batch-*.json")):
+            batch = read_batch(self.ws, marker)
+            if not batch.trusted:
+                findings.append(Finding(kind="untrusted-batch-marker", severity=Severity.warning, source=self.ws.rel(marker),
+                                        line=1, message=f"{batch.problem}: never replayed on its own (delete it if "
+                                        "you did not expect it; `lore recover --force` rolls it back)"))
         for path in paths:
             self.reads += 1
             try:
@@ -439,9 +456,16 @@ def _count_ops(records: list[Record]) -> dict[str, int]:
 
 
 def recover(ws: Workspace, sweep: bool = True) -> list[str]:
-    """Roll back batches a killed process left half applied (a ``.batch-*`` marker still in the log):
-    each file the batch wrote goes back to its "before" bytes (newest change first) when it still holds
-    what the batch wrote, and the batch's records are removed. Returns what was done, as messages.
+    """Deal with batches a killed process left half applied (a ``.batch-*`` marker still in the log),
+    before anything reads the store. Returns what was done, as messages (also logged to stderr).
+
+    Only a marker this user's Lorekeeper signed on this machine is acted on (one that came with the
+    files, through git or an archive, never is: ``lore validate`` reports it), and only the store's own
+    files are written: a batch that wrote nothing outside the store yet is rolled back (each file back to
+    its "before" bytes when it still holds what the batch wrote; the batch's records removed); one that
+    wrote every file is finished (its marker removed, its records kept for ``undo``); one caught between
+    files outside the store is left as it is and reported, for ``lore recover``. No file outside the
+    store is ever written, created or deleted here.
     ``sweep``: also remove the temporary files killed writes left (a look through every store folder,
     ~5 ms at 10k entries: the language server leaves it to its full checks, not each save)."""
     folder = ws.log_dir
@@ -451,13 +475,122 @@ def recover(ws: Workspace, sweep: bool = True) -> list[str]:
         markers = sorted(folder.glob(".batch-*.json"))
     except OSError:
         return []
-    messages = []
+    messages: list[str] = []
     if markers:
         with store_lock(ws):
-            messages = _roll_back(ws, folder, sorted(folder.glob(".batch-*.json")))
+            for marker in sorted(folder.glob(".batch-*.json")):
+                batch = read_batch(ws, marker)
+                if batch.trusted:
+                    messages.append(_settle(ws, batch))
     if sweep:
         _clean_temp_files(ws)
+    for message in messages:
+        log.warning("%s", message)
     return messages
+
+
+def recover_explicitly(ws: Workspace, force: bool = False) -> list[str]:
+    """``lore recover``: roll back every interrupted batch this machine signed, files outside the store
+    included (each only when it still holds what the batch wrote). ``force``: also batches whose marker
+    is not signed by this user's key (a machine without a key, or a marker that came with the files);
+    their records are checked as any record is, and name memory files only."""
+    folder = ws.log_dir
+    if not folder.is_dir() or not _inside(ws, folder):
+        return []
+    messages: list[str] = []
+    with store_lock(ws):
+        for marker in sorted(folder.glob(".batch-*.json")):
+            batch = read_batch(ws, marker)
+            if not batch.trusted and not force:
+                messages.append(f"{ws.rel(marker)}: {batch.problem}; left alone (`lore recover --force` rolls it "
+                                "back anyway; delete the file if you did not expect it)")
+                continue
+            messages.append(_roll_back(ws, batch, everywhere=True))
+    return messages
+
+
+@dataclass
+class Batch:
+    """An interrupted batch: its marker, the records it names (verified), whether this machine wrote it."""
+
+    marker: Path
+    records: list[Record]
+    trusted: bool
+    problem: str = ""
+
+
+def read_batch(ws: Workspace, marker: Path) -> Batch:
+    """A batch marker and its records, checked: signed by this user's key, and each record's bytes what
+    the signature covers."""
+    journal = Journal.__new__(Journal)  # only its checks: no recovery inside recovery
+    journal.ws = ws
+    try:
+        raw = read_bytes(marker, 1024 * 1024, ws.root)
+        data = load_json(raw)
+        ids = data.get("records", [])
+        digests = data.get("digests", {})
+        if not isinstance(ids, list) or not isinstance(digests, dict):
+            raise ValueError("not a batch marker")
+    except (OSError, ValueError, AttributeError) as exc:
+        return Batch(marker, [], False, f"batch marker cannot be read ({exc})")
+    ids = [i for i in ids if isinstance(i, str) and "/" not in i and "\\" not in i and i and not i.startswith(".")]
+    signed = signed_by_me(_marker_payload(marker.name, ids, digests), data.get("mac"))
+    records: list[Record] = []
+    problem = "" if signed else "a batch marker this machine did not write (it came with the files)"
+    for op_id in ids:
+        path = marker.parent / f"{op_id}.json"
+        try:
+            if signed and hashlib.sha256(read_bytes(path, 256 * 1024 * 1024, ws.root)).hexdigest() != digests.get(op_id):
+                raise ValueError("its bytes are not the ones the batch wrote")
+            records.append(journal._verified(path))
+        except FileNotFoundError:
+            continue  # not written yet when the process died
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            signed, problem = False, f"record {op_id} of the batch cannot be used ({exc})"
+    return Batch(marker, records, signed, problem)
+
+
+def _marker_payload(name: str, ids: list[str], digests: dict[str, Any]) -> bytes:
+    return json.dumps({"marker": name, "records": ids, "digests": digests}, sort_keys=True).encode()
+
+
+def _marker_bytes(name: str, encoded: list[tuple[Path, bytes]]) -> bytes:
+    ids = [path.stem for path, _ in encoded]
+    digests = {path.stem: hashlib.sha256(data).hexdigest() for path, data in encoded}
+    data: dict[str, Any] = {"records": ids, "digests": digests}
+    mac = sign(_marker_payload(name, ids, digests))
+    if mac is not None:
+        data["mac"] = mac
+    return json.dumps(data).encode()
+
+
+def _settle(ws: Workspace, batch: Batch) -> str:
+    """Roll back, finish or leave one signed batch, writing inside the store only (see :func:`recover`)."""
+    first: dict[str, bytes | None] = {}
+    last: dict[str, bytes | None] = {}
+    for record in batch.records:
+        for change in record.changes:
+            first.setdefault(change.path, change.before)
+            last[change.path] = change.after
+    outside = [p for p in last if not ws.is_store_file(p)]
+    state: dict[str, str] = {}
+    for path in outside:
+        try:
+            current = _read_or_none(resolve_inside(ws.root, path))
+        except (PathOutsideRoot, OSError):
+            current = b"\x00unreadable"
+        state[path] = "written" if current == last[path] and last[path] != first[path] else \
+            "untouched" if current == first[path] else "changed"
+    written = [p for p, how in state.items() if how == "written"]
+    if not written:
+        return _roll_back(ws, batch, everywhere=False)
+    if all(how == "written" or last[p] == first[p] for p, how in state.items()):
+        atomic_delete(batch.marker, ws.root)  # every file holds what the batch wrote: it is complete
+        return (f"an interrupted change had written every file ({', '.join(sorted(written))}); it is kept "
+                "(`lore log` lists it, `lore undo` reverses it)")
+    waiting = sorted(p for p, how in state.items() if how != "written" and last[p] != first[p])
+    return (f"an interrupted change wrote {', '.join(sorted(written))} but not {', '.join(waiting)}; left as it "
+            "is: run `lore recover` to roll it back")
 
 
 def _inside(ws: Workspace, folder: Path) -> bool:
@@ -485,45 +618,36 @@ def _clean_temp_files(ws: Workspace) -> None:
                     continue
 
 
-def _roll_back(ws: Workspace, folder: Path, markers: list[Path]) -> list[str]:
-    messages = []
-    for marker in markers:
-        try:
-            ids = load_json(read_bytes(marker, 1024 * 1024, ws.root)).get("records", [])
-        except (OSError, ValueError, AttributeError):
-            ids = []
-        records = []
-        journal = Journal.__new__(Journal)  # only its checks: no recovery inside recovery
-        journal.ws = ws
-        for op_id in ids if isinstance(ids, list) else []:
-            if not isinstance(op_id, str) or "/" in op_id or "\\" in op_id:
+def _roll_back(ws: Workspace, batch: Batch, everywhere: bool) -> str:
+    """Put back each file of a batch that still holds what the batch wrote, newest change first, then
+    remove its records and marker. ``everywhere``: files outside the store too (``lore recover``);
+    otherwise only the store's own files (automatic recovery: those are all a batch wrote yet)."""
+    journal = Journal.__new__(Journal)
+    journal.ws = ws
+    restored, kept = 0, []
+    for record in reversed(batch.records):
+        for change in reversed(record.changes):
+            if not ws.is_store_file(change.path) and not everywhere:
                 continue
             try:
-                records.append(journal._verified(folder / f"{op_id}.json"))
-            except (OSError, ValueError, KeyError, TypeError, AttributeError):
+                target = journal._path(change.path)
+                current = _read_or_none(target)
+            except (Refused, OSError):
+                kept.append(change.path)
                 continue
-        restored, kept = 0, []
-        for record in reversed(records):
-            for change in reversed(record.changes):
+            if current == change.after and current != change.before:
                 try:
-                    target = resolve_inside(ws.root, change.path)
-                    current = _read_or_none(target)
-                except (PathOutsideRoot, OSError):
-                    continue
-                if current == change.after and current != change.before:
-                    try:
-                        _put(target, change.before, ws.root)
-                        restored += 1
-                    except OSError:
-                        kept.append(change.path)
-                elif current != change.before:
+                    _put(target, change.before, ws.root)
+                    restored += 1
+                except OSError:
                     kept.append(change.path)
-        for record in records:
-            atomic_delete(record.path, ws.root)
-        atomic_delete(marker, ws.root)
-        messages.append(f"an interrupted batch of {len(records)} operation(s) was rolled back ({restored} file(s) "
-                        "restored)" + (f"; changed since, left as they are: {', '.join(sorted(set(kept)))}" if kept else ""))
-    return messages
+            elif current != change.before:
+                kept.append(change.path)
+    for record in batch.records:
+        atomic_delete(record.path, ws.root)
+    atomic_delete(batch.marker, ws.root)
+    return (f"an interrupted batch of {len(batch.records)} operation(s) was rolled back ({restored} file(s) "
+            "restored)" + (f"; changed since, left as they are: {', '.join(sorted(set(kept)))}" if kept else ""))
 
 
 def touching(records: list[Record], paths: set[str], entry_ids: set[str]) -> list[Record]:
