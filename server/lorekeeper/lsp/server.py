@@ -19,7 +19,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
+from lsprotocol import types
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.uris import from_fs_path, to_fs_path
 
 from .. import __version__
@@ -38,6 +40,25 @@ from .state import Snapshot
 
 log = logging.getLogger("lorekeeper.lsp")
 
+class _Protocol(LanguageServerProtocol):
+    """pygls's protocol, keeping no document text: the server reads memory from disk, never from an
+    editor's buffers, so an open document is remembered by its URI alone (which documents are open is
+    what ``lore.context`` asks). A 50 MB file opened, or a burst of edits to it, costs nothing."""
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
+    def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams):
+        item = params.text_document
+        self.workspace.put_text_document(types.TextDocumentItem(uri=item.uri, language_id=item.language_id,
+                                                                version=item.version, text=""))
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_OPEN)) is not None:
+            yield handler, (params,), None
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams):
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
+            yield handler, (params,), None
+
+
 class LoreServer(LanguageServer):
     """The language server and the state it keeps between requests.
 
@@ -48,7 +69,9 @@ class LoreServer(LanguageServer):
     while another ran is skipped when a check that started after the request already landed."""
 
     def __init__(self) -> None:
-        super().__init__("lorekeeper", __version__)
+        # No document changes are asked for (the server reads files from disk, on save and on file events).
+        super().__init__("lorekeeper", __version__, protocol_cls=_Protocol,
+                         text_document_sync_kind=types.TextDocumentSyncKind.None_)
         self._ws: Workspace | None = None
         self.snapshot: Snapshot | None = None
         self.config = CompactionConfig()
@@ -76,6 +99,8 @@ class LoreServer(LanguageServer):
         self.pending_edits: list[tuple[Any, float]] = []
         #: The user was asked to compact since memory passed the auto-compaction threshold.
         self.compaction_suggested = False
+        #: What crash recovery did at the last loads (a rolled-back change), not yet told to the user.
+        self.recovery_notes: list[str] = []
 
     # -- the current state (read-only views of the snapshot) -------------------------------------
 
@@ -147,6 +172,7 @@ class LoreServer(LanguageServer):
                 ws = Workspace(self.ws.root)
                 step("reading memory files", 0)
                 store = Store.open(ws)
+                self.recovery_notes.extend(store.recovered)
                 step(f"checking the references of {len(store.entries)} memories", 30)
                 checker = StalenessChecker(ws, store)
                 checker.check()
@@ -231,7 +257,11 @@ class LoreServer(LanguageServer):
             if snapshot is None:
                 return None
             ws = snapshot.ws
-            if any(path in ws.CONFIG_FILES for path in changed) or recover(ws, sweep=False):
+            if any(path in ws.CONFIG_FILES for path in changed):
+                return None
+            recovered = recover(ws, sweep=False)
+            if recovered:
+                self.recovery_notes.extend(recovered)
                 return None
             with collection_paused():  # as in a full check: what this builds lives on, the rest is freed
                 store = snapshot.store.reloaded(changed)
@@ -389,7 +419,14 @@ class LoreServer(LanguageServer):
         from .diagnostics import publish  # noqa: PLC0415
 
         publish(self, findings)
+        self.tell_recoveries()
         suggest_compaction(self)
+
+    def tell_recoveries(self) -> None:
+        """Show what crash recovery did (on the event loop): a rolled-back change is never silent."""
+        notes, self.recovery_notes = self.recovery_notes, []
+        for note in notes:
+            self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=f"Lorekeeper: {note}"))
 
 
 def _kept_verdicts(ws: Workspace, checker: StalenessChecker) -> list[Finding]:

@@ -23,6 +23,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import cache as cache_files
+from ..gitcmd import git_command, git_env
 from ..safeio import read_bytes
 
 if TYPE_CHECKING:
@@ -106,10 +107,9 @@ class GitHistory:
              what: str = "", ok: tuple[int, ...] = (0,)) -> Any:
         """Run git; its stdout (text, or bytes with ``binary``) or ``None`` when it failed. A failure that
         means history is incomplete (missing objects) or slow (timeout) is recorded in :attr:`problems`."""
-        env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_NO_LAZY_FETCH": "1", "GIT_OPTIONAL_LOCKS": "0"}
         try:
-            proc = subprocess.run(["git", "-C", str(self.root), "-c", "core.quotePath=false", *args], input=input,
-                                  capture_output=True, timeout=self.timeout, check=False, env=env)
+            proc = subprocess.run(git_command(self.root, *args), input=input,
+                                  capture_output=True, timeout=self.timeout, check=False, env=git_env())
         except subprocess.TimeoutExpired:
             self.problems.setdefault("timeout", f"git did not answer within {self.timeout:.0f} s ({what or args[0]}); "
                                                 "verdicts that needed it are skipped")
