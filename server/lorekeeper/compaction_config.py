@@ -56,19 +56,19 @@ class CompactionConfig(BaseModel):
     #: to look for a contradiction between them (the verifier, not this number, decides).
     merge_threshold: Count = Field(default=50, ge=0)
     #: A tag/topic cluster of at least this many short entries is fused into one.
-    fuse_min_entries: Count = Field(default=3, ge=0)
-    fuse_max_entries: Count = Field(default=12, ge=0)
+    fuse_min_entries: Count = Field(default=3, ge=2)
+    fuse_max_entries: Count = Field(default=12, ge=2)
     fuse_max_chars: Count = Field(default=300, ge=0)
     #: mnemonic's compression rule: (age > compress_age_days or strength < compress_strength) and
     #: longer than compress_lines lines.
     compress_lines: Count = Field(default=100, ge=0)
     compress_age_days: Count = Field(default=30, ge=0)
-    compress_strength: StrictFloat = 0.3
+    compress_strength: StrictFloat = Field(default=0.3, ge=0.0, le=1.0)
     summary_chars: Count = Field(default=500, ge=0)
     #: gc: strength decays exponentially with this half-life from the last access; below min_strength
     #: an entry is archived. max_age_days = 0 turns the age limit off.
-    half_life_days: StrictFloat = 30.0
-    min_strength: StrictFloat = 0.1
+    half_life_days: StrictFloat = Field(default=30.0, gt=0.0)
+    min_strength: StrictFloat = Field(default=0.1, ge=0.0, le=1.0)
     max_age_days: Count = Field(default=0, ge=0)
     #: Categories never archived (and pinned entries never are).
     protected: list[StrictStr] = Field(default_factory=lambda: ["decisions", "caveats", "goals"])

@@ -3,6 +3,10 @@ value falls back to its default with one message, the others apply."""
 
 from __future__ import annotations
 
+import math
+from datetime import UTC, datetime
+
+from lorekeeper.store import Store
 from lorekeeper.workspace import DEFAULT_MAX_FILE_BYTES, Workspace
 from support import Tree
 
@@ -57,3 +61,48 @@ def test_init_creates_the_store_and_a_config_once(tmp_path) -> None:
     third = init_workspace(tmp_path)
     assert third.created == [] and third.warnings == [".lore/config.toml is a symlink; left alone"]
     assert not (tmp_path / "elsewhere.toml").exists()
+
+
+def _accepted(model: type, name: str) -> list[object]:
+    from pydantic import ValidationError
+
+    out = []
+    for value in (0, 1, 2, -1, 10**18, 0.0, 0.5, 1e308, math.inf, -math.inf, math.nan, True, "x"):
+        try:
+            model.model_validate({name: value})
+        except ValidationError:
+            continue
+        out.append(value)
+    return out
+
+
+def test_every_value_the_settings_accept_is_used_without_a_crash(tree: Tree) -> None:
+    """What a schema accepts, the code must survive: each setting at each extreme it accepts (zero, one,
+    huge, infinite), planned and rendered on a small store that every rule has something to do in."""
+    from lorekeeper.compaction import plan_compaction
+    from lorekeeper.compaction_config import CompactionConfig
+    from lorekeeper.context import render_context
+    from lorekeeper.context.config import ContextConfig
+
+    for i in range(8):
+        tree.entry(f"e{i}.json", {"id": f"e{i}", "content": ("Use pnpm for installs. " if i % 2 else "Deploys go out Tuesday. ")
+                   * (1 + i * 30), "tags": ["build"], "created": f"2025-0{i + 1}-01T00:00:00Z", "access_count": 0})
+    for i in range(8, 14):
+        tree.entry(f"e{i}.json", {"id": f"e{i}", "content": f"Old note about releases {i}.", "tags": ["release"],
+                                  "created": "2024-01-01T00:00:00Z", "last_accessed": "2024-06-01T00:00:00Z",
+                                  "strength": 0.5, "access_count": 1, "category": "patterns", **({"ttl": "P30D"} if i == 8 else {})})
+    tree.write("CLAUDE.md", "# Build\n- Use pnpm.\n- Run `make test`.\n")
+    ws = Workspace(tree.root)
+    store = Store.open(ws)
+    now = datetime(2026, 11, 1, tzinfo=UTC)
+    tried = 0
+    for name in CompactionConfig.model_fields:
+        for value in _accepted(CompactionConfig, name) if name not in ("problems", "semantic_dedup", "semantic_model") else []:
+            plan_compaction(store, CompactionConfig.model_validate({name: value}), now=now)
+            tried += 1
+    for name in ContextConfig.model_fields:
+        for value in _accepted(ContextConfig, name) if name != "problems" else []:
+            render_context(ws, store, config=ContextConfig.model_validate({name: value}), now=now, remember=False)
+            tried += 1
+    assert tried > 100
+    assert 0 not in _accepted(CompactionConfig, "fuse_max_entries") and 0 not in _accepted(CompactionConfig, "half_life_days")

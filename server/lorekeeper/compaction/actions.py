@@ -15,7 +15,8 @@ from .rules import WRITABLE, Planner, summarize, union_changes
 
 def merge_into(store: Store, entry: Entry, keeper: Entry, journal: Journal, reason: str) -> Record:
     """Merge one entry into another: the entry gets ``merged_into``, the survivor gains its references
-    and tags."""
+    and tags. Refused (``ValueError``) for one entry twice, or a keeper that leads back to the entry."""
+    _two(entry, keeper)
     changes = [store.change_for(entry, {"merged_into": keeper.id})]
     gained = union_changes(keeper, [entry])
     if gained:
@@ -28,6 +29,7 @@ def keep_one(store: Store, keep: Entry, drop: Entry, journal: Journal) -> Record
     """Settle a conflict: ``drop`` gets ``superseded_by`` ``keep`` (it stays on disk, no longer live). An
     instruction-file entry cannot be marked, so then ``keep`` records ``supersedes`` instead. Two
     instruction-file entries are the user's text: refused (edit the file)."""
+    _two(keep, drop)
     reason = f"kept {keep.id} over {drop.id}"
     if drop.format in WRITABLE:
         change = store.change_for(drop, {"superseded_by": keep.id})
@@ -42,12 +44,19 @@ def keep_both(store: Store, newer: Entry, older: Entry, journal: Journal) -> Rec
     """Settle a conflict the verifier inferred wrongly: both memories are true. The newer one (or the
     other, when the newer is in an instruction file) records ``coexists_with`` the other, and the pair
     is never reported again. Two instruction-file entries are the user's text: refused."""
+    _two(newer, older)
     first, second = (newer, older) if newer.format in WRITABLE else (older, newer)
     if first.format not in WRITABLE:
         raise ValueError("both entries are in instruction files: reword one of them to tell them apart")
     change = store.change_for(first, {"coexists_with": list(dict.fromkeys([*first.coexists_with, second.id]))})
     return journal.apply(Operation(op="keep-both", reason=f"{first.id} and {second.id} are both true",
                                    changes=[change], entries=[first.id, second.id]))
+
+
+def _two(one: Entry, other: Entry) -> None:
+    """Refuse a decision about an entry and itself (a client may send one id twice)."""
+    if one.id == other.id:
+        raise ValueError(f"{one.id} was named twice: a merge or a conflict needs two different entries")
 
 
 def compress_entry(store: Store, entry: Entry, config: CompactionConfig, journal: Journal,

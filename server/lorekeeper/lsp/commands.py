@@ -23,6 +23,7 @@ from ..model import Entry, Finding, Fix, ReplaceRefFix, ReplaceTextFix, Severity
 from ..report import describe_tokens, log_rows
 from ..safeio import read_text
 from ..staleness import apply_fix, apply_fixes, archive_entry, rename_changes, verify_entries
+from ..staleness.actions import distinct
 from ..store import FileChange, Journal, Operation, Record, Refused, Store
 from .code_actions import fuse_operation, same_fix
 from .diagnostics import publish
@@ -286,7 +287,7 @@ def register(server: LoreServer) -> None:
     async def verify(ls: LoreServer, *ids: str) -> dict[str, Any]:
         with ls.lock:
             assert ls.store is not None and ls.checker is not None
-            entries = [e for i in ids for e in ls.store.find(str(i))[:1]] if ids else ls.store.live()
+            entries = distinct([e for i in ids for e in ls.store.find(str(i))[:1]]) if ids else ls.store.live()
             records = verify_entries(ls.checker, entries, _journal(ls, "verify"))
         _tell(ls, f"Lorekeeper: verified {len(entries)} memor{'y' if len(entries) == 1 else 'ies'}"
                   + (f" ({entries[0].id})" if len(entries) == 1 else "") + "; Undo reverses it.")
@@ -299,7 +300,11 @@ def register(server: LoreServer) -> None:
             entry, keeper = _entry(ls, entry_id), _entry(ls, into)
             if entry is None or keeper is None:
                 return {"operation": None, "reason": f"no entry {entry_id if entry is None else into}"}
-            record = merge_into(_store(ls), entry, keeper, _journal(ls, "merge"), f"merged into {into} from the editor")
+            try:
+                record = merge_into(_store(ls), entry, keeper, _journal(ls, "merge"), f"merged into {into} from the editor")
+            except (ValueError, Refused) as exc:
+                ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=str(exc)))
+                return {"operation": None, "reason": str(exc)}
         _tell(ls, f"Lorekeeper: merged {entry_id} into {into} (references and tags kept); Undo reverses it.")
         await _recheck(ls)
         return {"operation": record.id}

@@ -293,9 +293,10 @@ class Lore:
 
     def verify(self, ids: list[str]) -> dict[str, Any]:
         from ..staleness import StalenessChecker, verify_entries
+        from ..staleness.actions import distinct
 
         ws, store = self.open()
-        entries = [self.pick(store, i) for i in ids]
+        entries = distinct([self.pick(store, i) for i in ids])
         records = verify_entries(StalenessChecker(ws, store), entries, self.journal(ws, "verify"))
         return {"verified": [e.id for e in entries], "journal": [r.id for r in records]}
 

@@ -22,10 +22,17 @@ def _now_iso() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def distinct(entries: list[Entry]) -> list[Entry]:
+    """The entries, each once (a command may name one twice), in the order first named."""
+    return list({(e.id, e.location.path, e.location.start_line): e for e in entries}.values())
+
+
 def verify_entries(checker: StalenessChecker, entries: list[Entry], journal: Journal) -> list[Record]:
     """Record, for each entry, the fingerprints of everything it references and the time: the baseline
     for "changed since verified". Entry and MIF files get ``verified`` and ``fingerprints`` fields (and
-    lose a ``stale_reason``); instruction-file entries are recorded in ``<store>/verified.json``."""
+    lose a ``stale_reason``); instruction-file entries are recorded in ``<store>/verified.json``. An
+    entry named twice is verified once."""
+    entries = distinct(entries)
     operations: list[Operation] = []
     now = _now_iso()
     sidecar_updates: dict[str, Any] = {}

@@ -358,7 +358,70 @@ class Store:
                         related=[{"source": target.location.path, "line": target.location.start_line,
                                   "message": "the bullet it was merged into", "entry": target.id}]))
                     entry = self._revive(position, entry, read, name)
+        findings.extend(self._check_cycles(linked))
         return findings
+
+    def _check_cycles(self, linked: list[int]) -> list[Finding]:
+        """Entries whose links lead back to themselves (superseded by itself, merged into an entry merged
+        into it): no entry of the loop is live, so their facts would vanish. Each is revived and
+        reported. Each linked entry follows its first link (``merged_into``, else ``superseded_by``)."""
+        target: dict[str, tuple[str, str, int]] = {}
+        for position in linked:
+            entry = self.entries[position]
+            name = "merged_into" if entry.merged_into else "superseded_by" if entry.superseded_by else None
+            if name is not None:
+                target.setdefault(entry.id, (getattr(entry, name), name, position))
+        state: dict[str, bool] = {}  # id -> still on the walk being made (False: finished)
+        findings: list[Finding] = []
+        for start in target:
+            walk: list[str] = []
+            node = start
+            while node in target and node not in state:
+                state[node] = True
+                walk.append(node)
+                node = target[node][0]
+            loop = walk[walk.index(node):] if state.get(node) else []
+            for visited in walk:
+                state[visited] = False
+            for member in loop:
+                to, name, position = target[member]
+                chain = " → ".join([member, *loop[loop.index(member) + 1:], *loop[:loop.index(member)], member])
+                entry = self.entries[position]
+                findings.append(Finding(
+                    kind="link-cycle", severity=Severity.error, entry=member, field=name,
+                    source=entry.location.path, line=entry.location.start_line,
+                    message=(f"{name} names this entry itself" if to == member else
+                             f"{name} {to!r} leads back to this entry ({chain})")
+                            + ": no entry of the loop is live; shown as live until fixed",
+                    related=[{"source": self.entries[target[other][2]].location.path,
+                              "line": self.entries[target[other][2]].location.start_line,
+                              "message": "part of the same loop", "entry": other} for other in loop if other != member]
+                            or None))
+                self._revive(position, entry, self._as_read(position), name)
+        return findings
+
+    def _as_read(self, position: int) -> Entry:
+        """The entry at ``position`` as its file's read holds it (before a revival copied it)."""
+        entry = self.entries[position]
+        read = self._per_file.get(entry.location.path)
+        return next((e for e in read.entries if e.id == entry.id and e.location == entry.location), entry) \
+            if read is not None else entry
+
+    def leads_to(self, start: str, target: str) -> bool:
+        """Whether following links (``merged_into``, else ``superseded_by``) from entry ``start`` reaches
+        entry ``target`` (or ``start`` is ``target``)."""
+        if self._by_id is None:
+            self.by_id()
+        by_id = self._by_id or {}
+        seen: set[str] = set()
+        node: str | None = start
+        while node is not None and node not in seen:
+            if node == target:
+                return True
+            seen.add(node)
+            entry = by_id.get(node)
+            node = (entry.merged_into or entry.superseded_by) if entry is not None else None
+        return False
 
     def _revive(self, position: int, entry: Entry, read: Entry, link: str) -> Entry:
         """``entry`` (at ``position`` in :attr:`entries`) shown without ``link``. The change is made to a
@@ -559,6 +622,12 @@ class Store:
         keeping unknown fields, key order and formatting. For instruction files only ``content`` can
         change: it replaces the entry's lines. ``current`` is the file's bytes when an earlier change of
         the same plan has already changed them (else they are read from disk)."""
+        for link in ("merged_into", "superseded_by"):
+            to = changes.get(link)
+            if isinstance(to, str) and self.leads_to(to, entry.id):
+                raise ValueError(f"refusing to set {link} of {entry.id} to {to}: "
+                                 + ("an entry cannot be linked to itself" if to == entry.id else
+                                    f"{to} already leads back to {entry.id}, and the loop would hide both"))
         relpath = entry.location.path
         before = current if current is not None else self.read_file(relpath)
         text = before.decode("utf-8-sig")
