@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, StrictBool, StrictFloat, StrictInt, StrictStr
 
+from .bounded import brief
 from .config import ConfigFiles, settle
 
 Count = StrictInt  # with ge=0 on each field: a count or a number of days is never negative
@@ -104,7 +105,7 @@ class CompactionConfig(BaseModel):
         if chosen != DEFAULT_MODEL:
             # Model weights can carry code (pickles): a repository's configuration, which anyone who sends
             # you a branch can edit, never chooses what is loaded. You do, in your environment.
-            problems.append(f"semantic_model {chosen!r} ignored: another embedding model is chosen with the "
+            problems.append(f"semantic_model {brief(chosen)} ignored: another embedding model is chosen with the "
                             f"environment variable {MODEL_ENV}, never by a repository's configuration; "
                             f"{DEFAULT_MODEL} is used")
         values["semantic_model"] = os.environ.get(MODEL_ENV) or DEFAULT_MODEL

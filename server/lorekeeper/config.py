@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from .bounded import brief
 from .safeio import load_json, read_text
 
 TOML = ".lore/config.toml"
@@ -69,10 +70,11 @@ def _type_name(model: type[BaseModel], name: str) -> str:
 
 
 def settle(model: type[M], sources: list[tuple[str, Any]], problems: list[str],
-           message: str = "{where}: {key} should be {type}, got {value!r}; using {default!r}") -> dict[str, Any]:
+           message: str = "{where}: {key} should be {type}, got {value}; using {default!r}") -> dict[str, Any]:
     """The values of ``sources`` (``(where, table)`` pairs, later ones winning) that ``model`` accepts,
     validated one key at a time against the field's type and constraints; each value refused adds a
-    problem (``message`` names where, the key, the type, the value and the default used instead)."""
+    problem (``message`` names where, the key, the type, the value, shown cut short by
+    :func:`.bounded.brief` since the file may come from anyone, and the default used instead)."""
     accepted: dict[str, Any] = {}
     defaults = model()
     for where, table in sources:
@@ -86,7 +88,7 @@ def settle(model: type[M], sources: list[tuple[str, Any]], problems: list[str],
             try:
                 model.model_validate({**accepted, name: value})
             except ValidationError:
-                problems.append(message.format(where=where, key=key, type=_type_name(model, name), value=value,
+                problems.append(message.format(where=where, key=key, type=_type_name(model, name), value=brief(value),
                                                default=getattr(defaults, name)))
                 continue
             accepted[name] = value

@@ -11,6 +11,7 @@ from itertools import chain, compress, repeat
 from operator import attrgetter, eq, is_, itemgetter
 from typing import Any
 
+from .bounded import brief
 from .compaction.remembered import remembered_facts
 from .compaction.rules import Planner, PoolEdits, SearchMemo, supersession_cycles
 from .compaction_config import CompactionConfig
@@ -205,7 +206,7 @@ def supersession_findings(store: Store, config: CompactionConfig, search: Search
             if target not in by_id:
                 findings.append(Finding(kind="dangling-supersedes", severity=Severity.warning, field="supersedes",
                                         source=entry.location.path, line=store.field_line(entry, "supersedes"), entry=entry.id,
-                                        message=f"supersedes {target!r}, which is not in memory"))
+                                        message=f"supersedes {brief(target)}, which is not in memory"))
     # The cycles compaction's supersede rule finds (and leaves alone).
     _, cycles = supersession_cycles({e.id: [t for t in e.supersedes if t in by_id and t != e.id] for e in superseding})
     for conflict in cycles:

@@ -11,6 +11,8 @@ from typing import Annotated, Any, Literal, cast
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
+from .bounded import oversized
+
 #: LeanSpec's documented default categories. Any other string is accepted as a category too.
 DEFAULT_CATEGORIES = ("conventions", "decisions", "patterns", "pitfalls")
 DEFAULT_CATEGORY = "conventions"
@@ -26,7 +28,10 @@ class Severity(str, Enum):
 
 
 class Ref(BaseModel):
-    """A reference from a memory to code in the workspace: a file or folder, optionally a symbol in it."""
+    """A reference from a memory to code in the workspace: a file or folder, optionally a symbol in it.
+
+    Keys it does not know are kept (a rewrite writes them back); one read from a memory file holds a
+    bounded amount of them (store/fields.py refuses a larger one with a finding)."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -195,11 +200,25 @@ class Entry(BaseModel):
         data = self.model_dump(mode="json", exclude_none=True)
         if self.refs:  # (none: the dump's own empty list)
             data["refs"] = [r.model_dump(mode="json", exclude_none=True) for r in self.refs]
-        known = type(self).model_fields
-        extra = {k: v for k, v in self.raw.items() if k not in known and k != "code_refs"}
-        if extra and self.format == "entry":
-            data["extra"] = extra
+        if self.format == "entry":
+            known = type(self).model_fields
+            extra = {k: _shown_extra(v) for k, v in self.raw.items() if k not in known and k != "code_refs"}
+            if extra:
+                data["extra"] = extra
         return data
+
+
+#: The most values, and the deepest nesting, of an unknown field that :meth:`Entry.public` gives as it
+#: is; a larger one (from a file anyone may have written) is described instead of serialised.
+EXTRA_MAX_VALUES = 1000
+EXTRA_MAX_DEPTH = 16
+
+
+def _shown_extra(value: Any) -> Any:
+    if oversized(value, EXTRA_MAX_VALUES, EXTRA_MAX_DEPTH):
+        return (f"<{type(value).__name__} not shown: over {EXTRA_MAX_VALUES} values or "
+                f"{EXTRA_MAX_DEPTH} levels of nesting>")
+    return value
 
 
 class MergeFix(BaseModel):

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, cast
 import pathspec
 from pydantic import BaseModel, Field, StrictInt, StrictStr
 
+from .bounded import brief
 from .config import ConfigFiles, settle
 from .gitcmd import git_command, git_env
 from .safeio import atomic_write, ensure_dir, read_text
@@ -102,22 +103,22 @@ def resolve_inside(root: Path, ref_path: str, base: str = "", real_dirs: dict[st
     if not ref_path or "\x00" in ref_path:
         raise PathOutsideRoot("empty or invalid path")
     if ref_path.startswith("~"):
-        raise PathOutsideRoot(f"{ref_path!r} points into a home folder, outside the workspace")
+        raise PathOutsideRoot(f"{brief(ref_path, 120)} points into a home folder, outside the workspace")
     posix = ref_path.replace("\\", "/")
     if posix.startswith("/") or (len(ref_path) > 1 and ref_path[1] == ":"):
-        raise PathOutsideRoot(f"{ref_path!r} is an absolute path; refs must be relative to the workspace")
+        raise PathOutsideRoot(f"{brief(ref_path, 120)} is an absolute path; refs must be relative to the workspace")
     cache = real_dirs if real_dirs is not None else {}
     root_key = "\x00root:" + str(root)
     root_real = cache.get(root_key) or cache.setdefault(root_key, os.path.realpath(root))
     lexical = os.path.normpath(os.path.join(root_real, base, posix))
     if not _within(lexical, root_real):
-        raise PathOutsideRoot(f"{ref_path!r} leaves the workspace root")
+        raise PathOutsideRoot(f"{brief(ref_path, 120)} leaves the workspace root")
     parent, name = os.path.split(lexical)
     if parent not in cache:
         cache[parent] = os.path.realpath(parent)
     real = os.path.realpath(lexical) if os.path.islink(lexical) else os.path.join(cache[parent], name)
     if not _within(real, root_real):
-        raise PathOutsideRoot(f"{ref_path!r} is a symlink that points outside the workspace root")
+        raise PathOutsideRoot(f"{brief(ref_path, 120)} is a symlink that points outside the workspace root")
     return Path(lexical)
 
 
@@ -166,16 +167,10 @@ def markdown_only(patterns: list[str], problems: list[str]) -> list[str]:
         if body.startswith("!") or body.endswith(MARKDOWN_SUFFIXES):
             kept.append(pattern)
             continue
-        problems.append(f".lore/config.toml [store]: instruction_files pattern {visible_short(pattern)} may match "
+        problems.append(f".lore/config.toml [store]: instruction_files pattern {brief(pattern)} may match "
                         "files that are not Markdown; a repository's settings add only *.md, *.mdc or *.markdown "
                         "files (widen it in your own settings, see docs/configuration.md); pattern ignored")
     return kept
-
-
-def visible_short(value: object, limit: int = 80) -> str:
-    """A value from a file, quoted and cut to ``limit`` characters, for a message."""
-    text = repr(value) if not isinstance(value, str) else repr(value[: limit + 1])
-    return text if len(text) <= limit + 2 else text[:limit] + "…"
 
 
 class Workspace:

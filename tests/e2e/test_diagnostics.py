@@ -115,3 +115,21 @@ async def test_one_hostile_file_is_one_diagnostic_and_the_rest_still_works(clien
     [pipe] = await wait_for_diagnostics(client, fifo.as_uri(), lambda ds: any(d.code == "not-a-file" for d in ds))
     assert "not a regular file" in pipe.message
     assert any(d.code == "stale-script" for d in await wait_for_diagnostics(client, claude))
+
+
+async def test_an_alias_bomb_and_an_impossible_date_are_one_diagnostic_each(client: LanguageClient, workspace: Path) -> None:
+    claude = (workspace / "CLAUDE.md").as_uri()
+    await wait_for_diagnostics(client, claude)
+    laughs = "".join(f"{k}: &a{i} [{', '.join(['lol'] * 9 if i == 0 else [f'*a{i - 1}'] * 9)}]\n"
+                     for i, k in enumerate("xyzwvutsr"))
+    bomb = workspace / "bomb.memory.md"
+    bomb.write_text(f"---\nid: bomb\ntitle: t\n{laughs}code_refs:\n  - file: a.ts\n    extra: *a8\n---\nBoom.\n")
+    dated = workspace / "dated.memory.md"
+    dated.write_text("---\nid: dated\nreviewed: 2026-02-30\n---\nChecked.\n")
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=p.as_uri(), type=types.FileChangeType.Created) for p in (bomb, dated)]))
+    [exploded] = await wait_for_diagnostics(client, bomb.as_uri(), lambda ds: any(d.code == "invalid-mif" for d in ds))
+    assert "aliases make field 'code_refs'" in exploded.message and exploded.range.start.line == 12
+    [impossible] = await wait_for_diagnostics(client, dated.as_uri(), lambda ds: any(d.code == "invalid-mif" for d in ds))
+    assert "'2026-02-30' is not a real date" in impossible.message and impossible.range.start.line == 2
+    assert any(d.code == "stale-script" for d in await wait_for_diagnostics(client, claude))

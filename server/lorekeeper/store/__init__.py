@@ -12,6 +12,7 @@ from itertools import chain, compress, count
 from operator import attrgetter
 from typing import Any
 
+from ..bounded import brief
 from ..model import DEFAULT_CATEGORY, Entry, Finding, Ref, Severity
 from ..safeio import load_json, read_bytes
 from ..text import normalize
@@ -282,7 +283,7 @@ class Store:
                     findings.append(Finding(
                         kind="duplicate-id", severity=Severity.warning, entry=entry.id, source=entry.location.path,
                         line=entry.location.start_line, field="id",
-                        message=f"id {entry.id!r} is also used by {first_seen[entry.id].location.path}; "
+                        message=f"id {brief(entry.id)} is also used by {first_seen[entry.id].location.path}; "
                                 "commands that take an id will ask which one",
                     ))
                 else:
@@ -338,7 +339,7 @@ class Store:
                     findings.append(Finding(
                         kind="dangling-link", severity=Severity.error, entry=entry.id, field=name,
                         source=entry.location.path, line=entry.location.start_line,
-                        message=f"{name} {target_id!r} names no entry in memory; shown as live until fixed"))
+                        message=f"{name} {brief(target_id)} names no entry in memory; shown as live until fixed"))
                     entry = self._revive(position, entry, read, name)
                     continue
                 if name == "merged_into" and target.format == "instruction" and entry.format != "instruction":

@@ -13,6 +13,7 @@ from typing import Annotated, Any, NotRequired, TypeVar, cast
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 from typing_extensions import TypedDict
 
+from ..bounded import brief, oversized
 from ..model import DEFAULT_CATEGORY, DERIVED_FIELDS, Entry, EntryFormat, Finding, Location, Ref, Severity
 from ..workspace import PathOutsideRoot
 
@@ -116,9 +117,8 @@ def build_entry(
         else:
             for item in cast(list[Any], refs):
                 ref = _parse_ref(item)
-                if ref is None:
-                    report("invalid-ref", Severity.warning, refs_field,
-                           f"reference {item!r} is not a path or a {{\"path\": ...}} object; ignored")
+                if isinstance(ref, str):
+                    report("invalid-ref", Severity.warning, refs_field, f"reference {brief(item)} {ref}; ignored")
                     continue
                 try:
                     inside(ref.path, ref_base)
@@ -162,15 +162,27 @@ def construct(cls: type[_M], values: dict[str, Any]) -> _M:
     return obj
 
 
-def _parse_ref(item: Any) -> Ref | None:
+#: The most values (keys' values, list items, nested) a reference object may hold, and how deep: a ref
+#: keeps the keys it does not know so that a rewrite keeps them, and every list, show and rewrite
+#: serialises them, so their size is bounded where they are read.
+REF_MAX_VALUES = 64
+REF_MAX_DEPTH = 4
+
+
+def _parse_ref(item: Any) -> Ref | str:
+    """The reference ``item`` stands for, or why it is refused (a phrase: "is not a path ...")."""
     if isinstance(item, str) and item.strip():
         return Ref.parse(item.strip())
-    if isinstance(item, dict) and isinstance(path := cast(dict[str, Any], item).get("path"), str) and path.strip():
+    fields = cast(dict[str, Any], item) if isinstance(item, dict) else None
+    if fields is not None and isinstance(path := fields.get("path"), str) and path.strip():
+        if oversized(fields, REF_MAX_VALUES, REF_MAX_DEPTH):
+            return (f"holds more than a reference needs (over {REF_MAX_VALUES} values or "
+                    f"{REF_MAX_DEPTH} levels of nesting)")
         try:
-            return Ref.model_validate(item)
+            return Ref.model_validate(fields)
         except ValidationError:
-            return None
-    return None
+            pass
+    return 'is not a path or a {"path": ...} object'
 
 
 def _describe(err: Mapping[str, Any]) -> str:

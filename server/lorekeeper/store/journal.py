@@ -31,6 +31,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from ..bounded import brief
 from ..model import Finding, Severity
 from ..safeio import UnsafeFile, atomic_delete, atomic_write, atomic_write_many, load_json, read_bytes, stale_temp_files
 from ..userlevel import sign, signed_by_me
@@ -293,14 +294,14 @@ class Journal:
         """A record read and checked end to end (see the module's docstring); ValueError says why not."""
         record = _decode_record(load_json(read_bytes(path, 256 * 1024 * 1024, self.ws.root)), path)
         if record.id != path.stem:
-            raise ValueError(f"its id {record.id!r} does not match its file name")
+            raise ValueError(f"its id {brief(record.id)} does not match its file name")
         if record.time.tzinfo is None:
             raise ValueError("its time has no time zone (Lorekeeper always writes one)")
         if record.time > datetime.now(UTC) + timedelta(days=1):
             raise ValueError(f"its time {record.time.isoformat()} is in the future")
         for change in record.changes:
             if not self.ws.is_memory_path(change.path):
-                raise ValueError(f"it names {change.path!r}, which is not a memory file")
+                raise ValueError(f"it names {brief(change.path)}, which is not a memory file")
         return record
 
     def find(self, key: str, records: list[Record] | None = None) -> Record:

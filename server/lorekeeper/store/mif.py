@@ -37,13 +37,32 @@ FIELD_PATHS: dict[str, tuple[str, ...]] = {
 }
 
 
-def _yaml() -> YAML:
+def _yaml(*, reading: bool = False) -> YAML:
+    """A round-trip YAML; ``reading``: one that reads front matter within the bounds of
+    :mod:`.mif_yaml` (nesting, alias expansion, impossible scalars)."""
     from ruamel.yaml import YAML
 
     yaml = YAML(typ="rt")
     yaml.preserve_quotes = True
     yaml.width = 4096
+    if reading:
+        from .mif_yaml import configure
+
+        configure(yaml)
     return yaml
+
+
+#: The most of a YAML error's own text a finding repeats.
+_PROBLEM_LENGTH = 200
+
+
+class MifError(ValueError):
+    """A MIF file that cannot be read: why, and the 1-based file line where."""
+
+    def __init__(self, line: int, message: str):
+        super().__init__(f"{line}:{message}")
+        self.line = line
+        self.message = message
 
 
 class MifDocument:
@@ -57,32 +76,41 @@ class MifDocument:
 
     @classmethod
     def parse(cls, text: str) -> MifDocument:
-        """Split and parse; raises ``ValueError`` with a 1-based line for malformed input."""
+        """Split and parse; raises :class:`MifError` (a ``ValueError``) with the 1-based file line of
+        what is wrong: malformed YAML, or front matter outside the bounds of :mod:`.mif_yaml`."""
         newline = "\r\n" if "\r\n" in text else "\n"
-        if not _FENCE.match(text):
-            raise ValueError("1:file does not start with '---' front matter")
         first = _FENCE.match(text)
-        assert first is not None
+        if first is None:
+            raise MifError(1, "file does not start with '---' front matter")
         closing = _FENCE.search(text, first.end())
         if closing is None:
-            raise ValueError("1:front matter is not closed by a '---' line")
+            raise MifError(1, "front matter is not closed by a '---' line")
         # Each fence match ends before its line's "\n", so +1 steps over it.
         front_text = text[first.end() + 1 : closing.start()]
         body = text[closing.end() + 1 :]
         from ruamel.yaml.comments import CommentedMap
+        from ruamel.yaml.composer import MaxDepthExceededError
         from ruamel.yaml.error import YAMLError
 
+        from .mif_yaml import MAX_DEPTH, FrontMatterError
+
         try:
-            front = _yaml().load(front_text) if front_text.strip() else CommentedMap()
+            front = _yaml(reading=True).load(front_text) if front_text.strip() else CommentedMap()
         except YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             line = (mark.line + 2) if mark is not None else 1
-            problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-            raise ValueError(f"{line}:invalid YAML front matter: {problem}") from None
+            if isinstance(exc, FrontMatterError):
+                raise MifError(line, str(exc.problem)) from None
+            if isinstance(exc, MaxDepthExceededError):
+                raise MifError(line, f"front matter nests more than {MAX_DEPTH} levels deep") from None
+            problem = str(getattr(exc, "problem", None) or str(exc).splitlines()[0])
+            if len(problem) > _PROBLEM_LENGTH:  # ruamel quotes values (a duplicate key's) in full
+                problem = problem[:_PROBLEM_LENGTH] + "…"
+            raise MifError(line, f"invalid YAML front matter: {problem}") from None
         except RecursionError:
-            raise ValueError("2:YAML front matter nested too deeply to read") from None
+            raise MifError(2, "YAML front matter nested too deeply to read") from None
         if not isinstance(front, CommentedMap):
-            raise ValueError("2:front matter must be a mapping of fields")
+            raise MifError(2, "front matter must be a mapping of fields")
         return cls(front, front_text, body, newline)
 
     def line_of(self, key: str) -> int:
@@ -221,11 +249,10 @@ def read_mif_file(ws: Workspace, path: Path | str, relpath: str | None = None, *
     assert text_file is not None
     try:
         doc = MifDocument.parse(text_file.text)
-    except ValueError as exc:
-        line, _, message = str(exc).partition(":")
+    except MifError as exc:
         return None, [
-            Finding(kind="invalid-mif", severity=Severity.error, message=f"{message}; entry skipped",
-                    source=relpath, line=int(line))
+            Finding(kind="invalid-mif", severity=Severity.error, message=f"{exc.message}; entry skipped",
+                    source=relpath, line=exc.line)
         ]
     end_line = text_file.text.rstrip().count("\n") + 1
     return build_entry(
