@@ -15,6 +15,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import fence
 from ..model import Entry
 from ..store import FileChange, Journal, Operation, Record, Refused, Store
 from ..store.native import render_entry
@@ -236,15 +237,15 @@ def render_preview(plan: Plan, store: Store) -> str:
         lines += ["", f"## {number}. {_title(op)}", "", op.reason, ""]
         if op.new_entry is not None:
             lines += [f"New entry `{op.new_entry['id']}` ({op.new_path}):", ""]
-            lines += ["> " + line if line else ">" for line in str(op.new_entry.get("content", "")).splitlines()]
+            lines += ["> " + line if line else ">" for line in fence.lines(str(op.new_entry.get("content", "")))]
             lines.append("")
         for entry, fields in op.updates:
             shown = ", ".join(f"{k}: {_value(v)}" for k, v in fields.items())
-            lines.append(f"- `{entry.id}` ({entry.where()}) — {shown}")
-            lines.append(f"  > {_first_line(by_id.get(entry.id, entry).content)}")
+            lines.append(f"- {fence.code(entry.id)} ({fence.inline(entry.where())}) — {fence.inline(shown)}")
+            lines.append(f"  > {fence.inline(_first_line(by_id.get(entry.id, entry).content))}")
     if plan.conflicts:
         lines += ["", "## Left for review (not acted on)", ""]
-        lines += [f"- {c.get('message', '')}" for c in plan.conflicts]
+        lines += [f"- {fence.inline(str(c.get('message', '')))}" for c in plan.conflicts]
     index = next((p for p in plan.views if p.endswith("/index.md")), None)
     if index is not None:
         before = _read(store, index)

@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .. import cache as cache_files
+from .. import fence
 from ..kinds import is_stale
 from ..model import Entry, Finding, Severity
 from ..store import Store
@@ -222,7 +223,7 @@ def _units(entries: list[Entry], scores: dict[str, float], stale: dict[str, str]
             if old in by_id and old != entry.id:
                 union(entry.id, old)
                 superseded.add(old)
-                notes[old].append(f" (superseded by `{entry.id}`: not current)")
+                notes[old].append(f" (superseded by {fence.code(entry.id)}: not current)")
     disputed: set[str] = set()
     for conflict in conflicts:
         if conflict.get("kind", "contradiction") != "contradiction":
@@ -235,12 +236,12 @@ def _units(entries: list[Entry], scores: dict[str, float], stale: dict[str, str]
                 disputed.add(mine)
                 created = by_id[mine].created
                 when = f"{created:%Y-%m-%d}; " if created else ""
-                notes[mine].append(f" ({when}`{mine}`; disagrees with `{other}`)")
+                notes[mine].append(f" ({when}{fence.code(mine)}; disagrees with {fence.code(other)})")
         if pair[0] in by_id and pair[1] in by_id:
             union(pair[0], pair[1])
     for entry_id, reason in stale.items():
         if entry_id in notes:
-            notes[entry_id].append(f" ⚠ may be stale: {_short(reason)}")
+            notes[entry_id].append(f" ⚠ may be stale: {fence.inline(_short(reason))}")
     groups: dict[str, list[Entry]] = {}
     for entry in entries:
         groups.setdefault(find(entry.id), []).append(entry)

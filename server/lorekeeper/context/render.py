@@ -14,7 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from ..compaction.views import HEADER, bullet, slug
+from .. import fence
+from ..compaction.views import HEADER, TITLES, bullet, slug
 from ..model import Entry
 
 FULL, COMPRESSED, PLACEHOLDER, OMITTED = 0, 1, 2, 3
@@ -92,17 +93,18 @@ class Layout:
 
 
 def _title(section: str) -> str:
-    return "Pinned" if section == PINNED else "Not settled" if section == CONFLICT else section
+    """The heading of a section: Lorekeeper's own, or a category's (which never reads as Lorekeeper's)."""
+    return "Pinned" if section == PINNED else "Not settled" if section == CONFLICT else fence.heading(section, TITLES)
 
 
 def _topic(section: str) -> str:
-    return "not settled" if section == CONFLICT else "pinned" if section == PINNED else section
+    return "not settled" if section == CONFLICT else "pinned" if section == PINNED else fence.inline(section)
 
 
 def item_line(item: Item, level: int, style: Style) -> str:
     """The bullet of one entry at full or compressed level."""
     if level == COMPRESSED and item.short is not None:
-        more = "" if style.index else f" (more: `lore show {item.id}`)"
+        more = "" if style.index else f" (more: {fence.code(f'lore show {item.id}')})"
         return bullet(item.short, item.note + more)
     return bullet(item.full, item.note)
 
@@ -114,10 +116,12 @@ def placeholder_line(section: str, items: Sequence[Item], style: Style) -> str:
         if section == CONFLICT:
             return f"- …{len(items)} more that disagree: see compacted/ and `lore review`"
         category = items[0].entry.category
-        return f"- …{len(items)} more in compacted/{slug(category)}.md (under “{category}”)"
+        return f"- …{len(items)} more in compacted/{slug(category)}.md (under “{fence.heading(category, TITLES)}”)"
     if len(items) == 1:
-        return f"- ⋯ `{items[0].id}` ({_topic(section)}, {saved} tokens not shown): `lore show {items[0].id}`"
-    ids = ", ".join(i.id for i in items)
+        one = items[0].id
+        return (f"- ⋯ {fence.code(one)} ({_topic(section)}, {saved} tokens not shown): "
+                f"{fence.code(f'lore show {one}')}")
+    ids = ", ".join(fence.inline(i.id) for i in items)
     return f"- ⋯ {len(items)} more {_topic(section)} entries ({saved} tokens not shown; `lore show ID`): {ids}"
 
 
@@ -129,11 +133,12 @@ def omitted_lines(items: Sequence[Item], style: Style) -> list[str]:
     for item in items:
         counts[item.entry.category] = counts.get(item.entry.category, 0) + 1
     if style.index:
-        return ["", "## More", ""] + [f"- {c}: {n} more in compacted/{slug(c)}.md" for c, n in sorted(counts.items())]
+        return ["", "## More", ""] + [f"- {fence.inline(c)}: {n} more in compacted/{slug(c)}.md"
+                                      for c, n in sorted(counts.items())]
     pinned = sum(i.entry.pinned for i in items)
     also = f" (with {pinned} pinned that did not fit)" if pinned else ""
     ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-    topics = ", ".join(f"{c} {n}" for c, n in ranked[:_TOPICS])
+    topics = ", ".join(f"{fence.inline(c)} {n}" for c, n in ranked[:_TOPICS])
     if len(ranked) > _TOPICS:
         topics += f", {len(ranked) - _TOPICS} more topics"
     return ["", "## Left out", "",
@@ -175,8 +180,8 @@ def layout(units: Sequence[Unit], levels: Sequence[int], style: Style, budget: i
         full_ids = frozenset(i.id for unit, level in placed if level == FULL for i in unit.items)
         if prose is not None and (prose[0] != full_ids or not full_ids):
             prose = None
-        if prose is not None:
-            body += [prose[1], ""]
+        if prose is not None:  # the model's prose is written from memory: quoted as memory is
+            body += ["\n".join(fence.lines(prose[1].strip(), lists=True)), ""]
         for unit, level in placed:
             for item in unit.items:
                 if level == PLACEHOLDER:
