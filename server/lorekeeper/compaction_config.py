@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field, StrictBool, StrictFloat, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
 
 from .bounded import brief
 from .config import ConfigFiles, settle
@@ -25,6 +25,8 @@ TOGGLES = {"semantic": "semantic_dedup"}
 
 
 class CompactionConfig(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
     # Which operations run (all by default); `lore compact --only` narrows this further.
     dedup: StrictBool = True
     merge: StrictBool = True
@@ -117,7 +119,7 @@ class CompactionConfig(BaseModel):
         return cls.from_files(ConfigFiles.read(root))
 
     def with_overrides(self, **overrides: Any) -> CompactionConfig:
-        for key, value in overrides.items():
-            if value is not None:
-                setattr(self, key, value)
-        return self
+        """A copy with these settings changed (``None``: left as it is), validated like the file's values
+        (``ValidationError`` for one out of range). Settings are values: the original never changes."""
+        changed = {k: v for k, v in overrides.items() if v is not None}
+        return type(self).model_validate({**self.model_dump(), **changed}) if changed else self

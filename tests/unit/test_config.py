@@ -106,3 +106,26 @@ def test_every_value_the_settings_accept_is_used_without_a_crash(tree: Tree) -> 
             tried += 1
     assert tried > 100
     assert 0 not in _accepted(CompactionConfig, "fuse_max_entries") and 0 not in _accepted(CompactionConfig, "half_life_days")
+
+
+def test_settings_are_values_changed_only_by_copying() -> None:
+    """An override is a copy: the language server's session settings never change under it (an offer to
+    compact once switched semantic duplicates off for the rest of a session, and an editor compaction with
+    the model left the model on)."""
+    import pytest
+    from pydantic import ValidationError
+
+    from lorekeeper.compaction_config import CompactionConfig
+    from lorekeeper.context.config import ContextConfig
+
+    session = CompactionConfig(semantic_dedup=True)
+    offer = session.with_overrides(semantic_dedup=False, llm_assisted=False)
+    editor = session.with_overrides(llm_assisted=True)
+    assert (session.semantic_dedup, session.llm_assisted) == (True, False)
+    assert (offer.semantic_dedup, editor.llm_assisted) == (False, True)
+    with pytest.raises(ValidationError):
+        session.budget = 10  # type: ignore[misc]
+    with pytest.raises(ValidationError):
+        session.with_overrides(min_strength=2.0)  # out of range, as in a file
+    context = ContextConfig()
+    assert context.with_overrides(budget=100).budget == 100 and context.budget is None

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, StrictBool, StrictFloat, StrictInt
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt
 
 from ..config import ConfigFiles, settle
 
@@ -14,6 +14,8 @@ Weight = StrictFloat | StrictInt
 
 
 class ContextConfig(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
     #: Tokens `lore context` and MCP `recall` render within when no budget is given; unset: the index.md
     #: budget of ``[compaction]`` (so `lore context`, recall and index.md render the same memory).
     budget: StrictInt | None = Field(default=None, ge=0)
@@ -59,4 +61,6 @@ class ContextConfig(BaseModel):
         return cls.from_files(ConfigFiles.read(root))
 
     def with_overrides(self, **overrides: Any) -> ContextConfig:
-        return self.model_copy(update={k: v for k, v in overrides.items() if v is not None})
+        """A copy with these settings changed (``None``: left as it is), validated like the file's values."""
+        changed = {k: v for k, v in overrides.items() if v is not None}
+        return type(self).model_validate({**self.model_dump(), **changed}) if changed else self

@@ -159,7 +159,7 @@ def apply_settings(ls: LoreServer, values: dict[str, Any]) -> None:
     """Layer settings over the current ones; a value of the wrong type is ignored, with one message."""
     ls.settings, problems = layer(ls.settings, values)
     if values.get("budget") == ls.settings.budget:  # sent and valid: it overrides .lore/config.toml's
-        ls.config.budget = ls.settings.budget
+        ls.config = ls.config.with_overrides(budget=ls.settings.budget)
     if problems:
         ls.window_show_message(types.ShowMessageParams(
             type=types.MessageType.Warning,

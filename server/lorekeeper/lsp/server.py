@@ -153,7 +153,7 @@ class LoreServer(LanguageServer):
         except WorkspaceNotFound:
             ws = Workspace(Path(root_path))
         self._ws = ws
-        self.config = ws.compaction.model_copy(deep=True)
+        self.config = ws.compaction  # a frozen value: replaced, never changed
 
     def full_check(self, progress: Callable[[str, int], None] | None = None) -> list[Finding]:
         """Load every memory file and check everything; returns all findings. Runs off the event loop.
