@@ -42,10 +42,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_store  # noqa: E402
 from bench_workspace import build  # noqa: E402
-from lorekeeper.compaction import CompactionConfig, plan_compaction  # noqa: E402
-from lorekeeper.stale_cache import check_cached  # noqa: E402
+from lorekeeper.analysis.compaction import CompactionConfig, plan_compaction  # noqa: E402
+from lorekeeper.analysis.staleness.cache import check_cached  # noqa: E402
+from lorekeeper.infra.tokens import count_tokens  # noqa: E402
 from lorekeeper.store import Store  # noqa: E402
-from lorekeeper.tokens import count_tokens  # noqa: E402
 from lorekeeper.workspace import Workspace  # noqa: E402
 
 LORE = Path(sys.executable).parent / "lore"
@@ -473,7 +473,7 @@ def _forget_in_memory() -> None:
 
 
 def main() -> None:
-    from lorekeeper.workers import allow_fork
+    from lorekeeper.infra.workers import allow_fork
 
     allow_fork()  # one thread, like the command line: plans split their large batches over the cores
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

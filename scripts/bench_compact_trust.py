@@ -26,9 +26,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from lorekeeper.compaction import CompactionConfig, apply_plan, plan_compaction
+from lorekeeper.analysis.compaction import CompactionConfig, apply_plan, plan_compaction
+from lorekeeper.infra.tokens import count_tokens
 from lorekeeper.store import Journal, Store
-from lorekeeper.tokens import count_tokens
 from lorekeeper.workspace import Workspace
 
 ROOT = Path(__file__).resolve().parent.parent

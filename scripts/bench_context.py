@@ -18,10 +18,10 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from lorekeeper.compaction.views import bullet
-from lorekeeper.context import render_context
+from lorekeeper.analysis.context import render_context
+from lorekeeper.analysis.context.views import bullet
+from lorekeeper.infra.tokens import count_tokens
 from lorekeeper.store import Store
-from lorekeeper.tokens import count_tokens
 from lorekeeper.workspace import Workspace
 
 NOW = datetime(2026, 11, 1, tzinfo=UTC)

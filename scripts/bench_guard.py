@@ -14,7 +14,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from lorekeeper.llm.guard import check, check_summary
+from lorekeeper.analysis.llm.guard import check, check_summary
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "llm"
 SUMMARY_CHARS = 500  # CompactionConfig.summary_chars

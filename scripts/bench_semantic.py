@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_store  # noqa: E402
 from bench_compact_trust import DATA, NOW, _write, jaccard, load_pairs  # noqa: E402
-from lorekeeper.compaction import CompactionConfig, plan_compaction  # noqa: E402
+from lorekeeper.analysis.compaction import CompactionConfig, plan_compaction  # noqa: E402
 from lorekeeper.store import Store  # noqa: E402
 from lorekeeper.workspace import Workspace  # noqa: E402
 
@@ -97,7 +97,7 @@ def bench_semantic_pairs(verbose: bool = False) -> dict[str, Any]:
 def _timed(cwd: Path) -> tuple[float, float]:
     """Seconds and peak RSS (MB) of one `lore compact --semantic --dry-run --json` in a fresh process."""
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", "import resource, sys\nfrom lorekeeper.cli import main\n"
+    proc = subprocess.run([sys.executable, "-c", "import resource, sys\nfrom lorekeeper.surfaces.cli import main\n"
                            "try:\n    main()\nfinally:\n    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,"
                            " file=sys.stderr)", "compact", "--semantic", "--dry-run", "--json"],
                           cwd=cwd, capture_output=True, text=True, check=False)

@@ -12,7 +12,7 @@ import pytest
 
 from support import Tree
 
-# The user's own settings and journal key (lorekeeper.userlevel) live in folders of this run, never in the
+# The user's own settings and journal key (lorekeeper.infra.userlevel) live in folders of this run, never in the
 # home folder of whoever runs the tests; every subprocess a test starts inherits them.
 _USER_LEVEL = Path(tempfile.mkdtemp(prefix="lore-tests-user-"))
 os.environ.setdefault("LORE_CONFIG_DIR", str(_USER_LEVEL / "config"))

@@ -36,7 +36,7 @@ _RUN = """
 import atexit, sys
 atexit.register(lambda: print("exit handler ran", file=sys.stderr))
 sys.argv = ["lore", *sys.argv[2:]]
-from lorekeeper.cli import main, run
+from lorekeeper.surfaces.cli import main, run
 run() if sys.argv[1:] and __import__("os").environ["HOW"] == "run" else main()
 """
 

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from lorekeeper.compaction import CompactionConfig, apply_plan, parse_duration, plan_compaction, render_diff
+from lorekeeper.analysis.compaction import CompactionConfig, apply_plan, parse_duration, plan_compaction, render_diff
 from lorekeeper.store import Refused
 from support import Tree, files
 
@@ -182,7 +182,7 @@ def test_views_index_budget_and_pinned(tree: Tree) -> None:
     tree.entry("pin.json", {"id": "pin", "content": "Never force-push main.", "pinned": True, "created": ago(999)})
     p, _ = plan(tree, only=[], budget=300)
     index = p.views[".lore/memory/index.md"]
-    from lorekeeper.tokens import count_tokens
+    from lorekeeper.infra.tokens import count_tokens
 
     assert count_tokens(index) <= 300 + 40  # pinned entries are always in, even over budget
     assert "Never force-push main." in index and "Fact number 0 about" in index  # newest first
@@ -303,9 +303,9 @@ def test_parse_duration() -> None:
 
 def test_the_rule_table_is_the_one_order() -> None:
     """The rules' order lives in RULES; the config's toggles and the CLI's help follow it."""
-    from lorekeeper import cli
-    from lorekeeper.compaction import OPERATIONS, RULES, CompactionConfig
-    from lorekeeper.compaction.config import TOGGLES
+    from lorekeeper.analysis.compaction import OPERATIONS, RULES, CompactionConfig
+    from lorekeeper.core.settings.compaction import TOGGLES
+    from lorekeeper.surfaces import cli
 
     assert OPERATIONS == tuple(r.name for r in RULES)
     assert all(TOGGLES.get(name, name) in CompactionConfig.model_fields for name in OPERATIONS)
@@ -324,8 +324,8 @@ def test_large_stores_count_shared_words_by_matrix_and_find_the_same_pairs() -> 
     loop over postings finds (words shared twice or more, common words left out)."""
     import random
 
-    from lorekeeper.compaction.rules import _sharing_loop, _sharing_sparse
-    from lorekeeper.text import terms
+    from lorekeeper.analysis.compaction.rules import _sharing_loop, _sharing_sparse
+    from lorekeeper.core.text import terms
 
     rng = random.Random(7)
     words = [f"w{n}" for n in range(400)] + ["common"] * 40

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from lorekeeper.compaction import CompactionConfig, plan_compaction
-from lorekeeper.compaction.verify import compare
+from lorekeeper.analysis.compaction import CompactionConfig, plan_compaction
+from lorekeeper.facts.verify import compare
 from support import REPO, Tree
 
 DATA = REPO / "tests" / "data" / "compaction"

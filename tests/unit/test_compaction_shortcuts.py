@@ -17,12 +17,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rapidfuzz import fuzz
 
-from lorekeeper.compaction import CompactionConfig, plan_compaction, rules, updates, verify
-from lorekeeper.text import CaseBlind
-from lorekeeper.workers import worker_count
+from lorekeeper.analysis.compaction import CompactionConfig, plan_compaction, rules
+from lorekeeper.core.text import CaseBlind
+from lorekeeper.facts import updates, verify
+from lorekeeper.infra.workers import worker_count
 from support import REPO, Tree
 
-score = importlib.import_module("lorekeeper.context.score")  # (the package's `score` is a function)
+score = importlib.import_module("lorekeeper.analysis.context.score")  # (the package's `score` is a function)
 DATA = REPO / "tests" / "data" / "compaction"
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
 
@@ -222,7 +223,7 @@ _AN_ENTRY = st.tuples(st.integers(0, 10**6), st.sampled_from(["entry", "entry", 
 
 
 def _entry(number: int, drawn: tuple[int, str, bool, int]):
-    from lorekeeper.model import Entry, Location
+    from lorekeeper.core.model import Entry, Location
 
     text, form, pinned, day = drawn
     return Entry(id=f"e{number:03}", content=_PAIR_TEXTS[text % len(_PAIR_TEXTS)] if text % 3 == 0 else _CHAINED[text % len(_CHAINED)],
@@ -276,7 +277,7 @@ def test_kept_grouping_finds_what_a_fresh_plan_finds(start: list[tuple[int, str,
 def test_a_kept_search_asks_the_verifier_only_about_pairs_of_new_texts(monkeypatch: pytest.MonkeyPatch) -> None:
     """After a save, the contradictions are found again over every candidate pair, but the verifier is
     asked only about pairs with a text it did not judge in the last search; the answer is a fresh one's."""
-    from lorekeeper.model import Entry, Location
+    from lorekeeper.core.model import Entry, Location
 
     def entry(name: str, text: str) -> Entry:
         return Entry(id=name, content=text, location=Location(path=f"{name}.json"))
@@ -324,7 +325,7 @@ def test_a_kept_search_asks_the_verifier_only_about_pairs_of_new_texts(monkeypat
 def test_kept_grouping_follows_a_chain_of_keys() -> None:
     """a shares its normalised text with b, b a fact key with c (b merges into c): when a changes, b and
     c are grouped again together, not b alone."""
-    from lorekeeper.model import Entry, Location
+    from lorekeeper.core.model import Entry, Location
 
     def entry(name: str, text: str) -> Entry:
         return Entry(id=name, content=text, location=Location(path=f"{name}.json"))
@@ -379,7 +380,7 @@ _POOL_EDIT = st.tuples(st.sampled_from(["edit", "insert", "remove", "copy", "swa
 
 
 def _meeting_entry(number: int, text: int, entry_id: str | None = None):
-    from lorekeeper.model import Entry, Location
+    from lorekeeper.core.model import Entry, Location
 
     return Entry(id=entry_id or f"e{number:03}", content=_MEETING[text], location=Location(path=f"m/e{number:03}.json"))
 
@@ -436,7 +437,7 @@ def test_a_kept_candidate_search_is_updated_not_searched_again() -> None:
 def test_a_kept_candidate_search_answers_again_a_change_whose_words_another_save_took() -> None:
     """A text that says something changed meets the entries that share two of its words; when a save
     gives another entry those words (or takes them away), the unchanged text is answered again."""
-    from lorekeeper.model import Entry, Location
+    from lorekeeper.core.model import Entry, Location
 
     def entry(name: str, text: str) -> Entry:
         return Entry(id=name, content=text, location=Location(path=f"{name}.json"))
@@ -483,7 +484,7 @@ def _stores() -> list[list[dict[str, Any]]]:
 
 @pytest.mark.skipif(sys.platform != "linux", reason="workers are forked on Linux only")
 def test_a_plan_over_worker_processes_is_the_serial_plan(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from lorekeeper import workers
+    from lorekeeper.infra import workers
 
     monkeypatch.setattr(workers, "_allowed", True)  # as the command line does
     for number, entries in enumerate(_stores()):

@@ -15,10 +15,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lorekeeper import fence
-from lorekeeper.compaction import CompactionConfig, apply_plan, plan_compaction
-from lorekeeper.compaction.verify import compare
-from lorekeeper.diagnose import memory_findings
+from lorekeeper.analysis.compaction import CompactionConfig, apply_plan, plan_compaction
+from lorekeeper.analysis.diagnose import memory_findings
+from lorekeeper.core import fence
+from lorekeeper.facts.verify import compare
 from lorekeeper.store import Journal
 from lorekeeper.workspace import Workspace
 from support import REPO, Tree, files
@@ -101,7 +101,7 @@ def test_a_conflict_is_a_finding_and_keeping_the_newer_is_journaled(tree: Tree) 
     found = [f for f in memory_findings(store, CompactionConfig()) if f.kind == "contradiction"]
     assert {f.entry for f in found} == {"a", "b"}
     assert all(f.fix.model_dump() == {"action": "supersede", "entry": "a", "by": "b"} for f in found)
-    from lorekeeper.compaction.actions import keep_one
+    from lorekeeper.analysis.compaction.actions import keep_one
 
     by_id = store.by_id()
     keep_one(store, by_id["b"], by_id["a"], tree.journal())
@@ -113,7 +113,7 @@ def test_review_offers_to_keep_the_newer(tree: Tree) -> None:
     tree.entry("a.json", {"id": "a", "content": "Tests run with Jest", "created": ago(30)})
     tree.entry("b.json", {"id": "b", "content": "Tests run with Vitest", "created": ago(1)})
     env = {**os.environ, "NO_COLOR": "1"}
-    proc = subprocess.run([sys.executable, "-m", "lorekeeper.cli", "review"], cwd=tree.root, input="n\n",
+    proc = subprocess.run([sys.executable, "-m", "lorekeeper.surfaces.cli", "review"], cwd=tree.root, input="n\n",
                           capture_output=True, text=True, env=env, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert "conflict 1/1" in proc.stdout and "kept b" in proc.stdout
@@ -253,7 +253,7 @@ def stores(draw):
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(entries=stores())
 def test_every_live_fact_survives_and_no_superseded_value_is_in_the_index(tmp_path_factory, entries) -> None:
-    from lorekeeper.compaction.verify import fact_key
+    from lorekeeper.facts.verify import fact_key
 
     root = tmp_path_factory.mktemp("store")
     tree = Tree(root)
@@ -390,7 +390,7 @@ def test_both_are_true_silences_a_conflict_for_good(tree: Tree) -> None:
     tree.entry("b.json", {"id": "b", "content": "Tests run with Vitest", "created": ago(1)})
     store = tree.store()
     assert [c["entries"] for c in plan(tree)[0].conflicts] == [["b", "a"]]
-    from lorekeeper.compaction.actions import keep_both
+    from lorekeeper.analysis.compaction.actions import keep_both
 
     by_id = store.by_id()
     record = keep_both(store, by_id["b"], by_id["a"], tree.journal())
@@ -406,7 +406,7 @@ def test_review_says_both_are_true(tree: Tree) -> None:
     tree.entry("a.json", {"id": "a", "content": "Lint with ESLint", "created": ago(30)})
     tree.entry("b.json", {"id": "b", "content": "Lint with Biome", "created": ago(1)})
     env = {**os.environ, "NO_COLOR": "1"}
-    proc = subprocess.run([sys.executable, "-m", "lorekeeper.cli", "review"], cwd=tree.root, input="b\n",
+    proc = subprocess.run([sys.executable, "-m", "lorekeeper.surfaces.cli", "review"], cwd=tree.root, input="b\n",
                           capture_output=True, text=True, env=env, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert "not reported again" in proc.stdout

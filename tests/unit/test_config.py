@@ -79,10 +79,10 @@ def _accepted(model: type, name: str) -> list[object]:
 def test_every_value_the_settings_accept_is_used_without_a_crash(tree: Tree) -> None:
     """What a schema accepts, the code must survive: each setting at each extreme it accepts (zero, one,
     huge, infinite), planned and rendered on a small store that every rule has something to do in."""
-    from lorekeeper.compaction import plan_compaction
-    from lorekeeper.compaction_config import CompactionConfig
-    from lorekeeper.context import render_context
-    from lorekeeper.context.config import ContextConfig
+    from lorekeeper.analysis.compaction import plan_compaction
+    from lorekeeper.analysis.context import render_context
+    from lorekeeper.core.settings.compaction import CompactionConfig
+    from lorekeeper.core.settings.context import ContextConfig
 
     for i in range(8):
         tree.entry(f"e{i}.json", {"id": f"e{i}", "content": ("Use pnpm for installs. " if i % 2 else "Deploys go out Tuesday. ")
@@ -115,8 +115,8 @@ def test_settings_are_values_changed_only_by_copying() -> None:
     import pytest
     from pydantic import ValidationError
 
-    from lorekeeper.compaction_config import CompactionConfig
-    from lorekeeper.context.config import ContextConfig
+    from lorekeeper.core.settings.compaction import CompactionConfig
+    from lorekeeper.core.settings.context import ContextConfig
 
     session = CompactionConfig(semantic_dedup=True)
     offer = session.with_overrides(semantic_dedup=False, llm_assisted=False)

@@ -10,11 +10,11 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lorekeeper.compaction import CompactionConfig, plan_compaction
-from lorekeeper.context import ContextConfig, render_context, render_entries, store_status
-from lorekeeper.context.score import Focus, content_type
-from lorekeeper.model import Entry, Location
-from lorekeeper.tokens import count_tokens
+from lorekeeper.analysis.compaction import CompactionConfig, plan_compaction
+from lorekeeper.analysis.context import ContextConfig, render_context, render_entries, store_status
+from lorekeeper.analysis.context.score import Focus, content_type
+from lorekeeper.core.model import Entry, Location
+from lorekeeper.infra.tokens import count_tokens
 from lorekeeper.workspace import Workspace
 from support import Tree
 
@@ -235,7 +235,7 @@ def test_status_counts_stale_and_the_last_compaction_and_writes_nothing(tmp_path
     result = render_context(ws, tree.store(), budget=500, now=NOW)
     assert "⚠ may be stale: src/x.py was deleted" in result.text
     assert {p: p.read_bytes() for p in (tree.root / ".lore/memory").rglob("*") if p.is_file()} == before
-    from lorekeeper.compaction import apply_plan
+    from lorekeeper.analysis.compaction import apply_plan
 
     store = tree.store()
     records = apply_plan(plan_compaction(store, ws.compaction, now=NOW), store, tree.journal())
@@ -244,7 +244,7 @@ def test_status_counts_stale_and_the_last_compaction_and_writes_nothing(tmp_path
 
 
 def test_remembered_levels_are_kept_for_a_bounded_number_of_renderings(tmp_path: Path) -> None:
-    from lorekeeper.context import KEEP_STATES
+    from lorekeeper.analysis.context import KEEP_STATES
 
     entries = [entry(i, f"Fact {i}: the {_WORDS[i % 10]} rule.", created=NOW - timedelta(days=i)) for i in range(5)]
     ws = Workspace(tmp_path)

@@ -36,9 +36,9 @@ def counted(real):
 
 
 from datetime import datetime, timezone
-from lorekeeper.compaction import CompactionConfig, apply_plan, plan_compaction
-from lorekeeper.compaction.actions import keep_both, keep_one, merge_into
-from lorekeeper.staleness import StalenessChecker, archive_entry, verify_entries
+from lorekeeper.analysis.compaction import CompactionConfig, apply_plan, plan_compaction
+from lorekeeper.analysis.compaction.actions import keep_both, keep_one, merge_into
+from lorekeeper.analysis.staleness import StalenessChecker, archive_entry, verify_entries
 from lorekeeper.store import Journal, Store
 from lorekeeper.workspace import Workspace
 

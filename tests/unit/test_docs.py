@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from lorekeeper.kinds import KINDS, Family, docs_url, is_stale, kind_of
+from lorekeeper.core.kinds import KINDS, Family, docs_url, is_stale, kind_of
 
 REPO = Path(__file__).resolve().parents[2]
 DOCS = REPO / "docs"
@@ -57,7 +57,7 @@ def test_every_kind_the_engine_reports_is_registered() -> None:
     missing = sorted(k for k in reported if k not in KINDS and not k.endswith("-"))
     for suffix in ("script", "make-target", "just-recipe", "console-script"):  # built as "unresolved-" + ...
         assert f"unresolved-{suffix}" in KINDS
-    assert not missing, f"finding kinds missing from lorekeeper.kinds.KINDS: {missing}"
+    assert not missing, f"finding kinds missing from lorekeeper.core.kinds.KINDS: {missing}"
 
 
 def test_the_registry_says_what_is_stale() -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from lorekeeper.model import Ref
+from lorekeeper.core.model import Ref
 from lorekeeper.refs.extract import Reference, extract, from_explicit
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from lorekeeper.model import Entry, Location
+from lorekeeper.core.model import Entry, Location
 from lorekeeper.refs.extract import Reference
 from lorekeeper.refs.fingerprint import Fingerprinter, Verifications
 from lorekeeper.refs.history import GitHistory

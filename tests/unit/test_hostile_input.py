@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from lorekeeper.safeio import NotRegularFile, OutsideRoot, ReadOnly, atomic_write, read_bytes
+from lorekeeper.infra.safeio import NotRegularFile, OutsideRoot, ReadOnly, atomic_write, read_bytes
 from lorekeeper.store import Journal, Refused
 from lorekeeper.store.journal import UnknownOperation
 from lorekeeper.workspace import Workspace
@@ -124,7 +124,7 @@ def test_a_crafted_batch_marker_cannot_make_recovery_write_outside_memory(tree: 
 
 
 def test_a_write_is_refused_when_a_file_changes_while_the_batch_is_written(tree: Tree, monkeypatch) -> None:
-    from lorekeeper.compaction import CompactionConfig, apply_plan, plan_compaction
+    from lorekeeper.analysis.compaction import CompactionConfig, apply_plan, plan_compaction
     from lorekeeper.store import journal as journal_module
 
     for i in range(4):
@@ -153,7 +153,7 @@ def test_a_write_is_refused_when_a_file_changes_while_the_batch_is_written(tree:
 
 def test_ten_concurrent_adds_of_one_fact_write_one_entry(tree: Tree) -> None:
     env = {**os.environ, "NO_COLOR": "1"}
-    procs = [subprocess.Popen([sys.executable, "-m", "lorekeeper.cli", "add", "Run the linter before pushing"],
+    procs = [subprocess.Popen([sys.executable, "-m", "lorekeeper.surfaces.cli", "add", "Run the linter before pushing"],
                               cwd=tree.root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(10)]
     codes = [p.wait(timeout=120) for p in procs]
     assert codes == [0] * 10
@@ -162,7 +162,7 @@ def test_ten_concurrent_adds_of_one_fact_write_one_entry(tree: Tree) -> None:
 
 
 def test_read_only_files_symlinked_entries_and_the_umask(tree: Tree) -> None:
-    from lorekeeper.compaction.actions import merge_into
+    from lorekeeper.analysis.compaction.actions import merge_into
 
     tree.entry("a.json", {"id": "a", "content": "Use pnpm."})
     tree.entry("b.json", {"id": "b", "content": "use PNPM", "tags": ["x"]})
@@ -270,7 +270,7 @@ def test_dev_zero_and_fifos_are_refused_without_blocking(tree: Tree) -> None:
     with pytest.raises(OSError):
         read_bytes(tree.root / "src/zero.ts")
     for command in (["status"], ["validate"], ["check-stale"], ["verify", "--all"], ["list"]):
-        proc = subprocess.run([sys.executable, "-m", "lorekeeper.cli", *command], cwd=tree.root, capture_output=True,
+        proc = subprocess.run([sys.executable, "-m", "lorekeeper.surfaces.cli", *command], cwd=tree.root, capture_output=True,
                               text=True, timeout=60, env={**os.environ, "NO_COLOR": "1"})
         assert "Traceback" not in proc.stderr, (command, proc.stderr)
     validate = lore("validate", cwd=tree.root).stdout
@@ -379,7 +379,7 @@ def test_history_that_cannot_be_read_is_said_once_and_never_judged(tree: Tree, d
         (tree.root / ".git/HEAD").write_text("garbage\n")
     else:
         env["PATH"] = str(Path(sys.executable).parent)  # python, lore: no git
-    proc = subprocess.run([sys.executable, "-m", "lorekeeper.cli", "check-stale", "--json"], cwd=tree.root,
+    proc = subprocess.run([sys.executable, "-m", "lorekeeper.surfaces.cli", "check-stale", "--json"], cwd=tree.root,
                           capture_output=True, text=True, env=env, timeout=60)
     findings = json.loads(proc.stdout)["findings"]
     unavailable = [f for f in findings if f["kind"] == "history-unavailable"]
@@ -394,7 +394,7 @@ def full(*args, **kwargs):
     raise OSError(errno.ENOSPC, "No space left on device")
 tempfile.mkstemp = full
 sys.argv = ["lore", "add", "A fact that will not fit"]
-from lorekeeper.cli import main
+from lorekeeper.surfaces.cli import main
 main()
 """
 

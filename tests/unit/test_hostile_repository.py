@@ -232,7 +232,7 @@ def test_links_that_loop_are_findings_and_the_entries_stay_live(tree: Tree) -> N
 
 
 def test_no_command_writes_a_loop(tree: Tree) -> None:
-    from lorekeeper.compaction.actions import keep_both, keep_one, merge_into
+    from lorekeeper.analysis.compaction.actions import keep_both, keep_one, merge_into
 
     tree.entry("a.json", {"id": "a", "content": "Use pnpm."})
     tree.entry("b.json", {"id": "b", "content": "Use pnpm for installs.", "merged_into": "a"})

@@ -16,10 +16,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lorekeeper.bounded import brief, oversized
-from lorekeeper.config import ConfigFiles
-from lorekeeper.model import Finding
-from lorekeeper.safeio import dump_json
+from lorekeeper.core.bounded import brief, oversized
+from lorekeeper.core.model import Finding
+from lorekeeper.core.settings import ConfigFiles
+from lorekeeper.infra.safeio import dump_json
 from lorekeeper.store import Store
 from lorekeeper.store.mif import MifDocument, MifError, update_mif
 from lorekeeper.workspace import Workspace
@@ -77,7 +77,7 @@ def test_an_alias_bomb_is_one_finding_and_every_command_returns(tree: Tree, text
 
 
 def test_mcp_query_answers_beside_an_alias_bomb(tree: Tree) -> None:
-    from lorekeeper.mcp.server import Lore, Session
+    from lorekeeper.surfaces.mcp.server import Lore, Session
 
     tree.write("ok.memory.md", OK)
     tree.write("bomb.memory.md", BOMB_IN_A_REF_KEY)

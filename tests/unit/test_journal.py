@@ -131,7 +131,7 @@ def test_an_operation_reverted_outside_is_recorded_and_undo_does_not_refuse(tree
     # A quick fix merged u into v (two files); the editor's Ctrl+Z then put u back, byte for byte.
     tree.entry("u.json", {"id": "u", "content": "Use pnpm.", "tags": ["a"]})
     tree.entry("v.json", {"id": "v", "content": "use PNPM", "tags": ["b"]})
-    from lorekeeper.compaction.actions import merge_into
+    from lorekeeper.analysis.compaction.actions import merge_into
 
     store = tree.store()
     by_id = store.by_id()

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from llm_server import Reply, ScriptedLLM
-from lorekeeper.llm.client import Budget, BudgetExceeded, ChatClient, LLMError
+from lorekeeper.analysis.llm.client import Budget, BudgetExceeded, ChatClient, LLMError
 
 KEY = "sk-test-SECRET-123"
 MESSAGES = [{"role": "system", "content": "Answer in JSON."}, {"role": "user", "content": "Say hi."}]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from lorekeeper.llm.guard import check, check_keywords, check_summary
+from lorekeeper.analysis.llm.guard import check, check_keywords, check_summary
 
 SOURCES = ["Run tests with `pnpm test` before pushing.", "Use Vitest for unit tests, not Jest.",
            "The CI timeout is 30 minutes."]

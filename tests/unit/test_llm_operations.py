@@ -16,12 +16,12 @@ from typing import Any
 import pytest
 
 from llm_server import Reply, ScriptedLLM
-from lorekeeper.compaction import CompactionConfig, summarize
-from lorekeeper.compaction.config import CompactionConfig as Config
-from lorekeeper.compaction.rules import Planner
-from lorekeeper.llm.client import Budget, ChatClient
-from lorekeeper.llm.stage import LLMStage
-from lorekeeper.tokens import count_tokens
+from lorekeeper.analysis.compaction import CompactionConfig, summarize
+from lorekeeper.analysis.compaction.llm import LLMStage
+from lorekeeper.analysis.compaction.rules import Planner
+from lorekeeper.analysis.llm.client import Budget, ChatClient
+from lorekeeper.core.settings.compaction import CompactionConfig as Config
+from lorekeeper.infra.tokens import count_tokens
 from lorekeeper.workspace import Workspace
 from support import LORE, Tree, commit, files, lore
 

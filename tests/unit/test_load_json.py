@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lorekeeper.safeio import json_text, load_json
+from lorekeeper.infra.safeio import json_text, load_json
 
 
 def _outcome(read: Any, text: str | bytes) -> tuple[str, str]:

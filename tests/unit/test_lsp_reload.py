@@ -15,7 +15,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lorekeeper.lsp.server import LoreServer
+from lorekeeper.surfaces.lsp.server import LoreServer
 from support import Tree, commit
 
 APP = "def main():\n    return 1\n\n\ndef helper():\n    return 2\n"

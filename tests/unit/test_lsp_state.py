@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from lorekeeper.lsp import server as server_module
-from lorekeeper.lsp.code_actions import quick_fixes, received_data
-from lorekeeper.lsp.diagnostics import DiagnosticData
-from lorekeeper.lsp.server import LoreServer
-from lorekeeper.lsp.settings import Settings, layer
-from lorekeeper.model import CompressFix, MergeFix, ReplaceRefFix, SupersedeFix, VerifyFix
+from lorekeeper.core.model import CompressFix, MergeFix, ReplaceRefFix, SupersedeFix, VerifyFix
 from lorekeeper.store import Store
+from lorekeeper.surfaces.lsp import server as server_module
+from lorekeeper.surfaces.lsp.code_actions import quick_fixes, received_data
+from lorekeeper.surfaces.lsp.diagnostics import DiagnosticData
+from lorekeeper.surfaces.lsp.server import LoreServer
+from lorekeeper.surfaces.lsp.settings import Settings, layer
 from support import Tree, commit
 
 
@@ -103,7 +103,7 @@ def test_a_code_change_publishes_a_new_snapshot_with_the_same_store(tree: Tree) 
 def test_a_recheck_updates_the_snapshot_as_a_full_rebuild_would(tree: Tree) -> None:
     """After a save, only the re-checked entries' findings are rebuilt; the snapshot must equal one built
     from scratch (findings in order, by file, by entry), with memory findings kept beside them."""
-    from lorekeeper.lsp.state import Snapshot
+    from lorekeeper.surfaces.lsp.state import Snapshot
 
     tree.write("src/app.py", "def main():\n    return 1\n\n\ndef helper():\n    return 2\n")
     tree.write("src/other.py", "def gone_soon():\n    return 3\n")

@@ -19,12 +19,12 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from mcp import Client, types
 
-from lorekeeper import fence
-from lorekeeper.compaction.views import HEADER, TITLES, ViewEntry, render_compacted, slug
-from lorekeeper.context import INDEX, PINNED, ContextConfig, render_entries
-from lorekeeper.mcp.server import build_server
-from lorekeeper.model import Entry, Location
-from lorekeeper.text import normalize
+from lorekeeper.analysis.context import INDEX, PINNED, ContextConfig, render_entries
+from lorekeeper.analysis.context.views import HEADER, TITLES, ViewEntry, render_compacted, slug
+from lorekeeper.core import fence
+from lorekeeper.core.model import Entry, Location
+from lorekeeper.core.text import normalize
+from lorekeeper.surfaces.mcp.server import build_server
 from lorekeeper.workspace import Workspace
 from support import Tree, lore
 

@@ -7,15 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from lorekeeper.compaction.config import CompactionConfig
-from lorekeeper.diagnose import (
-    conflicts,
-    duplicate_findings,
-    memory_findings,
-    supersession_findings,
-    verbose_findings,
-)
-from lorekeeper.model import CompressFix, Finding, MergeFix, Severity, SupersedeFix
+from lorekeeper.analysis.diagnose import conflicts, duplicate_findings, memory_findings, supersession_findings, verbose_findings
+from lorekeeper.core.model import CompressFix, Finding, MergeFix, Severity, SupersedeFix
+from lorekeeper.core.settings.compaction import CompactionConfig
 from support import Tree
 
 ENTRIES = ".lore/memory/entries"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from lorekeeper.model import Severity
+from lorekeeper.core.model import Severity
 from lorekeeper.store.mif import MifDocument
 from support import Tree
 
@@ -87,7 +87,7 @@ def test_changing_the_body_keeps_front_matter_text(tree: Tree) -> None:
 
 
 def test_new_mif_file_reads_back(tree: Tree) -> None:
-    from lorekeeper.model import Ref
+    from lorekeeper.core.model import Ref
 
     store = tree.store()
     result = store.add("Prefer zod for validation", journal=tree.journal(), category="decisions", tags=["api"],

@@ -6,7 +6,7 @@ import json
 import os
 from datetime import UTC, datetime
 
-from lorekeeper.model import Severity
+from lorekeeper.core.model import Severity
 from lorekeeper.store.native import key_lines
 from support import Tree, git
 
@@ -165,7 +165,7 @@ def test_a_field_follows_the_same_rules_from_a_file_and_in_the_engine(tree: Tree
     import pydantic
     import pytest
 
-    from lorekeeper.model import DERIVED_FIELDS, Entry, Location
+    from lorekeeper.core.model import DERIVED_FIELDS, Entry, Location
 
     tree.entry("n.json", {"id": 12, "content": "Numbered", "created": "2026-03-01", "confidence": 1.5,
                           "supersedes": "old", "access_count": -1, "format": "mif", "section": "x"})

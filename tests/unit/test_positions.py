@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from lorekeeper.model import Entry, Finding, Location, Severity
-from lorekeeper.positions import entry_span, finding_span, line_span
+from lorekeeper.core.model import Entry, Finding, Location, Severity
+from lorekeeper.store.positions import entry_span, finding_span, line_span
 from support import Tree
 
 
@@ -172,7 +172,7 @@ def test_finding_span_rules(tree: Tree) -> None:
 
 @pytest.mark.parametrize("text", ["a\nb\n", "a\r\nb", "a\rb\r\n\r\nc", "one \u2028 line\x0c still\u0085 one\n", "", "\n"])
 def test_editor_lines_break_only_where_editors_do_and_keep_every_character(text: str) -> None:
-    from lorekeeper.text import editor_lines
+    from lorekeeper.core.text import editor_lines
 
     assert "".join(editor_lines(text, keepends=True)) == text
     breaks = text.count("\r\n") + text.replace("\r\n", "").count("\r") + text.replace("\r\n", "").count("\n")

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from lorekeeper import cache
-from lorekeeper.compaction import CompactionConfig, plan_compaction, remembered, verify
-from lorekeeper.compaction.rules import SearchMemo
-from lorekeeper.diagnose import memory_findings
+from lorekeeper.analysis.compaction import CompactionConfig, plan_compaction
+from lorekeeper.analysis.compaction.rules import SearchMemo
+from lorekeeper.analysis.diagnose import memory_findings
+from lorekeeper.facts import remembered, verify
+from lorekeeper.infra import cache
 from support import Tree
 
 NOW = datetime(2026, 11, 1, 12, tzinfo=UTC)
@@ -142,7 +143,7 @@ def test_cache_leftovers_are_swept_once_clearly_abandoned(tree: Tree) -> None:
     import os
     import time
 
-    from lorekeeper import cache
+    from lorekeeper.infra import cache
 
     folder = tree.root / ".lore/cache"
     folder.mkdir(parents=True)

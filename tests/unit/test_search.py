@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from lorekeeper.search import SearchIndex, max_edits
-from lorekeeper.text import normalize, terms
+from lorekeeper.analysis.search import SearchIndex, max_edits
+from lorekeeper.core.text import normalize, terms
 from support import Tree
 
 FACTS = {

@@ -17,9 +17,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lorekeeper.compaction import CompactionConfig, plan_compaction
-from lorekeeper.semantic import neighbours, vouch
-from lorekeeper.semantic.vectors import vectors_for
+from lorekeeper.analysis.compaction import CompactionConfig, plan_compaction
+from lorekeeper.analysis.semantic import neighbours, vouch
+from lorekeeper.analysis.semantic.vectors import vectors_for
 from lorekeeper.workspace import Workspace
 from support import Tree, lore
 
@@ -155,7 +155,7 @@ def test_a_warm_run_never_imports_torch(tree: Tree) -> None:
     script = textwrap.dedent(f"""
         import sys
         from pathlib import Path
-        from lorekeeper.compaction import CompactionConfig, plan_compaction, plan_id
+        from lorekeeper.analysis.compaction import CompactionConfig, plan_compaction, plan_id
         from lorekeeper.store import Store
         from lorekeeper.workspace import Workspace
         from datetime import datetime, UTC

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from lorekeeper.stale_cache import check_cached
+from lorekeeper.analysis.staleness.cache import check_cached
 from lorekeeper.workspace import Workspace
 from support import Tree, git
 
@@ -122,7 +122,7 @@ def test_each_code_file_is_parsed_at_most_once_a_run(tree: Tree, monkeypatch) ->
 def test_checking_in_worker_processes_finds_what_one_process_finds(tree: Tree, monkeypatch) -> None:
     import shutil
 
-    from lorekeeper import workers
+    from lorekeeper.infra import workers
 
     _code_workspace(tree)
     monkeypatch.setenv("LORE_WORKERS", "1")

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from lorekeeper.model import Severity
-from lorekeeper.staleness import StalenessChecker, apply_fix, check_workspace, mark_stale, verify_entries
+from lorekeeper.analysis.staleness import StalenessChecker, apply_fix, check_workspace, mark_stale, verify_entries
+from lorekeeper.core.model import Severity
 from lorekeeper.workspace import Workspace
 from support import REPO, Tree, commit, git
 
@@ -344,7 +344,7 @@ def test_incremental_recheck_touches_only_dependants(tree: Tree) -> None:
 def test_the_kept_findings_are_patched_as_results_change_and_stay_in_a_fresh_sorts_order(tree: Tree) -> None:
     """A recheck of a few entries patches the sorted findings in place (a save at 10k entries sorted
     them all); what it gives is always what sorting every result's findings gives."""
-    from lorekeeper.staleness.checker import _finding_order
+    from lorekeeper.analysis.staleness.checker import _finding_order
     from lorekeeper.store import Store
 
     for n in range(6):
@@ -380,7 +380,7 @@ def test_a_file_at_a_past_commit_is_parsed_once_per_checker(tree: Tree, monkeypa
     memory's commit: the answer is the same each time, so it is parsed once."""
     from collections import Counter
 
-    import lorekeeper.staleness.checks as checks
+    import lorekeeper.analysis.staleness.checks as checks
     from lorekeeper.store import Store
 
     tree.write("pkg/util.py", "def helper(x):\n    return x\n")
@@ -453,7 +453,7 @@ def test_stated_values_the_config_no_longer_holds(tree: Tree) -> None:
 
 
 def test_rename_changes_update_every_memory_naming_the_old_place(tree: Tree) -> None:
-    from lorekeeper.staleness import rename_changes
+    from lorekeeper.analysis.staleness import rename_changes
 
     tree.write("src/lib/logger.ts", "export const logger = 1;\n")
     tree.write("src/lib/format.ts", "export const f = 1;\n")

@@ -10,8 +10,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from lorekeeper.model import Finding, Severity
-from lorekeeper.staleness import check_workspace
+from lorekeeper.analysis.staleness import check_workspace
+from lorekeeper.core.model import Finding, Severity
 from lorekeeper.workspace import Workspace
 from support import Tree, commit, git
 

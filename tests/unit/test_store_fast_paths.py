@@ -9,8 +9,8 @@ import os
 import random
 from datetime import UTC, timedelta
 
-from lorekeeper.model import Entry, Location, Ref
-from lorekeeper.safeio import read_bytes
+from lorekeeper.core.model import Entry, Location, Ref
+from lorekeeper.infra.safeio import read_bytes
 from lorekeeper.store import Store
 from lorekeeper.store.fields import construct
 from lorekeeper.store.native import dumps
@@ -76,7 +76,7 @@ def test_read_bytes_refuses_a_symlink_when_told_not_to_follow(tmp_path) -> None:
 
 def test_read_bytes_reads_whole_files_of_any_size_and_keeps_its_limit(tmp_path) -> None:
     """The first read asks for the size fstat announced (plus one byte), later ones for 1 MB chunks."""
-    from lorekeeper.safeio import TooLarge
+    from lorekeeper.infra.safeio import TooLarge
 
     for size in (0, 1, 4095, 3_000_001):
         path = tmp_path / f"f{size}.bin"
@@ -144,7 +144,7 @@ def test_field_validation_equals_a_model_of_the_same_fields() -> None:
 
     from pydantic import ConfigDict, ValidationError, create_model
 
-    from lorekeeper.model import DERIVED_FIELDS
+    from lorekeeper.core.model import DERIVED_FIELDS
     from lorekeeper.store.fields import _Fields  # pyright: ignore[reportPrivateUsage]
 
     declared: dict[str, Any] = {}

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from lorekeeper.llm.bridge import Answer, BridgeClient, BridgeError
-from lorekeeper.llm.client import Budget, BudgetExceeded, LLMError
-from lorekeeper.tagging import auto_tags, content_type, languages, tools
-from lorekeeper.tokens import count_tokens
+from lorekeeper.analysis.llm.bridge import Answer, BridgeClient, BridgeError
+from lorekeeper.analysis.llm.client import Budget, BudgetExceeded, LLMError
+from lorekeeper.facts.tagging import auto_tags, content_type, languages, tools
+from lorekeeper.infra.tokens import count_tokens
 
 
 @pytest.mark.parametrize(("text", "kind"), [

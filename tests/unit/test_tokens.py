@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from lorekeeper import tokens, workers
-from lorekeeper.text import text_key
-from lorekeeper.tokens import TokenMemo, count_each, count_tokens
+from lorekeeper.core.text import text_key
+from lorekeeper.infra import tokens, workers
+from lorekeeper.infra.tokens import TokenMemo, count_each, count_tokens
 from lorekeeper.workspace import Workspace
 from support import Tree
 

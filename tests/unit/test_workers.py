@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from lorekeeper import workers
+from lorekeeper.infra import workers
+from lorekeeper.infra.workers import fork_map, worker_count
 from lorekeeper.refs.index import CodeIndex
-from lorekeeper.workers import fork_map, worker_count
 from lorekeeper.workspace import Workspace
 from support import Tree, lore
 

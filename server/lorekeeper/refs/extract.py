@@ -17,7 +17,7 @@ import shlex
 from pathlib import PurePosixPath
 from typing import NamedTuple
 
-from ..model import Ref
+from ..core.model import Ref
 
 
 class Reference(NamedTuple):

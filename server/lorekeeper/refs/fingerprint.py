@@ -17,9 +17,9 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from ..model import Entry
-from ..safeio import load_json, read_bytes
-from ..text import normalize
+from ..core.model import Entry
+from ..core.text import normalize
+from ..infra.safeio import load_json, read_bytes
 from ..workspace import Workspace
 from .extract import Reference
 from .history import ZERO, Commit, GitHistory

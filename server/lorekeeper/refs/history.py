@@ -22,9 +22,9 @@ from datetime import datetime
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .. import cache as cache_files
-from ..gitcmd import git_command, git_env
-from ..safeio import read_bytes
+from ..infra import cache as cache_files
+from ..infra.gitcmd import git_command, git_env
+from ..infra.safeio import read_bytes
 
 if TYPE_CHECKING:
     from concurrent.futures import Future

@@ -16,8 +16,8 @@ from functools import cached_property
 from pathlib import PurePosixPath
 from typing import Any
 
-from .. import cache as cache_files
-from ..safeio import read_bytes_stat
+from ..infra import cache as cache_files
+from ..infra.safeio import read_bytes_stat
 from ..workspace import PathOutsideRoot, Workspace
 from .manifests import FILES_FOR_KIND, Manifest, parse_manifest
 from .symbols import FileSymbols, file_symbols, language_of, qualified_definition
@@ -336,9 +336,9 @@ class CodeIndex:
     def parse_ahead(self, paths: Iterable[str]) -> int:
         """Parse the code files among ``paths`` whose symbols are not known yet (in memory, or in the
         symbol cache for their current size and time) in worker processes, when there are enough of them
-        and this process may fork (:mod:`lorekeeper.workers`); otherwise leave them to be parsed when
+        and this process may fork (:mod:`lorekeeper.infra.workers`); otherwise leave them to be parsed when
         asked. Each file is still parsed once; the workers also hash it. Returns how many were parsed."""
-        from ..workers import fork_map, worker_count
+        from ..infra.workers import fork_map, worker_count
 
         cache = self._load_symbol_cache()
         todo: list[tuple[str, list[int]]] = []

@@ -12,10 +12,10 @@ from itertools import chain, compress, count
 from operator import attrgetter
 from typing import Any
 
-from ..bounded import brief
-from ..model import DEFAULT_CATEGORY, Entry, Finding, Ref, Severity
-from ..safeio import load_json, read_bytes
-from ..text import normalize
+from ..core.bounded import brief
+from ..core.model import DEFAULT_CATEGORY, Entry, Finding, Ref, Severity
+from ..core.text import normalize
+from ..infra.safeio import load_json, read_bytes
 from ..workspace import PathOutsideRoot, Workspace, resolve_inside
 from . import mif, native
 from .instructions import read_instruction_file, replace_lines
@@ -322,7 +322,7 @@ class Store:
         and entries merged into an instruction-file bullet that no longer states their fact (the line
         moved: fine; the bullet changed or went: the fact would be lost). ``linked``: the positions (in
         :attr:`entries`, ascending) of the entries read with such a link; the others have none."""
-        from ..compaction.verify import fact_key
+        from ..facts.verify import fact_key
 
         by_id = self._by_id if self._by_id is not None else self.by_id()
         instruction_keys: dict[str, str] | None = None
@@ -527,7 +527,7 @@ class Store:
     def _add(self, content: str, *, journal: Journal, category: str | None, tags: list[str] | None,
              refs: list[Ref] | None, agent: str | None, confidence: float | None, fmt: str,
              source: str = "cli") -> AddResult:
-        from ..compaction.verify import same_fact
+        from ..facts.verify import same_fact
 
         key = normalize(content)
         for entry in [*self.entries, *self._written_since_loaded()]:
@@ -590,7 +590,7 @@ class Store:
         """The bytes of a memory file now, by its workspace-relative path. An entry file the listing saw
         as a regular file in the entries folder needs no path resolution (it is opened without following a
         symlink, in case it became one since); any other path is resolved inside the root, and refused
-        (:class:`~lorekeeper.safeio.UnsafeFile`, as every write refusal is) if it leads out. ``real_dirs``:
+        (:class:`~lorekeeper.infra.safeio.UnsafeFile`, as every write refusal is) if it leads out. ``real_dirs``:
         folders' real paths, shared by the reads of one batch (as a journal batch shares them)."""
         if self.ws.listed_plain(relpath):
             return read_bytes(str(self.ws.root) + os.sep + relpath, follow=False)

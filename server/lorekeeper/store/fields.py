@@ -13,8 +13,8 @@ from typing import Annotated, Any, NotRequired, TypeVar, cast
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 from typing_extensions import TypedDict
 
-from ..bounded import brief, oversized
-from ..model import DEFAULT_CATEGORY, DERIVED_FIELDS, Entry, EntryFormat, Finding, Location, Ref, Severity
+from ..core.bounded import brief, oversized
+from ..core.model import DEFAULT_CATEGORY, DERIVED_FIELDS, Entry, EntryFormat, Finding, Location, Ref, Severity
 from ..workspace import PathOutsideRoot
 
 

@@ -6,8 +6,8 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..model import Finding, Severity
-from ..safeio import NotRegularFile, TooLarge, atomic_delete, atomic_write, read_bytes_stat
+from ..core.model import Finding, Severity
+from ..infra.safeio import NotRegularFile, TooLarge, atomic_delete, atomic_write, read_bytes_stat
 
 __all__ = ["TextFile", "atomic_delete", "atomic_write", "read_text_file"]
 

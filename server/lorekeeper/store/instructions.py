@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
-from ..model import Entry, Finding, Location
-from ..text import editor_lines
+from ..core.model import Entry, Finding, Location
+from ..core.text import editor_lines
 from ..workspace import Workspace
 from .files import read_text_file
 

@@ -31,10 +31,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from ..bounded import brief
-from ..model import Finding, Severity
-from ..safeio import UnsafeFile, atomic_delete, atomic_write, atomic_write_many, load_json, read_bytes, stale_temp_files
-from ..userlevel import sign, signed_by_me
+from ..core.bounded import brief
+from ..core.model import Finding, Severity
+from ..infra.safeio import UnsafeFile, atomic_delete, atomic_write, atomic_write_many, load_json, read_bytes, stale_temp_files
+from ..infra.userlevel import sign, signed_by_me
 from ..workspace import PathOutsideRoot, Workspace, resolve_inside
 from .lock import store_lock
 

@@ -11,7 +11,7 @@ import threading
 from collections.abc import Generator
 from contextlib import contextmanager
 
-from ..safeio import ensure_dir
+from ..infra.safeio import ensure_dir
 from ..workspace import Workspace
 
 try:

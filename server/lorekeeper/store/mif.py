@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ruamel.yaml import YAML
     from ruamel.yaml.comments import CommentedMap
 
-from ..model import Entry, Finding, Location, Severity
+from ..core.model import Entry, Finding, Location, Severity
 from ..workspace import Workspace
 from .fields import build_entry
 from .files import read_text_file

@@ -25,7 +25,7 @@ from ruamel.yaml.error import MarkedYAMLError
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from ruamel.yaml.scanner import RoundTripScanner
 
-from ..bounded import MAX_INT_DIGITS, brief, too_large_int
+from ..core.bounded import MAX_INT_DIGITS, brief, too_large_int
 
 #: Collections open at once (flow and block together) in front matter; a memory needs a handful.
 MAX_DEPTH = 32

@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple, cast
 
-from ..model import Entry, Finding, Location, Severity
-from ..safeio import load_json
+from ..core.model import Entry, Finding, Location, Severity
+from ..infra.safeio import load_json
 from ..workspace import Workspace
 from .fields import build_entry
 from .files import read_text_file

@@ -1,0 +1,252 @@
+"""The semantic rule of compaction (``lore compact --semantic``, config ``semanticDedup``): entries that
+state one fact in other words become one, across categories and formats.
+
+Candidates are nearest neighbours by cosine (:func:`.vectors.neighbours`); :func:`.guard.vouch` decides
+each pair, the verifier first. The keeper is the text that says more (the newer when both say as much);
+it gains the other's references and tags, and the other gets ``merged_into`` it, as in stage 1. An
+instruction-file bullet is never edited: an entry merges into it only when the bullet says at least as
+much; otherwise both stay."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Generator
+from contextlib import contextmanager
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from ...core.model import Entry
+from ...core.settings.compaction import CompactionConfig
+from ...facts import remembered, verify, vocabulary
+from ...facts import semantic_guard as guard
+from ...facts.remembered import remembered_facts
+from ...facts.semantic_guard import SUBSUMED_MARGIN, Vouch, vouch
+from ...facts.verify import compatible, fact_keys, fact_size
+from ...infra import cache as cache_files
+from ...store import Store
+from ...workspace import Workspace
+from ..semantic.embed import load_embedder
+from ..semantic.vectors import cached_neighbours, vectors_for
+
+if TYPE_CHECKING:
+    from .rules import Planner
+
+
+def _newer(a: Entry, b: Entry) -> tuple[Entry, Entry]:
+    """(newer, older): by creation time (an entry without one counts as oldest), then id."""
+    from .rules import _newer as newer_of  # pyright: ignore[reportPrivateUsage]
+
+    return newer_of(a, b)
+
+
+def candidates(planner: Planner) -> list[tuple[Entry, Entry, float]]:
+    """Pairs of available entries (older, newer, cosine) close enough for the guard to look at."""
+    config = planner.config
+    conflicted = planner.conflicted()
+    pool = [e for e in planner.available(writable_only=False) if e.id not in conflicted]
+    if len(pool) < 2 or planner.ws is None:
+        return []
+    model = config.semantic_model
+    texts = [e.content for e in pool]
+    vectors = vectors_for(planner.ws, texts, f"st:{model}", lambda: load_embedder(model))
+    floor = max(0.0, config.semantic_threshold - SUBSUMED_MARGIN)
+    out: list[tuple[Entry, Entry, float]] = []
+    for i, j, cosine in cached_neighbours(planner.ws, f"st:{model}", texts, vectors, floor):
+        newer, older = _newer(pool[i], pool[j])
+        out.append((older, newer, cosine))
+    return out
+
+
+def semantic_merge(planner: Planner) -> None:
+    """Merge the pairs the guard vouches for (most similar first)."""
+    keepers: set[str] = set()
+    if planner.ws is None:
+        return
+    with remembered_vouches(planner.ws, planner.config) as judge:
+        _merge_pairs(planner, judge, keepers)
+
+
+def _merge_pairs(planner: Planner, judge: Callable[[str, str, float], Vouch], keepers: set[str]) -> None:
+    for older, newer, cosine in candidates(planner):
+        if older.id in planner.consumed or newer.id in planner.consumed:
+            continue
+        if newer.id in older.coexists_with or older.id in newer.coexists_with:
+            continue
+        if older.format == "instruction" and newer.format == "instruction":
+            continue
+        verdict = judge(older.content, newer.content, cosine)
+        if not verdict.ok:
+            continue
+        if verdict.keeper == "a":
+            keeper = older
+        elif verdict.keeper == "b":
+            keeper = newer
+        else:
+            keeper = older if fact_size(older.content) > fact_size(newer.content) else newer
+        instruction = next((e for e in (older, newer) if e.format == "instruction"), None)
+        if instruction is not None and keeper is not instruction:
+            if verdict.keeper:
+                continue  # the entry says more than the bullet: merging it would lose that
+            keeper = instruction
+        other = newer if keeper is older else older
+        if other.id in keepers or not planner.writable(other):
+            continue
+        keepers.add(keeper.id)
+        planner.emit_merge("semantic", keeper, [other],
+                           f"states the same fact as {keeper.id} in other words ({verdict.reason}): "
+                           f"{' '.join(keeper.content.split())[:80]}")
+
+
+VOUCH_FILE = "vouches.json"
+
+
+@cache
+def _guard_version() -> str:
+    import hashlib
+
+    digest = hashlib.blake2b(remembered.rules_version().encode(), digest_size=12)
+    for module in (guard, verify, vocabulary):
+        try:
+            digest.update(Path(module.__file__ or "").read_bytes())
+        except OSError:
+            digest.update(repr(id(module)).encode())
+    return digest.hexdigest()
+
+
+def _stored_pairs(data: Any, version: str) -> dict[str, Vouch]:
+    """The verdicts of a cache file written under ``version``; anything malformed is left out."""
+    if not isinstance(data, dict):
+        return {}
+    table = cast(dict[str, Any], data)
+    pairs: object = table.get("pairs")
+    if table.get("version") != version or not isinstance(pairs, dict):
+        return {}
+    out: dict[str, Vouch] = {}
+    for key, raw in cast(dict[str, Any], pairs).items():
+        if isinstance(raw, list) and len(cast(list[Any], raw)) == 3:
+            ok, reason, keeper = cast(list[Any], raw)
+            if isinstance(ok, bool) and isinstance(reason, str) and keeper in ("", "a", "b"):
+                out[key] = Vouch(ok, reason, cast(str, keeper))
+    return out
+
+
+@contextmanager
+def remembered_vouches(ws: Workspace, config: CompactionConfig) -> Generator[Callable[[str, str, float], Vouch]]:
+    """The guard's verdicts of earlier runs, by the pair's texts and cosine (deterministic: vectors are
+    read from the cache), under a key that changes with the guard's and the verifier's source, the model
+    and the threshold; what this run decides is kept for the next. A warm plan reads no text."""
+    version = f"{_guard_version()}|{config.semantic_model}|{config.semantic_threshold}"
+    stored = _stored_pairs(cache_files.read_json(ws.root, ws.cache_dir, VOUCH_FILE), version)
+    used: dict[str, Any] = {}
+
+    def judge(a: str, b: str, cosine: float) -> Vouch:
+        key = f"{remembered.text_key(a)}{remembered.text_key(b)}{cosine:.4f}"
+        raw = stored.get(key)
+        if raw is not None:
+            used[key] = [raw.ok, raw.reason, raw.keeper]
+            return raw
+        verdict = vouch(a, b, cosine, config.semantic_threshold)
+        used[key] = [verdict.ok, verdict.reason, verdict.keeper]
+        return verdict
+
+    yield judge
+    if used.keys() != stored.keys():
+        body = json.dumps({"version": version, "pairs": used}, separators=(",", ":"), ensure_ascii=False)
+        cache_files.write(ws.root, ws.cache_dir, VOUCH_FILE, body.encode("utf-8", "surrogatepass"))
+
+
+def likely_duplicates(store: Store, text: str, config: CompactionConfig) -> list[tuple[Entry, str]]:
+    """Live entries of any format that state the fact of ``text`` (the verifier's keys), and, with the
+    semantic stage on, those the guard vouches for among its nearest neighbours: what ``lore add`` warns
+    about. ``store`` is memory before the new entry. Nothing is merged here."""
+    others = [e for e in store.entries if e.live]
+    with remembered_facts(store.ws, (e.content for e in others)):
+        keys = set(fact_keys(text))
+        found = [(e, "states the same fact") for e in others
+                 if keys & set(fact_keys(e.content)) and compatible(e.content, text)]
+    if not config.semantic_dedup or not others:
+        return found
+    seen = {e.id for e, _ in found}
+    model = config.semantic_model
+    vectors = vectors_for(store.ws, [text, *(e.content for e in others)], f"st:{model}", lambda: load_embedder(model))
+    cosines = vectors[1:] @ vectors[0]
+    floor = max(0.0, config.semantic_threshold - SUBSUMED_MARGIN)
+    nearest: list[int] = cosines.argsort()[::-1][:8].tolist()
+    for index in nearest:
+        other, cosine = others[index], float(cosines[index])
+        if cosine < floor or other.id in seen:
+            continue
+        verdict = vouch(other.content, text, cosine, config.semantic_threshold)
+        if verdict.ok:
+            found.append((other, f"states the same fact in other words ({verdict.reason})"))
+    return found
+
+
+#: Average cosine within a cluster of related (not duplicate) entries that fuse lists in one. Related
+#: conventions ("Run unit tests with pytest -q", "Mark slow tests with ...", "Integration tests need
+#: Docker") score 0.2-0.6 with MiniLM, unrelated facts of one project mostly under 0.15. A wrong group
+#: loses nothing (each fact is listed word for word, and undo splits it again); a missed one costs tokens.
+FUSE_COSINE = 0.2
+#: Categories larger than this are not clustered (the average-linkage matrix grows with the square).
+FUSE_MAX_CATEGORY = 4000
+
+
+def semantic_fuse(planner: Planner, entries_dir: str) -> None:
+    """Related short entries of one category that no tag groups — a cluster by average-linkage cosine
+    of at least :data:`FUSE_COSINE` and ``fuse_min_entries`` or more — are fused as stage 1 fuses a tag:
+    one entry listing each source fact once, word for word (no model writes anything)."""
+    from scipy.cluster import hierarchy  # pyright: ignore[reportMissingTypeStubs]
+
+    if planner.ws is None:
+        return
+    by_category: dict[str, list[Entry]] = {}
+    for entry in planner.fusible():
+        if entry.format != "instruction":
+            by_category.setdefault(entry.category, []).append(entry)
+    model = planner.config.semantic_model
+    for category, group in sorted(by_category.items()):
+        if not planner.config.fuse_min_entries <= len(group) <= FUSE_MAX_CATEGORY:
+            continue
+        vectors = vectors_for(planner.ws, [e.content for e in group], f"st:{model}", lambda: load_embedder(model))
+        tree: Any = hierarchy.linkage(vectors.astype("float64"), method="average", metric="cosine")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+        labels: list[int] = hierarchy.fcluster(tree, t=1.0 - FUSE_COSINE, criterion="distance").tolist()  # pyright: ignore[reportUnknownMemberType]
+        clusters: dict[int, list[Entry]] = {}
+        for entry, label in zip(group, labels, strict=True):
+            clusters.setdefault(label, []).append(entry)
+        for members in sorted(clusters.values(), key=lambda m: min(e.id for e in m)):
+            if len(members) < planner.config.fuse_min_entries:
+                continue
+            topic, named = _topic(members)
+            if len(named) >= planner.config.fuse_min_entries:
+                planner.fuse_group(category, topic, named, entries_dir, "entries about")
+
+
+#: Words too general to be what a cluster is about.
+_GENERAL = frozenset("use used uses using run runs make makes get gets set sets need needs keep keeps one all"
+                     " always never not no do does via only also each every new before after when".split())
+
+
+def _topic(entries: list[Entry]) -> tuple[str, list[Entry]]:
+    """The word most of the entries share (a stem, so "tests" and "test" count as one) and the entries
+    that write it: a cluster is fused only over what it is visibly about."""
+    from ...core.text import terms
+    from ...facts.verify import _stem  # pyright: ignore[reportPrivateUsage]
+
+    stems: dict[str, set[str]] = {}
+    shown: dict[str, str] = {}  # a stem as the entries write it, the shortest form
+    for entry in entries:
+        stems[entry.id] = set()
+        for word in terms(entry.content):
+            if word.isalpha() and word not in _GENERAL and len(word) > 2:
+                stem = _stem(word)
+                stems[entry.id].add(stem)
+                shown[stem] = min(shown.get(stem, word), word, key=lambda w: (len(w), w))
+    counts: dict[str, int] = {}
+    for found in stems.values():
+        for stem in found:
+            counts[stem] = counts.get(stem, 0) + 1
+    if not counts:
+        return "related", []
+    topic = max(sorted(counts), key=lambda w: counts[w])
+    return shown[topic], [e for e in entries if topic in stems[e.id]]

@@ -1,0 +1,333 @@
+"""Budgeted context: the memory an agent should load now, within a token budget.
+
+    result = render_context(ws, store, budget=2000, focus=["src/db.ts", "payment retries"])
+    print(result.text)            # what `lore context` prints; result.to_json() for --format json
+
+Every live entry is scored (:mod:`.score`), entries that must be read together share a level, and
+:mod:`.render` chooses full / compressed / placeholder / left out within the budget, counted on the
+final text. The same memory and focus give the same bytes; the previous levels, remembered in
+``.lore/cache/context-*.json``, make a level change only when a score moves by more than the hysteresis
+margin. Reading never writes memory (no ``last_accessed`` / ``access_count`` update). index.md is
+this rendering too (:func:`render_entries` with the ``index`` style), so `lore context`, MCP recall
+and index.md agree."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from ...core import fence
+from ...core.kinds import is_stale
+from ...core.model import Entry, Finding, Severity
+from ...core.settings.context import ContextConfig
+from ...infra import cache as cache_files
+from ...infra.tokens import TokenMemo
+from ...store import Store
+from ...workspace import Workspace
+from .access import with_reads
+from .render import CONFLICT, CONTEXT, FULL, INDEX, LEVELS, OMITTED, PINNED, Item, Layout, Style, Unit, assign, layout
+from .score import Focus, focus_relevance, score, signals
+
+__all__ = ["CONFLICT", "CONTEXT", "INDEX", "PINNED", "ContextConfig", "ContextResult", "Focus", "RenderedEntry", "Style",
+           "render_context", "render_entries", "store_status"]
+
+#: Hysteresis runs to a fixed point in at most this many passes (the previous levels, then the new).
+_PASSES = 4
+
+
+@dataclass
+class RenderedEntry:
+    id: str
+    fidelity: str  # full | compressed | placeholder
+    score: float
+    text: str
+
+
+@dataclass
+class ContextResult:
+    tokens: int
+    budget: int
+    entries: list[RenderedEntry]
+    omitted: list[str]
+    text: str
+    #: Configuration problems met (a bad value in ``[context]``: its default was used).
+    problems: list[str] = field(default_factory=list[str])
+    #: Every candidate entry's score (shown or left out), for callers that explain a rendering.
+    scores: dict[str, float] = field(default_factory=dict[str, float])
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``--format json`` shape: ``{"tokens", "budget", "entries": [{"id", "fidelity", "score",
+        "text"}], "omitted", "text"}``."""
+        return {"tokens": self.tokens, "budget": self.budget,
+                "entries": [{"id": e.id, "fidelity": e.fidelity, "score": e.score, "text": e.text} for e in self.entries],
+                "omitted": list(self.omitted), "text": self.text}
+
+
+def render_context(ws: Workspace, store: Store, *, budget: int | None = None, focus: Sequence[str] = (),
+                   findings: Sequence[Finding] | None = None, now: datetime | None = None,
+                   config: ContextConfig | None = None, conflicts: Sequence[dict[str, Any]] | None = None,
+                   remember: bool = True) -> ContextResult:
+    """The memory to load now for ``focus`` (workspace-relative paths, or free-text queries) within
+    ``budget`` tokens (default: ``[context] budget``, else the index.md budget). ``findings``: staleness
+    findings when the caller has them (stale memories score less and say so); ``conflicts``: the
+    contradictions compaction finds (computed when not given). ``remember``: keep the levels for the
+    next rendering's hysteresis (a cache file; memory itself is never written)."""
+    config = config or ws.context
+    if conflicts is None:
+        conflicts = _conflicts(store) if sum(e.live for e in store.entries) > 1 else []
+    return render_entries(ws, store.entries, budget=budget, focus=focus, findings=findings, now=now, config=config,
+                          conflicts=conflicts, remember=remember)
+
+
+def _conflicts(store: Store) -> list[dict[str, Any]]:
+    from ..diagnose import conflicts
+
+    return conflicts(store, store.ws.compaction)
+
+
+def render_entries(ws: Workspace, entries: Sequence[Entry], *, budget: int | None = None, focus: Sequence[str] = (),
+                   findings: Sequence[Finding] | None = None, now: datetime | None = None,
+                   config: ContextConfig | None = None, conflicts: Sequence[dict[str, Any]] = (),
+                   style: Style = CONTEXT, remember: bool = True,
+                   narrate: Callable[[dict[str, list[tuple[str, str]]], int], Mapping[str, str]] | None = None,
+                   counts: TokenMemo | None = None) -> ContextResult:
+    """:func:`render_context` over a list of entries (compaction passes the memory as its plan leaves
+    it); ``style`` ``INDEX`` renders index.md, which reads the remembered levels but never writes them.
+    ``narrate`` (the narrative index): given the full entries of each plain category section (no pinned,
+    conflicting, superseded or stale entries among them) as (id, text) and the tokens their bullets take,
+    returns prose per category, which stands in for those bullets. ``counts``: token counts to share
+    with the caller (used when its tokenizer is the configured one)."""
+    config = config or ws.context
+    limit = budget if budget is not None else config.budget if config.budget is not None else ws.compaction.budget
+    # Recency in whole days: the same memory renders the same all day (prompt caches keep working).
+    day = (now or datetime.now(UTC)).astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    wanted = Focus.parse(ws, focus)
+    shown = with_reads(ws, _shown(entries, config.include_instructions))
+    relevance = focus_relevance(ws, shown, wanted, config)
+    stale = _stale(shown, findings)
+    max_access = max((e.access_count or 0 for e in shown), default=0)
+    protected = set(ws.compaction.protected)
+    scores = {e.id: score(signals(e, day, config, max_access, relevance.get(e.id, 0.0), protected), config, e.id in stale)
+              for e in shown}
+
+    # The passes below count the same lines again and again: each once (``counts``: the caller's memo).
+    count = counts if counts is not None and counts.tokenizer == config.tokenizer else TokenMemo(config.tokenizer)
+    units = _units(shown, scores, stale, conflicts, config, count)
+    key = _state_key(wanted, limit, config)
+    previous = _read_state(ws, key)
+    levels: list[int] = []
+    result = None
+    for _ in range(_PASSES):
+        for unit in units:
+            bonus = 3 - min((LEVELS.index(previous.get(i.id, "omitted")) for i in unit.items), default=OMITTED)
+            unit.rank = unit.score + config.hysteresis * bonus
+        units.sort(key=Unit.sort_key)
+        levels, result = assign(units, limit, style, count, config.compressed_value, config.placeholder_value,
+                                config.full_share)
+        now_levels = {i.id: LEVELS[level] for unit, level in zip(units, levels, strict=True) for i in unit.items}
+        if now_levels == {k: v for k, v in previous.items() if k in now_levels}:
+            break
+        previous = now_levels
+    assert result is not None  # the loop runs at least once
+    if narrate is not None:
+        result = _narrated(units, levels, style, limit, count, narrate, result)
+    if remember and style is CONTEXT and units:
+        _write_state(ws, key, {i.id: LEVELS[lv] for u, lv in zip(units, levels, strict=True) for i in u.items})
+    rendered = [RenderedEntry(item.id, LEVELS[level], round(item.score, 3), text) for item, level, text in result.shown]
+    omitted = [i.id for i in sorted(result.omitted, key=lambda i: (-i.score, i.id))]
+    return ContextResult(result.tokens, limit, rendered, omitted, result.text, list(config.problems), scores)
+
+
+def _narrated(units: Sequence[Unit], levels: Sequence[int], style: Style, limit: int, count: Callable[[str], int],
+              narrate: Callable[[dict[str, list[tuple[str, str]]], int], Mapping[str, str]], plain: Layout) -> Layout:
+    """The layout with the narrative index's prose for the sections it was written for (else ``plain``)."""
+    sections: dict[str, list[Item]] = {}
+    noted: set[str] = set()
+    for unit, level in zip(units, levels, strict=True):
+        if level != FULL or unit.section in (PINNED, CONFLICT):
+            continue
+        for item in unit.items:
+            sections.setdefault(unit.section, []).append(item)
+            if item.note or len(unit.items) > 1:  # superseded or stale: its note must stay with it
+                noted.add(unit.section)
+    asked = {s: [(i.id, i.full) for i in items] for s, items in sections.items() if s not in noted and len(items) > 1}
+    if not asked:
+        return plain
+    tokens = sum(count(f"- {text}\n") for items in asked.values() for _, text in items)
+    prose = narrate(asked, tokens)
+    narratives = {s: (frozenset(i for i, _ in asked[s]), text) for s, text in prose.items() if s in asked and text.strip()}
+    if not narratives:
+        return plain
+    narrated = layout(units, levels, style, limit, count, narratives)
+    return narrated if narrated.tokens <= limit else plain  # prose is no longer than its bullets; checked anyway
+
+
+def _shown(entries: Sequence[Entry], include_instructions: bool) -> list[Entry]:
+    """Live entries; without instruction files, also without entries that restate one of their facts
+    (the agent loads those files anyway)."""
+    live = [e for e in entries if e.live]
+    if include_instructions:
+        return live
+    instructions = [e for e in live if e.format == "instruction"]
+    if not instructions:
+        return live
+    from ...facts.verify import fact_key
+
+    said = {fact_key(e.content) for e in instructions}
+    return [e for e in live if e.format != "instruction" and fact_key(e.content) not in said]
+
+
+def _stale(entries: Sequence[Entry], findings: Sequence[Finding] | None) -> dict[str, str]:
+    """Entries that may no longer hold: marked stale, or with a staleness warning or error now."""
+    out = {e.id: e.stale_reason for e in entries if e.stale_reason}
+    for finding in findings or ():
+        if finding.entry and finding.severity != Severity.info and is_stale(finding.kind):
+            out.setdefault(finding.entry, finding.message)
+    return out
+
+
+def _short(text: str, width: int = 80) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def _units(entries: list[Entry], scores: dict[str, float], stale: dict[str, str], conflicts: Sequence[dict[str, Any]],
+           config: ContextConfig, count: TokenMemo) -> list[Unit]:
+    """Entries grouped into units: an entry with the live entries it supersedes, and the two sides of a
+    conflict; each item with its texts and notes."""
+    from ..compaction.rules import summarize
+    from .views import titled
+
+    by_id = {e.id: e for e in entries}
+    parent = {e.id: e.id for e in entries}
+
+    def find(x: str) -> str:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    def union(x: str, y: str) -> None:
+        rx, ry = find(x), find(y)
+        if rx != ry:
+            parent[max(rx, ry)] = min(rx, ry)
+
+    notes: dict[str, list[str]] = {e.id: [] for e in entries}
+    superseded: set[str] = set()
+    for entry in entries:
+        for old in entry.supersedes:
+            if old in by_id and old != entry.id:
+                union(entry.id, old)
+                superseded.add(old)
+                notes[old].append(f" (superseded by {fence.code(entry.id)}: not current)")
+    disputed: set[str] = set()
+    for conflict in conflicts:
+        if conflict.get("kind", "contradiction") != "contradiction":
+            continue
+        pair = [str(i) for i in conflict.get("entries", [])]
+        if len(pair) != 2:
+            continue
+        for mine, other in ((pair[0], pair[1]), (pair[1], pair[0])):
+            if mine in by_id:
+                disputed.add(mine)
+                created = by_id[mine].created
+                when = f"{created:%Y-%m-%d}; " if created else ""
+                notes[mine].append(f" ({when}{fence.code(mine)}; disagrees with {fence.code(other)})")
+        if pair[0] in by_id and pair[1] in by_id:
+            union(pair[0], pair[1])
+    for entry_id, reason in stale.items():
+        if entry_id in notes:
+            notes[entry_id].append(f" ⚠ may be stale: {fence.inline(_short(reason))}")
+    groups: dict[str, list[Entry]] = {}
+    for entry in entries:
+        groups.setdefault(find(entry.id), []).append(entry)
+    units: list[Unit] = []
+    texts = {e.id: (titled(e.content), titled(e.summary) if e.summary else summarize(e.content, config.compressed_chars))
+             for e in entries}
+    count.many(text for pair in texts.values() for text in pair if text)
+    for members in groups.values():
+        members.sort(key=lambda e: (e.id in superseded, -(e.created.timestamp() if e.created else 0.0), e.id))
+        items: list[Item] = []
+        for entry in members:
+            full, short = texts[entry.id]
+            full_tokens = count(full)
+            items.append(Item(entry, scores[entry.id], full, short if short and count(short) < full_tokens else None,
+                              full_tokens, "".join(notes[entry.id])))
+        pinned = any(e.pinned for e in members)
+        section = CONFLICT if any(e.id in disputed for e in members) else PINNED if pinned else members[0].category
+        units.append(Unit(items, section, pinned))
+    return units
+
+
+def _state_key(focus: Focus, budget: int, config: ContextConfig) -> str:
+    data = json.dumps([focus.key(), budget, config.include_instructions, config.tokenizer])
+    return hashlib.blake2b(data.encode("utf-8"), digest_size=6).hexdigest()
+
+
+def _read_state(ws: Workspace, key: str) -> dict[str, str]:
+    data: object = cache_files.read_json(ws.root, ws.cache_dir, f"context-{key}.json", limit=64 * 1024 * 1024)
+    levels: object = data.get("levels") if isinstance(data, dict) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    if not isinstance(levels, dict):
+        return {}
+    items: dict[object, object] = levels  # pyright: ignore[reportUnknownVariableType] - a cache file: anything
+    return {str(k): v for k, v in items.items() if isinstance(v, str) and v in LEVELS}
+
+
+def _write_state(ws: Workspace, key: str, levels: dict[str, str]) -> None:
+    if _read_state(ws, key) == levels:
+        return  # nothing changed: no write
+    data = json.dumps({"levels": dict(sorted(levels.items()))}, ensure_ascii=False, separators=(",", ":"))
+    if cache_files.write(ws.root, ws.cache_dir, f"context-{key}.json", data.encode("utf-8")):
+        _prune_states(ws)
+
+
+#: Renderings (focus and budget) whose levels are remembered; the least recently written go first. An
+#: agent that recalls with a new focus each time would otherwise fill the cache.
+KEEP_STATES = 64
+
+
+def _prune_states(ws: Workspace) -> None:
+    try:
+        states = sorted(ws.cache_dir.glob("context-*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+    except OSError:
+        return
+    for old in states[KEEP_STATES:]:
+        cache_files.delete(ws.root, ws.cache_dir, old.name)
+
+
+def last_compaction(ws: Workspace) -> dict[str, Any] | None:
+    """The newest compaction the journal holds that is not undone: its operation id and time."""
+    from ...store import Journal
+    from ..compaction import OPERATIONS
+
+    records, _ = Journal(ws).records()
+    undone = Journal.undone_by(records)
+    ops = {*OPERATIONS, "views"}
+    for record in reversed(records):
+        if record.op in ops and record.id not in undone:
+            return {"operation": record.id, "time": record.time.isoformat(), "op": record.op}
+    return None
+
+
+def store_status(ws: Workspace, store: Store, findings: Sequence[Finding] | None = None,
+                 config: ContextConfig | None = None, budget: int | None = None) -> dict[str, Any]:
+    """What `lore status` and MCP status say about the context: live entries, the tokens of the full
+    store (entries and MIF files; a compressed entry as its summary) against the budget, stale memories,
+    the last compaction, and whether the store is over the auto-compaction threshold."""
+    from ...app.report import memory_tokens
+
+    config = config or ws.context
+    limit = budget if budget is not None else config.budget if config.budget is not None else ws.compaction.budget
+    tokens = memory_tokens(store)["entries"]
+    live = [e for e in store.live() if config.include_instructions or e.format != "instruction"]
+    if config.include_instructions:
+        tokens += memory_tokens(store)["instructions"]
+    at = int(config.auto_compact_threshold * limit)
+    return {"entries": len(live), "tokens": tokens, "budget": limit,
+            "stale": len(_stale(store.live(), findings)), "last_compaction": last_compaction(ws),
+            "auto_compact": {"threshold": config.auto_compact_threshold, "at_tokens": at, "exceeded": config.auto_compact_threshold > 0 and tokens > at}}
+

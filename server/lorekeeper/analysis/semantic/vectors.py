@@ -1,0 +1,155 @@
+"""Vectors by content hash and model, cached in ``.lore/cache/vectors-<model>.npz`` (git-ignored), and
+nearest neighbours among them.
+
+A warm run reads the cache (numpy only) and embeds nothing, so torch is never imported. The file holds
+the hashes of the texts (blake2b) and their vectors as float16 (half the size; cosines move by < 1e-3);
+entries whose text changed get a new hash and a new vector, and vectors of texts no longer in memory are
+dropped when the file is rewritten."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import logging
+import re
+import zipfile
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ...infra import cache as cache_files
+from ...infra.safeio import read_bytes
+from ...workspace import Workspace
+
+if TYPE_CHECKING:
+    from .embed import Embedder
+
+log = logging.getLogger("lorekeeper")
+
+_LIMIT = 1024 * 1024 * 1024  # 120k vectors of 384 dimensions are 92 MB
+
+
+def _file_name(model_id: str) -> str:
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", model_id).strip("-")[:40]
+    return f"vectors-{slug}-{hashlib.blake2b(model_id.encode(), digest_size=4).hexdigest()}.npz"
+
+
+def text_hash(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def _archive(ws: Workspace, name: str) -> io.BytesIO:
+    """A cache archive's bytes, refused unless every member is stored uncompressed (as we write them):
+    a crafted archive cannot expand past the file's own size, nor hold a pickle (``allow_pickle`` is off)."""
+    raw = read_bytes(ws.cache_dir / name, _LIMIT, ws.root)
+    with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+        for member in archive.infolist():
+            if member.compress_type != zipfile.ZIP_STORED or member.file_size > len(raw):
+                raise ValueError(f"{name}: member {member.filename} is compressed or larger than the archive")
+    return io.BytesIO(raw)
+
+
+def _read(ws: Workspace, name: str, model_id: str) -> dict[bytes, np.ndarray]:
+    if not cache_files.usable(ws.root, ws.cache_dir):
+        return {}
+    try:
+        with np.load(_archive(ws, name), allow_pickle=False) as data:
+            if str(data["model"]) != model_id:
+                return {}
+            keys, vectors = data["keys"], data["vectors"]
+            if keys.ndim != 2 or keys.shape[1] != 16 or vectors.ndim != 2 or len(keys) != len(vectors):
+                return {}
+            return {bytes(k): v for k, v in zip(keys, vectors, strict=True)}
+    except (OSError, ValueError, KeyError, EOFError) as exc:
+        if not isinstance(exc, FileNotFoundError):
+            log.warning("vector cache %s ignored: %s", name, exc)
+        return {}
+    except Exception as exc:  # noqa: BLE001 - a damaged zip raises zipfile.BadZipFile and friends
+        log.warning("vector cache %s ignored: %s", name, exc)
+        return {}
+
+
+def _write(ws: Workspace, name: str, model_id: str, vectors: dict[bytes, np.ndarray]) -> None:
+    keys = np.frombuffer(b"".join(vectors), dtype=np.uint8).reshape(len(vectors), 16) if vectors \
+        else np.zeros((0, 16), dtype=np.uint8)
+    matrix = np.stack(list(vectors.values())).astype(np.float16) if vectors else np.zeros((0, 0), dtype=np.float16)
+    buffer = io.BytesIO()
+    np.savez(buffer, keys=keys, vectors=matrix, model=np.array(model_id))
+    cache_files.write(ws.root, ws.cache_dir, name, buffer.getvalue())
+
+
+def vectors_for(ws: Workspace, texts: list[str], model_id: str, load: Callable[[], Embedder]) -> np.ndarray:
+    """Unit vectors of ``texts`` (rows in order, float32), from the cache where it has them; the rest
+    are embedded and the cache rewritten. ``load`` builds the model; it is called only when a text has
+    no cached vector, so a warm run never imports torch."""
+    name = _file_name(model_id)
+    cached = _read(ws, name, model_id)
+    hashes = [text_hash(t) for t in texts]
+    missing = list(dict.fromkeys(h for h in hashes if h not in cached))
+    if missing:
+        by_hash = dict(zip(hashes, texts, strict=True))
+        # Rounded as the cache stores them, so a cold run and a warm one see the same cosines (a plan
+        # previewed cold is the plan applied warm).
+        fresh = load().embed([by_hash[h] for h in missing]).astype(np.float16)
+        cached.update(zip(missing, fresh, strict=True))
+        live = set(hashes)
+        _write(ws, name, model_id, {h: v for h, v in cached.items() if h in live})
+        log.info("embedded %d texts (%d from the cache)", len(missing), len(set(hashes)) - len(missing))
+    if not texts:
+        return np.zeros((0, 0), dtype=np.float32)
+    return np.stack([cached[h] for h in hashes]).astype(np.float32)
+
+
+def neighbours(vectors: np.ndarray, threshold: float, k: int = 8, block: int = 1024) -> list[tuple[int, int, float]]:
+    """Pairs ``(i, j, cosine)`` with ``i < j`` where ``j`` is among the ``k + 1`` most similar of ``i`` (or
+    the reverse) and the cosine is at least ``threshold``: blocked matrix products (1,024 rows at a time),
+    never a Python loop over all pairs; only the few scores over the threshold are sorted."""
+    n = len(vectors)
+    if n < 2:
+        return []
+    found: dict[tuple[int, int], float] = {}
+    transposed = vectors.T
+    for start in range(0, n, block):
+        sims = vectors[start:start + block] @ transposed
+        rows = np.arange(sims.shape[0], dtype=np.intp)
+        sims[rows, rows + start] = -1.0  # not its own neighbour
+        hit_rows, hit_cols = np.nonzero(sims >= threshold)
+        if not len(hit_rows):
+            continue
+        scores = sims[hit_rows, hit_cols]
+        order = np.lexsort((-scores, hit_rows))  # by row, best first
+        hit_rows, hit_cols, scores = hit_rows[order], hit_cols[order], scores[order]
+        rank = np.arange(len(hit_rows)) - np.searchsorted(hit_rows, hit_rows, side="left")
+        keep = rank <= k
+        for row, col, score in zip((hit_rows[keep] + start).tolist(), hit_cols[keep].tolist(),
+                                   scores[keep].tolist(), strict=True):
+            found[(min(row, col), max(row, col))] = score
+    return sorted(((i, j, s) for (i, j), s in found.items()), key=lambda x: (-x[2], x[0], x[1]))
+
+
+def cached_neighbours(ws: Workspace, model_id: str, texts: list[str], vectors: np.ndarray, threshold: float,
+                      k: int = 8) -> list[tuple[int, int, float]]:
+    """:func:`neighbours`, kept in ``.lore/cache`` for the same texts in the same order (a warm plan of
+    an unchanged memory skips the products); any change of text, order, model, threshold or ``k``
+    computes them again."""
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(f"{model_id}|{threshold!r}|{k}|{len(texts)}".encode())
+    for text in texts:
+        digest.update(text_hash(text))
+    key = digest.hexdigest()
+    name = "neighbours-" + _file_name(model_id).removeprefix("vectors-")
+    if cache_files.usable(ws.root, ws.cache_dir):
+        try:
+            with np.load(_archive(ws, name), allow_pickle=False) as data:
+                if str(data["key"]) == key:
+                    rows, cols, scores = data["i"].tolist(), data["j"].tolist(), data["score"].tolist()
+                    return list(zip(rows, cols, scores, strict=True))
+        except Exception:  # noqa: BLE001 - missing, damaged or foreign: compute them again
+            pass
+    found = neighbours(vectors, threshold, k)
+    buffer = io.BytesIO()
+    np.savez(buffer, key=np.array(key), i=np.array([p[0] for p in found], dtype=np.int64),
+             j=np.array([p[1] for p in found], dtype=np.int64), score=np.array([p[2] for p in found], dtype=np.float64))
+    cache_files.write(ws.root, ws.cache_dir, name, buffer.getvalue())
+    return found

@@ -1,0 +1,397 @@
+# pyright: standard
+"""The staleness checker: which memories name code that is gone, moved, or changed since they were true.
+
+Each reference an entry holds is first resolved against the workspace as it is today (the code index:
+files, manifests, symbols), which settles almost all of them at no git cost. What does not resolve is
+judged against the memory's **baseline** (:mod:`.baseline`): the commit at which the memory was written
+or verified. Only a target that existed at the baseline and is gone now is an error, and the commit
+that removed it is searched after the baseline only. A target that did not exist at the baseline was
+never there for this memory: information at most. When git cannot answer (shallow or partial clone, a
+timeout) one warning says so and no verdict rests on the missing answer.
+
+The checks for each reference kind live in :mod:`.checks`, one class a kind, in a registry. The checker
+keeps a reverse index from workspace paths to the entries whose verdict depends on them, so a change to
+one file re-checks only its dependants."""
+
+from __future__ import annotations
+
+from bisect import bisect_left, insort_right
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+from ...core.model import Entry, Finding, Fix, Severity
+from ...refs.extract import Reference, extract, from_explicit
+from ...refs.fingerprint import Fingerprinter, Verifications
+from ...refs.history import GitHistory
+from ...refs.index import _IDENTIFIER, CodeIndex
+from ...refs.symbols import FileSymbols, language_of
+from ...store import Store
+from ...workspace import Workspace
+from .baseline import Baselines
+
+ANY_CODE = "*"  # reverse-index key: entries that depend on every code file
+WORD = "word:"  # reverse-index keys "word:NAME": entries waiting for NAME to appear in some code file
+#: Folders of an instruction file that say where it is kept, not which part of the code it is about.
+_CONFIG_FOLDERS = (".github/instructions", ".github", ".cursor/rules", ".cursor", ".claude", "memory-bank", ".clinerules",
+                   ".windsurf/rules", ".windsurf", "docs")
+
+
+@dataclass
+class EntryResult:
+    """What checking one entry found and which workspace paths its verdict depends on."""
+
+    findings: list[Finding] = field(default_factory=list)
+    depends_on: set[str] = field(default_factory=set)
+
+
+@dataclass
+class Pending:
+    """A reference that did not resolve today, waiting for its check to judge it against history
+    (together with the others of its kind, so that git is asked once for all)."""
+
+    entry: Entry
+    ref: Reference
+    result: EntryResult
+    base: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+class StalenessChecker:
+    """Checks entries against the workspace. Reusable: ``recheck(paths)`` re-checks the dependants of
+    changed files only."""
+
+    def __init__(self, ws: Workspace, store: Store, index: CodeIndex | None = None, history: GitHistory | None = None):
+        self.ws = ws
+        self.store = store
+        self.index = index or CodeIndex(ws)
+        self.history = history or GitHistory(ws.root, ws.root / ".lore" / "cache")
+        self.fingerprints = Fingerprinter(self.index, self.history)
+        self.verifications = Verifications.load(ws)
+        self.baselines = Baselines(ws, self.history, self.verifications)
+        self.results: dict[str, EntryResult] = {}
+        self._findings: list[Finding] | None = None  # :meth:`findings`, patched as results change
+        #: Since :attr:`_findings` was last brought up to date: the findings of results set aside, and
+        #: the ids whose result was set or dropped.
+        self._unlisted: list[Finding] = []
+        self._relisted: dict[str, None] = {}  # in the order the results now stand in :attr:`results`
+        self._reverse: dict[str, set[str]] = {}  # workspace path -> dependent entry ids
+        self._indexed: dict[str, set[str]] = {}  # entry id -> the paths it was indexed under
+        self._by_id: dict[str, Entry] | None = None
+        self._words: set[str] = set()  # refreshed after each check; a stale extra name only costs a lookup
+        self._refs: dict[str, dict[str, list[Reference]]] = {}  # by entry id, then text
+        #: Each entry's verification baseline, asked for by several checks: (the entry, its baseline).
+        self._baselines: dict[str, tuple[Entry, tuple[str, dict[str, str]] | None]] = {}
+        self._reported_problems: set[str] = set()
+        #: Code files' symbols at past commits, by (commit, path): what a commit held never changes.
+        self.parsed_at: dict[tuple[str, str], FileSymbols] = {}
+        self.checked: list[str] = []  # entry ids checked by the last call, for callers and tests
+
+    # -- public ----------------------------------------------------------------------------------
+
+    def check(self, entries: Iterable[Entry] | None = None, save: bool = True) -> list[Finding]:
+        """Check entries (default: every live entry); their findings in file and line order."""
+        from .checks import CHECKS, post_checks
+
+        targets = [e for e in (entries if entries is not None else self.store.live())]
+        self.checked = [e.id for e in targets]
+        self._baselines = {}
+        pending: dict[str, list[Pending]] = {}
+        for entry in targets:
+            result = EntryResult()
+            self._set_result(entry.id, result)
+            self._learn_verified(entry)
+            for ref in self.references(entry):
+                check = CHECKS.get(ref.kind)
+                if check is None:
+                    continue
+                item = Pending(entry, ref, result, self.base_of(entry, ref))
+                if not check.now(self, item):
+                    pending.setdefault(ref.kind, []).append(item)
+        # Every unresolved reference of an instruction file is judged against its line's blame: ask git
+        # for all of those files at once (and for git status) rather than one after another.
+        if pending:
+            self.history.prefetch({i.entry.location.path for items in pending.values() for i in items
+                                   if i.entry.format == "instruction"})
+        for kind, items in pending.items():
+            CHECKS[kind].judge(self, items)
+        for entry in targets:
+            for post in post_checks():
+                post(self, entry, self.results[entry.id])
+        self.history.settle()  # every answer git was asked for in the background is in
+        self._report_history_problems(targets)
+        self._index_results(self.checked)
+        self._words.update(d[len(WORD):] for i in self.checked for d in self._indexed.get(i, ()) if d.startswith(WORD))
+        if save:
+            self.save()
+        found = [f for i in self.checked for f in self.results[i].findings]
+        return sorted(found, key=lambda f: (f.source, f.line or 0, f.kind, f.ref or ""))
+
+    def findings(self) -> list[Finding]:
+        """Every result's findings, in file and line order (kept, and patched where results changed)."""
+        if self._findings is not None and self._relisted:
+            if len(self._relisted) > max(10, len(self.results) // 20) or not self._patch_findings():
+                self._findings = None  # much changed (or a finding moved since): sorted again
+        if self._findings is None:
+            out = [f for r in self.results.values() for f in r.findings]
+            self._findings = sorted(out, key=_finding_order)
+            self._unlisted, self._relisted = [], {}
+        return list(self._findings)
+
+    def _patch_findings(self) -> bool:
+        """:attr:`_findings` without the findings of results set aside and with those of the results set
+        since (in order: each found by bisection, the list moved at C speed), as sorting them all gives.
+        A result's findings are final once its check is done; a save at 10k entries sorted ~9,000."""
+        listed = self._findings
+        assert listed is not None
+        for finding in self._unlisted:
+            place = _finding_order(finding)
+            at = bisect_left(listed, place, key=_finding_order)
+            while at < len(listed) and listed[at] is not finding and _finding_order(listed[at]) == place:
+                at += 1  # among findings in the same place, this very one
+            if at == len(listed) or listed[at] is not finding:
+                return False
+            del listed[at]
+        for entry_id in self._relisted:  # (a tie goes after the findings of results set before, as sorting puts it)
+            result = self.results.get(entry_id)
+            for finding in result.findings if result is not None else ():
+                insort_right(listed, finding, key=_finding_order)
+        self._unlisted, self._relisted = [], {}
+        return True
+
+    def reverse_index(self) -> dict[str, set[str]]:
+        """Workspace path -> ids of the entries whose verdict depends on it (kept up to date as entries
+        are checked; a result's dependencies are final once its check is done)."""
+        return self._reverse
+
+    def dependants(self, changed: Iterable[str]) -> set[str]:
+        reverse = self.reverse_index()
+        ids: set[str] = set()
+        for path in changed:
+            path = path.rstrip("/")
+            ids |= reverse.get(path, set())
+            parent = PurePosixPath(path).parent
+            while str(parent) != ".":  # entries that name a folder depend on what is inside it
+                ids |= reverse.get(str(parent), set())
+                parent = parent.parent
+            if language_of(path):
+                ids |= reverse.get(ANY_CODE, set())
+                if self._words:
+                    data = self.index.read(path) or b""
+                    words = self._words.intersection(w.decode("ascii", "replace") for w in _IDENTIFIER.findall(data))
+                    for word in words:
+                        ids |= reverse.get(WORD + word, set())
+        return ids
+
+    def recheck(self, changed: Iterable[str], structural: bool = True) -> list[Finding]:
+        """Re-check only the entries that depend on the changed paths (``checked`` lists them); returns
+        their findings.
+        ``structural=False`` says the paths were modified in place (no file created or deleted), so the
+        file list is kept and only what the index learnt about those files is forgotten."""
+        changed = list(changed)
+        if structural:
+            self.ws.refresh()
+            self.index = CodeIndex(self.ws)
+            self.fingerprints = Fingerprinter(self.index, self.history)
+        else:
+            self.index.forget(changed)
+        ids = self.dependants(changed)
+        by_id = self._live_by_id()
+        entries = [by_id[i] for i in sorted(ids) if i in by_id]
+        for entry_id in ids:
+            self._drop_result(entry_id)
+        if entries:
+            self.check(entries, save=False)
+        else:
+            self.checked = []
+        return [f for i in self.checked for f in self.results[i].findings]
+
+    def reload(self, store: Store, files: set[str]) -> bool:
+        """Go on from ``store``, which is this checker's store with the memory files ``files`` read again
+        (:meth:`Store.reloaded`): the entries of those files are checked, and so are entries elsewhere that
+        became live (their link now leads nowhere); results of entries no longer live are dropped. The
+        code did not change, so every other result stands. ``False``, with nothing changed, where only a
+        full check gives the same answer: an id is used twice in memory, before or after (results are
+        kept by id: which of two entries a result is about is the full check's order), or git's problems
+        were already reported on some memory."""
+        if self._reported_problems or _ids_repeat(self.store) or _ids_repeat(store):
+            return False
+        before = set(self.store.ids_read_from(files))
+        after = set(store.ids_read_from(files))
+        changes = store.changes_since(self.store.serial)
+        if changes is not None:
+            # Patched: only the entries at the positions that changed can have become live or ceased to
+            # be (the results are of live entries), without a pass over every id.
+            old_live = {e.id for e in changes[0] if e.live}
+            new_live = {e.id for e in changes[1] if e.live}
+            left, came = old_live - new_live, new_live - old_live
+        else:
+            was_live, now_live = self.store.live_ids(), store.live_ids()
+            left, came = self.results.keys() - now_live, now_live - was_live
+        self.store = store
+        self._by_id = None
+        # Kept by entry id and line. (git's blame is kept by the file's content; its status is asked
+        # about code files only, and no code file changed.)
+        self.baselines = Baselines(self.ws, self.history, self.verifications)
+        for entry_id in sorted((self.results.keys() & left) | (self.results.keys() & before)):
+            self._drop_result(entry_id)
+        for entry_id in before | after:  # their references are kept by text: the refs may have changed
+            self._refs.pop(entry_id, None)
+        wanted = after | came
+        targets = store.live_among(wanted) if wanted else []
+        if targets:
+            self.check(targets, save=False)
+        else:
+            self.checked = []
+        return True
+
+    def save(self) -> None:
+        self.index.save()
+        self.history.save()
+
+    # -- references ------------------------------------------------------------------------------
+
+    def base_of(self, entry: Entry, ref: Reference | None = None) -> str:
+        """The folder relative paths in an entry resolve against first: the folder a command changes
+        into, else the folder of an instruction file that is not at the root (a nested CLAUDE.md, a
+        package's AGENTS.md, docs inside a package), leaving out the folders that only say where agent
+        files are kept (``.github``, ``.cursor/rules``...)."""
+        if ref is not None and ref.scope is not None:
+            return ref.scope.strip("/")
+        if entry.format != "instruction":
+            return ""
+        folder = str(PurePosixPath(entry.location.path).parent)
+        folder = "" if folder == "." else folder
+        for suffix in _CONFIG_FOLDERS:
+            if folder == suffix:
+                return ""
+            if folder.endswith("/" + suffix):
+                return folder[: -len(suffix) - 1]
+        return folder
+
+    def references(self, entry: Entry) -> list[Reference]:
+        """The entry's references: its ``refs`` (never those refused as outside the root) and what its
+        text names. Memoised per entry and text."""
+        known = self._refs.setdefault(entry.id, {})
+        cached = known.get(entry.content)
+        if cached is not None:
+            return cached
+        refs: list[Reference] = []
+        for ref in entry.refs:
+            if not ref.rejected:  # refs outside the root are findings of the store, and never read
+                refs.extend(from_explicit(ref))
+        explicit = {(r.kind, r.target) for r in refs}
+        refs.extend(r for r in extract(entry.content) if (r.kind, r.target) not in explicit)
+        known[entry.content] = refs
+        return refs
+
+    def finding(self, item: Pending, kind: str, severity: Severity, message: str,
+                fix: Fix | None = None, commit: Any = None) -> Finding:
+        """A finding about one reference, at the line that holds it."""
+        entry = item.entry
+        line = self.baselines.line_of(entry, item.ref.line)
+        aliases = self.ws.aliases.get(entry.location.path)
+        related = [{"source": alias, "line": line, "message": f"the same file: {alias} is a symlink to {entry.location.path}"}
+                   for alias in aliases] if aliases else None
+        return Finding(kind=kind, severity=severity, message=message, source=entry.location.path, line=line,
+                       entry=entry.id, ref=item.ref.label(), fix=fix, related=related,
+                       commit=getattr(commit, "sha", commit))
+
+    def add(self, item: Pending, kind: str, severity: Severity, message: str, fix: Fix | None = None,
+            commit: Any = None) -> None:
+        """Record a finding about ``item``; ``commit`` (a :class:`Commit` or sha) is the one that made it stale."""
+        item.result.findings.append(self.finding(item, kind, severity, message, fix, commit))
+
+    @property
+    def history_trusted(self) -> bool:
+        """Whether "it did not exist then" can be said: not in a shallow clone, whose oldest commit may
+        be newer than the memory. (A query that failed gives no answer at all, so missing objects or a
+        timeout never turn into "did not exist".)"""
+        return self.history.available and "shallow" not in self.history.problems and "git" not in self.history.problems
+
+    # -- internals -------------------------------------------------------------------------------
+
+    def verified_baseline(self, entry: Entry) -> tuple[str, dict[str, str]] | None:
+        """:meth:`Verifications.baseline` of the entry, computed once per check."""
+        known = self._baselines.get(entry.id)
+        if known is not None and known[0] is entry:
+            return known[1]
+        baseline = self.verifications.baseline(entry)
+        self._baselines[entry.id] = (entry, baseline)
+        return baseline
+
+    def _learn_verified(self, entry: Entry) -> None:
+        """Tell the index what verifying this entry saw: a symbol and its fingerprint in a file's exact
+        content (both are recorded when a symbol ref is verified), so an unchanged file is not parsed."""
+        baseline = self.verified_baseline(entry)
+        if baseline is None:
+            return
+        prints = baseline[1]
+        for ref in self.references(entry):
+            if ref.kind == "symbol" and ref.file and ref.file in prints and ref.label() in prints:
+                path = self.index.resolve(ref.file, self.base_of(entry, ref))
+                if path is not None:
+                    self.index.learn_verified(path, prints[ref.file], ref.target, prints[ref.label()])
+
+    def _report_history_problems(self, targets: list[Entry]) -> None:
+        """One warning per reason git could not answer, on the first memory checked."""
+        fresh = {k: v for k, v in self.history.problems.items() if k not in self._reported_problems}
+        if not fresh or not targets:
+            return
+        first = min(targets, key=lambda e: (e.location.path, e.location.start_line))
+        for cause, message in sorted(fresh.items()):
+            self._reported_problems.add(cause)
+            self.results[first.id].findings.append(Finding(
+                kind="history-unavailable", severity=Severity.warning, source=first.location.path,
+                line=first.location.start_line, entry=first.id, message=f"git history is incomplete: {message}"))
+
+    def _set_result(self, entry_id: str, result: EntryResult) -> None:
+        self._drop_result(entry_id)
+        self.results[entry_id] = result
+        if self._findings is not None:  # the result is now the last of the results
+            del self._relisted[entry_id]
+            self._relisted[entry_id] = None
+        self._indexed[entry_id] = result.depends_on  # the same set: filled in as the check goes
+
+    def _drop_result(self, entry_id: str) -> None:
+        dropped = self.results.pop(entry_id, None)
+        if self._findings is not None:
+            if dropped is not None and entry_id not in self._relisted:
+                self._unlisted.extend(dropped.findings)
+            self._relisted.setdefault(entry_id)
+        for path in self._indexed.pop(entry_id, ()):
+            holders = self._reverse.get(path)
+            if holders is not None:
+                holders.discard(entry_id)
+
+    def _index_results(self, entry_ids: Iterable[str]) -> None:
+        for entry_id in entry_ids:
+            for path in self._indexed.get(entry_id, ()):
+                self._reverse.setdefault(path, set()).add(entry_id)
+
+    def _live_by_id(self) -> dict[str, Entry]:
+        if self._by_id is None:
+            self._by_id = {e.id: e for e in self.store.live()}
+        return self._by_id
+
+
+def check_workspace(ws: Workspace, paths: list[str] | None = None) -> tuple[list[Finding], StalenessChecker]:
+    """Load the store and check every live entry (or only those in the given memory files)."""
+    store = Store.open(ws)
+    checker = StalenessChecker(ws, store)
+    entries = store.live()
+    if paths:
+        wanted = {p.rstrip("/") for p in paths}
+        entries = [e for e in entries if any(e.location.path == p or e.location.path.startswith(p + "/") for p in wanted)]
+    return checker.check(entries), checker
+
+
+def _finding_order(finding: Finding) -> tuple[str, int, str, str]:
+    """Where a finding goes in :meth:`StalenessChecker.findings`: file, line, kind, reference."""
+    return (finding.source, finding.line or 0, finding.kind, finding.ref or "")
+
+
+def _ids_repeat(store: Store) -> bool:
+    """Whether some id is used by two entries (the store reports each such use)."""
+    return any(f.kind == "duplicate-id" for f in store.findings)

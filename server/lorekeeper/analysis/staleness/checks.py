@@ -1,0 +1,777 @@
+# pyright: standard
+"""The checks, one per reference kind, in a registry (:data:`CHECKS`).
+
+Each check answers in two steps. ``now`` resolves the reference against the workspace as it is (no git)
+and returns ``True`` when there is nothing more to say. ``judge`` takes every reference of its kind that
+did not resolve and asks git, in batches, whether the target existed at the memory's baseline; only
+then is it an error, and the removing commit is searched after the baseline only.
+
+Severity by evidence: **error** when git (or a recorded verification) proves the target existed when
+the memory was written and it is gone now; **warning** when the target is gone but that cannot be
+proven (no git, a target created after the memory and deleted since); **info** when it never existed
+for this memory."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import PurePosixPath
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ...core.model import Entry, Finding, ReplaceRefFix, ReplaceTextFix, Severity, VerifyFix
+from ...refs.extract import BUN_BUILTINS, PNPM_BUILTINS, YARN_BUILTINS
+from ...refs.history import parallel
+from ...refs.index import narrowed
+from ...refs.manifests import WELL_KNOWN_TOOLS, parse_manifest
+from ...refs.symbols import FileSymbols, file_symbols, language_of, qualified_definition
+from ...refs.versions import declared_version, folders_up, version_matches
+from ...workspace import PathOutsideRoot
+from .baseline import Baseline
+
+if TYPE_CHECKING:
+    from .checker import EntryResult, Pending, StalenessChecker
+
+#: Generated, dependency and runtime folders: references into them are not judged.
+GENERATED = frozenset({"dist", "build", "out", "target", "node_modules", "coverage", ".next", ".nuxt", ".venv", "venv",
+                       "__pycache__", ".cache", ".turbo", ".git", "tmp", ".tox"})
+CODE_PATHSPECS = tuple(f"*{ext}" for ext in (".py", ".pyi", ".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs",
+                                              ".go", ".rs", ".java"))
+_MAX_FILES_PER_SYMBOL = 40
+
+
+class Check(Protocol):
+    def now(self, checker: StalenessChecker, item: Pending) -> bool: ...
+
+    def judge(self, checker: StalenessChecker, items: list[Pending]) -> None: ...
+
+
+def _baselines(checker: StalenessChecker, items: list[Pending]) -> dict[int, Baseline | None]:
+    return {id(item): checker.baselines.of(item.entry, item.ref.line) for item in items}
+
+
+def _unknown_past(checker: StalenessChecker) -> bool:
+    """True when "it did not exist then" cannot be trusted (shallow or partial history)."""
+    return not checker.history_trusted
+
+
+# -- paths ------------------------------------------------------------------------------------------
+
+_FILE_NAME = re.compile(r"^[\w.-]+\.[A-Za-z0-9]+$")  # `conftest.py`, `ajv-provider.ts` (not `README`)
+
+
+class PathCheck:
+    """Files and folders. Resolved relative to the command's folder or the instruction file's folder
+    (and the folders above it), then the root; a bare file name anywhere in the tree; git-ignored,
+    generated and runtime paths are never judged."""
+
+    def now(self, checker: StalenessChecker, item: Pending) -> bool:
+        ref, index = item.ref, checker.index
+        try:
+            checker.ws.check_inside(ref.target, item.base)  # judged here; read (if ever) by the index
+        except PathOutsideRoot:
+            return True  # text that climbs out of the root is not a reference we read
+        spellings = [ref.target, *([ref.alt] if ref.alt else [])]
+        bases = [item.base] if item.base else [""]
+        if item.base and ref.scope is not None:
+            bases.append(checker.base_of(item.entry))  # a command's folder, then the file's own
+        candidates: list[str] = []
+        for spelling in spellings:
+            for base in bases:
+                candidates.extend(c for c in index.candidates(spelling, base) if c not in candidates)
+        found = next((c for c in candidates if index.exists(c)), None)
+        if found:
+            item.result.depends_on.add(found.rstrip("/"))
+            return True
+        name = ref.target.rstrip("/")
+        if "/" not in name and index.by_name.get(name):
+            item.result.depends_on.add(index.by_name[name][0])  # `conftest.py`: one exists somewhere
+            return True
+        item.result.depends_on.update(c.rstrip("/") for c in candidates)
+        folder = ref.target.endswith("/")
+        if any(PurePosixPath(c).parts and PurePosixPath(c).parts[0] in GENERATED for c in candidates) or \
+                any(index.ignored(c.rstrip("/")) or index.ignored(c.rstrip("/") + "/") for c in candidates):
+            return True
+        item.data["candidates"] = [c.rstrip("/") + ("/" if folder else "") for c in candidates]
+        return False
+
+    def judge(self, checker: StalenessChecker, items: list[Pending]) -> None:
+        history = checker.history
+        if not history.available:
+            for item in items:
+                self._without_git(checker, item)
+            return
+        baselines = _baselines(checker, items)
+        questions = [(b.commit, c) for item in items if (b := baselines[id(item)]) and b.commit
+                     for c in item.data["candidates"]]
+        questions += [("HEAD", c) for item in items for c in item.data["candidates"]]
+        answers = history.exists_at(questions)
+        # Which commit deleted each path that existed then and is gone now: asked of git side by side
+        # (the loop below then finds the answers in the history's memo).
+        gone = {(c, b.commit) for item in items if (b := baselines[id(item)]) and b.commit
+                for c in item.data["candidates"][:1] if answers.get((b.commit, c)) and not answers.get(("HEAD", c))}
+        parallel(lambda q: history.removal(q[0] + ("/" if answers.get((q[1], q[0])) == "tree" else ""), q[1]), sorted(gone))
+        # Paths that did not exist when the memory was written either: whether one was created and deleted
+        # since, asked side by side as well (a bare file name is first looked for at the baseline).
+        if not _unknown_past(checker):
+            never = {(c, b.commit) for item in items if item.ref.strong and (b := baselines[id(item)]) and b.commit
+                     and all((b.commit, c) in answers for c in item.data["candidates"])
+                     and not any(answers[(b.commit, c)] for c in item.data["candidates"])
+                     and ("/" in item.ref.target or not _FILE_NAME.match(item.ref.target))
+                     for c in item.data["candidates"]}
+            parallel(lambda q: history.deleted_after(q[0], q[1]), sorted(never))
+        for item in items:
+            baseline = baselines[id(item)]
+            candidates = item.data["candidates"]
+            what = "folder" if item.ref.target.endswith("/") else "file"
+            if baseline is None or baseline.commit is None:
+                if baseline is not None and baseline.uncommitted and item.ref.strong:
+                    checker.add(item, "unresolved-path", Severity.info,
+                                f"{what} `{item.ref.target}` does not exist (this line is not committed yet)")
+                continue
+            if not all((baseline.commit, c) in answers for c in candidates):
+                continue  # git could not answer: reported once as a history problem
+            existed = [c for c in candidates if answers[(baseline.commit, c)]]
+            if not existed:
+                existed = self._named_at_baseline(checker, item, baseline.commit)
+            if not existed:
+                self._not_at_baseline(checker, item, baseline, what)
+                continue
+            path = existed[0]
+            if answers.get((baseline.commit, path)) == "tree" and not path.endswith("/"):
+                path += "/"
+                what = "folder"
+            if answers.get(("HEAD", path.rstrip("/"))):
+                moved = _moved_in_worktree(checker, path) if what == "file" else None
+                if moved:
+                    new = PurePosixPath(moved).name if "/" not in item.ref.target else _respell(item.ref.target, path, moved)
+                    checker.add(item, "moved-path", Severity.error,
+                                f"`{item.ref.target}` was moved to `{new}` in the working tree (not committed yet)",
+                                fix=ReplaceRefFix(old=item.ref.target, new=new))
+                else:
+                    checker.add(item, "stale-path", Severity.error,
+                                f"{what} `{item.ref.target}` was deleted in the working tree (not committed yet)")
+                continue
+            self._gone(checker, item, path, baseline, what)
+
+    @staticmethod
+    def _named_at_baseline(checker: StalenessChecker, item: Pending, commit: str) -> list[str]:
+        """A bare file name (`ajv-provider.ts`) found nowhere today: the files of that name the tree held
+        when the memory was written, nearest to the memory's folder first (what the name meant then)."""
+        name = item.ref.target
+        if "/" in name or not _FILE_NAME.match(name):
+            return []
+        paths = checker.history.paths_named(commit, name) or []
+        base = item.base or ""
+        return sorted(paths, key=lambda p: (not p.startswith(base), p.count("/"), p))[:3]
+
+    def _gone(self, checker: StalenessChecker, item: Pending, path: str, baseline: Baseline, what: str) -> None:
+        history, index = checker.history, checker.index
+        target = item.ref.target
+        bare = "/" not in target.rstrip("/")
+        removal = history.removal(path, baseline.commit or "")
+        moved, since = (removal.moved_to, removal.commit.sha) if removal else (None, "")
+        # A bare name (`ajv-provider.ts`) stayed true while the file kept its name: the commit that made
+        # it false is the first of the chain that renamed or deleted it, not a move of its folder.
+        decisive = removal
+        for _ in range(5):  # follow a chain of renames to a place that exists now
+            if bare and decisive is not None and moved and PurePosixPath(moved).name == PurePosixPath(path).name:
+                decisive = None
+            if not moved or index.exists(moved):
+                break
+            later = history.removal(moved, since)
+            if decisive is None:
+                decisive = later
+            if later is None or not later.moved_to:
+                moved = None
+                break
+            moved, since = later.moved_to, later.commit.sha
+        removal = decisive or removal
+        when = f" in {removal.commit.describe()}" if removal else " after this memory was written"
+        if moved and index.exists(moved):
+            new = PurePosixPath(moved).name if bare else _respell(target, path, moved)
+            checker.add(item, "moved-path", Severity.error, f"`{target}` was moved to `{new}`{when}",
+                        fix=ReplaceRefFix(old=target, new=new), commit=removal.commit if removal else None)
+            return
+        if removal and what == "file":
+            copy = _same_content(checker, path, removal.commit.sha)
+            if copy:
+                new = _respell(target, path, copy)
+                checker.add(item, "moved-path", Severity.error,
+                            f"`{target}` was deleted{when}; the same content is now at `{new}`",
+                            fix=ReplaceRefFix(old=target, new=new), commit=removal.commit)
+                return
+        checker.add(item, "stale-path", Severity.error, f"{what} `{target}` was deleted{when}",
+                    commit=removal.commit if removal else None)
+
+    def _not_at_baseline(self, checker: StalenessChecker, item: Pending, baseline: Baseline, what: str) -> None:
+        if not item.ref.strong or _unknown_past(checker):
+            return
+        for candidate in item.data["candidates"]:
+            deleted = checker.history.deleted_after(candidate, baseline.commit or "")
+            if deleted:
+                checker.add(item, "stale-path", Severity.warning,
+                            f"{what} `{item.ref.target}` was deleted in {deleted.describe()} (it was created after "
+                            f"this memory was {baseline.how})", commit=deleted)
+                return
+        checker.add(item, "unresolved-path", Severity.info,
+                    f"{what} `{item.ref.target}` does not exist, and did not when this memory was {baseline.how}")
+
+    def _without_git(self, checker: StalenessChecker, item: Pending) -> None:
+        """No history: a missing file that exists elsewhere under the same name probably moved."""
+        if not item.ref.strong:
+            return
+        target = item.ref.target
+        what = "folder" if target.endswith("/") else "file"
+        name = PurePosixPath(target).name
+        elsewhere = checker.index.by_name.get(name, []) if "." in name else []
+        if len(elsewhere) == 1:
+            checker.add(item, "moved-path", Severity.warning,
+                        f"`{target}` does not exist; `{elsewhere[0]}` has the same name (moved?)",
+                        fix=ReplaceRefFix(old=target, new=elsewhere[0]))
+        else:
+            checker.add(item, "missing-path", Severity.warning, f"{what} `{target}` does not exist")
+
+
+def _respell(target: str, old: str, new: str) -> str:
+    """The new place spelt as the memory spelt the old one (relative to the same folder when it was)."""
+    old_clean, new_clean = old.rstrip("/"), new.rstrip("/")
+    spelled = target.rstrip("/")
+    suffix = "/" if target.endswith("/") or new.endswith("/") else ""
+    if old_clean.endswith("/" + spelled) and old_clean != spelled:
+        prefix = old_clean[: -len(spelled) - 1]
+        if new_clean.startswith(prefix + "/"):
+            return new_clean[len(prefix) + 1 :] + suffix
+    return new_clean + suffix
+
+
+def _moved_in_worktree(checker: StalenessChecker, path: str) -> str | None:
+    """Where a file deleted in the working tree went, when it was renamed there (not committed): the one
+    file git does not track yet, or added to the index, whose content is what HEAD holds for it."""
+    before = checker.history.read_at([("HEAD", path)]).get(("HEAD", path))
+    if before is None:
+        return None
+    same = [p for p in checker.history.new_in_worktree() if p != path and checker.index.read(p) == before]
+    return same[0] if len(same) == 1 else None
+
+
+def _same_content(checker: StalenessChecker, path: str, removal_sha: str) -> str | None:
+    """Where a deleted file went when git did not record a rename (deleted in one commit, added in
+    another): a file of the same name whose content is what the file held before its deletion."""
+    name = PurePosixPath(path).name
+    others = [p for p in checker.index.by_name.get(name, []) if p != path]
+    if not others:
+        return None
+    before = checker.history.read_at([(f"{removal_sha}^", path)]).get((f"{removal_sha}^", path))
+    if before is None:
+        return None
+    same = [p for p in others if checker.index.read(p) == before]
+    return same[0] if len(same) == 1 else None
+
+
+# -- symbols ----------------------------------------------------------------------------------------
+
+class SymbolCheck:
+    """Code symbols. A name written in text that the code still mentions (defining it, or using an
+    external API of that name) is not stale. A name the code no longer mentions at all is stale only if
+    the code *defined* it when the memory was written (a dotted name as a member of that class or
+    module); otherwise it was never the project's symbol (a tool, an option, an i18n key). A symbol
+    named in ``refs`` with its file is checked in that file."""
+
+    def now(self, checker: StalenessChecker, item: Pending) -> bool:
+        ref = item.ref
+        if not ref.file:
+            return False  # resolved in one pass over the code with the others (judge)
+        path = checker.index.resolve(ref.file, checker.base_of(item.entry))
+        if path is None:
+            return True  # the path reference reports the missing file
+        item.result.depends_on.add(path)
+        if _defined_in_file(checker, ref.target, path):
+            return True
+        if language_of(path) is None and not path.endswith((".json", ".toml")):
+            return True  # a file we cannot parse: do not guess
+        item.data["file"] = path
+        return False
+
+    def judge(self, checker: StalenessChecker, items: list[Pending]) -> None:
+        from .checker import WORD
+
+        index = checker.index
+        text = [i for i in items if not i.ref.file]
+        mentions = index.files_mentioning({i.ref.target for i in text})
+        unknown: list[Pending] = []
+        for item in text:
+            files = mentions[item.ref.target]
+            if files:
+                # Defined here or an external API used here: either way not stale while the code mentions
+                # it, so nothing is parsed; the verdict can change only when one of these files changes.
+                item.result.depends_on.update(files)
+                continue
+            # Mentioned nowhere: the verdict changes only if some code file starts to mention the name,
+            # and it is stale only if the code defined it when the memory was written.
+            item.result.depends_on.add(WORD + item.ref.target.rsplit(".", 1)[-1])
+            unknown.append(item)
+        explicit = [i for i in items if i.ref.file]
+        if not checker.history.available:
+            for item in explicit:
+                checker.add(item, "unresolved-symbol", Severity.warning,
+                            f"`{item.ref.target}` is not defined in `{item.data['file']}`")
+            return
+        self._judge_text(checker, unknown)
+        self._judge_explicit(checker, explicit)
+
+    def _judge_text(self, checker: StalenessChecker, items: list[Pending]) -> None:
+        history = checker.history
+        baselines = _baselines(checker, items)
+        by_commit: dict[str, list[Pending]] = {}
+        for item in items:
+            baseline = baselines[id(item)]
+            if baseline and baseline.commit:
+                by_commit.setdefault(baseline.commit, []).append(item)
+        commits = list(by_commit)
+        answers = parallel(lambda c: history.grep_at(c, {w for i in by_commit[c] for w in _words(i.ref.target)},
+                                                     CODE_PATHSPECS), commits)
+        for commit, found in zip(commits, answers, strict=True):
+            group = by_commit[commit]
+            if found is None:
+                continue  # git could not answer: reported as a history problem
+            wanted: dict[int, list[str]] = {}
+            for item in group:
+                parts = _words(item.ref.target)
+                files = set(found.get(parts[-1], set())) if parts else set()
+                for word in parts[:-1]:
+                    files = narrowed(files, found.get(word, set()), word)
+                wanted[id(item)] = sorted(files, key=lambda p: (item.ref.target.rsplit(".", 1)[-1].lower() not in p.lower(), p))[:_MAX_FILES_PER_SYMBOL]
+            symbols = _symbols_at(checker, commit, {p for files in wanted.values() for p in files})
+            defined: list[tuple[Pending, list[str]]] = []
+            for item in group:
+                defining = [p for p in wanted[id(item)] if p in symbols
+                            and qualified_definition(symbols[p], item.ref.target, p) is not None]
+                near = item.ref.near
+                if not defining and near:
+                    # "see `x` in `src/a.py`": the memory placed the name in a file that held it then.
+                    base = checker.base_of(item.entry)
+                    defining = [p for p in wanted[id(item)] if p in checker.index.candidates(near, base)]
+                if defining:  # else never the project's symbol when the memory was written: an external name
+                    defined.append((item, defining))
+            changes = parallel(lambda pair, at=commit: history.word_change(pair[0].ref.target.rsplit(".", 1)[-1], at, pair[1]),
+                               defined)
+            for (item, defining), change in zip(defined, changes, strict=True):
+                last = item.ref.target.rsplit(".", 1)[-1]
+                baseline = baselines[id(item)]
+                when = _removed_when(checker, last, defining, change)
+                checker.add(item, "stale-symbol", Severity.error,
+                            f"`{item.ref.target}` is no longer defined anywhere in the code ({when}; it was in "
+                            f"`{defining[0]}` when this memory was {baseline.how if baseline else 'written'})", commit=change)
+
+    def _judge_explicit(self, checker: StalenessChecker, items: list[Pending]) -> None:
+        history = checker.history
+        baselines = _baselines(checker, items)
+        blobs = history.read_at([(b.commit, i.data["file"]) for i in items if (b := baselines[id(i)]) and b.commit])
+
+        def defined_then(item: Pending) -> str | None:
+            """The baseline commit when the file named the symbol then (the memory was true), else None."""
+            baseline = baselines[id(item)]
+            if baseline is None or not baseline.commit:
+                return None
+            then = blobs.get((baseline.commit, item.data["file"]))
+            return baseline.commit if then is not None and _defined_in_bytes(item.data["file"], then, item.ref.target) else None
+
+        commits = [defined_then(item) for item in items]
+        changes = parallel(lambda pair: history.word_change(pair[0].ref.target.rsplit(".", 1)[-1], pair[1], [pair[0].data["file"]])
+                           if pair[1] else None, list(zip(items, commits, strict=True)))
+        for item, commit, change in zip(items, commits, changes, strict=True):
+            path, target = item.data["file"], item.ref.target
+            baseline = baselines[id(item)]
+            if commit:
+                last = target.rsplit(".", 1)[-1]
+                elsewhere = [p for p in checker.index.where_defined(target) if p != path]
+                where = f"; it is now defined in `{elsewhere[0]}`" if elsewhere else ""
+                checker.add(item, "stale-symbol", Severity.error,
+                            f"`{target}` is no longer defined in `{path}` ({_removed_when(checker, last, [path], change)}{where})",
+                            commit=change)
+                continue
+            if baseline is None or baseline.commit is None or (baseline.commit, path) in blobs or not _unknown_past(checker):
+                checker.add(item, "unresolved-symbol", Severity.info if baseline and baseline.commit else Severity.warning,
+                            f"`{target}` is not defined in `{path}`"
+                            + (f", and was not when this memory was {baseline.how}" if baseline and baseline.commit else ""))
+
+
+def _words(target: str) -> list[str]:
+    return [w for w in re.split(r"[.]", target) if w]
+
+
+def _symbols_at(checker: StalenessChecker, commit: str, paths: set[str]) -> dict[str, FileSymbols]:
+    """The symbols of files as they were at ``commit``: parsed once per checker (a commit never changes;
+    an editor's checker asks again after every save of a file whose name went missing)."""
+    parsed = checker.parsed_at
+    missing = [p for p in sorted(paths) if (commit, p) not in parsed]
+    if missing:
+        blobs = checker.history.read_at([(commit, p) for p in missing])
+        for (c, p), data in blobs.items():
+            if data is not None:
+                parsed[(c, p)] = file_symbols(p, data)
+    return {p: parsed[(commit, p)] for p in paths if (commit, p) in parsed}
+
+
+def _defined_in_file(checker: StalenessChecker, symbol: str, path: str) -> bool:
+    if checker.index.verified_fingerprint(path, symbol) is not None:
+        return True  # verified there, and the file has not changed since
+    if path.endswith((".json", ".toml")):
+        return checker.fingerprints.config_value(path, symbol) is not None
+    return checker.index.defined_in(symbol, path) is not None
+
+
+def _defined_in_bytes(path: str, data: bytes, symbol: str) -> bool:
+    if path.endswith((".json", ".toml")):
+        from ...refs.fingerprint import _config_value
+
+        return _config_value(path, data, symbol) is not None
+    return qualified_definition(file_symbols(path, data), symbol, path) is not None
+
+
+def _removed_when(checker: StalenessChecker, word: str, paths: list[str], change: Any) -> str:
+    """How a finding names the removal of a name: the commit, or the uncommitted changes."""
+    history = checker.history
+    if any(p in history.dirty() for p in paths) and history.in_head(word, tuple(paths)):
+        return "removed in uncommitted changes" + (f"; last changed in {change.describe()}" if change else "")
+    return f"removed in {change.describe()}" if change else "removed after this memory was written"
+
+
+# -- scripts, make targets, just recipes, console scripts --------------------------------------------
+
+_NOUNS = {"script": ("stale-script", "script"), "make": ("stale-make-target", "make target"),
+          "just": ("stale-just-recipe", "just recipe"), "console": ("stale-console-script", "console script")}
+
+
+class ManifestNameCheck:
+    """A name a manifest defines: package.json scripts, make targets, just recipes, pyproject scripts.
+    Looked up in the manifests in scope (the folder a command runs in, the workspace package it
+    targets, the instruction file's folder, up to the root); names that are dependencies' executables,
+    runner built-ins or well-known tools are not the project's; a manifest with names that cannot be
+    known statically (includes we cannot read, ``$(VAR)`` targets) is not judged."""
+
+    def now(self, checker: StalenessChecker, item: Pending) -> bool:
+        ref, index = item.ref, checker.index
+        name = ref.target
+        if ref.package == "*":
+            return True  # a recursive run: any package may define it, or none (pnpm -r skips those)
+        if ref.scope and not index.exists(ref.scope):
+            return True  # `cd gone && npm run lint`: the missing folder is the finding, not its scripts
+        folder = item.base
+        if ref.package:
+            found = index.package_folder(ref.package)
+            if found is None:
+                return True  # a package this checker cannot place: do not guess
+            folder = found
+        manifests = index.manifests_in_scope(ref.kind, folder)
+        if not manifests:
+            return True
+        item.result.depends_on.update(m.path for m in manifests)
+        if any(m.defines(name) for m in manifests):
+            return True
+        if ref.kind in ("script", "console"):
+            builtins = {"pnpm": PNPM_BUILTINS, "yarn": YARN_BUILTINS, "bun": BUN_BUILTINS}.get(ref.runner or "", frozenset())
+            if name in builtins or name in WELL_KNOWN_TOOLS or name in index.binaries(folder) \
+                    or name.split(":")[0] in index.binaries(folder):
+                return True  # `pnpm vitest`, `uv run pytest`: a dependency's executable
+        if any(m.dynamic for m in manifests):
+            return True
+        # Defined by another package of the workspace: the memory may mean that one, unless the manifest
+        # in scope defined it when the memory was written (judged below).
+        item.data["elsewhere"] = [] if ref.package else \
+            [m.path for m in index.all_manifests(ref.kind) if m.defines(name)]
+        item.data["manifests"] = [m.path for m in manifests]
+        return False
+
+    def judge(self, checker: StalenessChecker, items: list[Pending]) -> None:
+        history = checker.history
+        baselines = _baselines(checker, items)
+        blobs = history.read_at([(b.commit, path) for item in items if (b := baselines[id(item)]) and b.commit
+                                 for path in item.data["manifests"]])
+        for item in items:
+            kind, noun = _NOUNS[item.ref.kind]
+            name = item.ref.target
+            baseline = baselines[id(item)]
+            label = f'{noun} "{name}"'
+            if baseline is None or baseline.commit is None:
+                if item.ref.strong and not history.available and item.ref.kind in ("script", "make", "just"):
+                    checker.add(item, kind, Severity.warning, f"{label} is not defined in {item.data['manifests'][0]}")
+                continue
+            defined_then = None
+            for path in item.data["manifests"]:
+                data = blobs.get((baseline.commit, path))
+                manifest = parse_manifest(path, data) if data is not None else None
+                if manifest is not None and manifest.defines(name):
+                    defined_then = path
+                    break
+            elsewhere = item.data["elsewhere"]
+            if defined_then:
+                needle = f'"{name}"' if defined_then.endswith("package.json") else name
+                change = history.word_change(needle, baseline.commit, [defined_then])
+                when = f"removed in {change.describe()}" if change else "removed after this memory was written"
+                if elsewhere:
+                    # Gone from where the memory runs it, but another package has one of that name:
+                    # perhaps what the memory means now; a warning, not a proof.
+                    checker.add(item, kind, Severity.warning,
+                                f"{label} is not defined in {defined_then} any more ({when}); "
+                                f"`{elsewhere[0]}` defines one", commit=change)
+                else:
+                    checker.add(item, kind, Severity.error, f"{label} is not defined in {defined_then} ({when})",
+                                commit=change)
+            elif elsewhere:
+                continue  # never this manifest's: the memory may mean the other package's
+            elif item.ref.strong and item.ref.kind != "console" and not _unknown_past(checker):
+                checker.add(item, "unresolved-" + kind.split("-", 1)[1], Severity.info,
+                            f"{label} is not defined in {item.data['manifests'][0]}, and was not when this memory "
+                            f"was {baseline.how}")
+
+
+# -- python modules -------------------------------------------------------------------------------
+
+class ModuleCheck:
+    """``python -m pkg.mod``: a module of a local package (``pkg/`` or ``src/pkg/``)."""
+
+    def now(self, checker: StalenessChecker, item: Pending) -> bool:
+        index = checker.index
+        parts = item.ref.target.split(".")
+        roots = [f"{item.base}/" if item.base else "", *([] if not item.base else [""]), "src/"]
+        for root in roots:
+            stem = root + "/".join(parts)
+            for candidate in (stem + ".py", stem + "/__init__.py", stem + "/__main__.py"):
+                if index.exists(candidate):
+                    item.result.depends_on.add(candidate)
+                    return True
+        local = [root + parts[0] for root in roots if index.exists(root + parts[0] + "/__init__.py")
+                 or index.exists(root + parts[0] + ".py")]
+        if not local or len(parts) == 1:
+            return True  # a module of some installed package
+        item.result.depends_on.add(local[0])
+        stem = f"{local[0]}/{'/'.join(parts[1:])}"
+        item.data["candidates"] = [stem + ".py", stem + "/__main__.py", stem + "/__init__.py"]
+        return False
+
+    def judge(self, checker: StalenessChecker, items: list[Pending]) -> None:
+        history = checker.history
+        baselines = _baselines(checker, items)
+        answers = history.exists_at([(b.commit, c) for i in items if (b := baselines[id(i)]) and b.commit
+                                     for c in i.data["candidates"]])
+        for item in items:
+            baseline = baselines[id(item)]
+            if baseline is None or baseline.commit is None:
+                if not history.available:
+                    checker.add(item, "stale-module", Severity.warning,
+                                f"module `{item.ref.target}` does not exist in its local package")
+                continue
+            existed = [c for c in item.data["candidates"] if answers.get((baseline.commit, c))]
+            if existed:
+                removal = history.removal(existed[0], baseline.commit)
+                when = f" in {removal.commit.describe()}" if removal else ""
+                checker.add(item, "stale-module", Severity.error, f"module `{item.ref.target}` was deleted{when}",
+                            commit=removal.commit if removal else None)
+            elif not _unknown_past(checker):
+                checker.add(item, "unresolved-module", Severity.info,
+                            f"module `{item.ref.target}` does not exist, and did not when this memory was {baseline.how}")
+
+
+# -- package manager ------------------------------------------------------------------------------
+
+class PackageManagerCheck:
+    """"Use pnpm" against the ``packageManager`` field and the lockfiles: an error when the memory
+    matched the repository when it was written, a warning when it never did."""
+
+    def now(self, checker: StalenessChecker, item: Pending) -> bool:
+        index = checker.index
+        declared, locks = index.package_managers(item.base)
+        manifest = index.package_json(item.base)
+        if manifest is None and not locks:
+            return True
+        if manifest is not None:
+            item.result.depends_on.add(manifest.path)
+        item.result.depends_on.update(locks.values())
+        evidence = ({declared} if declared else set()) | set(locks)
+        if not evidence or item.ref.target in evidence:
+            return True
+        actual = declared or sorted(locks)[0]
+        why = f'packageManager is "{declared}"' if declared else f"the lockfile is {locks[actual]}"
+        item.data.update(actual=actual, why=why, manifest=manifest.path if manifest else None)
+        return False
+
+    def judge(self, checker: StalenessChecker, items: list[Pending]) -> None:
+        from ...refs.index import LOCKFILES
+
+        history = checker.history
+        baselines = _baselines(checker, items)
+        for item in items:
+            baseline = baselines[id(item)]
+            message = f"memory says to use {item.ref.target}, but this repository uses {item.data['actual']} ({item.data['why']})"
+            fix = ReplaceTextFix(old=item.ref.target, new=item.data["actual"])
+            severity = Severity.error
+            if baseline is not None and baseline.commit:
+                folder = item.data["manifest"].rsplit("/", 1)[0] + "/" if item.data["manifest"] and "/" in item.data["manifest"] else ""
+                paths = [folder + name for name in LOCKFILES] + ([item.data["manifest"]] if item.data["manifest"] else [])
+                then = history.exists_at([(baseline.commit, p) for p in paths])
+                managers = {LOCKFILES[p.rsplit("/", 1)[-1]] for (c, p), kind in then.items() if kind and p.rsplit("/", 1)[-1] in LOCKFILES}
+                if then and item.ref.target not in managers and managers:
+                    severity = Severity.warning
+                    message += f"; it already did when this memory was {baseline.how}"
+            checker.add(item, "stale-package-manager", severity, message, fix=fix)
+
+
+# -- stated versions ------------------------------------------------------------------------------
+
+_MAX_VERSION_COMMITS = 300  # commits to a manifest since the memory was written, read to date a change
+
+
+class VersionCheck:
+    """"Go 1.24", "Node 20", "Python 3.11": compared with what the project declares (go.mod, .nvmrc,
+    engines, .python-version, requires-python, rust-toolchain, rust-version). A warning when the
+    declaration matched the memory at its baseline and says something else now."""
+
+    def now(self, checker: StalenessChecker, item: Pending) -> bool:
+        tool, _, stated = item.ref.target.partition("@")
+        declared = declared_version(tool, item.base, checker.index.nearest, checker.index.read)
+        if declared is None:
+            return True
+        path, value = declared
+        item.result.depends_on.add(path)
+        if version_matches(stated, value):
+            return True
+        item.data.update(tool=tool, stated=stated, path=path, now=value)
+        return False
+
+    def judge(self, checker: StalenessChecker, items: list[Pending]) -> None:
+        history = checker.history
+        baselines = _baselines(checker, items)
+        for item in items:
+            baseline = baselines[id(item)]
+            if baseline is None or baseline.commit is None:
+                continue
+            commit = baseline.commit
+
+            def read_then(path: str, commit: str = commit) -> bytes | None:
+                return history.read_at([(commit, path)]).get((commit, path))
+
+            def nearest_then(names: tuple[str, ...], base: str, commit: str = commit) -> str | None:
+                for folder in folders_up(base):
+                    paths = [f"{folder}/{name}" if folder else name for name in names]
+                    found = history.exists_at([(commit, p) for p in paths])
+                    hit = next((p for p in paths if found.get((commit, p)) == "blob"), None)
+                    if hit:
+                        return hit
+                return None
+
+            then = declared_version(item.data["tool"], item.base, nearest_then, read_then)
+            if then is None or not version_matches(item.data["stated"], then[1]):
+                continue  # the memory did not match the project even then: not a drift we can prove
+            change = _version_change(checker, item, commit)
+            checker.add(item, "stale-version", Severity.warning,
+                        f"{item.data['tool']} {item.data['stated']}: `{item.data['path']}` now says {item.data['now']} "
+                        + (f"(changed in {change.describe()}; " if change else "(")
+                        + f"it said {then[1]} when this memory was {baseline.how})", commit=change)
+
+
+def _version_change(checker: StalenessChecker, item: Pending, since: str) -> Any:
+    """The first commit after ``since`` whose declaration (in the file that declares it now) no longer
+    matches the memory; ``None`` when git cannot say (the file moved, history too long)."""
+    history, path = checker.history, item.data["path"]
+    log = history._log(since, [path])
+    if not log or len(log) > _MAX_VERSION_COMMITS:
+        return None
+    commits = [c for c, _ in reversed(log)]  # oldest first
+    contents = history.read_at([(c.sha, path) for c in commits])
+    for c in commits:
+        data = contents.get((c.sha, path))
+        if data is None:
+            return None
+        declared = declared_version(item.data["tool"], item.base, lambda names, base: path if PurePosixPath(path).name in names else None,
+                                    lambda p, data=data: data if p == path else None)
+        if declared is not None and not version_matches(item.data["stated"], declared[1]):
+            return c
+    return None
+
+
+CHECKS: dict[str, Any] = {
+    "path": PathCheck(),
+    "symbol": SymbolCheck(),
+    "script": ManifestNameCheck(),
+    "make": ManifestNameCheck(),
+    "just": ManifestNameCheck(),
+    "console": ManifestNameCheck(),
+    "module": ModuleCheck(),
+    "package-manager": PackageManagerCheck(),
+    "version": VersionCheck(),
+}
+
+
+# -- checks of a whole entry, after its references ---------------------------------------------------
+
+def changed_since_verified(checker: StalenessChecker, entry: Entry, result: EntryResult) -> None:
+    """What a memory is about (a symbol's body, a script's command, a config key) changed since it was
+    verified (warning) or, for an instruction line never verified, since it was written (info)."""
+    base = checker.base_of(entry)
+    baseline = checker.verified_baseline(entry)
+    if baseline is None:
+        baseline = checker.fingerprints.blame_baseline(entry, checker.references(entry), base)
+    if baseline is None:
+        return
+    since, recorded = baseline
+    gone = {f.ref for f in result.findings}
+    for ref in checker.references(entry):
+        if ref.label() in gone or ref.label() not in recorded:
+            continue
+        current = checker.fingerprints.fingerprint(ref, checker.base_of(entry, ref))
+        if current is not None and current != recorded[ref.label()]:
+            # An explicit verification is a promise someone checked; a blame baseline is a guess.
+            severity = Severity.warning if since.startswith("verified") else Severity.info
+            result.findings.append(Finding(
+                kind="changed-since-verified", severity=severity, source=entry.location.path,
+                line=checker.baselines.line_of(entry, ref.line), entry=entry.id, ref=ref.label(),
+                message=f"`{ref.label()}` changed since this memory was {since}", fix=VerifyFix(entry=entry.id)))
+
+
+_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)+|\d{2,})(?![\w])")
+_CONFIG_SUFFIXES = (".toml", ".json", ".jsonc", ".yaml", ".yml", ".ini", ".cfg", ".conf", ".properties", ".editorconfig",
+                    ".nvmrc", ".node-version", ".python-version", ".tool-versions", ".env.example")
+
+
+def _is_config(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return name.endswith(_CONFIG_SUFFIXES) or name in ("Dockerfile", ".editorconfig", ".nvmrc", ".python-version",
+                                                       ".tool-versions", ".node-version")
+
+
+def stated_values(checker: StalenessChecker, entry: Entry, result: EntryResult) -> None:
+    """Numbers a memory states ("line length is 100", "Node 20.11") that the configuration file it
+    references held when the memory was written or verified, and holds no more."""
+    numbers = set(_NUMBER.findall(entry.content))
+    # Runtime versions are the version check's ("Node 20" against .nvmrc): one finding, not two.
+    numbers -= {r.target.split("@", 1)[1] for r in checker.references(entry) if r.kind == "version"}
+    if not numbers or not checker.history.available:
+        return
+    files = []
+    for ref in checker.references(entry):
+        if ref.kind == "path":
+            path = checker.index.resolve(ref.target, checker.base_of(entry, ref))
+            if path and not path.endswith("/") and _is_config(path):
+                files.append((ref, path))
+    if not files:
+        return
+    baseline = checker.baselines.of_entry(entry)
+    if baseline is None or baseline.commit is None:
+        return
+    olds = checker.history.read_at([(baseline.commit, path) for _, path in files])
+    for ref, path in files:
+        old, new = olds.get((baseline.commit, path)), checker.index.read(path)
+        if old is None or new is None:
+            continue
+        for number in sorted(numbers):
+            word = re.compile(rb"(?<![\w.])" + re.escape(number.encode()) + rb"(?![\w.])")
+            if word.search(old) and not word.search(new):
+                result.findings.append(Finding(
+                    kind="stale-value", severity=Severity.warning, source=entry.location.path,
+                    line=checker.baselines.line_of(entry, ref.line), entry=entry.id, ref=ref.label(),
+                    message=f"`{path}` no longer contains {number}, as it did when this memory was {baseline.how}"))
+
+
+def post_checks() -> list[Callable[[StalenessChecker, Entry, EntryResult], None]]:
+    return [changed_since_verified, stated_values]

@@ -1,0 +1,107 @@
+"""Answers every surface gives the same way: the memory's size and state (``status``), the journal's
+rows (``log``), where an entry came from (``merged_from``), and what is waiting for review. The CLI,
+the language server and the MCP server render these; none computes them itself."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..core.model import Entry, Finding, Severity
+from ..store import Journal, Record, Store
+from ..workspace import Workspace
+
+
+def memory_tokens(store: Store, known: dict[str, int] | None = None) -> dict[str, int]:
+    """What the memory costs an agent that reads it, in tokens (cl100k), by scope: ``entries`` (entry and
+    MIF files, live; a compressed entry as its summary — what compaction manages and the index budget
+    is about) and ``instructions`` (instruction-file bullets and paragraphs, which agents load as well).
+    ``known``: counts by text, kept by a caller that asks again after a few texts changed (the language
+    server after a save); the texts it lacks are counted and added."""
+    return tokens_of(store.live(), known)
+
+
+def tokens_of(entries: list[Entry], known: dict[str, int] | None = None) -> dict[str, int]:
+    """:func:`memory_tokens` of some entries (whether live or not: the caller's choice)."""
+    from ..infra.tokens import count_each
+
+    counted = [(e.format == "instruction", e.content if e.format == "instruction" else e.summary or e.content)
+               for e in entries]
+    counts = count_each((text for _, text in counted), known=known)
+    scopes = {"entries": 0, "instructions": 0}
+    for instruction, text in counted:
+        scopes["instructions" if instruction else "entries"] += counts[text]
+    return scopes
+
+
+def describe_tokens(tokens: dict[str, int]) -> str:
+    """The one way token figures are said: "296 tokens in entries, 365 in instruction files"."""
+    return f"{tokens['entries']} tokens in entries, {tokens['instructions']} in instruction files"
+
+
+def status(ws: Workspace, store: Store, records: list[Record]) -> dict[str, Any]:
+    """Where memory lives, how much there is, in which formats and categories, its size, its problems,
+    and the context figures (:func:`.context.store_status`: tokens against the budget, stale memories,
+    the last compaction, the auto-compaction threshold)."""
+    from ..analysis.context import store_status
+
+    live = store.live()
+    files: Counter[str] = Counter()
+    for fmt in ("entry", "mif", "instruction"):
+        files[fmt] = len({e.location.path for e in store.entries if e.format == fmt})
+    severities = Counter(f.severity.value for f in store.findings)
+    return {
+        "root": str(ws.root),
+        "store": ws.rel(ws.store),
+        "entries": len(store.entries),
+        "live": len(live),
+        "files": dict(files),
+        "by_format": dict(Counter(e.format for e in live)),
+        "by_category": dict(Counter(e.category for e in live).most_common()),
+        "tokens": memory_tokens(store),
+        "findings": {"error": severities["error"], "warning": severities["warning"], "info": severities["info"]},
+        "operations": len(records),
+        "context": store_status(ws, store),
+    }
+
+
+def merged_from(store: Store, entry: Entry) -> list[str]:
+    """The entries this one stands for: those merged into it and those it was fused or consolidated from."""
+    return sorted({e.id for e in store.entries if e.merged_into == entry.id} | set(entry.source_entries))
+
+
+def log_rows(records: list[Record], limit: int | None = None) -> list[dict[str, Any]]:
+    """The journal's operations, newest first, each with the undo that reverses it (if one does)."""
+    from ..analysis.compaction.plan import default_stage  # noqa: PLC0415
+
+    undone = Journal.undone_by(records)
+    shown = list(reversed(records))[: limit if limit is not None else len(records)]
+    # A record written before stages were kept says so by its op alone.
+    return [{**r.summary(), "stage": r.stage or default_stage(r.op), "undone_by": undone.get(r.id)} for r in shown]
+
+
+@dataclass
+class ReviewQueue:
+    """What waits for a person: stale memories (found now, or marked earlier) and conflicts."""
+
+    stale: list[tuple[Entry, list[Finding]]] = field(default_factory=list)
+    conflicts: list[dict[str, Any]] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.stale or self.conflicts)
+
+
+def review_queue(store: Store, findings: list[Finding], conflicts: list[dict[str, Any]]) -> ReviewQueue:
+    """The review queue from staleness findings (warnings and errors) and memories marked stale, then the
+    conflicts compaction found."""
+    by_entry: dict[str, list[Finding]] = {}
+    for finding in findings:
+        if finding.severity != Severity.info and finding.entry:
+            by_entry.setdefault(finding.entry, []).append(finding)
+    for entry in store.live():
+        if entry.stale_reason and entry.id not in by_entry:
+            by_entry[entry.id] = [Finding(kind="marked-stale", severity=Severity.warning, message=entry.stale_reason,
+                                          source=entry.location.path, line=entry.location.start_line, entry=entry.id)]
+    ids = store.by_id()
+    return ReviewQueue(stale=[(ids[i], found) for i, found in by_entry.items() if i in ids], conflicts=conflicts)

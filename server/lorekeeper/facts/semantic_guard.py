@@ -1,0 +1,172 @@
+"""When the embedding may vouch for two texts the verifier calls different: the guard.
+
+Cosine similarity cannot tell "max line length is 100" from "... is 120" (~0.99), nor "Staging uses
+cert-manager" from "Production uses cert-manager". The verifier (:mod:`..compaction.verify`) decides
+first: "same" merges, "conflict" is reported, never merged. For "different", the embedding may vouch for
+the *wording* — voice, clause order, synonyms, a nominalisation — but never for a differing name:
+
+- every literal, code word, number, version, path, e-mail, known tool and proper name of one text must
+  appear in the other, or one side must only add some (the keeper is then the side that adds them, and
+  it must be the newer one: an older text with more is an update that dropped something);
+- no pair of opposite words ("enabled" / "disabled");
+- the same polarity, counting prohibitions ("forbidden", "banned") as negations; a negation on one
+  side only is accepted when it is about things the other text does not mention ("use pnpm" / "use
+  pnpm, not npm or yarn");
+- the same words in another order only as a change of voice ("X manages Y" / "Y is managed by X"),
+  never a reversal of roles ("orders calls payments" / "payments calls orders");
+- a restriction ("only", "except", "unless") on both sides or neither;
+- no word that says *which* thing ("payments module" / "billing module", "Free-tier" / "Trial").
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+
+from . import verify
+from .vocabulary import tools_in
+
+
+@dataclass(frozen=True)
+class Vouch:
+    ok: bool
+    reason: str  # why not; or, when ok, what was weighed ("the newer says more; cosine 0.57")
+    keeper: str = ""  # "a" or "b": the side whose text the merge keeps ("" when either)
+
+
+_ALNUM = re.compile(r"(?<![\w.-])(?=[\w.-]*\d)(?=[\w.-]*[A-Za-z])[A-Za-z0-9][\w.-]*[A-Za-z0-9]")
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_HEADING = re.compile(r"^\s*(?:[-*+]\s+)?\*\*[^*]+\*\*\s*:?")
+_CAPITAL = re.compile(r"(?<=[a-z0-9,;)] )[A-Z][A-Za-z]+")
+_PATHISH = re.compile(r"[\w.@{}~-]*/[\w./@{}~-]+")
+_PASSIVE = re.compile(r"\b(?:is|are|was|were|be|been|being|gets?|got)\s+(?:\w+ly\s+)?\w+(?:ed|en|wn|t)\b(?:[^.;:]|\.(?=\S)){0,60}?\bby\b",
+                      re.I)
+#: Opposites the verifier's list lacks that matter for a merge (it only ever makes the guard stricter).
+_OPPOSITES = {frozenset(p) for p in (("add", "drop"), ("automat", "manual"), ("success", "fail"), ("web", "mobil"))}
+SUBSUMED_MARGIN = 0.2
+#: Words that restrict a statement: "runs on Chromium only" is not subsumed by "runs on chromium, firefox".
+_RESTRICTION = re.compile(r"\b(?:only|exclusively|solely|except|unless|just)\b", re.I)
+PROHIBITIONS = frozenset("forbidden banned prohibited disallowed".split())
+_CLAUSE_SPLIT = re.compile(r"[,;.()—:]|\bbut\b|\band\b")
+
+
+def names(text: str) -> tuple[set[str], set[str]]:
+    """What a text names, as two sets: names that must match exactly (literals, code words,
+    alphanumerics, numbers, e-mails, paths) and names another text may write in another form (known
+    tools, capitalised words: "Alembic" starting one sentence, "alembic" inside another)."""
+    statement = verify.parse(text)
+    exact = {t.text.lower() for t in statement.tokens if t.literal and t.literal != "\x01"}
+    exact |= {(t.code or "").strip("\x03").lower() for t in statement.tokens if t.code}
+    body = _HEADING.sub(" ", text)
+    exact |= {m.lower() for m in _ALNUM.findall(body)}
+    exact |= {m.lower() for m in _EMAIL.findall(body)}
+    exact |= {m.lower().rstrip("./") for m in _PATHISH.findall(body)}
+    exact |= set(verify._RAW_NUMBER.findall(text))  # pyright: ignore[reportPrivateUsage]
+    loose = set(tools_in(text)) | {m.lower() for m in _CAPITAL.findall(body)}
+    exact.discard("")
+    return exact, loose - exact
+
+
+def _only(mine: tuple[set[str], set[str]], theirs: tuple[set[str], set[str]], other: str) -> set[str]:
+    """The names of one text the other does not write: exact names missing from its exact names,
+    loose names it does not write in any form ("SSH" / "SSH-key", "Alembic" / "alembic")."""
+    low = other.lower()
+    return (mine[0] - theirs[0]) | {n for n in mine[1] - theirs[1] - theirs[0]
+                                    if not re.search(r"\b" + re.escape(n), low)}
+
+
+def _negated(text: str) -> bool:
+    words = re.findall(r"[A-Za-z']+", text.lower())
+    return (sum(w in verify.NEGATIONS or w.endswith("n't") for w in words) + sum(w in PROHIBITIONS for w in words)) % 2 == 1
+
+
+def _negation_scope(text: str) -> set[str]:
+    """The stems a negation governs: the rest of its clause."""
+    scope: set[str] = set()
+    for clause in _CLAUSE_SPLIT.split(text):
+        low = [w.lower() for w in re.findall(r"[A-Za-z']+", clause)]
+        for i, word in enumerate(low):
+            if word in verify.NEGATIONS or word.endswith("n't") or word in PROHIBITIONS:
+                scope |= {verify._stem(w) for w in low[i + 1:] if w not in verify.FUNCTION_WORDS}  # pyright: ignore[reportPrivateUsage]
+                break
+    return scope
+
+
+@dataclass(frozen=True)
+class _Text:
+    """What the guard reads of one text (computed once per text and run)."""
+
+    statement: verify.Statement
+    names: tuple[set[str], set[str]]
+    words: frozenset[str]
+    tokens: Counter[str]
+    restricted: bool
+    negated: bool
+    passive: bool
+
+
+@lru_cache(maxsize=1 << 16)
+def _read(text: str) -> _Text:
+    statement = verify.parse(text)
+    words = frozenset(t.text for t in statement.tokens if not t.literal) - verify.CLAUSE_WORDS
+    return _Text(statement, names(text), words, Counter(t.text for t in statement.tokens),
+                 bool(_RESTRICTION.search(text)), _negated(text), bool(_PASSIVE.search(text)))
+
+
+def vouch(a: str, b: str, cosine: float, threshold: float) -> Vouch:
+    """Whether ``a`` and ``b`` (``b`` the newer) may merge as one fact in other words."""
+    ra, rb = _read(a), _read(b)
+    only_a, only_b = _only(ra.names, rb.names, b), _only(rb.names, ra.names, a)
+    sa, sb = ra.statement, rb.statement
+    wa, wb = ra.words, rb.words
+    xa, xb = wa - wb, wb - wa
+    # A text whose every word and name the other repeats ("Always use pnpm" / "Package management must
+    # use pnpm, not npm or yarn") is subsumed: the embedding of a short text says little, so it needs less.
+    subsumed = not xa and not only_a and (xb or only_b) and not ra.restricted and not rb.restricted
+    needed = threshold - SUBSUMED_MARGIN if subsumed else threshold
+    if cosine < needed and not set(verify.fact_keys(a)) & set(verify.fact_keys(b)):
+        return Vouch(False, f"not close enough ({cosine:.2f} < {needed:.2f})")
+    verdict = verify.compare(a, b)
+    if verdict.verdict == "same":
+        return Vouch(True, verdict.reason)
+    if verdict.verdict == "conflict":
+        return Vouch(False, f"a conflict: {verdict.reason}")
+    if only_a and only_b:
+        return Vouch(False, f"each names something the other does not ({sorted(only_a)[0]} / {sorted(only_b)[0]})")
+    if ra.restricted != rb.restricted:
+        return Vouch(False, "one text restricts what the other does not (only, except, unless)")
+    antonyms = verify.antonyms()
+    if any((x, y) in antonyms for x in xa for y in xb):
+        return Vouch(False, "opposite words")
+    if ra.negated != rb.negated:
+        negated, other = (a, wb) if ra.negated else (b, wa)
+        if _negation_scope(negated) & other:
+            return Vouch(False, "one negates what the other states")
+    if ra.tokens == rb.tokens and ra.passive == rb.passive:
+        return Vouch(False, "the same words in other roles")
+    if only_a:
+        return Vouch(False, f"the newer text drops {sorted(only_a)[0]}: an update, not the same fact")
+    if only_b and xa:
+        return Vouch(False, f"the newer text names {sorted(only_b)[0]} in other words: another fact")
+    kinds = _modified(sa, xa) & _modified(sb, xb)
+    if kinds or any(frozenset((x, y)) in _OPPOSITES for x in xa for y in xb):
+        return Vouch(False, f"another thing of the same kind ({', '.join(sorted(xa))} / {', '.join(sorted(xb))})")
+    if (only_b or xb) and not xa:
+        return Vouch(True, f"the newer says more; cosine {cosine:.2f}", "b")
+    if xa and not xb:
+        return Vouch(True, f"the older says more; cosine {cosine:.2f}", "a")
+    return Vouch(True, f"cosine {cosine:.2f}")
+
+
+def _modified(statement: verify.Statement, words: frozenset[str]) -> set[str]:
+    """The plain words that one of ``words`` modifies, written right before it ("payments module",
+    "web client", "Free-tier workspaces"): such a word says *which* thing, not how it is said."""
+    tokens = statement.tokens
+    found: set[str] = set()
+    for token, nxt in zip(tokens, tokens[1:], strict=False):
+        if token.text in words and not token.literal and not nxt.literal and not nxt.code \
+                and nxt.text not in words and nxt.after == (token.shown or token.text).lower():
+            found.add(nxt.text)
+    return found

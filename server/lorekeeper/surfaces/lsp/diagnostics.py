@@ -1,0 +1,201 @@
+# pyright: standard
+"""Diagnostics: every finding of every memory file, pushed as soon as a folder is opened, and pushed again
+(only for the entries that depend on it) when a file changes on disk."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections import defaultdict
+from typing import Any
+
+from lsprotocol import types
+from pydantic import BaseModel, ConfigDict
+
+from ...core.kinds import docs_url
+from ...core.model import Entry, Finding, Fix, Severity
+from ...infra.safeio import read_text
+from ...store.positions import finding_span
+from .server import LoreServer
+
+log = logging.getLogger("lorekeeper.lsp")
+
+SEVERITY = {Severity.error: types.DiagnosticSeverity.Error, Severity.warning: types.DiagnosticSeverity.Warning,
+            Severity.info: types.DiagnosticSeverity.Information}
+
+
+class DiagnosticData(BaseModel):
+    """What a diagnostic carries for the code actions built from it (as the client sends it back):
+    the finding's kind, entry and reference, its typed fix, and whether the entry's file may be
+    rewritten (instruction files keep their text). Anything else a client sends is ignored."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    kind: str
+    entry: str | None = None
+    ref: str | None = None
+    fix: Fix | None = None
+    editable: bool = False
+
+    @classmethod
+    def of(cls, finding: Finding, entry: Entry | None) -> DiagnosticData:
+        """The data a finding's diagnostic carries (``entry``: the entry it is about, if known)."""
+        return cls(kind=finding.kind, entry=finding.entry, ref=finding.ref, fix=finding.fix,
+                   editable=entry is not None and entry.format != "instruction")
+
+
+def to_diagnostic(server: LoreServer, finding: Finding, lines: list[str]) -> types.Diagnostic:
+    assert server.ws is not None
+    entry = server.entry_by_id(finding.entry)
+    if entry is not None and entry.location.path != finding.source:
+        entry = None
+    start_line, start_char, end_line, end_char = finding_span(server.ws.root, finding, entry, lines)
+    if entry is not None and finding.ref and not finding.field:
+        narrow = ref_span(lines, (start_line, start_char, end_line, end_char), finding.ref)
+        if narrow is not None:  # the squiggle on the stale reference, not on the whole bullet
+            start_line, start_char, end_line, end_char = narrow
+    related = [
+        types.DiagnosticRelatedInformation(
+            location=types.Location(uri=server.uri(r["source"]),
+                                    range=types.Range(start=types.Position(line=max(0, int(r["line"]) - 1), character=0),
+                                                      end=types.Position(line=max(0, int(r["line"]) - 1), character=0))),
+            message=str(r.get("message", "")))
+        for r in finding.related or []
+    ]
+    data = DiagnosticData.of(finding, entry)
+    href = docs_url(finding.kind, server.settings.docsUrl)
+    return types.Diagnostic(
+        range=types.Range(start=types.Position(line=start_line, character=start_char),
+                          end=types.Position(line=end_line, character=end_char)),
+        message=(f"{entry_label(entry)}: " if entry is not None and entry.format == "entry" else "")
+                + short_message(finding.message),
+        severity=SEVERITY[finding.severity],
+        code=finding.kind,
+        code_description=types.CodeDescription(href=href) if href else None,
+        source="lorekeeper",
+        related_information=related or None,
+        data=data.model_dump(mode="json"),
+    )
+
+
+_COMMIT_SUBJECT = re.compile(r"(\bin [0-9a-f]{7,40} on \d{4}-\d{2}-\d{2}): [^)\n]*")
+
+
+def short_message(message: str) -> str:
+    """A finding's message for a squiggle: the commit's subject is left to the hover (which shows the
+    whole message), the commit and its date stay."""
+    return _COMMIT_SUBJECT.sub(r"\1", message)
+
+
+def entry_label(entry: Any) -> str:
+    """How a JSON entry is named where only its file name would show (the Problems panel): its id and
+    first words."""
+    words = " ".join(entry.content.split()).split(" ")
+    first = " ".join(words[:6]) + ("…" if len(words) > 6 else "")
+    return f"{entry.id} “{first}”"
+
+
+def ref_span(lines: list[str], span: tuple[int, int, int, int], ref: str) -> tuple[int, int, int, int] | None:
+    """Where a reference is written inside an entry's span (its backticks included), if it is: the
+    target as written, else its symbol, else its last path component."""
+    target = ref.rsplit(":", 1)[-1] if ":" in ref and "/" in ref.split(":", 1)[0] else ref
+    candidates = [ref, target, target.rstrip("/"), target.rsplit(".", 1)[-1] if "." in target and "/" not in target
+                  else target.rstrip("/").rsplit("/", 1)[-1]]
+    first, first_char, last, last_char = span
+    for wanted in dict.fromkeys(c for c in candidates if len(c) >= 2):
+        for row in range(first, min(last, len(lines) - 1) + 1):
+            text = lines[row]
+            lo = first_char if row == first else 0
+            hi = last_char if row == last else len(text)
+            at = text.find(wanted, lo, hi)
+            if at < 0:
+                continue
+            end = at + len(wanted)
+            for span_match in re.finditer(r"`[^`]*`", text):  # inside a code span: the whole span
+                if span_match.start() < at and end < span_match.end():
+                    at, end = span_match.start(), span_match.end()
+                    break
+            return (row, at, row, end)
+    return None
+
+
+def diagnostics_by_uri(server: LoreServer, findings: list[Finding]) -> dict[str, list[types.Diagnostic]]:
+    assert server.ws is not None
+    by_file: dict[str, list[Finding]] = defaultdict(list)
+    for finding in findings:
+        by_file[finding.source].append(finding)
+    out = {}
+    for relpath, group in sorted(by_file.items()):
+        try:
+            lines = read_text(server.ws.root / relpath, root=server.ws.root, encoding="utf-8-sig").splitlines()
+        except (OSError, UnicodeDecodeError):
+            lines = []
+        out[server.uri(relpath)] = [to_diagnostic(server, f, lines) for f in group]
+    return out
+
+
+def pull_mode(server: LoreServer) -> bool:
+    """Clients that pull diagnostics (LSP 3.17) get them on request; the others get them pushed."""
+    caps = server.client_capabilities.text_document
+    return bool(caps and caps.diagnostic)
+
+
+def _refresh_lenses(server: LoreServer) -> None:
+    """Ask the client to request code lenses again: their titles ("verified DATE", "1 problem") come from
+    the check that just ended, and a client asks for lenses only when a document changes, so one asked
+    while the check ran would otherwise keep the old title."""
+    caps = server.client_capabilities.workspace
+    if caps and caps.code_lens and caps.code_lens.refresh_support:
+        server.workspace_code_lens_refresh(None)
+
+
+def publish(server: LoreServer, findings: list[Finding] | dict[str, list[Finding]]) -> None:
+    """Push diagnostics for every memory file with findings, and clear those that have none now; or,
+    for clients that pull, ask them to pull again. Given findings by file (after a code change), only
+    those files are considered."""
+    if server.ws is None:
+        return
+    _refresh_lenses(server)
+    if pull_mode(server):
+        caps = server.client_capabilities.workspace
+        if caps and caps.diagnostics and caps.diagnostics.refresh_support:
+            server.workspace_diagnostic_refresh(None)
+        return
+    if isinstance(findings, dict):
+        by_file = {path: group for path, group in findings.items()}
+        considered = set(by_file)
+    else:
+        by_file = defaultdict(list)
+        for finding in findings:
+            by_file[finding.source].append(finding)
+        considered = set(by_file) | set(server.last_findings)
+    # Only files whose findings changed are sent again: a code change touches a few memories, not all.
+    for path in sorted(considered):
+        group = by_file.get(path, [])
+        if server.last_findings.get(path, []) == group:
+            continue
+        uri = server.uri(path)
+        diagnostics = diagnostics_by_uri(server, group).get(uri, []) if group else []
+        server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics))
+        if group:
+            server.last_findings[path] = group
+        else:
+            server.last_findings.pop(path, None)
+
+
+def register(server: LoreServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC, types.DiagnosticOptions(
+        identifier="lorekeeper", inter_file_dependencies=True, workspace_diagnostics=True))
+    async def on_document_diagnostic(ls: LoreServer, params: types.DocumentDiagnosticParams):
+        if ls.initial_check is not None:
+            await ls.initial_check
+        items = diagnostics_by_uri(ls, ls.all_findings()).get(params.text_document.uri, [])
+        return types.RelatedFullDocumentDiagnosticReport(items=items)
+
+    @server.feature(types.WORKSPACE_DIAGNOSTIC)
+    async def on_workspace_diagnostic(ls: LoreServer, params: types.WorkspaceDiagnosticParams):
+        if ls.initial_check is not None:
+            await ls.initial_check
+        return types.WorkspaceDiagnosticReport(items=[
+            types.WorkspaceFullDocumentDiagnosticReport(uri=uri, items=items, version=None)
+            for uri, items in diagnostics_by_uri(ls, ls.all_findings()).items()])
