@@ -44,8 +44,8 @@ import bench_store  # noqa: E402
 from bench_workspace import build  # noqa: E402
 from lorekeeper.analysis.compaction import CompactionConfig, plan_compaction  # noqa: E402
 from lorekeeper.analysis.staleness.cache import check_cached  # noqa: E402
+from lorekeeper.facts import open_memory
 from lorekeeper.infra.tokens import count_tokens  # noqa: E402
-from lorekeeper.store import Store  # noqa: E402
 from lorekeeper.workspace import Workspace  # noqa: E402
 
 LORE = Path(sys.executable).parent / "lore"
@@ -123,7 +123,7 @@ def bench_compact(sizes: list[int], runs: int) -> None:
         try:
             bench_store.synthetic(root, size)
             start = time.perf_counter()
-            store = Store.open(Workspace(root))
+            store = open_memory(Workspace(root))
             load = time.perf_counter() - start
             timings = []
             for _ in range(runs):
@@ -137,7 +137,7 @@ def bench_compact(sizes: list[int], runs: int) -> None:
     root = Path(tempfile.mkdtemp(prefix="lore-compact-cluttered-"))
     try:
         truth = bench_store.build(root, 200)
-        store = Store.open(Workspace(root))
+        store = open_memory(Workspace(root))
         unlimited = CompactionConfig().with_overrides(budget=10**9)
         before = plan_compaction(store, unlimited, only=[], now=bench_store.NOW)
         after = plan_compaction(store, unlimited, now=bench_store.NOW)
@@ -417,14 +417,14 @@ def bench_speed(sizes: list[int], files: int, runs: int, edits: int, plan_sizes:
             bench_store.synthetic(root, size)
             # Cold: what a new process finds in a new store (nothing in memory from the smaller stores).
             _forget_in_memory()
-            store = Store.open(Workspace(root))
+            store = open_memory(Workspace(root))
             start = time.perf_counter()
             plan_compaction(store, CompactionConfig(), now=bench_store.NOW)
             plans[str(len(store.entries))] = round(time.perf_counter() - start, 2)
             # Warm: what a new process finds (nothing in memory; .lore/cache holds the verifier's readings,
             # the candidate searches and the token counts).
             _forget_in_memory()
-            store = Store.open(Workspace(root))
+            store = open_memory(Workspace(root))
             start = time.perf_counter()
             plan_compaction(store, CompactionConfig(), now=bench_store.NOW)
             warm_plans[str(len(store.entries))] = round(time.perf_counter() - start, 2)

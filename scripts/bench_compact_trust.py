@@ -27,8 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from lorekeeper.analysis.compaction import CompactionConfig, apply_plan, plan_compaction
+from lorekeeper.facts import open_memory
 from lorekeeper.infra.tokens import count_tokens
-from lorekeeper.store import Journal, Store
+from lorekeeper.store import Journal
 from lorekeeper.workspace import Workspace
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,7 +56,7 @@ def judge_pair(pair: dict[str, Any], root: Path) -> tuple[bool, bool]:
     for side in (a, b):
         side.pop("supersedes", None)  # an explicit supersedes decides by itself; the rules are measured here
     _write(root, [a, b])
-    plan = plan_compaction(Store.open(Workspace(root)), CompactionConfig().with_overrides(fuse=False), now=NOW)
+    plan = plan_compaction(open_memory(Workspace(root)), CompactionConfig().with_overrides(fuse=False), now=NOW)
     merged = any(op.op in ("dedup", "merge", "supersede") for op in plan.operations)
     conflict = any(c["kind"] == "contradiction" for c in plan.conflicts)
     return merged, conflict
@@ -137,7 +138,7 @@ def bench_stores(folder: Path = DATA / "stores") -> dict[str, Any]:
         root = Path(tempfile.mkdtemp(prefix="lore-store-"))
         try:
             _write(root, entries)
-            store = Store.open(Workspace(root))
+            store = open_memory(Workspace(root))
             plain = sum(count_tokens(e.content) for e in store.live())
             plan = plan_compaction(store, CompactionConfig(), now=NOW)
             apply_plan(plan, store, Journal(Workspace(root)))
@@ -207,7 +208,7 @@ def bench_undo(size: int = 5000) -> float:
             entries.append({"id": f"b{i:05d}", "content": text.upper(), "created": (NOW - timedelta(days=5)).isoformat()})
         _write(root, entries)
         ws = Workspace(root)
-        store = Store.open(ws)
+        store = open_memory(ws)
         plan = plan_compaction(store, CompactionConfig().with_overrides(fuse=False), now=NOW)
         start = time.perf_counter()
         records = apply_plan(plan, store, Journal(ws, command="compact"))

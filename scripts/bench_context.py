@@ -18,10 +18,10 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from lorekeeper.analysis.context import render_context
 from lorekeeper.analysis.context.views import bullet
+from lorekeeper.app.context import render_context
+from lorekeeper.facts import open_memory
 from lorekeeper.infra.tokens import count_tokens
-from lorekeeper.store import Store
 from lorekeeper.workspace import Workspace
 
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
@@ -96,7 +96,7 @@ def bench_context(budgets: tuple[int, ...] = (2000, 8000)) -> None:
     try:
         truth = build(root)
         ws = Workspace(root)
-        store = Store.open(ws)
+        store = open_memory(ws)
         live = [e for e in store.live() if e.format != "instruction"]
         full_store = count_tokens("\n".join(bullet(e.content) for e in live) + "\n")
         print(f"context: {len(live)} entries, {full_store} tokens in full; focus {FOCUS}: {len(truth)} ground-truth entries")

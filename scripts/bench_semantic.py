@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_store  # noqa: E402
 from bench_compact_trust import DATA, NOW, _write, jaccard, load_pairs  # noqa: E402
 from lorekeeper.analysis.compaction import CompactionConfig, plan_compaction  # noqa: E402
-from lorekeeper.store import Store  # noqa: E402
+from lorekeeper.facts import open_memory
 from lorekeeper.workspace import Workspace  # noqa: E402
 
 LORE = Path(sys.executable).parent / "lore"
@@ -42,7 +42,7 @@ def _merged(pair: dict[str, Any], root: Path, semantic: bool) -> bool:
         side.pop("supersedes", None)
     _write(root, [a, b])
     config = CompactionConfig().with_overrides(fuse=False, semantic_dedup=semantic or None)
-    plan = plan_compaction(Store.open(Workspace(root)), config, now=NOW)
+    plan = plan_compaction(open_memory(Workspace(root)), config, now=NOW)
     return any(op.op in ("dedup", "merge", "semantic", "supersede") for op in plan.operations)
 
 

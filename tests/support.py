@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from lorekeeper.facts import open_memory
 from lorekeeper.store import Journal, Store
 from lorekeeper.workspace import Workspace
 
@@ -37,7 +38,7 @@ class Tree:
         return self.write(f".lore/memory/entries/{name}", text)
 
     def store(self) -> Store:
-        return Store.open(Workspace(self.root))
+        return open_memory(Workspace(self.root))
 
     def journal(self, command: str | None = None) -> Journal:
         return Journal(Workspace(self.root), command=command, argv=["lore", "test"])

@@ -12,7 +12,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from lorekeeper.store import Store
+from lorekeeper.facts import open_memory
 from lorekeeper.workspace import Workspace
 from support import LORE
 
@@ -72,6 +72,6 @@ async def test_a_memory_written_during_the_first_check_is_checked_right_after(wa
     timeline = _timeline(watcher)
     messages = [message for kind, message in timeline if message]
     assert any("reading memory files" in m for m in messages), messages
-    before = len(Store.open(Workspace(big)).entries) - 1  # every memory but the late one
+    before = len(open_memory(Workspace(big)).entries) - 1  # every memory but the late one
     assert before > EXTRA and f"checking the references of {before} memories" in messages, messages
     assert timeline[-1][0] == "end" and "stale memories" in (timeline[-1][1] or "")

@@ -8,8 +8,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from lorekeeper.analysis.compaction import CompactionConfig, apply_plan, parse_duration, plan_compaction, render_diff
+from lorekeeper.analysis.compaction import CompactionConfig, apply_plan, enabled, parse_duration, plan_compaction, render_diff
 from lorekeeper.store import Refused
+from lorekeeper.workspace import Workspace
 from support import Tree, files
 
 NOW = datetime(2026, 11, 1, 12, tzinfo=UTC)
@@ -286,10 +287,10 @@ def test_mif_sources_are_marked_in_their_front_matter(tree: Tree) -> None:
 def test_config_toggles_from_lore_and_lean_spec(tree: Tree) -> None:
     tree.write(".lore/config.toml", "[compaction]\ndedup = false\nbudget = 500\nmerge_threshold = 'high'\n")
     tree.write(".lean-spec/config.json", json.dumps({"memory": {"fuseMinEntries": 5, "other": 1}}))
-    config = CompactionConfig.load(tree.root)
+    config = Workspace(tree.root).compaction
     assert config.dedup is False and config.budget == 500 and config.fuse_min_entries == 5
     assert config.merge_threshold == 50 and "merge_threshold should be int" in config.problems[0]
-    assert "dedup" not in config.enabled()
+    assert "dedup" not in enabled(config)
 
 
 def test_parse_duration() -> None:
@@ -309,8 +310,8 @@ def test_the_rule_table_is_the_one_order() -> None:
 
     assert OPERATIONS == tuple(r.name for r in RULES)
     assert all(TOGGLES.get(name, name) in CompactionConfig.model_fields for name in OPERATIONS)
-    assert CompactionConfig(consolidate=True, semantic_dedup=True).enabled() == list(OPERATIONS)
-    assert "semantic" not in CompactionConfig().enabled(), "the semantic stage loads a model: off by default"
+    assert enabled(CompactionConfig(consolidate=True, semantic_dedup=True)) == list(OPERATIONS)
+    assert "semantic" not in enabled(CompactionConfig()), "the semantic stage loads a model: off by default"
     # The CLI does not import compaction to start (it costs every command ~40 ms): its help names the
     # rules as text, checked here against the table.
     import inspect

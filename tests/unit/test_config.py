@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from datetime import UTC, datetime
 
-from lorekeeper.store import Store
+from lorekeeper.facts import open_memory
 from lorekeeper.workspace import DEFAULT_MAX_FILE_BYTES, Workspace
 from support import Tree
 
@@ -80,7 +80,7 @@ def test_every_value_the_settings_accept_is_used_without_a_crash(tree: Tree) -> 
     """What a schema accepts, the code must survive: each setting at each extreme it accepts (zero, one,
     huge, infinite), planned and rendered on a small store that every rule has something to do in."""
     from lorekeeper.analysis.compaction import plan_compaction
-    from lorekeeper.analysis.context import render_context
+    from lorekeeper.app.context import render_context
     from lorekeeper.core.settings.compaction import CompactionConfig
     from lorekeeper.core.settings.context import ContextConfig
 
@@ -93,7 +93,7 @@ def test_every_value_the_settings_accept_is_used_without_a_crash(tree: Tree) -> 
                                   "strength": 0.5, "access_count": 1, "category": "patterns", **({"ttl": "P30D"} if i == 8 else {})})
     tree.write("CLAUDE.md", "# Build\n- Use pnpm.\n- Run `make test`.\n")
     ws = Workspace(tree.root)
-    store = Store.open(ws)
+    store = open_memory(ws)
     now = datetime(2026, 11, 1, tzinfo=UTC)
     tried = 0
     for name in CompactionConfig.model_fields:

@@ -11,8 +11,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lorekeeper.analysis.compaction import CompactionConfig, plan_compaction
-from lorekeeper.analysis.context import ContextConfig, render_context, render_entries, store_status
+from lorekeeper.analysis.context import ContextConfig, render_entries
 from lorekeeper.analysis.context.score import Focus, content_type
+from lorekeeper.app.context import render_context
+from lorekeeper.app.report import store_status
 from lorekeeper.core.model import Entry, Location
 from lorekeeper.infra.tokens import count_tokens
 from lorekeeper.workspace import Workspace

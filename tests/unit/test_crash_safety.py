@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from lorekeeper.store import Journal, Store
+from lorekeeper.facts import open_memory
+from lorekeeper.store import Journal
 from lorekeeper.workspace import Workspace
 from support import REPO, Tree
 
@@ -39,11 +40,12 @@ from datetime import datetime, timezone
 from lorekeeper.analysis.compaction import CompactionConfig, apply_plan, plan_compaction
 from lorekeeper.analysis.compaction.actions import keep_both, keep_one, merge_into
 from lorekeeper.analysis.staleness import StalenessChecker, archive_entry, verify_entries
+from lorekeeper.facts import open_memory
 from lorekeeper.store import Journal, Store
 from lorekeeper.workspace import Workspace
 
 ws = Workspace({root!r})
-store = Store.open(ws)
+store = open_memory(ws)
 by_id = store.by_id()
 kind = {kind!r}
 journal = Journal(ws)
@@ -142,12 +144,12 @@ def test_a_kill_at_any_write_is_finished_or_rolled_back(tmp_path: Path, outcomes
         proc = run(root, kind, kill_at)
         assert proc.returncode == 9, proc.stderr
         ws = Workspace(root)
-        listed = Store.open(ws)  # the next command, whichever it is (a plain `lore list`): recovery first
+        listed = open_memory(ws)  # the next command, whichever it is (a plain `lore list`): recovery first
         now = state(root)
         assert not [f for f in listed.findings if f.kind in ("dangling-link", "orphaned-merge")]
         journal = Journal(ws)
         assert now in (before, after), f"{kind} killed at write {kill_at}: neither rolled back nor finished"
-        store = Store.open(ws)
+        store = open_memory(ws)
         assert not [f for f in store.findings if f.kind in ("dangling-link", "orphaned-merge")], kill_at
         # The caches take no lock: their leftovers are swept by age (test_cache_leftovers_are_swept).
         assert not [p for p in root.rglob("*.tmp") if "/.lore/cache/" not in p.as_posix()], \
@@ -159,7 +161,7 @@ def test_a_kill_at_any_write_is_finished_or_rolled_back(tmp_path: Path, outcomes
         else:
             assert len(records) > recorded
         journal.undo_last()  # never needs --force
-        assert not [f for f in Store.open(ws).findings if f.kind in ("dangling-link", "orphaned-merge")]
+        assert not [f for f in open_memory(ws).findings if f.kind in ("dangling-link", "orphaned-merge")]
 
 
 def test_the_driver_reaches_every_kind(outcomes) -> None:

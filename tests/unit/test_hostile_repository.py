@@ -14,7 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lorekeeper.store import Journal, Operation, Store
+from lorekeeper.facts import open_memory
+from lorekeeper.store import Journal, Operation
 from lorekeeper.store.journal import FileChange, read_batch, recover, recover_explicitly
 from lorekeeper.workspace import Workspace
 from support import Tree, git, lore
@@ -60,7 +61,7 @@ def test_the_journal_cannot_plant_code_through_a_widened_config(tree: Tree) -> N
     before = outside_store(tree.root)
     status = lore("status", cwd=tree.root)
     assert "Traceback" not in status.stderr
-    store = Store.open(Workspace(tree.root))  # what the editor does when the folder is opened
+    store = open_memory(Workspace(tree.root))  # what the editor does when the folder is opened
     assert outside_store(tree.root) == before
     assert not (tree.root / site).exists()
     assert marker.exists()  # not replayed, not removed: the user decides
@@ -81,7 +82,7 @@ def test_a_marker_signed_with_another_key_is_not_replayed_even_inside_the_store(
     now = entry.read_bytes()
     forged = {"records": ["20260101-000000-cccccc"], "digests": {}, "mac": "0" * 64}
     plant(tree.root, [{"path": ".lore/memory/entries/e.json", "before": None, "after": blob(now)}], marker=forged)
-    store = Store.open(Workspace(tree.root))
+    store = open_memory(Workspace(tree.root))
     assert entry.read_bytes() == now and [e.id for e in store.live()] == ["e"]
     assert store.recovered == []
 
@@ -173,7 +174,7 @@ def test_recovery_never_writes_outside_the_store_whatever_the_repository_holds(
               "old-format": {"records": ["20260101-000000-cccccc"]}}[signed]
     plant(root, files, marker=marker)
     before = outside_store(root)
-    Store.open(Workspace(root))
+    open_memory(Workspace(root))
     Journal(Workspace(root))
     assert outside_store(root) == before
     assert not (root.parent / "outside.md").exists()

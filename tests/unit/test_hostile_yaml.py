@@ -18,11 +18,11 @@ from hypothesis import strategies as st
 
 from lorekeeper.core.bounded import brief, oversized
 from lorekeeper.core.model import Finding
-from lorekeeper.core.settings import ConfigFiles
+from lorekeeper.facts import open_memory
 from lorekeeper.infra.safeio import dump_json
 from lorekeeper.store import Store
 from lorekeeper.store.mif import MifDocument, MifError, update_mif
-from lorekeeper.workspace import Workspace
+from lorekeeper.workspace import Workspace, read_config_files
 from support import LORE, Tree
 
 OK = "---\nid: ok1\ntype: semantic\ntitle: fine\n---\n\nUse pnpm, not npm.\n"
@@ -226,7 +226,7 @@ def test_config_values_too_large_to_write_are_problems_not_crashes(tree: Tree) -
     assert "<integer of about" in problems[0]
     proc = run(tree.root, "validate")
     assert proc.returncode == 0 and "Traceback" not in proc.stderr and len(proc.stdout) < 2000
-    assert isinstance(ConfigFiles.read(tree.root).toml["store"]["default_agent"], list)
+    assert isinstance(read_config_files(tree.root).toml["store"]["default_agent"], list)
 
 
 # -- bounded formatting -------------------------------------------------------------------------------
@@ -326,7 +326,7 @@ def test_random_front_matter_is_read_or_reported_never_raised(tree: Tree, front:
     relpath = f"f{next(_count)}.memory.md"  # a new name each time: no cache answers for the file
     text = "---\n" + ("id: fuzz\n" if with_id else "") + front + junk + "---\n\nA fuzzed memory.\n"
     tree.write(relpath, text)
-    store = Store.open(Workspace(tree.root))
+    store = open_memory(Workspace(tree.root))
     lines = text.count("\n") + 1
     for finding in store.findings:
         assert finding.source == relpath and finding.line is not None and 1 <= finding.line <= lines, finding

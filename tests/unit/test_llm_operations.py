@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 
 from llm_server import Reply, ScriptedLLM
-from lorekeeper.analysis.compaction import CompactionConfig, summarize
-from lorekeeper.analysis.compaction.llm import LLMStage
+from lorekeeper.analysis.compaction import summarize
 from lorekeeper.analysis.compaction.rules import Planner
 from lorekeeper.analysis.llm.client import Budget, ChatClient
+from lorekeeper.analysis.llm.stage import LLMStage
 from lorekeeper.core.settings.compaction import CompactionConfig as Config
 from lorekeeper.infra.tokens import count_tokens
 from lorekeeper.workspace import Workspace
@@ -373,11 +373,11 @@ def test_staleness_check_off_asks_nothing(changed: Tree, monkeypatch: pytest.Mon
 def test_the_toggles_are_read_from_both_configuration_files(tree: Tree) -> None:
     tree.write(".lean-spec/config.json", json.dumps({"memory": {"compaction": {
         "llmAssisted": True, "semanticDedup": True, "entryFusion": False, "stalenessCheck": False, "narrativeIndex": True}}}))
-    config = CompactionConfig.load(tree.root)
+    config = Workspace(tree.root).compaction
     assert (config.llm_assisted, config.semantic_dedup, config.entry_fusion, config.staleness_check,
             config.narrative_index) == (True, True, False, False, True)
     tree.write(".lore/config.toml", "[compaction]\nstaleness_check = true\nnarrative_index = false\n")
-    config = CompactionConfig.load(tree.root)
+    config = Workspace(tree.root).compaction
     assert (config.staleness_check, config.narrative_index) == (True, False)
 
 

@@ -12,7 +12,7 @@ import pytest
 from lsprotocol import types
 
 from lorekeeper.core.model import CompressFix, MergeFix, ReplaceRefFix, SupersedeFix, VerifyFix
-from lorekeeper.store import Store
+from lorekeeper.facts import open_memory
 from lorekeeper.surfaces.lsp import server as server_module
 from lorekeeper.surfaces.lsp.code_actions import quick_fixes, received_data
 from lorekeeper.surfaces.lsp.diagnostics import DiagnosticData
@@ -34,17 +34,15 @@ def test_overlapping_checks_the_newest_state_wins(tree: Tree, monkeypatch: pytes
     opened: list[int] = []
     reading = threading.Event()
 
-    class SlowFirstOpen(Store):
-        @classmethod
-        def open(cls, ws, *args, **kwargs):  # the real store, read now; the first check then dawdles
-            store = Store.open(ws, *args, **kwargs)
-            opened.append(len(store.entries))
-            if len(opened) == 1:
-                reading.set()
-                time.sleep(0.8)
-            return store
+    def slow_first_open(ws):  # the real store, read now; the first check then dawdles
+        store = open_memory(ws)
+        opened.append(len(store.entries))
+        if len(opened) == 1:
+            reading.set()
+            time.sleep(0.8)
+        return store
 
-    monkeypatch.setattr(server_module, "Store", SlowFirstOpen)
+    monkeypatch.setattr(server_module, "open_memory", slow_first_open)
     ls = LoreServer()
     ls.open_workspace(str(tree.root))
     startup = threading.Thread(target=ls.full_check)

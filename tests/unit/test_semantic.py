@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lorekeeper.analysis.compaction import CompactionConfig, plan_compaction
+from lorekeeper.analysis.compaction import CompactionConfig, enabled, plan_compaction
 from lorekeeper.analysis.semantic import neighbours, vouch
 from lorekeeper.analysis.semantic.vectors import vectors_for
 from lorekeeper.workspace import Workspace
@@ -156,10 +156,10 @@ def test_a_warm_run_never_imports_torch(tree: Tree) -> None:
         import sys
         from pathlib import Path
         from lorekeeper.analysis.compaction import CompactionConfig, plan_compaction, plan_id
-        from lorekeeper.store import Store
+        from lorekeeper.facts import open_memory
         from lorekeeper.workspace import Workspace
         from datetime import datetime, UTC
-        plan = plan_compaction(Store.open(Workspace(Path({str(tree.root)!r}))),
+        plan = plan_compaction(open_memory(Workspace(Path({str(tree.root)!r}))),
                                CompactionConfig().with_overrides(semantic_dedup=True), now=datetime(2026, 11, 1, tzinfo=UTC))
         print(sum(op.op == "semantic" for op in plan.operations), "torch" in sys.modules, plan_id(plan))
     """)
@@ -210,13 +210,13 @@ def test_add_warns_of_the_same_fact_in_other_words(tree: Tree) -> None:
 
 
 def test_the_toggle_is_read_from_leanspec_and_lore_config(tree: Tree) -> None:
-    assert not CompactionConfig.load(tree.root).semantic_dedup
+    assert not Workspace(tree.root).compaction.semantic_dedup
     tree.write(".lean-spec/config.json", json.dumps({"memory": {"compaction": {"semanticDedup": True,
                                                                               "semanticThreshold": 0.8}}}))
-    config = CompactionConfig.load(tree.root)
-    assert config.semantic_dedup and config.semantic_threshold == 0.8 and "semantic" in config.enabled()
+    config = Workspace(tree.root).compaction
+    assert config.semantic_dedup and config.semantic_threshold == 0.8 and "semantic" in enabled(config)
     tree.write(".lore/config.toml", "[compaction]\nsemantic_dedup = false\nsemantic_threshold = 2\n")
-    config = CompactionConfig.load(tree.root)
+    config = Workspace(tree.root).compaction
     assert not config.semantic_dedup and config.semantic_threshold == 0.8  # 2 is refused, with a problem
     assert any("semantic_threshold" in p for p in config.problems)
 
@@ -254,13 +254,13 @@ def test_a_repository_never_chooses_the_model_to_load(tree: Tree, monkeypatch: p
     monkeypatch.delenv("LORE_SEMANTIC_MODEL", raising=False)
     tree.write("evil/model/config.json", "{}")
     tree.write(".lore/config.toml", '[compaction]\nsemantic_dedup = true\nsemantic_model = "evil/model"\n')
-    config = CompactionConfig.load(tree.root)
+    config = Workspace(tree.root).compaction
     assert config.semantic_model == "all-MiniLM-L6-v2"
     assert any("semantic_model 'evil/model' ignored" in p and "LORE_SEMANTIC_MODEL" in p for p in config.problems)
     result = lore("compact", "--dry-run", "--only", "dedup", cwd=tree.root)
     assert "semantic_model 'evil/model' ignored" in result.stderr
     monkeypatch.setenv("LORE_SEMANTIC_MODEL", str(tree.root / "no-such-model"))
-    assert CompactionConfig.load(tree.root).semantic_model == str(tree.root / "no-such-model")
+    assert Workspace(tree.root).compaction.semantic_model == str(tree.root / "no-such-model")
     tree.entry("a.json", {"id": "a", "content": "Always use pnpm"})
     tree.entry("b.json", {"id": "b", "content": "Package management must use pnpm, not npm or yarn"})
     refused = lore("compact", "--dry-run", "--semantic", cwd=tree.root)

@@ -12,6 +12,7 @@ import pytest
 
 from lorekeeper.analysis.staleness import StalenessChecker, apply_fix, check_workspace, mark_stale, verify_entries
 from lorekeeper.core.model import Severity
+from lorekeeper.facts import open_memory
 from lorekeeper.workspace import Workspace
 from support import REPO, Tree, commit, git
 
@@ -323,9 +324,8 @@ def test_incremental_recheck_touches_only_dependants(tree: Tree) -> None:
     tree.entry("n.json", {"id": "n", "content": "no references at all"})
     commit(tree, "initial")
     ws = Workspace(tree.root)
-    from lorekeeper.store import Store
 
-    checker = StalenessChecker(ws, Store.open(ws))
+    checker = StalenessChecker(ws, open_memory(ws))
     assert checker.check() == []
     assert checker.findings() == []  # (kept until a result changes)
     assert checker.reverse_index()["b.py"] == {"b"}
@@ -345,7 +345,6 @@ def test_the_kept_findings_are_patched_as_results_change_and_stay_in_a_fresh_sor
     """A recheck of a few entries patches the sorted findings in place (a save at 10k entries sorted
     them all); what it gives is always what sorting every result's findings gives."""
     from lorekeeper.analysis.staleness.checker import _finding_order
-    from lorekeeper.store import Store
 
     for n in range(6):
         tree.write(f"m{n}.py", "def alpha(): pass\n\ndef beta(): pass\n")
@@ -353,7 +352,7 @@ def test_the_kept_findings_are_patched_as_results_change_and_stay_in_a_fresh_sor
             tree.entry(f"e{n}{k}.json", {"id": f"e{n}{k}", "content": f"`alpha` and `beta` in `m{n}.py`, case {k}",
                                         "refs": [{"path": f"m{n}.py", "symbol": "alpha"}, {"path": f"m{n}.py", "symbol": "beta"}]})
     commit(tree, "initial")
-    checker = StalenessChecker(Workspace(tree.root), Store.open(Workspace(tree.root)))
+    checker = StalenessChecker(Workspace(tree.root), open_memory(Workspace(tree.root)))
     checker.check()
     assert checker.findings() == []
 
@@ -381,7 +380,6 @@ def test_a_file_at_a_past_commit_is_parsed_once_per_checker(tree: Tree, monkeypa
     from collections import Counter
 
     import lorekeeper.analysis.staleness.checks as checks
-    from lorekeeper.store import Store
 
     tree.write("pkg/util.py", "def helper(x):\n    return x\n")
     tree.write("CLAUDE.md", "- Call `helper` in `pkg/util.py` to convert values.\n")
@@ -396,7 +394,7 @@ def test_a_file_at_a_past_commit_is_parsed_once_per_checker(tree: Tree, monkeypa
 
     monkeypatch.setattr(checks, "file_symbols", counting)
     ws = Workspace(tree.root)
-    checker = StalenessChecker(ws, Store.open(ws))
+    checker = StalenessChecker(ws, open_memory(ws))
     first = checker.check()
     tree.write("pkg/util.py", "def other(x):\n    return x + 1\n")  # saved again: still no helper
     again = checker.recheck(["pkg/util.py"])

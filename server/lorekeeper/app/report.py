@@ -5,9 +5,12 @@ the language server and the MCP server render these; none computes them itself."
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..analysis.compaction import OPERATIONS
+from ..analysis.context import ContextConfig, stale_entries
 from ..core.model import Entry, Finding, Severity
 from ..store import Journal, Record, Store
 from ..workspace import Workspace
@@ -42,9 +45,8 @@ def describe_tokens(tokens: dict[str, int]) -> str:
 
 def status(ws: Workspace, store: Store, records: list[Record]) -> dict[str, Any]:
     """Where memory lives, how much there is, in which formats and categories, its size, its problems,
-    and the context figures (:func:`.context.store_status`: tokens against the budget, stale memories,
+    and the context figures (:func:`store_status`: tokens against the budget, stale memories,
     the last compaction, the auto-compaction threshold)."""
-    from ..analysis.context import store_status
 
     live = store.live()
     files: Counter[str] = Counter()
@@ -105,3 +107,32 @@ def review_queue(store: Store, findings: list[Finding], conflicts: list[dict[str
                                           source=entry.location.path, line=entry.location.start_line, entry=entry.id)]
     ids = store.by_id()
     return ReviewQueue(stale=[(ids[i], found) for i, found in by_entry.items() if i in ids], conflicts=conflicts)
+
+
+def last_compaction(ws: Workspace) -> dict[str, Any] | None:
+    """The newest compaction the journal holds that is not undone: its operation id and time."""
+    records, _ = Journal(ws).records()
+    undone = Journal.undone_by(records)
+    ops = {*OPERATIONS, "views"}
+    for record in reversed(records):
+        if record.op in ops and record.id not in undone:
+            return {"operation": record.id, "time": record.time.isoformat(), "op": record.op}
+    return None
+
+
+def store_status(ws: Workspace, store: Store, findings: Sequence[Finding] | None = None,
+                 config: ContextConfig | None = None, budget: int | None = None) -> dict[str, Any]:
+    """What `lore status` and MCP status say about the context: live entries, the tokens of the full
+    store (entries and MIF files; a compressed entry as its summary) against the budget, stale memories,
+    the last compaction, and whether the store is over the auto-compaction threshold."""
+    config = config or ws.context
+    limit = budget if budget is not None else config.budget if config.budget is not None else ws.compaction.budget
+    tokens = memory_tokens(store)["entries"]
+    live = [e for e in store.live() if config.include_instructions or e.format != "instruction"]
+    if config.include_instructions:
+        tokens += memory_tokens(store)["instructions"]
+    at = int(config.auto_compact_threshold * limit)
+    return {"entries": len(live), "tokens": tokens, "budget": limit,
+            "stale": len(stale_entries(store.live(), findings)), "last_compaction": last_compaction(ws),
+            "auto_compact": {"threshold": config.auto_compact_threshold, "at_tokens": at, "exceeded": config.auto_compact_threshold > 0 and tokens > at}}
+

@@ -294,3 +294,11 @@ class Finding(BaseModel):
     #: Other places that take part (the other copies of a duplicate, the rest of a cycle):
     #: ``[{"source": PATH, "line": N, "message": "..."}]``.
     related: list[dict[str, Any]] | None = None
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def newer_and_older(a: Entry, b: Entry) -> tuple[Entry, Entry]:
+    """(newer, older) of two entries: by creation time (an entry without one counts as oldest), then id."""
+    return (a, b) if (a.created or _EPOCH, a.id) >= (b.created or _EPOCH, b.id) else (b, a)

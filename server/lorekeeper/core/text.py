@@ -110,3 +110,19 @@ def editor_lines(text: str, keepends: bool = False) -> list[str]:
     if start < len(text):
         out.append(text[start:])
     return out
+
+
+def summarize(text: str, limit: int) -> str:
+    """A deterministic summary: the leading sentences (headings and list markers dropped) that fit in
+    ``limit`` characters."""
+    words: list[str] = []
+    for line in text.splitlines():
+        line = re.sub(r"^\s*(?:#+|[-*+]|\d+[.)])\s*", "", line).strip()
+        if line and not line.startswith("```"):
+            words.append(line)
+    flat = " ".join(words)
+    if len(flat) <= limit:
+        return flat
+    cut = flat[: limit - 1]
+    end = max(cut.rfind(". "), cut.rfind("; "))
+    return (cut[: end + 1] if end > limit // 2 else cut.rsplit(" ", 1)[0]) + "…"

@@ -7,12 +7,23 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from .safeio import UnsafeFile, atomic_delete, atomic_write, ensure_dir, load_json, read_bytes, real_inside, stale_temp_files
 
 log = logging.getLogger("lorekeeper")
 _warned: set[str] = set()
+
+
+class CacheHome(Protocol):
+    """Where a cache lives: the workspace root and its cache folder (a :class:`~lorekeeper.workspace.Workspace`
+    is one)."""
+
+    @property
+    def root(self) -> Path: ...
+
+    @property
+    def cache_dir(self) -> Path: ...
 
 
 def usable(root: Path, folder: Path) -> bool:

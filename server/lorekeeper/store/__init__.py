@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from itertools import chain, compress, count
 from operator import attrgetter
-from typing import Any
+from typing import Any, Protocol
 
 from ..core.bounded import brief
 from ..core.model import DEFAULT_CATEGORY, Entry, Finding, Ref, Severity
@@ -65,11 +65,23 @@ class AddResult:
     record: Record | None = None
 
 
+class FactJudge(Protocol):
+    """The judge of "same fact" the store is given (:data:`lorekeeper.facts.JUDGE`): the store reads and
+    writes memory; it never decides what a text says."""
+
+    def same_fact(self, a: str, b: str) -> bool: ...
+
+    def fact_key(self, text: str) -> str: ...
+
+
 class Store:
     """All entries of a workspace and the findings met while reading them."""
 
-    def __init__(self, ws: Workspace, *, keep_stats: bool = False):
+    def __init__(self, ws: Workspace, *, keep_stats: bool = False, judge: FactJudge | None = None):
         self.ws = ws
+        #: Who says whether two texts state one fact (the facts layer); without one, only identical text
+        #: is "the same", and merges into instruction bullets are not re-checked.
+        self.judge = judge
         self._keep_stats = keep_stats
         self.entries: list[Entry] = []
         self.findings: list[Finding] = []
@@ -96,10 +108,10 @@ class Store:
         self._patched: tuple[int, list[Entry], list[Entry]] | None = None
 
     @classmethod
-    def open(cls, ws: Workspace) -> Store:
+    def open(cls, ws: Workspace, judge: FactJudge | None = None) -> Store:
         """Load the store — after finishing any change a killed process left half applied, so that no
         command ever reads (or plans from) a half-applied store."""
-        store = cls(ws)
+        store = cls(ws, judge=judge)
         store.recovered = recover(ws)
         store.load()
         return store
@@ -126,7 +138,7 @@ class Store:
         read): read everything again."""
         if not self._links_checked or not changed <= self._per_file.keys():
             return None
-        new = Store(self.ws, keep_stats=self._keep_stats)
+        new = Store(self.ws, keep_stats=self._keep_stats, judge=self.judge)
         # (.copy(): a C-speed clone of the table even where entries were deleted, unlike dict(), which then
         # inserts them one by one: ~0.35 ms a dict at 10k entries)
         digests, new.stats, per_file = self.digests.copy(), self.stats.copy(), self._per_file.copy()
@@ -322,8 +334,7 @@ class Store:
         and entries merged into an instruction-file bullet that no longer states their fact (the line
         moved: fine; the bullet changed or went: the fact would be lost). ``linked``: the positions (in
         :attr:`entries`, ascending) of the entries read with such a link; the others have none."""
-        from ..facts.verify import fact_key
-
+        judge = self.judge
         by_id = self._by_id if self._by_id is not None else self.by_id()
         instruction_keys: dict[str, str] | None = None
         findings: list[Finding] = []
@@ -342,12 +353,13 @@ class Store:
                         message=f"{name} {brief(target_id)} names no entry in memory; shown as live until fixed"))
                     entry = self._revive(position, entry, read, name)
                     continue
-                if name == "merged_into" and target.format == "instruction" and entry.format != "instruction":
-                    key = fact_key(entry.content)
-                    if fact_key(target.content) == key:
+                if name == "merged_into" and target.format == "instruction" and entry.format != "instruction" \
+                        and judge is not None:
+                    key = judge.fact_key(entry.content)
+                    if judge.fact_key(target.content) == key:
                         continue
                     if instruction_keys is None:
-                        instruction_keys = {fact_key(e.content): e.id for e in self.entries if e.format == "instruction"}
+                        instruction_keys = {judge.fact_key(e.content): e.id for e in self.entries if e.format == "instruction"}
                     moved = instruction_keys.get(key)
                     if moved:
                         continue  # the bullet moved; it still says the same
@@ -527,13 +539,13 @@ class Store:
     def _add(self, content: str, *, journal: Journal, category: str | None, tags: list[str] | None,
              refs: list[Ref] | None, agent: str | None, confidence: float | None, fmt: str,
              source: str = "cli") -> AddResult:
-        from ..facts.verify import same_fact
-
+        judge = self.judge
         key = normalize(content)
         for entry in [*self.entries, *self._written_since_loaded()]:
             # the same text once case, Markdown and punctuation go, and every literal the same
             # ("Pin react to ^18.3.1" is not a copy of "Pin react to ~18.3.1")
-            if normalize(entry.content) == key and same_fact(entry.content, content):
+            if normalize(entry.content) == key and (judge.same_fact(entry.content, content) if judge is not None
+                                                    else entry.content.strip() == content):
                 return AddResult(entry_id=None, path=None, duplicate_of=entry)
         for ref in refs or []:
             try:

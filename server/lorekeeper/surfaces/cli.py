@@ -23,6 +23,7 @@ import typer
 from .. import __version__
 from ..core.display import visible
 from ..core.model import DEFAULT_CATEGORY, Entry, Finding, Ref, ReplaceRefFix, ReplaceTextFix, Severity
+from ..facts import open_memory
 from ..infra.safeio import UnsafeFile, dump_json, load_json
 from ..infra.workers import allow_fork
 from ..store import Journal, Record, Refused, Store
@@ -152,7 +153,7 @@ def _print_finding(finding: Finding) -> None:
 
 
 def _load(ws: Workspace, quiet_findings: bool = False) -> Store:
-    store = Store.open(ws)
+    store = open_memory(ws)
     if store.findings and not quiet_findings:
         errors = sum(f.severity == Severity.error for f in store.findings)
         err.print(f"[yellow]{len(store.findings)} problem(s) reading memory ({errors} error(s)); "
@@ -538,7 +539,7 @@ def context(
 ) -> None:
     """Render the memory an agent should load now, within a token budget: the best entries full, others
     compressed or as one-line placeholders, the rest counted as left out. Writes no memory file."""
-    from ..analysis.context import render_context
+    from ..app.context import render_context
 
     if fmt not in ("md", "json"):
         _fail(f"--format must be md or json, not {fmt!r}", USAGE)
@@ -562,7 +563,7 @@ def validate(ctx: typer.Context, as_json: bool = JsonOption) -> None:
     missing fields, oversized or binary files, references outside the workspace; and journal records
     that cannot be used. Exit 1 on any error."""
     ws = _workspace(ctx)
-    store = Store.open(ws)
+    store = open_memory(ws)
     journal_findings = Journal(ws).records()[1]  # records that cannot be used (damaged, crafted)
     findings = sorted([*store.findings, *journal_findings], key=lambda f: (f.source, f.line or 0))
     errors = sum(f.severity == Severity.error for f in findings)
@@ -608,7 +609,7 @@ def check_stale(
     unmarked: list[Entry] = []
     if mark:
         try:
-            marked, unmarked = mark_stale(Store.open(ws), findings, _journal(ws), stage.stage if stage else "")
+            marked, unmarked = mark_stale(open_memory(ws), findings, _journal(ws), stage.stage if stage else "")
         except Refused as exc:
             _fail(str(exc), REFUSED)
     errors = sum(f.severity == Severity.error for f in findings)
@@ -665,7 +666,7 @@ def _judge_staleness(ws: Workspace, findings: list[Finding], wanted: bool, asked
     if stage is None:
         err.print("[yellow]warning:[/] llm: no model to ask; the checker's findings stand")
         return None, []
-    judged = stage.run("staleness judgement", judge_findings, stage, StalenessChecker(ws, Store.open(ws)), findings) or []
+    judged = stage.run("staleness judgement", judge_findings, stage, StalenessChecker(ws, open_memory(ws)), findings) or []
     stage.save()
     return stage, judged
 
@@ -987,25 +988,6 @@ def gc(
         ops = ["archive", "compress"]
     _run_compaction(ws, ops, dry_run, as_json, {"compress_lines": compress_threshold, "min_strength": min_strength,
                                                 "max_age_days": max_age, "llm_assisted": True if llm else None})
-
-
-@app.command()
-def serve(
-    tcp: str | None = typer.Option(None, "--tcp", help="Listen on HOST:PORT instead of stdio."),
-) -> None:
-    """Run the language server (stdio by default) for VS Code, Neovim, Emacs, Helix and any LSP client."""
-    from .lsp.server import main as serve_main
-
-    serve_main(tcp)
-
-
-@app.command()
-def mcp(ctx: typer.Context) -> None:
-    """Run the MCP server (stdio) for Claude Code, Cursor, VS Code and any MCP client: recall, store, query,
-    check_stale, compact and more (docs/mcp.md)."""
-    from .mcp import serve as serve_mcp
-
-    serve_mcp(_workspace(ctx).root)
 
 
 def _say_recoveries() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -15,9 +16,9 @@ import pathspec
 from pydantic import BaseModel, Field, StrictInt, StrictStr
 
 from ..core.bounded import brief
-from ..core.settings import ConfigFiles, settle
+from ..core.settings import LEAN, TOML, ConfigFiles, settle
 from ..infra.gitcmd import git_command, git_env
-from ..infra.safeio import atomic_write, ensure_dir, read_text
+from ..infra.safeio import atomic_write, ensure_dir, load_json, read_text
 from ..infra.userlevel import config_dir, user_settings
 
 if TYPE_CHECKING:
@@ -130,6 +131,30 @@ def _is_within(path: Path, root: Path) -> bool:
     return _within(str(path), str(root))
 
 
+def read_config_files(root: Path) -> ConfigFiles:
+    """The configuration files of a workspace, parsed (a missing file is an empty section; a broken one is
+    a problem, and defaults)."""
+    out = ConfigFiles()
+    toml = root / TOML
+    if toml.is_file():
+        try:
+            out.toml = tomllib.loads(read_text(toml, _CONFIG_LIMIT, root))
+        except (OSError, ValueError, RecursionError) as exc:
+            out.problems.append(f"{TOML}: {exc}; using defaults")
+            out.toml_broken = True
+    lean = root / LEAN
+    if lean.is_file():
+        try:
+            memory = load_json(read_text(lean, _CONFIG_LIMIT, root)).get("memory", {})
+            out.lean_memory = memory if isinstance(memory, dict) else None
+        except (OSError, ValueError, AttributeError, RecursionError) as exc:
+            out.problems.append(f"{LEAN}: {exc}; ignored")
+    return out
+
+
+_CONFIG_LIMIT = 1024 * 1024
+
+
 class Config(BaseModel):
     """Settings from ``.lore/config.toml``'s ``[store]`` section (every key optional)."""
 
@@ -149,7 +174,7 @@ class Config(BaseModel):
 
     @classmethod
     def load(cls, root: Path) -> Config:
-        return cls.from_files(ConfigFiles.read(root))
+        return cls.from_files(read_config_files(root))
 
 
 #: What a pattern of a repository's ``instruction_files`` may end with: Markdown files only.
@@ -180,7 +205,7 @@ class Workspace:
         self.root = Path(os.path.realpath(root))
         self.store = store_dir(self.root)
         #: The configuration files, parsed once; each section is read from them.
-        self.config_files = ConfigFiles.read(self.root)
+        self.config_files = read_config_files(self.root)
         self.config = Config.from_files(self.config_files)
         #: More instruction files from the user's own settings (never from the repository): any pattern.
         self.user_instruction_files = _user_instruction_files(self.config.problems)

@@ -14,7 +14,8 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from ...core.model import DERIVED_FIELDS, Entry
-from ...core.settings.compaction import CompactionConfig
+from ...core.settings.compaction import TOGGLES, CompactionConfig
+from ...core.text import summarize
 from ...facts.remembered import remembered_facts
 from ...facts.verify import fact_key
 from ...infra.safeio import read_text
@@ -33,16 +34,21 @@ from .plan import (
     render_diff,
     render_preview,
 )
-from .rules import RULE_NAMES, RULES, Planner, Rule, parse_duration, summarize
+from .rules import RULE_NAMES, RULES, Planner, Rule, parse_duration
 
 if TYPE_CHECKING:
-    from .llm import LLMStage
+    from ..llm.stage import LLMStage
 
 OPERATIONS = RULE_NAMES  # the rules' names, in the order they run
 
 __all__ = ["OPERATIONS", "RULES", "CompactionConfig", "Rule", "Plan", "PlanOperation", "apply_plan", "changed_files",
            "check_unchanged",
            "parse_duration", "plan_compaction", "plan_id", "render_diff", "render_preview", "summarize", "view_entries"]
+
+
+def enabled(config: CompactionConfig) -> list[str]:
+    """The rules a configuration turns on, in the order they run."""
+    return [rule.name for rule in RULES if getattr(config, TOGGLES.get(rule.name, rule.name))]
 
 
 def plan_compaction(store: Store, config: CompactionConfig, only: Iterable[str] | None = None,
@@ -59,7 +65,7 @@ def plan_compaction(store: Store, config: CompactionConfig, only: Iterable[str] 
 def _plan(store: Store, config: CompactionConfig, only: Iterable[str] | None, now: datetime | None,
           llm: LLMStage | None) -> Plan:
     now = now or datetime.now(UTC)
-    selected = set(only) if only is not None else set(config.enabled())
+    selected = set(only) if only is not None else set(enabled(config))
     unknown = selected - set(OPERATIONS) - {"views"}
     if unknown:
         raise ValueError(f"unknown operation(s): {', '.join(sorted(unknown))}; choose from {', '.join(OPERATIONS)}")

@@ -8,9 +8,10 @@ from datetime import UTC, datetime
 
 from ...core.model import Entry
 from ...core.settings.compaction import CompactionConfig
+from ...core.text import summarize
 from ...store import Journal, Operation, Record, Store
 from .plan import PlanOperation, operation_changes
-from .rules import WRITABLE, Planner, summarize, union_changes
+from .rules import WRITABLE, Planner, union_changes
 
 
 def merge_into(store: Store, entry: Entry, keeper: Entry, journal: Journal, reason: str) -> Record:

@@ -29,9 +29,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rapidfuzz import fuzz
 
-from ...core.model import Entry
+from ...core.model import Entry, newer_and_older
 from ...core.settings.compaction import CompactionConfig
-from ...core.text import TEXT_CACHE, normalize, terms
+from ...core.text import TEXT_CACHE, normalize, summarize, terms
 from ...facts.updates import anchors, context, marks_change, retired
 from ...facts.verify import Comparison, compare_all, compatible, fact_key, fact_keys, fact_size, prepared
 from ...infra.workers import fork_map
@@ -67,10 +67,6 @@ def _rank(entry: Entry) -> tuple:
     the newest."""
     return (entry.format == "instruction", entry.pinned, len(entry.refs), fact_size(entry.content),
             _created(entry), entry.confidence or 0.0, entry.id)
-
-
-def _newer(a: Entry, b: Entry) -> tuple[Entry, Entry]:
-    return (a, b) if (_created(a), a.id) >= (_created(b), b.id) else (b, a)
 
 
 class PoolEdits(NamedTuple):
@@ -322,7 +318,7 @@ class Planner:
             if pair[1] in entry.coexists_with or pair[0] in other.coexists_with:
                 judged[pair] = None
                 continue
-            asked.append((pair, *_newer(entry, other), score))
+            asked.append((pair, *newer_and_older(entry, other), score))
         texts = [(older.content, newer.content) for _, newer, older, _ in asked]
         memo = self.search
         if memo is None:
@@ -1456,22 +1452,6 @@ def parse_duration(value: Any) -> timedelta | None:
         return None
     y, mo, w, d, h, mi, s = (int(g) if g else 0 for g in match.groups())
     return timedelta(days=y * 365 + mo * 30 + w * 7 + d, hours=h, minutes=mi, seconds=s)
-
-
-def summarize(text: str, limit: int) -> str:
-    """A deterministic summary: the leading sentences (headings and list markers dropped) that fit in
-    ``limit`` characters."""
-    words: list[str] = []
-    for line in text.splitlines():
-        line = re.sub(r"^\s*(?:#+|[-*+]|\d+[.)])\s*", "", line).strip()
-        if line and not line.startswith("```"):
-            words.append(line)
-    flat = " ".join(words)
-    if len(flat) <= limit:
-        return flat
-    cut = flat[: limit - 1]
-    end = max(cut.rfind(". "), cut.rfind("; "))
-    return (cut[: end + 1] if end > limit // 2 else cut.rsplit(" ", 1)[0]) + "…"
 
 
 def _first_sentence(text: str) -> str:

@@ -16,7 +16,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from ...core.model import Entry
+from ...core.model import Entry, newer_and_older
 from ...core.settings.compaction import CompactionConfig
 from ...facts import remembered, verify, vocabulary
 from ...facts import semantic_guard as guard
@@ -33,13 +33,6 @@ if TYPE_CHECKING:
     from .rules import Planner
 
 
-def _newer(a: Entry, b: Entry) -> tuple[Entry, Entry]:
-    """(newer, older): by creation time (an entry without one counts as oldest), then id."""
-    from .rules import _newer as newer_of  # pyright: ignore[reportPrivateUsage]
-
-    return newer_of(a, b)
-
-
 def candidates(planner: Planner) -> list[tuple[Entry, Entry, float]]:
     """Pairs of available entries (older, newer, cosine) close enough for the guard to look at."""
     config = planner.config
@@ -53,7 +46,7 @@ def candidates(planner: Planner) -> list[tuple[Entry, Entry, float]]:
     floor = max(0.0, config.semantic_threshold - SUBSUMED_MARGIN)
     out: list[tuple[Entry, Entry, float]] = []
     for i, j, cosine in cached_neighbours(planner.ws, f"st:{model}", texts, vectors, floor):
-        newer, older = _newer(pool[i], pool[j])
+        newer, older = newer_and_older(pool[i], pool[j])
         out.append((older, newer, cosine))
     return out
 

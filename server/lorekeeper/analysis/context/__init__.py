@@ -24,16 +24,16 @@ from ...core import fence
 from ...core.kinds import is_stale
 from ...core.model import Entry, Finding, Severity
 from ...core.settings.context import ContextConfig
+from ...core.text import summarize
 from ...infra import cache as cache_files
 from ...infra.tokens import TokenMemo
-from ...store import Store
 from ...workspace import Workspace
 from .access import with_reads
 from .render import CONFLICT, CONTEXT, FULL, INDEX, LEVELS, OMITTED, PINNED, Item, Layout, Style, Unit, assign, layout
 from .score import Focus, focus_relevance, score, signals
 
 __all__ = ["CONFLICT", "CONTEXT", "INDEX", "PINNED", "ContextConfig", "ContextResult", "Focus", "RenderedEntry", "Style",
-           "render_context", "render_entries", "store_status"]
+           "render_entries", "stale_entries"]
 
 #: Hysteresis runs to a fixed point in at most this many passes (the previous levels, then the new).
 _PASSES = 4
@@ -67,35 +67,13 @@ class ContextResult:
                 "omitted": list(self.omitted), "text": self.text}
 
 
-def render_context(ws: Workspace, store: Store, *, budget: int | None = None, focus: Sequence[str] = (),
-                   findings: Sequence[Finding] | None = None, now: datetime | None = None,
-                   config: ContextConfig | None = None, conflicts: Sequence[dict[str, Any]] | None = None,
-                   remember: bool = True) -> ContextResult:
-    """The memory to load now for ``focus`` (workspace-relative paths, or free-text queries) within
-    ``budget`` tokens (default: ``[context] budget``, else the index.md budget). ``findings``: staleness
-    findings when the caller has them (stale memories score less and say so); ``conflicts``: the
-    contradictions compaction finds (computed when not given). ``remember``: keep the levels for the
-    next rendering's hysteresis (a cache file; memory itself is never written)."""
-    config = config or ws.context
-    if conflicts is None:
-        conflicts = _conflicts(store) if sum(e.live for e in store.entries) > 1 else []
-    return render_entries(ws, store.entries, budget=budget, focus=focus, findings=findings, now=now, config=config,
-                          conflicts=conflicts, remember=remember)
-
-
-def _conflicts(store: Store) -> list[dict[str, Any]]:
-    from ..diagnose import conflicts
-
-    return conflicts(store, store.ws.compaction)
-
-
 def render_entries(ws: Workspace, entries: Sequence[Entry], *, budget: int | None = None, focus: Sequence[str] = (),
                    findings: Sequence[Finding] | None = None, now: datetime | None = None,
                    config: ContextConfig | None = None, conflicts: Sequence[dict[str, Any]] = (),
                    style: Style = CONTEXT, remember: bool = True,
                    narrate: Callable[[dict[str, list[tuple[str, str]]], int], Mapping[str, str]] | None = None,
                    counts: TokenMemo | None = None) -> ContextResult:
-    """:func:`render_context` over a list of entries (compaction passes the memory as its plan leaves
+    """:func:`lorekeeper.app.context.render_context` over a list of entries (compaction passes the memory as its plan leaves
     it); ``style`` ``INDEX`` renders index.md, which reads the remembered levels but never writes them.
     ``narrate`` (the narrative index): given the full entries of each plain category section (no pinned,
     conflicting, superseded or stale entries among them) as (id, text) and the tokens their bullets take,
@@ -108,7 +86,7 @@ def render_entries(ws: Workspace, entries: Sequence[Entry], *, budget: int | Non
     wanted = Focus.parse(ws, focus)
     shown = with_reads(ws, _shown(entries, config.include_instructions))
     relevance = focus_relevance(ws, shown, wanted, config)
-    stale = _stale(shown, findings)
+    stale = stale_entries(shown, findings)
     max_access = max((e.access_count or 0 for e in shown), default=0)
     protected = set(ws.compaction.protected)
     scores = {e.id: score(signals(e, day, config, max_access, relevance.get(e.id, 0.0), protected), config, e.id in stale)
@@ -181,7 +159,7 @@ def _shown(entries: Sequence[Entry], include_instructions: bool) -> list[Entry]:
     return [e for e in live if e.format != "instruction" and fact_key(e.content) not in said]
 
 
-def _stale(entries: Sequence[Entry], findings: Sequence[Finding] | None) -> dict[str, str]:
+def stale_entries(entries: Sequence[Entry], findings: Sequence[Finding] | None) -> dict[str, str]:
     """Entries that may no longer hold: marked stale, or with a staleness warning or error now."""
     out = {e.id: e.stale_reason for e in entries if e.stale_reason}
     for finding in findings or ():
@@ -199,7 +177,6 @@ def _units(entries: list[Entry], scores: dict[str, float], stale: dict[str, str]
            config: ContextConfig, count: TokenMemo) -> list[Unit]:
     """Entries grouped into units: an entry with the live entries it supersedes, and the two sides of a
     conflict; each item with its texts and notes."""
-    from ..compaction.rules import summarize
     from .views import titled
 
     by_id = {e.id: e for e in entries}
@@ -297,37 +274,3 @@ def _prune_states(ws: Workspace) -> None:
         return
     for old in states[KEEP_STATES:]:
         cache_files.delete(ws.root, ws.cache_dir, old.name)
-
-
-def last_compaction(ws: Workspace) -> dict[str, Any] | None:
-    """The newest compaction the journal holds that is not undone: its operation id and time."""
-    from ...store import Journal
-    from ..compaction import OPERATIONS
-
-    records, _ = Journal(ws).records()
-    undone = Journal.undone_by(records)
-    ops = {*OPERATIONS, "views"}
-    for record in reversed(records):
-        if record.op in ops and record.id not in undone:
-            return {"operation": record.id, "time": record.time.isoformat(), "op": record.op}
-    return None
-
-
-def store_status(ws: Workspace, store: Store, findings: Sequence[Finding] | None = None,
-                 config: ContextConfig | None = None, budget: int | None = None) -> dict[str, Any]:
-    """What `lore status` and MCP status say about the context: live entries, the tokens of the full
-    store (entries and MIF files; a compressed entry as its summary) against the budget, stale memories,
-    the last compaction, and whether the store is over the auto-compaction threshold."""
-    from ...app.report import memory_tokens
-
-    config = config or ws.context
-    limit = budget if budget is not None else config.budget if config.budget is not None else ws.compaction.budget
-    tokens = memory_tokens(store)["entries"]
-    live = [e for e in store.live() if config.include_instructions or e.format != "instruction"]
-    if config.include_instructions:
-        tokens += memory_tokens(store)["instructions"]
-    at = int(config.auto_compact_threshold * limit)
-    return {"entries": len(live), "tokens": tokens, "budget": limit,
-            "stale": len(_stale(store.live(), findings)), "last_compaction": last_compaction(ws),
-            "auto_compact": {"threshold": config.auto_compact_threshold, "at_tokens": at, "exceeded": config.auto_compact_threshold > 0 and tokens > at}}
-

@@ -11,8 +11,8 @@ from ...core.settings.llm import Endpoint, endpoint
 if TYPE_CHECKING:
     from ...store import Operation
     from ...workspace import Workspace
-    from ..compaction.llm import LLMStage
     from .bridge import Ask
+    from .stage import LLMStage
 
 __all__ = ["Endpoint", "endpoint", "journal_operations", "open_stage"]
 
@@ -25,8 +25,8 @@ def open_stage(ws: Workspace, environ: dict[str, str] | None = None, cached_only
     function and who lends it. ``cached_only``: a stage that answers from the answers kept by earlier runs
     and never asks the model (no request, no cost)."""
     from ...infra.tokens import count_tokens  # noqa: PLC0415
-    from ..compaction.llm import LLMStage  # noqa: PLC0415
     from .client import Budget, ChatClient  # noqa: PLC0415
+    from .stage import LLMStage  # noqa: PLC0415
 
     found, problems = endpoint(ws.config_files, environ)
     if found is None:

@@ -19,6 +19,7 @@ from typing import Any
 
 from ... import __version__
 from ...core.model import Finding
+from ...facts import JUDGE
 from ...infra import cache as cache_files
 from ...infra.safeio import json_text
 from ...infra.workers import collection_paused, fork_map, worker_count
@@ -145,7 +146,7 @@ def _check_files(ws: Workspace, history: GitHistory, files: list[str], listing: 
     how many entries were checked, and the state (:func:`_stat`) of those files and their dependencies:
     as read, for the files the check read (the version its verdicts are about), else taken after the
     check (here, so that workers take them in parallel)."""
-    store = Store(ws, keep_stats=True)
+    store = Store(ws, keep_stats=True, judge=JUDGE)
     store.load(only=set(files), files=listing)
     checker = StalenessChecker(ws, store, history=history)
     fresh = checker.check(store.live(), save=save)

@@ -22,6 +22,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from ...core.model import Entry, Finding, Fix, Severity
+from ...facts import open_memory
 from ...refs.extract import Reference, extract, from_explicit
 from ...refs.fingerprint import Fingerprinter, Verifications
 from ...refs.history import GitHistory
@@ -30,9 +31,9 @@ from ...refs.symbols import FileSymbols, language_of
 from ...store import Store
 from ...workspace import Workspace
 from .baseline import Baselines
+from .checks import CHECKS, WORD, post_checks
 
 ANY_CODE = "*"  # reverse-index key: entries that depend on every code file
-WORD = "word:"  # reverse-index keys "word:NAME": entries waiting for NAME to appear in some code file
 #: Folders of an instruction file that say where it is kept, not which part of the code it is about.
 _CONFIG_FOLDERS = (".github/instructions", ".github", ".cursor/rules", ".cursor", ".claude", "memory-bank", ".clinerules",
                    ".windsurf/rules", ".windsurf", "docs")
@@ -92,8 +93,6 @@ class StalenessChecker:
 
     def check(self, entries: Iterable[Entry] | None = None, save: bool = True) -> list[Finding]:
         """Check entries (default: every live entry); their findings in file and line order."""
-        from .checks import CHECKS, post_checks
-
         targets = [e for e in (entries if entries is not None else self.store.live())]
         self.checked = [e.id for e in targets]
         self._baselines = {}
@@ -378,7 +377,7 @@ class StalenessChecker:
 
 def check_workspace(ws: Workspace, paths: list[str] | None = None) -> tuple[list[Finding], StalenessChecker]:
     """Load the store and check every live entry (or only those in the given memory files)."""
-    store = Store.open(ws)
+    store = open_memory(ws)
     checker = StalenessChecker(ws, store)
     entries = store.live()
     if paths:

@@ -31,6 +31,8 @@ from .baseline import Baseline
 if TYPE_CHECKING:
     from .checker import EntryResult, Pending, StalenessChecker
 
+WORD = "word:"  # reverse-index keys "word:NAME": entries waiting for NAME to appear in some code file
+
 #: Generated, dependency and runtime folders: references into them are not judged.
 GENERATED = frozenset({"dist", "build", "out", "target", "node_modules", "coverage", ".next", ".nuxt", ".venv", "venv",
                        "__pycache__", ".cache", ".turbo", ".git", "tmp", ".tox"})
@@ -293,8 +295,6 @@ class SymbolCheck:
         return False
 
     def judge(self, checker: StalenessChecker, items: list[Pending]) -> None:
-        from .checker import WORD
-
         index = checker.index
         text = [i for i in items if not i.ref.file]
         mentions = index.files_mentioning({i.ref.target for i in text})

@@ -1,24 +1,21 @@
-"""Configuration files, read once per workspace: ``.lore/config.toml`` (sections ``[store]`` and
-``[compaction]``) and the ``memory`` section of ``.lean-spec/config.json`` (LeanSpec's layout, camelCase
-keys accepted). Each section is a pydantic model; :func:`settle` validates it key by key, so one bad value
-falls back to its default with one message naming it, and the rest apply. Unknown keys are other tools'
-settings and are ignored."""
+"""Settings as frozen values: what the configuration files say (:class:`ConfigFiles`, read by
+:func:`lorekeeper.workspace.read_config_files` from ``.lore/config.toml`` and the ``memory`` section of
+``.lean-spec/config.json``, LeanSpec's layout, camelCase keys accepted), and one pydantic model per section
+(:mod:`.compaction`, :mod:`.context`, :mod:`.llm`). :func:`settle` validates a section key by key, so one
+bad value falls back to its default with one message naming it, and the rest apply. Unknown keys are
+other tools' settings and are ignored. A setting changes only by copying (``with_overrides``)."""
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from ...infra.safeio import load_json, read_text
 from ..bounded import brief
 
 TOML = ".lore/config.toml"
 LEAN = ".lean-spec/config.json"
-_LIMIT = 1024 * 1024
 
 
 @dataclass
@@ -31,25 +28,6 @@ class ConfigFiles:
     #: Files that could not be read or parsed, with why.
     problems: list[str] = field(default_factory=list)
     toml_broken: bool = False
-
-    @classmethod
-    def read(cls, root: Path) -> ConfigFiles:
-        out = cls()
-        toml = root / TOML
-        if toml.is_file():
-            try:
-                out.toml = tomllib.loads(read_text(toml, _LIMIT, root))
-            except (OSError, ValueError, RecursionError) as exc:
-                out.problems.append(f"{TOML}: {exc}; using defaults")
-                out.toml_broken = True
-        lean = root / LEAN
-        if lean.is_file():
-            try:
-                memory = load_json(read_text(lean, _LIMIT, root)).get("memory", {})
-                out.lean_memory = memory if isinstance(memory, dict) else None
-            except (OSError, ValueError, AttributeError, RecursionError) as exc:
-                out.problems.append(f"{LEAN}: {exc}; ignored")
-        return out
 
     def section(self, name: str) -> Any:
         return self.toml.get(name, {})

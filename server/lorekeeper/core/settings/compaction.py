@@ -5,7 +5,6 @@ once, as a pydantic model; read from the workspace's configuration files (parsed
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
@@ -87,12 +86,6 @@ class CompactionConfig(BaseModel):
     budget: Count = Field(default=2000, ge=0)
     problems: list[str] = Field(default_factory=list)
 
-    def enabled(self) -> list[str]:
-        """The rules this configuration turns on, in the order they run."""
-        from ...analysis.compaction.rules import RULES  # noqa: PLC0415 - the rules read this module
-
-        return [rule.name for rule in RULES if getattr(self, TOGGLES.get(rule.name, rule.name))]
-
     @classmethod
     def from_files(cls, files: ConfigFiles) -> CompactionConfig:
         """The settings the configuration files give (LeanSpec's first, ``.lore/config.toml`` over it)."""
@@ -113,10 +106,6 @@ class CompactionConfig(BaseModel):
         values["semantic_model"] = os.environ.get(MODEL_ENV) or DEFAULT_MODEL
         return cls(**values, problems=problems)
 
-    @classmethod
-    def load(cls, root: Path) -> CompactionConfig:
-        """:meth:`from_files` for a folder (a workspace has them already: ``ws.compaction``)."""
-        return cls.from_files(ConfigFiles.read(root))
 
     def with_overrides(self, **overrides: Any) -> CompactionConfig:
         """A copy with these settings changed (``None``: left as it is), validated like the file's values

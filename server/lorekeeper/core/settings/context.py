@@ -3,7 +3,6 @@ to its default with a message naming it; the others apply)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt
@@ -55,10 +54,6 @@ class ContextConfig(BaseModel):
         problems: list[str] = []
         values = settle(cls, [(".lore/config.toml [context]", files.section("context"))], problems)
         return cls(**values, problems=problems)
-
-    @classmethod
-    def load(cls, root: Path) -> ContextConfig:
-        return cls.from_files(ConfigFiles.read(root))
 
     def with_overrides(self, **overrides: Any) -> ContextConfig:
         """A copy with these settings changed (``None``: left as it is), validated like the file's values."""

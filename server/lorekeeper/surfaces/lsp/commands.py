@@ -22,6 +22,7 @@ from ...analysis.staleness import apply_fix, apply_fixes, archive_entry, rename_
 from ...analysis.staleness.actions import distinct
 from ...app.report import describe_tokens, log_rows
 from ...core.model import Entry, Finding, Fix, ReplaceRefFix, ReplaceTextFix, Severity
+from ...facts import open_memory
 from ...infra import cache as cache_files
 from ...infra.safeio import read_text
 from ...store import FileChange, Journal, Operation, Record, Refused, Store
@@ -203,7 +204,7 @@ async def compact(ls: LoreServer, options: dict[str, Any]) -> dict[str, Any]:
             if changed_files(made, store):
                 # Memory changed since the server read it (the watcher has not told it yet): a plan is
                 # applied only to the files it was made from, so plan from the files as they are now.
-                store = Store.open(store.ws)
+                store = open_memory(store.ws)
                 made = plan_compaction(store, config, only=only, llm=stage)
             return made, made.to_json(), render_preview(made, store), store
 
@@ -433,7 +434,7 @@ def register(server: LoreServer) -> None:
         """The memory an agent should load now (the renderer of `lore context` and MCP recall):
         ``{"budget": N, "focus": [PATH|QUERY...]}``, both optional. Without a focus, the code files open in
         the editor are the focus. Returns the ``--format json`` shape, with ``focus`` said."""
-        from ...analysis.context import render_context  # noqa: PLC0415
+        from ...app.context import render_context  # noqa: PLC0415
 
         options = args[0] if args and isinstance(args[0], dict) else {}
         focus = options.get("focus")

@@ -30,6 +30,7 @@ from ...analysis.diagnose import memory_findings
 from ...analysis.staleness import StalenessChecker
 from ...core.model import Entry, Finding
 from ...core.settings.compaction import CompactionConfig
+from ...facts import open_memory
 from ...infra.safeio import read_bytes
 from ...infra.workers import allow_fork, collection_paused
 from ...store import Store
@@ -171,7 +172,7 @@ class LoreServer(LanguageServer):
             with collection_paused():  # the check builds what lives on (collecting cost ~30% of it at 10k)
                 ws = Workspace(self.ws.root)
                 step("reading memory files", 0)
-                store = Store.open(ws)
+                store = open_memory(ws)
                 self.recovery_notes.extend(store.recovered)
                 step(f"checking the references of {len(store.entries)} memories", 30)
                 checker = StalenessChecker(ws, store)

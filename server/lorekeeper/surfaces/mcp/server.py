@@ -27,6 +27,7 @@ from pydantic import BaseModel, Field
 
 from ... import __version__
 from ...core.model import DEFAULT_CATEGORY
+from ...facts import open_memory
 
 log = logging.getLogger(__name__)
 
@@ -114,11 +115,10 @@ class Lore:
     # -- helpers ---------------------------------------------------------------------------------
 
     def open(self):
-        from ...store import Store
         from ...workspace import Workspace
 
         ws = Workspace(self.root)
-        return ws, Store.open(ws)
+        return ws, open_memory(ws)
 
     @staticmethod
     def journal(ws, tool: str):
@@ -155,8 +155,8 @@ class Lore:
     # -- tools -----------------------------------------------------------------------------------
 
     def recall(self, focus: list[str], budget: int | None, fmt: str, client: str | None) -> str | dict[str, Any]:
-        from ...analysis.context import render_context
         from ...analysis.staleness.cache import check_cached
+        from ...app.context import render_context
 
         ws, store = self.open()
         # Stale memories weigh less, as in the editor and the CLI; verdicts cached between calls; no fork here.
@@ -229,8 +229,8 @@ class Lore:
                                            for h in hits]}
 
     def status(self, client: str | None) -> dict[str, Any]:
-        from ...analysis.context import store_status
         from ...app.report import status as report_status
+        from ...app.report import store_status
         from ...store import Journal
 
         ws, store = self.open()

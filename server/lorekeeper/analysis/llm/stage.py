@@ -41,14 +41,14 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
 from ...infra import cache as cache_files
-from ..llm.guard import check, check_keywords, check_summary
+from .guard import check, check_keywords, check_summary
 
 if TYPE_CHECKING:
     from ...workspace import Workspace
-    from ..llm.client import Chat
+    from ..compaction.plan import PlanOperation
+    from ..compaction.rules import Planner
     from ..staleness.llm import Change
-    from .plan import PlanOperation
-    from .rules import Planner
+    from .client import Chat
 
 log = logging.getLogger(__name__)
 
@@ -531,7 +531,7 @@ def _judge_narrative(answer: str, category: str, texts: list[str], share: int, c
 def _invented(reason: str, sources: list[str]) -> str:
     """What a model's stale reason names that none of ``sources`` writes ("" when nothing): a literal
     (path, identifier, code span, number) or a capitalised name."""
-    from ..llm.guard import _DIGITS, _literals, _names  # pyright: ignore[reportPrivateUsage]  # noqa: PLC0415
+    from .guard import _DIGITS, _literals, _names  # pyright: ignore[reportPrivateUsage]  # noqa: PLC0415
 
     joined = "\n".join(sources)
     lowered = joined.lower()

@@ -1,0 +1,5 @@
+"""``python -m lorekeeper``: the ``lore`` command."""
+
+from .surfaces.entry import run
+
+run()

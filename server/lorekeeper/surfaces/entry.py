@@ -1,0 +1,38 @@
+"""The ``lore`` console script: the command line (:mod:`.cli`) with the two servers as commands. The
+servers are imported only when started, and the command line never imports them: this module is the one
+place the three surfaces meet."""
+
+from __future__ import annotations
+
+import typer
+
+from .cli import _workspace, app
+from .cli import run as run_cli
+
+
+@app.command()
+def serve(
+    tcp: str | None = typer.Option(None, "--tcp", help="Listen on HOST:PORT instead of stdio."),
+) -> None:
+    """Run the language server (stdio by default) for VS Code, Neovim, Emacs, Helix and any LSP client."""
+    from .lsp.server import main as serve_main  # (pygls is imported only to serve)
+
+    serve_main(tcp)
+
+
+@app.command()
+def mcp(ctx: typer.Context) -> None:
+    """Run the MCP server (stdio) for Claude Code, Cursor, VS Code and any MCP client: recall, store, query,
+    check_stale, compact and more (docs/mcp.md)."""
+    from .mcp import serve as serve_mcp  # (the MCP SDK is imported only to serve)
+
+    serve_mcp(_workspace(ctx).root)
+
+
+def run() -> None:
+    """The console script."""
+    run_cli()
+
+
+if __name__ == "__main__":
+    run()
