@@ -81,7 +81,7 @@ def _main(
 # -- helpers ---------------------------------------------------------------------------------------
 
 
-def _workspace(ctx: typer.Context) -> Workspace:
+def workspace_of(ctx: typer.Context) -> Workspace:
     root = ctx.obj.get("root") if ctx.obj else None
     try:
         if root is not None:
@@ -218,7 +218,7 @@ def add(
     """Remember a fact. Skipped, and said so, when memory already holds the same text."""
     if fmt not in ("entry", "mif"):
         _fail(f"--format must be 'entry' or 'mif', not {fmt!r}", USAGE)
-    ws = _workspace(ctx)
+    ws = workspace_of(ctx)
     store = _load(ws, quiet_findings=as_json)
     who = agent or ws.config.default_agent or os.environ.get("LORE_AGENT") or os.environ.get("USER") or None
     try:
@@ -277,7 +277,7 @@ def list_entries(
     """List memory entries, in the order of their files."""
     if fmt is not None and fmt not in ("entry", "mif", "instruction"):
         _fail(f"--format must be entry, mif or instruction, not {fmt!r}", USAGE)
-    ws = _workspace(ctx)
+    ws = workspace_of(ctx)
     store = _load(ws, quiet_findings=as_json)
     entries = [e for e in store.entries
                if (show_all or e.live) and (category is None or e.category == category) and (fmt is None or e.format == fmt)]
@@ -298,7 +298,7 @@ def show(
     """Show one entry: every field, where it comes from, what happened to it, and its references."""
     from ..app.report import merged_from
 
-    ws = _workspace(ctx)
+    ws = workspace_of(ctx)
     store = _load(ws, quiet_findings=True)
     entry = _pick(store, key)
     from ..analysis.context.access import record
@@ -383,7 +383,7 @@ def search(
     """Find entries by content and tags (BM25 with fuzzy matching), best first."""
     from ..analysis.search import SearchIndex
 
-    ws = _workspace(ctx)
+    ws = workspace_of(ctx)
     store = _load(ws, quiet_findings=as_json)
     index = SearchIndex(store.entries if show_all else store.live())
     hits = index.search(query, limit=limit)
@@ -406,7 +406,7 @@ def log(
     """Show the journal: the operations commands made to memory, newest first."""
     from ..app.report import log_rows
 
-    ws = _workspace(ctx)
+    ws = workspace_of(ctx)
     records, problems = _journal(ws).records()
     rows = log_rows(records, limit)
     if as_json:
@@ -443,7 +443,7 @@ def undo(
     """Reverse an operation, restoring the files exactly as they were. An undo can itself be undone."""
     if bool(op) == last:
         _fail("give an operation id or --last (not both)", USAGE)
-    ws = _workspace(ctx)
+    ws = workspace_of(ctx)
     journal = _journal(ws)
     try:
         undone = journal.undo_last(force=force) if last else journal.undo(str(op), force=force)
@@ -477,7 +477,7 @@ def recover(
     wrote); this finishes the rest."""
     from ..store.journal import recover_explicitly
 
-    ws = _workspace(ctx)
+    ws = workspace_of(ctx)
     messages = recover_explicitly(ws, force=force)
     if not messages:
         out.print("nothing to recover: no change was interrupted")
@@ -492,7 +492,7 @@ def status(ctx: typer.Context, as_json: bool = JsonOption) -> None:
     from ..app.report import describe_tokens
     from ..app.report import status as report_status
 
-    ws = _workspace(ctx)
+    ws = workspace_of(ctx)
     store = _load(ws, quiet_findings=True)
     records, _ = Journal(ws).records()
     data = report_status(ws, store, records)
@@ -543,7 +543,7 @@ def context(
 
     if fmt not in ("md", "json"):
         _fail(f"--format must be md or json, not {fmt!r}", USAGE)
-    ws = _workspace(ctx)
+    ws = workspace_of(ctx)
     for problem in ws.context.problems:
         err.print(f"[yellow]warning:[/] {escape(problem)}")
     from ..analysis.staleness.cache import check_cached
@@ -562,7 +562,7 @@ def validate(ctx: typer.Context, as_json: bool = JsonOption) -> None:
     """Report memory files that cannot be read as they should: invalid JSON or YAML, wrong field types,
     missing fields, oversized or binary files, references outside the workspace; and journal records
     that cannot be used. Exit 1 on any error."""
-    ws = _workspace(ctx)
+    ws = workspace_of(ctx)
     store = open_memory(ws)
     journal_findings = Journal(ws).records()[1]  # records that cannot be used (damaged, crafted)
     findings = sorted([*store.findings, *journal_findings], key=lambda f: (f.source, f.line or 0))
@@ -594,7 +594,7 @@ def check_stale(
     from ..analysis.staleness import mark_stale
     from ..analysis.staleness.cache import check_cached
 
-    ws = _workspace(ctx)
+    ws = workspace_of(ctx)
     wanted = [_memory_path(ws, p) for p in paths or []]
     if wanted:
         memory = [ws.rel(p) for group in ws.memory_files().values() for p in group]
@@ -723,7 +723,7 @@ def verify(
 
     if bool(keys) == all_entries:
         _fail("give entry ids or --all (not both)", USAGE)
-    ws = _workspace(ctx)
+    ws = workspace_of(ctx)
     store = _load(ws, quiet_findings=as_json)
     entries = store.live() if all_entries else distinct([_pick(store, key) for key in keys])
     checker = StalenessChecker(ws, store)
@@ -752,7 +752,7 @@ def review(ctx: typer.Context) -> None:
     from ..analysis.staleness.llm import remembered_findings
     from ..app.report import review_queue
 
-    ws = _workspace(ctx)
+    ws = workspace_of(ctx)
     findings, checker = check_workspace(ws)
     findings += remembered_findings(ws, findings, checker)  # a model's verdicts kept by `check-stale --llm`
     store = checker.store
@@ -940,7 +940,7 @@ def compact(
     """Compact memory with deterministic rules: dedup, merge near-duplicates, follow supersession, fuse
     related entries, compress verbose ones, archive expired ones, consolidate cold clusters; regenerate
     index.md (within the token budget) and compacted/. Nothing is deleted; every operation is undoable."""
-    ws = _workspace(ctx)
+    ws = workspace_of(ctx)
     selected = [o.strip() for o in only.split(",") if o.strip()] if only else None
     _run_compaction(ws, selected, dry_run, as_json, {"budget": budget, "semantic_dedup": True if semantic else None,
                                                      "llm_assisted": True if llm else None},
@@ -979,7 +979,7 @@ def gc(
 ) -> None:
     """Maintenance as mnemonic users know it: the archive and compress operations of `lore compact`
     (both unless one is chosen). Pinned entries and protected categories are never archived."""
-    ws = _workspace(ctx)
+    ws = workspace_of(ctx)
     if compress_only:
         ops = ["compress"]
     elif archive or compress:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import typer
 
-from .cli import _workspace, app
+from .cli import app, workspace_of
 from .cli import run as run_cli
 
 
@@ -26,7 +26,7 @@ def mcp(ctx: typer.Context) -> None:
     check_stale, compact and more (docs/mcp.md)."""
     from .mcp import serve as serve_mcp  # (the MCP SDK is imported only to serve)
 
-    serve_mcp(_workspace(ctx).root)
+    serve_mcp(workspace_of(ctx).root)
 
 
 def run() -> None:
