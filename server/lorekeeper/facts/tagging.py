@@ -105,18 +105,17 @@ def tools(text: str) -> list[str]:
     """Well-known tools and services the text names."""
     found: list[str] = []
     for tag, pattern in _TOOL_PATTERNS.items():
+        ticks, counted = 0, 0  # the backticks before ``counted``: each match counts from the last one's
         for match in pattern.finditer(text):
             word = match.group(0)
-            if word.lower() in _AMBIGUOUS and not (word[0].isupper() or _in_code(text, match.start())):
-                continue
+            if word.lower() in _AMBIGUOUS and not word[0].isupper():
+                ticks += text.count("`", counted, match.start())
+                counted = match.start()
+                if ticks % 2 == 0:  # not inside a `code span`
+                    continue
             found.append(tag)
             break
     return sorted(found)
-
-
-def _in_code(text: str, at: int) -> bool:
-    """Whether position ``at`` is inside a `code span`."""
-    return text.count("`", 0, at) % 2 == 1
 
 
 def auto_tags(text: str, paths: Iterable[str] = ()) -> list[str]:

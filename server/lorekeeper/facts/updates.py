@@ -22,6 +22,7 @@ something changed."""
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -36,8 +37,27 @@ _CHANGE_VERBS = ("moved migrated switched changed upgraded downgraded bumped rai
                  " tightened relaxed").split()
 _REMOVED = ("removed retired dropped deprecated deleted sunset sunsetted decommissioned discontinued abandoned"
             " gone obsolete replaced").split()
+_NO_LONGER = ("used", "needed", "required", "supported", "use", "maintained")  # "X is no longer ___" (in use)
 _BE = r"(?:was|were|has\s+been|have\s+been|got|had\s+been|is\s+now|are\s+now)"
-_TOKEN = r"(?:`[^`]+`|[^\s`,;:()\"]+)"
+_RUN = r"[^\s`,;:()\"]"  # a character of a token's run
+#: A token: code, or a run of the characters a value is written with (possessive: whatever follows a
+#: token starts with whitespace, or the pattern ends).
+_TOKEN = rf"(?:`[^`]+`|{_RUN}++)"
+#: :data:`_TOKEN` where a pattern starts with it, so that it is tried at every character: a run is read
+#: from its start only. From any later character of it the pattern would find what it found (or did not
+#: find) from there; a match can start inside a run only right after an earlier match, and none of the
+#: patterns starting with this ends inside a run.
+_FIRST_TOKEN = rf"(?:`[^`]+`|(?<!{_RUN}){_RUN}++)"
+
+
+def _first_token_after(words: Iterable[str]) -> str:
+    """:data:`_FIRST_TOKEN` for a pattern that ends with one of ``words``, so that a match may end inside
+    a run ("X was removed—Y was removed"): right after one of them, a token may start inside a run too,
+    read to at most 255 characters (a bounded read wherever such a word stands, matched or not)."""
+    after = "|".join(f"(?<={word})" for word in words)
+    return rf"(?:`[^`]+`|(?<!{_RUN}){_RUN}++|(?:{after}){_RUN}{{1,255}}+)"
+
+
 _PHRASE = rf"{_TOKEN}(?:\s+{_TOKEN}){{0,3}}"
 #: Words that end a value phrase ("to uv *in* March", "to 16.2 *on* 2024-05-18").
 _STOP = frozenset("in on at for so after because as to with by and or but since when while which that where"
@@ -51,14 +71,14 @@ _PATTERNS = [
     # "renamed `A` to `B`", "moved `src/lib` to `packages/core`"
     ("renamed", re.compile(rf"\b(?:renamed|moved|migrated)\s+(?P<old>`[^`]+`|\S+)\s+to\s+(?P<new>{_PHRASE})", re.I)),
     # "`LOG_LEVEL` was renamed to `APP_LOG_LEVEL`"
-    ("renamed", re.compile(rf"(?P<old>{_TOKEN})\s+{_BE}\s+(?:now\s+)?(?:renamed|moved)\s+to\s+(?P<new>{_PHRASE})", re.I)),
+    ("renamed", re.compile(rf"(?P<old>{_FIRST_TOKEN})\s+{_BE}\s+(?:now\s+)?(?:renamed|moved)\s+to\s+(?P<new>{_PHRASE})", re.I)),
     # "replaced Redis with Memcached", "Redis was replaced by Memcached"
     ("replaced", re.compile(rf"\breplaced\s+(?P<old>{_PHRASE}?)\s+(?:with|by)\s+(?P<new>{_PHRASE})", re.I)),
-    ("replaced", re.compile(rf"(?P<old>{_TOKEN}(?:\s+{_TOKEN})?)\s+{_BE}\s+(?:now\s+)?replaced\s+(?:with|by)\s+"
+    ("replaced", re.compile(rf"(?P<old>{_FIRST_TOKEN}(?:\s+{_TOKEN})?)\s+{_BE}\s+(?:now\s+)?replaced\s+(?:with|by)\s+"
                             rf"(?P<new>{_PHRASE})", re.I)),
     # "`make lint` was removed", "RabbitMQ is deprecated"
     # (past or perfect only: "old logs are deleted after 30 days" is a policy, not a retirement)
-    ("removed", re.compile(rf"(?P<old>{_TOKEN}(?:\s+{_TOKEN})?)\s+{_BE}\s+(?:{'|'.join(_REMOVED)})\b", re.I)),
+    ("removed", re.compile(rf"(?P<old>{_first_token_after(_REMOVED)}(?:\s+{_TOKEN})?)\s+{_BE}\s+(?:{'|'.join(_REMOVED)})\b", re.I)),
     # "We retired RabbitMQ", "stopped using caret constraints", "no longer use Redis"
     ("removed", re.compile(rf"(?:^|\b(?:we|they|team|has|have|i)\s+|[;:]\s*|\*\*\s*)(?:{'|'.join(_REMOVED)}|stopped\s+using|"
                            rf"no\s+longer\s+uses?|got\s+rid\s+of)\s+(?P<old>{_PHRASE})", re.I)),
@@ -68,7 +88,7 @@ _PATTERNS = [
     # "use `pnpm changeset` instead of `npm version patch`"
     ("instead", re.compile(rf"\b(?:instead\s+of|rather\s+than)\s+(?P<old>{_PHRASE})", re.I)),
     # "`X` is no longer used"
-    ("removed", re.compile(rf"(?P<old>{_TOKEN})\s+(?:is|are)\s+no\s+longer\s+(?:used|needed|required|supported|"
+    ("removed", re.compile(rf"(?P<old>{_first_token_after(_NO_LONGER)})\s+(?:is|are)\s+no\s+longer\s+(?:used|needed|required|supported|"
                            rf"in\s+use|maintained)", re.I)),
     # "there is no `setup.py`"
     ("removed", re.compile(r"\bthere\s+(?:is|are)\s+no(?:\s+longer)?\s+(?:a\s+|an\s+)?(?:[\w-]+\s+){0,2}?(?P<old>`[^`]+`)",
@@ -77,7 +97,9 @@ _PATTERNS = [
     ("removed", re.compile(r"\b(?:not|n't|never|no\s+more)\s+(?:\w+\s+){0,2}?(?P<old>`[^`]+`|(?-i:[A-Z])[\w.+-]*)"
                            r"[^.;]*\bany\s?more\b", re.I)),
 ]
-_ARROW = re.compile(rf"(?P<old>{_TOKEN})\s*(?:->|→|=>)\s*(?P<new>{_TOKEN})")
+#: "`a` -> `b`": the old token is not possessive (an arrow may stand inside its run: ``a->b``); it starts
+#: where :data:`_FIRST_TOKEN` does.
+_ARROW = re.compile(rf"(?P<old>`[^`]+`|(?<!{_RUN}){_RUN}+)\s*(?:->|→|=>)\s*(?P<new>{_TOKEN})")
 
 #: Words that say the newer memory describes a change (so the subject, not its wording, must match).
 _MARKERS = CaseBlind(r"\b(?:now|any\s?more|no\s+longer|from\s+now\s+on|as\s+of|these\s+days|nowadays|switched|"
@@ -114,6 +136,9 @@ def _clean(phrase: str | None) -> str | None:
 
 
 _GERUND = re.compile(r"^(?:invoking|using|running|calling|having|the\s+use\s+of)\s+", re.I)
+#: " + ", " & ", a comma, " and ": whitespace before them is read from where it starts (possessive), so
+#: a run of it is read once.
+_LIST_SEPARATOR = re.compile(r"(?<!\s)\s++(?:[+&]\s+|,\s*|and\s+)|,\s*")
 
 
 def _alternatives(phrase: str | None) -> list[str]:
@@ -123,7 +148,7 @@ def _alternatives(phrase: str | None) -> list[str]:
         return []
     phrase = _GERUND.sub("", phrase)
     if "`" not in phrase:
-        parts = [p.strip() for p in re.split(r"\s+[+&]\s+|\s*,\s*|\s+and\s+", phrase) if p.strip()]
+        parts = [p.strip() for p in _LIST_SEPARATOR.split(phrase) if p.strip()]
         if len(parts) > 1:
             return parts
     return [phrase] if phrase else []
@@ -280,10 +305,6 @@ def _only_numbers(phrase: str) -> bool:
 
 # -- typed values ------------------------------------------------------------------------------------
 
-_VERSION = re.compile(r"(?<![\w.])(?:[<>=!~^]=?|==)?v?\d+(?:\.\d+){1,3}\b|(?<![\w.])v?\d+(?:\.x)?\b")
-_NAMED_VERSION = re.compile(
-    r"(?P<name>\b[A-Za-z][\w.+-]*?)(?:\.js)?[`'\"]?(?:\s*(?::|=|@|\s)\s*[`'\"]?|\s+(?:is\s+)?(?:on|at|to)\s+)"
-    r"(?P<version>(?:[<>=!~^]=?|==)?v?\d+(?:\.\d+){0,3})\b")
 _LANGUAGES = frozenset("python node nodejs go golang rust java ruby php typescript kotlin swift elixir scala dotnet"
                        " deno bun postgres postgresql mysql redis react vue angular django rails next nextjs"
                        " terraform helm kubernetes ubuntu debian alpine".split())
@@ -306,9 +327,14 @@ def versions_in(text: str) -> dict[str, str]:
     ("Node 20"), dotted ones and ranges further away."""
     found: dict[str, str] = {}
     for sentence in re.split(r"(?<=[.;!?])\s+", text):
+        # The words before each version, from one reading of the sentence (the last may run on past
+        # the version's start: it is cut there, as if read in the sentence up to it).
+        words = [m.span() for m in _NAME_WORD.finditer(sentence)]
+        starts = [start for start, _ in words]
         for match in _VERSION_NUMBER.finditer(sentence):
             version = match.group(0)
-            before = _NAME_WORD.findall(sentence[: match.start()])[-5:]
+            k = bisect_left(starts, match.start())
+            before = [sentence[start : min(end, match.start())] for start, end in words[max(0, k - 5) : k]]
             reach = before if ("." in version or version[:1] in "<>=!~^") else before[-1:]
             name = next((n for n in map(_known_name, reversed(reach)) if n), None)
             if name and name not in found:
@@ -558,8 +584,11 @@ def assignments_in(text: str) -> dict[str, str]:
     return found
 
 
-_MOVED_TO = re.compile(r"\b(?:moved|migrated|switched|changed|renamed|upgraded|bumped|repointed|pointed|relocated)\b"
-                       r"[^.;]*?\bto\s+(?P<new>`[^`]+`)", re.I)
+_MOVED_VERBS = r"\b(?:moved|migrated|switched|changed|renamed|upgraded|bumped|repointed|pointed|relocated)\b"
+#: "moved to `x`": from a verb to the first "to `x`" of its clause, read up to the next verb at most. A
+#: verb whose "to" lies past the next verb gives way to that verb: the same "to `x`" (the only group
+#: used), but a clause of many verbs and no "to" is read once, not once from each verb.
+_MOVED_TO = re.compile(_MOVED_VERBS + r"(?:(?!" + _MOVED_VERBS + r")[^.;])*?\bto\s+(?P<new>`[^`]+`)", re.I)
 
 
 def _names_like(text: str, name: str) -> list[str]:

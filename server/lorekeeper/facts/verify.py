@@ -116,17 +116,22 @@ _CODE_EXTENSIONS = ("ts tsx js jsx mjs cjs py go rs java kt rb php cs json jsonc
                     " sql prisma css scss html lock env local example sample").split()
 
 _LITERAL_CODE = r"(?P<code>`[^`]+`)"
+#: A path, a file name or a dashed name may be tried from each ``-`` or ``.`` of a run such as ``a-b-c``:
+#: each of its parts (a name, a path's segment) is read to at most 255 characters (the longest file name
+#: common file systems allow), a file name or a dashed name to at most 16 dots or dashes, so that a start
+#: that fails costs a bounded read, not the rest of the run. (Possessive: a part stops only where the next
+#: separator must stand.)
 _LITERAL_OTHER = (
     r"(?P<url>\b(?:https?|ftp|ssh|git)://[^\s`)]+)"
     r"|(?P<tz>\b(?:UTC|GMT)\s*[+-]\s*\d{1,2}(?::?\d{2})?)"
-    r"|(?P<path>(?<![\w@])(?:\.{1,2}/)?[\w.-]+(?:/[\w.-]+)+/?|(?<![\w.])\.[A-Za-z0-9][\w.-]*"
-    r"|\b[\w-]+(?:\.[\w-]+)*\.(?:" + "|".join(_CODE_EXTENSIONS) + r")\b)"
+    r"|(?P<path>(?<![\w@])(?:\.{1,2}/)?[\w.-]{1,255}+(?:/[\w.-]{1,255}+)+/?|(?<![\w.])\.[A-Za-z0-9][\w.-]*"
+    r"|\b[\w-]{1,255}+(?:\.[\w-]{1,255}+){0,16}\.(?:" + "|".join(_CODE_EXTENSIONS) + r")\b)"
     r"|(?P<env>\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b)"
     r"|(?P<time>(?<![\w.:])\d{1,2}:\d{2}(?::\d{2})?(?![\w:]))"
     r"|(?P<number>(?<![\w.])(?:[<>]=?|[=!]=|~|\^)?\s?v?[-+]?\d+(?:[.,]\d+)*"
     r"(?:\s?(?i:/\s?(?:min|s|sec|h|hour|day|req)|ms|milliseconds?|secs?|seconds?|mins?|minutes?|hrs?|hours?|days?"
     r"|weeks?|percent|kib|mib|gib|kb|mb|gb|tb|px|rem|em|x|k|s|h|d)\b|%)?(?![\w]|\.\d))"
-    r"|(?P<ident>\b[a-z][a-z0-9]*[A-Z]\w*\b|\b[A-Za-z]\w*_\w+\b|\b[A-Za-z][\w]*(?:-[\w]+)*-v?\d+\b"
+    r"|(?P<ident>\b[a-z][a-z0-9]*[A-Z]\w*\b|\b[A-Za-z]\w*_\w+\b|\b[A-Za-z]\w{0,254}+(?:-\w{1,255}+){0,16}-v?\d+\b"
     r"|\b[a-z][a-z0-9]*-(?:svc|service|api|worker|job|queue|app|db|server|client|bot|cli|gateway|bucket)\b"
     r"|\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?)"
     r"|(?P<op>(?<!\S)(?:\?\?|\|\||&&|===|!==|==|!=|>=|<=|=>|->)(?!\S))"
@@ -150,7 +155,9 @@ _MAY_HOLD_LITERAL = re.compile(r"[`:/_?|&=\-]|\d|\.[A-Za-z0-9_]|[a-z][A-Z]")
 _CODE_SPAN = re.compile(r"(?P<code>`[^`]+`)")
 _WORD = re.compile(r"[A-Za-z]+(?:'[a-z]+)?|\x00[\ue000-\uf8ff]\x00|\x02\x03?[A-Za-z]+\x02|[=:]")
 _BOUNDARY = re.compile(r"[,;!?()\[\]{}—–]|\.(?:\s|$)|\s-\s")
-_MARKUP = re.compile(r"(\*\*|__|(?<!\w)[*_](?=\w)|(?<=\w)[*_](?!\w)|^#+\s|^\s*(?:[-*+]|\d+[.)])\s+|~~)", re.M)
+#: Emphasis, a heading's marks, a list item's bullet (with the blank lines before it: at most 255
+#: whitespace characters, possessive, read from each line's start), strike-through.
+_MARKUP = re.compile(r"(\*\*|__|(?<!\w)[*_](?=\w)|(?<=\w)[*_](?!\w)|^#+\s|^\s{0,255}+(?:[-*+]|\d+[.)])\s+|~~)", re.M)
 #: A necessary condition for any match of :data:`_MARKUP` (one of its characters, or a digit before a
 #: list number's ``.`` or ``)``): a text with none skips it.
 _MAY_HOLD_MARKUP = re.compile(r"[*_#~+\-]|\d[.)]")
@@ -335,7 +342,9 @@ def _lex(text: str) -> tuple[list[list[_Item]], bool, str]:
     return clauses, negated, guard
 
 
-_RAW_NUMBER = re.compile(r"[<>=!~^+\-]*\d+(?:[.,:]\d+)*")
+#: A digit run with the signs written before it. Its signs are read from where a run of them starts, and
+#: possessively (the digit must follow them all): a run of signs without a digit is read once.
+_RAW_NUMBER = re.compile(r"(?<![<>=!~^+\-])[<>=!~^+\-]*+\d+(?:[.,:]\d+)*")
 
 
 def _counts_something(words: list[str], raw: str) -> bool:

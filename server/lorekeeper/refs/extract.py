@@ -66,14 +66,27 @@ YARN_BUILTINS = frozenset(
 RUNNERS = ("npm", "pnpm", "yarn", "bun", "npx", "make", "just", "uv", "poetry", "pdm", "hatch", "python", "python3")
 
 _FENCE = re.compile(r"^\s*(```+|~~~+)\s*([\w+-]*)")
-_URL = re.compile(r"\b(?:https?|ftp|file|ssh|git)://[^\s`]+|\bwww\.[^\s`]+|[^\s`@]+@[^\s`@]+\.\w+")
-_EG = re.compile(r"\((?:e\.g\.|eg\.|for example|for instance|i\.e\.)[^)]*\)|\b(?:e\.g\.|for example|for instance|such as)[^.;\n]*",
-                 re.I)
+#: An address: a URL, or an e-mail (``user@host.tld``). An e-mail starts only where a run of the
+#: characters around an ``@`` starts, and e-mails that follow one another in one run (``a@b.com,c@d.com``)
+#: are one match: the same text as matching each from where the last ended, but a run that holds no
+#: e-mail is read once, not once from each of its characters. The local part is possessive (it stops only
+#: at the ``@``) and the domain atomic (the longest that ends in ``.tld``, as it was alone), so no run is
+#: read twice.
+_URL = re.compile(r"\b(?:https?|ftp|file|ssh|git)://[^\s`]+|\bwww\.[^\s`]+"
+                  r"|(?<![^\s`@])(?:[^\s`@]++@(?>[^\s`@]+\.\w+))+")
+#: An example given in parentheses, or running to the end of its clause ("such as X, Y"); the second
+#: kind alone (see :func:`_without_examples`).
+_EG = re.compile(r"\((?:e\.g\.|eg\.|for example|for instance|i\.e\.)[^)]*\)"
+                 r"|\b(?:e\.g\.|for example|for instance|such as)[^.;\n]*", re.I)
+_EG_CLAUSE = re.compile(r"\b(?:e\.g\.|for example|for instance|such as)[^.;\n]*", re.I)
 _SPAN = re.compile(r"`([^`\n]+)`")
 _TREE_LINE = re.compile(r"[├└│┬┼]|^\s*[|`]--|^\s*\+--")
+#: A negation ending the text before a reference (searched in the 30 or 40 characters before it). Its
+#: words are looked for only where one of their first letters stands (searched for whether it matches,
+#: in which the order of the words does not count).
 _NEGATED_BEFORE = re.compile(
-    r"(?:\bnever|\bnot|n't|\bno|\bavoid|\binstead of|\brather than|\bno longer|\bformerly|\bold|\blegacy|\bdeprecated|"
-    r"\bremoved|\bdeleted|\breplaced|\bwithout|\bif|\bunless|\bwhether|\bused to|\bwas|\bexcept)"
+    r"(?=[nairfoldwue])(?:n't|\b(?:never|not|no|avoid|instead of|rather than|no longer|formerly|old|legacy|deprecated|"
+    r"removed|deleted|replaced|without|if|unless|whether|used to|was|except))"
     r"(?:\s+(?:use|using|import|importing|call|calling|run|running|the|a|an|any|in|from|with|edit|edits|touch|add|to|write|modify|commit)){0,2}"
     r"[\s,:(]*$",
     re.I,
@@ -212,7 +225,7 @@ def _prose_line(line: str, i: int) -> list[Reference]:
     low = line.lower() if line.isascii() else None
     clean = _URL.sub(lambda m: " " * len(m.group(0)), line) if "://" in line or "www." in line or "@" in line else line
     if _mentions(low, "e.g.", "eg.", "i.e.", "for ", "such as"):
-        clean = _EG.sub(lambda m: " " * len(m.group(0)), clean)
+        clean = _without_examples(clean)
     refs: list[Reference] = []
     scopes: list[str] = []
     for match in _SPAN.finditer(clean) if "`" in clean else ():
@@ -220,13 +233,13 @@ def _prose_line(line: str, i: int) -> list[Reference]:
             continue
         span = match.group(1).strip()
         found = _span(span, i)
-        placed = _PLACED_IN.match(clean[match.end() :])
+        placed = _PLACED_IN.match(clean, match.end())
         if placed and found and found[0].kind == "symbol":
             where = _as_path(placed.group(1))
             found = [found[0]._replace(near=where)] if where else found
         refs.extend(found)
         if len(found) == 1 and found[0].kind == "path" and not _has_code_extension(found[0].target) \
-                and _SCOPE_WORD.search(clean[: match.start()]):
+                and _ends_with(_SCOPE_WORD, clean, match.start(), words=2):
             scopes.append(found[0].target.rstrip("/"))
     plain = _SPAN.sub(lambda m: " " * len(m.group(0)), clean) if "`" in clean else clean
     if "npm" in plain or "yarn" in plain or "run" in plain or "python" in plain:
@@ -239,10 +252,11 @@ def _prose_line(line: str, i: int) -> list[Reference]:
         if path:
             strong = _has_code_extension(path) and "/" in path.rstrip("/")
             refs.append(Reference("path", path, token, i, strong=strong))
-            if not _has_code_extension(path) and _SCOPE_WORD.search(plain[: match.start()]):
+            if not _has_code_extension(path) and _ends_with(_SCOPE_WORD, plain, match.start(), words=2):
                 scopes.append(path.rstrip("/"))
     for match in list(_PM.finditer(plain)) + list(_PM_ONLY.finditer(plain)) if _mentions(low, "npm", "yarn", "bun") else ():
-        if not _NEGATED_BEFORE.search(plain[: match.start()][-30:]) and not _NEGATED_END.search(plain[: match.start()]):
+        if not _NEGATED_BEFORE.search(plain[max(0, match.start() - 30) : match.start()]) \
+                and not _ends_with(_NEGATED_END, plain, match.start(), words=1):
             refs.append(Reference("package-manager", match.group(1).lower(), match.group(0), i))
     for match in _RUNTIME_VERSION.finditer(plain) if _mentions(low, "go", "node", "python", "rust") else ():
         tool, version = _RUNTIMES[match.group(1).lower()], match.group(2)
@@ -257,7 +271,48 @@ def _prose_line(line: str, i: int) -> list[Reference]:
 
 
 _COMMAND_KINDS = frozenset({"script", "make", "just", "console"})
-_PLACED_IN = re.compile(r"^\s*(?:\([^)]*\)\s*)?(?:is\s+|are\s+|lives\s+|defined\s+)?(?:in|from|inside|of)\s+`([^`\s]+)`")
+#: What follows a code span that places it in a file ("`x` (the helper) is defined in `src/a.py`"), matched
+#: where the span ends. An aside in parentheses is read up to 200 characters: read whole, a "(" without
+#: its ")" would be read to the line's end after every span.
+_PLACED_IN = re.compile(r"\s*+(?:\([^)]{0,200}\)\s*+)?(?:is\s+|are\s+|lives\s+|defined\s+)?(?:in|from|inside|of)"
+                        r"\s+`([^`\s]+)`")
+#: The longest word :func:`_ends_with` is given a pattern for ("inside", "within", "never").
+_LONGEST_WORD = 6
+
+
+def _ends_with(pattern: re.Pattern[str], text: str, end: int, words: int) -> bool:
+    """Whether ``pattern``, anchored with ``$``, matches a tail of ``text[:end]``, the tail being at most
+    ``words`` words of :data:`_LONGEST_WORD` characters, each with the whitespace after it. Only that tail
+    is searched (whitespace is skipped from the end, then a word, ``words`` times), so a line with many
+    matches is not searched whole before each."""
+    start = end
+    for _ in range(words):
+        while start > 0 and text[start - 1].isspace():
+            start -= 1
+        stop = max(0, start - _LONGEST_WORD)
+        while start > stop and not text[start - 1].isspace():
+            start -= 1
+    return pattern.search(text, start, end) is not None
+
+
+def _without_examples(text: str) -> str:
+    """``text`` with the examples :data:`_EG` finds blanked out, in linear time. A parenthesised example
+    needs a ")", so it is looked for only in the text up to the last one (each "(e.g." after it would
+    be read to the end, in vain); an example of the other kind found there is matched again in the whole
+    text, where it may run on past that ")"."""
+    close = text.rfind(")") + 1
+    out: list[str] = []
+    pos = 0
+    while True:
+        match = _EG.search(text, pos, close) if pos < close else None
+        if match is None or not match.group(0).startswith("("):
+            match = _EG_CLAUSE.match(text, match.start()) if match else _EG_CLAUSE.search(text, max(pos, close))
+        if match is None:
+            break
+        out += [text[pos : match.start()], " " * len(match.group(0))]
+        pos = match.end()  # (never empty: each kind starts with its words)
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def _negated(text: str, start: int, end: int) -> bool:
@@ -369,7 +424,10 @@ def _prose_commands(text: str, i: int) -> list[Reference]:
     return refs
 
 
-_SEGMENTS = re.compile(r"\s*(?:&&|\|\||;|(?<![|])\|(?![|]))\s*")
+#: A separator of shell commands with the whitespace around it. The whitespace before it is read only
+#: from where it starts, and possessively: a run of whitespace is read once, not once from each of its
+#: characters (from any of them the outcome is the same).
+_SEGMENTS = re.compile(r"(?:(?<!\s)\s++)?(?:&&|\|\||;|(?<![|])\|(?![|]))\s*")
 _ENV_ASSIGN = re.compile(r"^[A-Za-z_]\w*=")
 _PREFIXES = frozenset({"sudo", "time", "exec", "env", "command", "nohup"})
 #: Commands whose arguments are not paths of this repository (messages, URLs, images, packages).

@@ -143,7 +143,9 @@ def node_binaries(package: str) -> tuple[str, ...]:
 
 # -- Makefile -------------------------------------------------------------------------------------
 
-_MAKE_RULE = re.compile(r"^(?P<targets>[^\s:=#\t][^:=#]*?)\s*(?P<colons>::?)(?!=)(?P<rest>.*)$")
+#: A rule's line: its targets (up to the colon, without the whitespace before it: taken only where more
+#: targets follow, possessively, so that a line is read once), its colon or two, the rest.
+_MAKE_RULE = re.compile(r"^(?P<targets>[^\s:=#](?:[^:=#\s]|\s++(?=[^:=#\s]))*+)\s*(?P<colons>::?)(?!=)(?P<rest>.*)$")
 _MAKE_INCLUDE = re.compile(r"^\s*-?(?:include|sinclude)\s+(.+)$")
 _MAKE_ASSIGN = re.compile(r"^\s*(?:export\s+|override\s+)?[A-Za-z_][\w.]*\s*(?:\?|\+|::?|!)?=")
 
@@ -192,7 +194,9 @@ def _makefile(path: str, text: str) -> Manifest:
             if "$" in name:
                 manifest.dynamic = True
             elif "%" in name:
-                manifest.patterns.append(re.compile(re.escape(name).replace("%", ".+")))
+                # Only the first "%" is the stem (make's rule; the others are plain characters), so a
+                # pattern holds one ".+" whatever the Makefile writes: matched in linear time.
+                manifest.patterns.append(re.compile(re.escape(name).replace("%", ".+", 1)))
             elif not name.startswith("."):
                 manifest.names[name] = (i + 1, end + 1)
         i = end + 1

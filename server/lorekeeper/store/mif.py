@@ -144,13 +144,19 @@ class MifDocument:
         return text.encode("utf-8")
 
 
+#: A top-level key: quoted, or plain up to its colon, without the whitespace before the colon. A plain
+#: key's whitespace is taken only where more of the key follows (possessive: a line is read once, not
+#: once for each length the key could have).
+_TOP_LEVEL_KEY = re.compile(r"""^(?:"([^"]+)"|'([^']+)'|([^\s#'"](?:[^:\s]|\s++(?=[^:\s]))*+))\s*:(?:\s|$)""")
+
+
 def _top_level_blocks(text: str) -> dict[str, str]:
     """The text of each top-level key of a YAML mapping: its line and the lines under it (indented,
     blank or comments), as written."""
     blocks: dict[str, str] = {}
     current: str | None = None
     for line in text.splitlines(keepends=True):
-        match = re.match(r"""^(?:"([^"]+)"|'([^']+)'|([^\s#'"][^:]*?))\s*:(?:\s|$)""", line)
+        match = _TOP_LEVEL_KEY.match(line)
         if match and not line[:1].isspace():
             current = str(next(g for g in match.groups() if g is not None))
             blocks[current] = line

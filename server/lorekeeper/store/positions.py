@@ -5,6 +5,7 @@ points into files (diagnostics, hover, code lens)."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from pathlib import Path
 
 from ..core.model import Entry, Finding
@@ -43,28 +44,41 @@ def entry_span(root: Path, entry: Entry, lines: list[str] | None = None) -> Span
     loc = entry.location
     if entry.format == "instruction":
         return line_span(lines, loc.start_line, loc.end_line)
-    text = "\n".join(lines)
     if entry.format == "entry":
-        found = key_lines(text).get("content")
-        if found and found[0] <= len(lines):
-            row = lines[found[0] - 1]
-            colon = row.find(":", found[1])
-            start = row.find('"', colon + 1) if colon >= 0 else -1
-            if start >= 0:
-                # The string value alone: a one-line file writes other fields after it (not a whole
-                # string on this line: up to the line's end).
-                value = _JSON_STRING.match(row, start)
-                end = value.end() if value else len(row.rstrip().rstrip(","))
-                return (found[0] - 1, start, found[0] - 1, max(end, start + 1))
-        return line_span(lines, 1)
-    try:
-        body = MifDocument.parse(text + "\n").body_line
-    except ValueError:
-        body = 1
+        return _content_span(tuple(lines)) or line_span(lines, 1)
+    body = _body_line(tuple(lines))
     last = len(lines)
     while last > body and not lines[last - 1].strip():
         last -= 1
     return line_span(lines, body, max(body, last))
+
+
+# (Each of a file's findings asks where its entry's text is: the file is read for it once, not once for
+# each finding.)
+@lru_cache(maxsize=4)
+def _content_span(lines: tuple[str, ...]) -> Span | None:
+    """Where a JSON entry file writes its ``content`` string."""
+    found = key_lines("\n".join(lines)).get("content")
+    if found and found[0] <= len(lines):
+        row = lines[found[0] - 1]
+        colon = row.find(":", found[1])
+        start = row.find('"', colon + 1) if colon >= 0 else -1
+        if start >= 0:
+            # The string value alone: a one-line file writes other fields after it (not a whole
+            # string on this line: up to the line's end).
+            value = _JSON_STRING.match(row, start)
+            end = value.end() if value else len(row.rstrip().rstrip(","))
+            return (found[0] - 1, start, found[0] - 1, max(end, start + 1))
+    return None
+
+
+@lru_cache(maxsize=4)
+def _body_line(lines: tuple[str, ...]) -> int:
+    """The 1-based line where a MIF file's body starts."""
+    try:
+        return MifDocument.parse("\n".join(lines) + "\n").body_line
+    except ValueError:
+        return 1
 
 
 def finding_span(root: Path, finding: Finding, entry: Entry | None, lines: list[str] | None = None) -> Span:

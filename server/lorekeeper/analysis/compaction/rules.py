@@ -566,7 +566,6 @@ class Planner:
                        {"summary": summary, "compressed_at": _stamp(self.now)})
 
 
-
 @dataclass(frozen=True)
 class Rule:
     """One compaction rule: its name (``--only``, the config toggle, a plan operation's ``op``), what it
@@ -1452,14 +1451,6 @@ def parse_duration(value: Any) -> timedelta | None:
         return None
     y, mo, w, d, h, mi, s = (int(g) if g else 0 for g in match.groups())
     return timedelta(days=y * 365 + mo * 30 + w * 7 + d, hours=h, minutes=mi, seconds=s)
-
-
-def _first_sentence(text: str) -> str:
-    body = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith(("#", "```"))]
-    flat = " ".join(" ".join(body).split()) or " ".join(text.split())
-    match = re.search(r"(.+?[.!?])(\s|$)", flat)
-    sentence = match.group(1) if match else flat
-    return sentence if len(sentence) <= 160 else sentence[:159] + "…"
 
 
 def _short(text: str) -> str:

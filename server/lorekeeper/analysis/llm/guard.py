@@ -65,8 +65,10 @@ _NUMBER = re.compile(r"(?<![\w.:/-])(?>\d+(?:[.,:]\d+)*)(?!\w|[-/.]\w)")
 _ABBREVIATION = re.compile(r"(?i)e\.g|i\.e|etc|vs")
 #: Where a sentence breaks into clauses: ; : — parentheses, a spaced dash, and a comma before a
 #: conjunction. Code spans and URLs are skipped whole (their colons and parentheses are not breaks).
+#: Whitespace before a break is read only from where it starts, and possessively: a run of it is read
+#: once (from any of its characters the outcome is the same).
 _CLAUSE_BREAK = re.compile(r"`[^`\n]*`|\b(?:https?|ftp|ssh|git)://\S+"
-                           r"|(?P<cut>\s*[;—–()]\s*|:\s+|\s+-\s+"
+                           r"|(?P<cut>(?:(?<!\s)\s++)?[;—–()]\s*|:\s+|(?<!\s)\s++-\s+"
                            r"|,\s+(?=(?:and|but|so|because|since|which|who|whereas|while)\b))")
 _NEGATED = re.compile(r"\b(?P<neg>not|no|never|without|avoid|don't|doesn't|dont|doesnt|instead of|rather than)\s+"
                       r"(?:(?:use|run|call|the|a|an|be|been|being|get|got|ever|to)\s+)*(?P<code>`?)(?P<word>[A-Za-z][\w.-]*)(?P<more> ?)",
@@ -214,16 +216,20 @@ def _polarity(clause: str) -> tuple[set[str], set[str], set[str]]:
     rest: list[str] = []
     start = 0
     masked = _CODE_SPAN.sub(lambda m: "`" + "x" * len(m.group(1)) + "`", clause)  # a code span's `:` ends nothing
+    stop_at = -1  # the first scope end at or after the last negation read (the clause's length: none)
     for match in _NEGATION.finditer(masked):
         if match.start() < start:
             continue
         rest.append(clause[start:match.start()])
-        tail = masked[match.end():]
-        stop = _SCOPE_END.search(tail)
-        following = _NEGATION.search(tail)
-        end = min(stop.start() if stop else len(tail), following.start() if following else len(tail))
-        scopes.append(clause[match.end():match.end() + end])
-        start = match.end() + end
+        # Searched from the negation's end, not in a copy of the rest of the clause; a scope end found
+        # for an earlier negation stands for the later ones before it (a clause is read once).
+        if stop_at < match.end():
+            stop = _SCOPE_END.search(masked, match.end())
+            stop_at = stop.start() if stop else len(masked)
+        following = _NEGATION.search(masked, match.end())
+        end = min(stop_at, following.start() if following else len(masked))
+        scopes.append(clause[match.end():end])
+        start = end
     rest.append(clause[start:])
     scoped: set[str] = set()
     heads: set[str] = set()
@@ -350,7 +356,7 @@ def _clause_reason(clause: str, stems: list[set[str]], parts: list[_Clause], fus
 
 
 #: The parts of a clause a number belongs to: cut at commas and at "and" / "or".
-_SEGMENT = re.compile(r",\s+|\s+(?:and|or)\s+")
+_SEGMENT = re.compile(r",\s+|(?<!\s)\s++(?:and|or)\s+")  # (whitespace read from where it starts: see _CLAUSE_BREAK)
 _CODE_WORD = re.compile(r"`([A-Za-z][\w-]*)`")
 
 

@@ -730,6 +730,7 @@ def changed_since_verified(checker: StalenessChecker, entry: Entry, result: Entr
 
 
 _NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)+|\d{2,})(?![\w])")
+_WORD_RUN = re.compile(rb"[\w.]+")
 _CONFIG_SUFFIXES = (".toml", ".json", ".jsonc", ".yaml", ".yml", ".ini", ".cfg", ".conf", ".properties", ".editorconfig",
                     ".nvmrc", ".node-version", ".python-version", ".tool-versions", ".env.example")
 
@@ -764,9 +765,11 @@ def stated_values(checker: StalenessChecker, entry: Entry, result: EntryResult) 
         old, new = olds.get((baseline.commit, path)), checker.index.read(path)
         if old is None or new is None:
             continue
+        # A number written whole in a file (no word character or "." on either side) is one of its runs
+        # of those characters: each file is read once, not once for each number the memory states.
+        in_old, in_new = set(_WORD_RUN.findall(old)), set(_WORD_RUN.findall(new))
         for number in sorted(numbers):
-            word = re.compile(rb"(?<![\w.])" + re.escape(number.encode()) + rb"(?![\w.])")
-            if word.search(old) and not word.search(new):
+            if number.encode() in in_old and number.encode() not in in_new:
                 result.findings.append(Finding(
                     kind="stale-value", severity=Severity.warning, source=entry.location.path,
                     line=checker.baselines.line_of(entry, ref.line), entry=entry.id, ref=ref.label(),

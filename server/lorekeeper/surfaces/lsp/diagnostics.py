@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import logging
 import re
+from bisect import bisect_left
 from collections import defaultdict
+from functools import lru_cache
 from typing import Any
 
 from lsprotocol import types
@@ -95,6 +97,12 @@ def entry_label(entry: Any) -> str:
     return f"{entry.id} “{first}”"
 
 
+@lru_cache(maxsize=64)
+def _backticks(line: str) -> list[int]:
+    """Where a line's backticks stand."""
+    return [m.start() for m in re.finditer("`", line)]
+
+
 def ref_span(lines: list[str], span: tuple[int, int, int, int], ref: str) -> tuple[int, int, int, int] | None:
     """Where a reference is written inside an entry's span (its backticks included), if it is: the
     target as written, else its symbol, else its last path component."""
@@ -111,10 +119,13 @@ def ref_span(lines: list[str], span: tuple[int, int, int, int], ref: str) -> tup
             if at < 0:
                 continue
             end = at + len(wanted)
-            for span_match in re.finditer(r"`[^`]*`", text):  # inside a code span: the whole span
-                if span_match.start() < at and end < span_match.end():
-                    at, end = span_match.start(), span_match.end()
-                    break
+            # Inside a code span (backticks pair up from the line's start: an odd number before it opens
+            # one), the whole span. Looked up among the line's backticks, found once for the line, not
+            # matched span by span from its start for each reference.
+            ticks = _backticks(text)
+            before = bisect_left(ticks, at)
+            if before % 2 and before < len(ticks) and end <= ticks[before]:
+                at, end = ticks[before - 1], ticks[before] + 1
             return (row, at, row, end)
     return None
 
