@@ -19,7 +19,7 @@ from rapidfuzz import fuzz
 
 from lorekeeper.analysis.compaction import CompactionConfig, plan_compaction, rules
 from lorekeeper.core.text import CaseBlind
-from lorekeeper.facts import updates, verify
+from lorekeeper.facts import parse, updates, verify
 from lorekeeper.infra.workers import worker_count
 from support import REPO, Tree
 
@@ -73,7 +73,7 @@ ANY_TEXT = st.one_of(
 
 def _statement_summary(text: str) -> verify.Summary:
     """The summary as it was computed from the full statement, before :func:`verify._summarize`."""
-    statement = verify.parse(text)
+    statement = parse.parse(text)
     code = tuple((stem, tuple(forms)) for stem, forms in sorted(statement.code_words.items()))
     return statement.key, len(statement.tokens), statement.flat, code
 
@@ -116,7 +116,7 @@ def test_a_case_blind_pattern_is_written_in_lower_case() -> None:
 def test_summaries_and_prechecks_on_the_labelled_texts() -> None:
     assert all(_changes_by_sentence(text) for text in CHANGES), "each states a change"
     for text in TEXTS:
-        assert _scanned(verify._LITERAL_SCAN, text) == _scanned(verify._LITERAL, text), text
+        assert _scanned(parse.LITERAL_SCAN, text) == _scanned(parse.LITERAL, text), text
         assert _case_blind_answers(text) == _ignorecase_answers(text), text
         assert verify._summarize(text) == _statement_summary(text), text
         assert updates.changes_in.__wrapped__(text) == _changes_by_sentence(text), text
@@ -128,14 +128,14 @@ def test_summaries_and_prechecks_on_the_labelled_texts() -> None:
 def test_summaries_and_prechecks_on_any_text(text: str) -> None:
     assert verify._summarize(text) == _statement_summary(text)
     assert updates.changes_in.__wrapped__(text) == _changes_by_sentence(text)
-    assert _scanned(verify._LITERAL_SCAN, text) == _scanned(verify._LITERAL, text)
+    assert _scanned(parse.LITERAL_SCAN, text) == _scanned(parse.LITERAL, text)
     assert _case_blind_answers(text) == _ignorecase_answers(text)
     assert score._type_of_text(text) == _type_by_three_scans(text)
     # A precheck may let through a text the pattern does not match, never the other way round.
-    if verify._LITERAL.search(text):
-        assert verify._MAY_HOLD_LITERAL.search(text)
-    if verify._MARKUP.search(text):
-        assert verify._MAY_HOLD_MARKUP.search(text)
+    if parse.LITERAL.search(text):
+        assert parse.MAY_HOLD_LITERAL.search(text)
+    if parse.MARKUP.search(text):
+        assert parse.MAY_HOLD_MARKUP.search(text)
 
 
 #: Words apart, and the whitespace rapidfuzz and Python split at differently (U+0085, U+00A0) or alike.
@@ -492,6 +492,6 @@ def test_a_plan_over_worker_processes_is_the_serial_plan(tmp_path: Path, monkeyp
         serial = _plan_json(tmp_path / f"serial{number}", entries)
         monkeypatch.setenv("LORE_WORKERS", "2")
         assert worker_count(len(entries)) == 2
-        for cached in (verify.parse, verify._summary):  # as a new process: nothing known in memory
+        for cached in (parse.parse, verify._summary):  # as a new process: nothing known in memory
             cached.cache_clear()
         assert _plan_json(tmp_path / f"parallel{number}", entries) == serial

@@ -23,7 +23,7 @@ import pytest
 from lorekeeper.analysis.llm import guard as llm_guard
 from lorekeeper.analysis.staleness import check_workspace
 from lorekeeper.core.settings.llm import _KEY_NAME
-from lorekeeper.facts import semantic_guard, updates, verify
+from lorekeeper.facts import parse, semantic_guard, updates
 from lorekeeper.facts.tagging import tools
 from lorekeeper.refs import extract
 from lorekeeper.refs.manifests import parse_manifest
@@ -35,7 +35,7 @@ from support import Tree, commit
 
 N = 100_000
 LIMIT = 2.0  # seconds: each case below takes well under a second now
-#: Cases that read a name from each character, at most 255 characters each (see verify._LITERAL_OTHER), or
+#: Cases that read a name from each character, at most 255 characters each (see parse.LITERAL_OTHER), or
 #: that find tens of thousands of references or literals: linear, but more work.
 LIMITS = {"issue: -1 repeated (_LITERAL_SCAN)": 5.0, "issue: a/b repeated (_SCOPE_WORD before each path)": 5.0,
           "a dashed name that never ends (_LITERAL_SCAN: a file name, an identifier)": 5.0}
@@ -65,12 +65,12 @@ HOSTILE: dict[str, Callable[[], Any]] = {
     "(e.g. without ) (_EG)": lambda: extract.extract("(e.g. " * (3 * N // 6)),
     "( after each span (_PLACED_IN)": lambda: extract.extract("`foo` (" * (3 * N // 7)),
     # literals (compact): compaction/verify.py
-    "issue: - x 100,000 (_RAW_NUMBER, _LITERAL_SCAN)": lambda: verify.parse("-" * N),
-    "issue: -1 repeated (_LITERAL_SCAN)": lambda: verify.parse("-1" * (N // 2)),
-    "signs without a digit (_RAW_NUMBER)": lambda: verify.parse("!" * N),
-    "dots (_LITERAL_SCAN: a path)": lambda: verify.parse("." * N + "_"),
-    "a dashed name that never ends (_LITERAL_SCAN: a file name, an identifier)": lambda: verify.parse("a-" * (N // 2)),
-    "blank lines (_MARKUP)": lambda: verify.parse("x" + "\n" * N + "*y*"),
+    "issue: - x 100,000 (_RAW_NUMBER, _LITERAL_SCAN)": lambda: parse.parse("-" * N),
+    "issue: -1 repeated (_LITERAL_SCAN)": lambda: parse.parse("-1" * (N // 2)),
+    "signs without a digit (_RAW_NUMBER)": lambda: parse.parse("!" * N),
+    "dots (_LITERAL_SCAN: a path)": lambda: parse.parse("." * N + "_"),
+    "a dashed name that never ends (_LITERAL_SCAN: a file name, an identifier)": lambda: parse.parse("a-" * (N // 2)),
+    "blank lines (_MARKUP)": lambda: parse.parse("x" + "\n" * N + "*y*"),
     # updates said outright (compact): compaction/updates.py
     "a run before `was removed` (_PATTERNS, _ARROW)": lambda: updates.changes_in("a" * N + " was removed"),
     "a run before `is no longer used` (_PATTERNS, _ARROW)": lambda: updates.changes_in("a-" * (N // 2) + " is no longer used ->"),
@@ -101,9 +101,9 @@ def test_hostile_text_is_read_in_linear_time(case: str) -> None:
 
 
 WHOLE: dict[str, Callable[[], Any]] = {
-    "a code span's literal (verify._LITERAL)": lambda: verify.parse("`" + "-1" * (N // 2) + "`"),
-    "a code span's kind (verify._PATH_NAME)": lambda: verify._PATH_NAME.fullmatch("`" + "-" * N + "!"),
-    "a code span's kind (verify._ENV_NAME)": lambda: verify._ENV_NAME.fullmatch("A" * N + "!"),
+    "a code span's literal (parse.LITERAL)": lambda: parse.parse("`" + "-1" * (N // 2) + "`"),
+    "a code span's kind (parse.PATH_NAME)": lambda: parse.PATH_NAME.fullmatch("`" + "-" * N + "!"),
+    "a code span's kind (parse.ENV_NAME)": lambda: parse.ENV_NAME.fullmatch("A" * N + "!"),
     "a product name (extract._JS_PRODUCT)": lambda: extract._JS_PRODUCT.fullmatch("A" * N + "!"),
     "an entry file's content (positions._JSON_STRING)": lambda: _JSON_STRING.match('"' + '\\"' * (N // 2)),
     "the API key's variable (llm.settings._KEY_NAME)": lambda: _KEY_NAME.fullmatch("A_" * (N // 2) + "!"),
@@ -193,8 +193,8 @@ ORIGINAL = {
         r"\bdeprecated|\bremoved|\bdeleted|\breplaced|\bwithout|\bif|\bunless|\bwhether|\bused to|\bwas|\bexcept)"
         r"(?:\s+(?:use|using|import|importing|call|calling|run|running|the|a|an|any|in|from|with|edit|edits|touch|"
         r"add|to|write|modify|commit)){0,2}[\s,:(]*$", re.I),
-    "verify._RAW_NUMBER": re.compile(r"[<>=!~^+\-]*\d+(?:[.,:]\d+)*"),
-    "verify._MARKUP": re.compile(r"(\*\*|__|(?<!\w)[*_](?=\w)|(?<=\w)[*_](?!\w)|^#+\s|^\s*(?:[-*+]|\d+[.)])\s+|~~)",
+    "parse.RAW_NUMBER": re.compile(r"[<>=!~^+\-]*\d+(?:[.,:]\d+)*"),
+    "parse.MARKUP": re.compile(r"(\*\*|__|(?<!\w)[*_](?=\w)|(?<=\w)[*_](?!\w)|^#+\s|^\s*(?:[-*+]|\d+[.)])\s+|~~)",
                                  re.M),
     "updates._PATTERNS[renamed]": re.compile(rf"(?P<old>{_TOKEN})\s+{_BE}\s+(?:now\s+)?(?:renamed|moved)\s+to\s+"
                                              rf"(?P<new>{_PHRASE})", re.I),
@@ -216,13 +216,13 @@ ORIGINAL = {
     "mif._TOP_LEVEL_KEY": re.compile(r"""^(?:"([^"]+)"|'([^']+)'|([^\s#'"][^:]*?))\s*:(?:\s|$)"""),
     "manifests._MAKE_RULE": re.compile(r"^(?P<targets>[^\s:=#\t][^:=#]*?)\s*(?P<colons>::?)(?!=)(?P<rest>.*)$"),
 }
-_LITERAL_OTHER = verify._LITERAL_OTHER.replace(
+_LITERAL_OTHER = parse.LITERAL_OTHER.replace(
     r"[\w.-]{1,255}+(?:/[\w.-]{1,255}+)+/?", r"[\w.-]+(?:/[\w.-]+)+/?").replace(
     r"\b[\w-]{1,255}+(?:\.[\w-]{1,255}+){0,16}\.", r"\b[\w-]+(?:\.[\w-]+)*\.").replace(
     r"\b[A-Za-z]\w{0,254}+(?:-\w{1,255}+){0,16}-v?\d+\b", r"\b[A-Za-z][\w]*(?:-[\w]+)*-v?\d+\b")
-ORIGINAL["verify._LITERAL_SCAN"] = re.compile(
+ORIGINAL["parse.LITERAL_SCAN"] = re.compile(
     r"(?P<code>`[^`]+`)|(?<!\w)(?!(?:[a-z]+|[A-Z][a-z]*)(?:[\s,;!?)\]}\"'(]|\.(?:\s|\Z)|\Z))(?:" + _LITERAL_OTHER + ")")
-ORIGINAL["verify._LITERAL"] = re.compile(r"(?P<code>`[^`]+`)|" + _LITERAL_OTHER)
+ORIGINAL["parse.LITERAL"] = re.compile(r"(?P<code>`[^`]+`)|" + _LITERAL_OTHER)
 
 
 def test_the_originals_here_are_the_ones_that_were_replaced() -> None:
@@ -257,11 +257,11 @@ def test_literals_and_markup_are_read_as_they_were() -> None:
         return f"<{m.lastgroup}:{m.group(0)}>"
 
     for text in ORDINARY:
-        assert verify._LITERAL_SCAN.sub(tagged, text) == ORIGINAL["verify._LITERAL_SCAN"].sub(tagged, text)
-        assert verify._MARKUP.sub("|", text) == ORIGINAL["verify._MARKUP"].sub("|", text)
-        assert verify._RAW_NUMBER.findall(text) == ORIGINAL["verify._RAW_NUMBER"].findall(text)
+        assert parse.LITERAL_SCAN.sub(tagged, text) == ORIGINAL["parse.LITERAL_SCAN"].sub(tagged, text)
+        assert parse.MARKUP.sub("|", text) == ORIGINAL["parse.MARKUP"].sub("|", text)
+        assert parse.RAW_NUMBER.findall(text) == ORIGINAL["parse.RAW_NUMBER"].findall(text)
         for word in text.replace("`", " ").split():
-            new, old = verify._LITERAL.fullmatch(word), ORIGINAL["verify._LITERAL"].fullmatch(word)
+            new, old = parse.LITERAL.fullmatch(word), ORIGINAL["parse.LITERAL"].fullmatch(word)
             assert (new and tagged(new)) == (old and tagged(old))
 
 

@@ -12,7 +12,7 @@ import pytest
 from lorekeeper.analysis.compaction import CompactionConfig, plan_compaction
 from lorekeeper.analysis.compaction.rules import SearchMemo
 from lorekeeper.analysis.diagnose import memory_findings
-from lorekeeper.facts import remembered, verify
+from lorekeeper.facts import parse, remembered, verify
 from lorekeeper.infra import cache
 from support import Tree
 
@@ -24,19 +24,20 @@ _read: list[str] = []
 
 @pytest.fixture(autouse=True)
 def _count_reads(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = verify._lex
+    real = parse.lex
 
     def counting(text: str):
         _read.append(text)
         return real(text)
 
-    monkeypatch.setattr(verify, "_lex", counting)
+    monkeypatch.setattr(parse, "lex", counting)  # parse() reads with it
+    monkeypatch.setattr(verify, "lex", counting)  # and so does a summary
     _read.clear()
 
 
 def _fresh_process() -> None:
     """What a new process starts with: no summary, statement, verdict or cache file in memory."""
-    for cached in (verify.parse, verify._summary):
+    for cached in (parse.parse, verify._summary):
         cached.cache_clear()
     cache._kept.clear()
     remembered._decoded.clear()
@@ -208,7 +209,7 @@ def test_the_editor_keeps_what_a_save_taught_it_and_writes_it_at_the_next_full_c
     assert _parses() >= 1 and path.read_bytes() == on_disk
     assert sorted(f.kind for f in after) == first, "20s against 30s: still a contradiction"
     verify._summary.cache_clear()
-    verify.parse.cache_clear()
+    parse.parse.cache_clear()
     _read.clear()
     assert sorted(f.kind for f in memory_findings(tree.store(), CompactionConfig(), search, save=False)) == first
     assert _parses() == 0, "what the save taught was kept in the process"

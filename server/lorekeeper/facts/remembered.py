@@ -1,7 +1,7 @@
 # pyright: standard
 """What the verifier made of each memory text, kept between runs in ``.lore/cache/facts.json``.
 
-Reducing a text to its fact (:func:`.verify.parse`) costs ~100-200 µs, and grouping needs it for every
+Reducing a text to its fact (:func:`.parse.parse`) costs ~100-200 µs, and grouping needs it for every
 text of the store: a second of every plan and of the editor's first check at 10,000 entries. The
 summary grouping needs (:func:`.verify._summary`: the fact keys, the size, the words written as code)
 is small, so it is stored by a hash of the text and read back on the next run.

@@ -26,7 +26,7 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
-from . import verify
+from . import parse, verify
 from .vocabulary import tools_in
 
 
@@ -65,14 +65,14 @@ def names(text: str) -> tuple[set[str], set[str]]:
     """What a text names, as two sets: names that must match exactly (literals, code words,
     alphanumerics, numbers, e-mails, paths) and names another text may write in another form (known
     tools, capitalised words: "Alembic" starting one sentence, "alembic" inside another)."""
-    statement = verify.parse(text)
+    statement = parse.parse(text)
     exact = {t.text.lower() for t in statement.tokens if t.literal and t.literal != "\x01"}
     exact |= {(t.code or "").strip("\x03").lower() for t in statement.tokens if t.code}
     body = _HEADING.sub(" ", text)
     exact |= {m.lower() for m in _ALNUM.findall(body)}
     exact |= {m.lower() for m in _emails(body)}
     exact |= {m.lower().rstrip("./") for m in _PATHISH.findall(body)}
-    exact |= set(verify._RAW_NUMBER.findall(text))  # pyright: ignore[reportPrivateUsage]
+    exact |= set(parse.RAW_NUMBER.findall(text))
     loose = set(tools_in(text)) | {m.lower() for m in _CAPITAL.findall(body)}
     exact.discard("")
     return exact, loose - exact
@@ -106,7 +106,7 @@ def _only(mine: tuple[set[str], set[str]], theirs: tuple[set[str], set[str]], ot
 
 def _negated(text: str) -> bool:
     words = re.findall(r"[A-Za-z']+", text.lower())
-    return (sum(w in verify.NEGATIONS or w.endswith("n't") for w in words) + sum(w in PROHIBITIONS for w in words)) % 2 == 1
+    return (sum(w in parse.NEGATIONS or w.endswith("n't") for w in words) + sum(w in PROHIBITIONS for w in words)) % 2 == 1
 
 
 def _negation_scope(text: str) -> set[str]:
@@ -115,8 +115,8 @@ def _negation_scope(text: str) -> set[str]:
     for clause in _CLAUSE_SPLIT.split(text):
         low = [w.lower() for w in re.findall(r"[A-Za-z']+", clause)]
         for i, word in enumerate(low):
-            if word in verify.NEGATIONS or word.endswith("n't") or word in PROHIBITIONS:
-                scope |= {verify._stem(w) for w in low[i + 1:] if w not in verify.FUNCTION_WORDS}  # pyright: ignore[reportPrivateUsage]
+            if word in parse.NEGATIONS or word.endswith("n't") or word in PROHIBITIONS:
+                scope |= {parse.stem(w) for w in low[i + 1:] if w not in parse.FUNCTION_WORDS}
                 break
     return scope
 
@@ -125,7 +125,7 @@ def _negation_scope(text: str) -> set[str]:
 class _Text:
     """What the guard reads of one text (computed once per text and run)."""
 
-    statement: verify.Statement
+    statement: parse.Statement
     names: tuple[set[str], set[str]]
     words: frozenset[str]
     tokens: Counter[str]
@@ -136,8 +136,8 @@ class _Text:
 
 @lru_cache(maxsize=1 << 16)
 def _read(text: str) -> _Text:
-    statement = verify.parse(text)
-    words = frozenset(t.text for t in statement.tokens if not t.literal) - verify.CLAUSE_WORDS
+    statement = parse.parse(text)
+    words = frozenset(t.text for t in statement.tokens if not t.literal) - parse.CLAUSE_WORDS
     return _Text(statement, names(text), words, Counter(t.text for t in statement.tokens),
                  bool(_RESTRICTION.search(text)), _negated(text), bool(_PASSIVE.search(text)))
 
@@ -164,7 +164,7 @@ def vouch(a: str, b: str, cosine: float, threshold: float) -> Vouch:
         return Vouch(False, f"each names something the other does not ({sorted(only_a)[0]} / {sorted(only_b)[0]})")
     if ra.restricted != rb.restricted:
         return Vouch(False, "one text restricts what the other does not (only, except, unless)")
-    antonyms = verify.antonyms()
+    antonyms = parse.antonyms()
     if any((x, y) in antonyms for x in xa for y in xb):
         return Vouch(False, "opposite words")
     if ra.negated != rb.negated:
@@ -187,7 +187,7 @@ def vouch(a: str, b: str, cosine: float, threshold: float) -> Vouch:
     return Vouch(True, f"cosine {cosine:.2f}")
 
 
-def _modified(statement: verify.Statement, words: frozenset[str]) -> set[str]:
+def _modified(statement: parse.Statement, words: frozenset[str]) -> set[str]:
     """The plain words that one of ``words`` modifies, written right before it ("payments module",
     "web client", "Free-tier workspaces"): such a word says *which* thing, not how it is said."""
     tokens = statement.tokens

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..core.text import TEXT_CACHE, CaseBlind
+from .parse import IDENTIFIER_NOUNS, antonyms, literal_kind, parse, stem
 from .vocabulary import AMBIGUOUS, roles_of, tools_in
 
 #: Past-tense verbs that, before "from X to Y", say a value changed (not a route: "copy from a to b").
@@ -240,8 +241,6 @@ _GENERIC = frozenset(
 def context(text: str) -> frozenset[str]:
     """What a text is about: its content stems and literals (names split into their parts), without
     generic words."""
-    from .verify import parse
-
     out: set[str] = set()
     for token in parse(text).tokens:
         if token.literal in ("code", "path", "ident", "env", "url"):
@@ -259,16 +258,12 @@ def context(text: str) -> frozenset[str]:
 def _parts(name: str) -> set[str]:
     """The words a name is made of, as written and stemmed (``poetry run`` gives poetry and poetri, so
     that it meets the plain word "Poetry")."""
-    from .verify import _stem
-
     parts = {p for p in re.split(r"[^a-z0-9]+", name.strip("`").lower()) if len(p) > 1}
-    return parts | {_stem(p) for p in parts if not p.isdigit()}
+    return parts | {stem(p) for p in parts if not p.isdigit()}
 
 
 def _tokens(phrase: str) -> frozenset[str]:
     """A value phrase as the tokens :func:`context` would give it (numbers canonicalised, words stemmed)."""
-    from .verify import parse
-
     out: set[str] = set()
     for token in parse(phrase).tokens:
         if token.literal in ("code", "path", "ident", "env", "url"):
@@ -297,8 +292,6 @@ def _negated_near(text: str, value: str) -> bool:
 
 
 def _only_numbers(phrase: str) -> bool:
-    from .verify import parse
-
     tokens = parse(phrase).tokens
     return bool(tokens) and all(t.literal in ("number", "tz", "time") for t in tokens)
 
@@ -361,8 +354,6 @@ _QUANTITY_UNITS = {"ms": "time", "s": "time", "min": "time", "h": "time", "d": "
 
 def quantities_in(text: str) -> dict[str, set[str]]:
     """Numbers with their dimension (time, size, percent, count)."""
-    from .verify import IDENTIFIER_NOUNS, parse
-
     out: dict[str, set[str]] = {}
     ports = ports_in(text)
     for token in parse(text).tokens:
@@ -439,8 +430,6 @@ def _about_what_changed(stating: str, changing: str, values: Iterable[str]) -> b
 @lru_cache(maxsize=TEXT_CACHE)
 def named(text: str) -> frozenset[str]:
     """The context tokens that come from names: code, paths, identifiers, capitalised words, tools."""
-    from .verify import parse
-
     out: set[str] = set()
     for token in parse(text).tokens:
         shown = token.shown or token.text
@@ -461,8 +450,6 @@ def _single_fact(text: str) -> bool:
 def disagreement(older: str, newer: str) -> Disagreement | None:
     """Why ``newer`` changes what ``older`` states, in other words than the same sentence; ``None`` when
     nothing shows it (the pair may still be different facts: that is the safe answer)."""
-    from .verify import parse
-
     if parse(older).negated and not parse(newer).negated and not changes_in(older):
         older_negated = True
     else:
@@ -541,8 +528,6 @@ def disagreement(older: str, newer: str) -> Disagreement | None:
             found = _another_quantity(said_a, said_b)
             if found:
                 return found
-    from .verify import antonyms
-
     for word_a in context(older):
         for word_b in context(newer) - context(older):
             if (word_a, word_b) in antonyms() and word_b not in context(older) and word_a not in context(newer):
@@ -594,15 +579,13 @@ _MOVED_TO = re.compile(_MOVED_VERBS + r"(?:(?!" + _MOVED_VERBS + r")[^.;])*?\bto
 def _names_like(text: str, name: str) -> list[str]:
     """The names ``text`` writes (code, paths, identifiers) of the same kind as ``name`` and sharing a
     part with it (`us-west-2` for `us-east-1`; `src/lib` for `packages/lib`), other than ``name``."""
-    from .verify import _literal_kind, parse
-
     wanted = parse(f"`{name}`").tokens
     if len(wanted) != 1:
         return []
-    kind, parts = _literal_kind(wanted[0]), _parts(name)
+    kind, parts = literal_kind(wanted[0]), _parts(name)
     found = []
     for token in parse(text).tokens:
-        if token.literal in ("code", "path", "ident", "env", "url") and _literal_kind(token) == kind:
+        if token.literal in ("code", "path", "ident", "env", "url") and literal_kind(token) == kind:
             value = token.text.strip("`")
             if value.lower() != name.lower() and _parts(value) & parts:
                 found.append(value)
@@ -618,8 +601,6 @@ def _env_vars(text: str) -> set[str]:
 
 def _names(text: str) -> set[str]:
     """The code spans, paths and identifiers a text names."""
-    from .verify import parse
-
     return {t.text.strip("`").lower() for t in parse(text).tokens if t.literal in ("code", "path", "ident", "env")
             or t.code}
 

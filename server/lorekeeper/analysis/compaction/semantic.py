@@ -224,7 +224,7 @@ def _topic(entries: list[Entry]) -> tuple[str, list[Entry]]:
     """The word most of the entries share (a stem, so "tests" and "test" count as one) and the entries
     that write it: a cluster is fused only over what it is visibly about."""
     from ...core.text import terms
-    from ...facts.verify import _stem  # pyright: ignore[reportPrivateUsage]
+    from ...facts.parse import stem as stem_of
 
     stems: dict[str, set[str]] = {}
     shown: dict[str, str] = {}  # a stem as the entries write it, the shortest form
@@ -232,7 +232,7 @@ def _topic(entries: list[Entry]) -> tuple[str, list[Entry]]:
         stems[entry.id] = set()
         for word in terms(entry.content):
             if word.isalpha() and word not in _GENERAL and len(word) > 2:
-                stem = _stem(word)
+                stem = stem_of(word)
                 stems[entry.id].add(stem)
                 shown[stem] = min(shown.get(stem, word), word, key=lambda w: (len(w), w))
     counts: dict[str, int] = {}

@@ -38,8 +38,9 @@ import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from ...facts.verify import CLAUSE_WORDS, FUNCTION_WORDS, compare, parse
-from ...facts.verify import _stem as _snowball  # pyright: ignore[reportPrivateUsage]
+from ...facts.parse import CLAUSE_WORDS, FUNCTION_WORDS, parse
+from ...facts.parse import stem as _snowball
+from ...facts.verify import compare
 
 #: Share of a clause's content words that one source must hold, and of a sentence's that all sources
 #: together must.
@@ -467,9 +468,7 @@ def check_keywords(keywords: list[str], sources: list[str]) -> tuple[list[str], 
 
 
 def _stem(word: str) -> str:
-    from ...facts.verify import _stem as stem  # pyright: ignore[reportPrivateUsage]  # noqa: PLC0415
-
-    return stem(word.strip(".-/@#+"))
+    return _snowball(word.strip(".-/@#+"))
 
 
 def _short(text: str, limit: int = 60) -> str:
