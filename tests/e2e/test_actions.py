@@ -137,7 +137,7 @@ async def test_compact_applies_exactly_the_previewed_plan(client: LanguageClient
     before = _memory_bytes(workspace)
     stale = await client.workspace_execute_command_async(types.ExecuteCommandParams(
         command="lore.compact", arguments=[{"plan": dry["plan"]}]))
-    assert stale["applied"] is False and "changed since the preview" in stale["reason"]
+    assert stale["applied"] is False and f"changed since plan {dry['plan']} was previewed" in stale["reason"]
     assert _memory_bytes(workspace) == before and client.questions == []
     fresh = await client.workspace_execute_command_async(types.ExecuteCommandParams(
         command="lore.compact", arguments=[{"dryRun": True}]))

@@ -73,7 +73,7 @@ def _fresh(tree: Tree) -> dict[str, Any]:
 
 def _save(ls: LoreServer, tree: Tree, path: str, text: str) -> bool:
     """Write a memory file and tell the server, as a save does; whether the file alone was read again."""
-    before = ls.snapshot
+    before, checker = ls.snapshot, ls.checker
     assert before is not None
     tree.write(path, text)
     findings = ls.refresh({path}, structural=False)
@@ -85,7 +85,7 @@ def _save(ls: LoreServer, tree: Tree, path: str, text: str) -> bool:
         assert findings == {p: after.by_file.get(p, []) for p in findings}
     else:
         assert findings == list(after.findings)
-    return after.checker is before.checker
+    return ls.checker is checker
 
 
 def test_each_kind_of_memory_edit_leaves_the_state_a_fresh_server_builds(tree: Tree) -> None:
@@ -160,16 +160,16 @@ def test_edits_only_a_full_check_answers_fall_back_to_one(tree: Tree) -> None:
     assert not _save(ls, tree, paths["a"], json.dumps({"id": "a2", "content": "The entry point is `main` in `src/app.py`."}))
     assert _state(ls) == _fresh(tree)
     # The configuration: how every file is read may change.
-    before = ls.snapshot
+    checker = ls.checker
     tree.write(".lore/config.toml", "[compaction]\ncompress_lines = 2\n")
     ls.refresh({".lore/config.toml"}, structural=False)
-    assert ls.snapshot.checker is not before.checker
+    assert ls.checker is not checker
     assert _state(ls) == _fresh(tree)
     # A file created (a structural change) is read with everything else.
-    before = ls.snapshot
+    checker = ls.checker
     new = _entry(tree, "z", {"id": "z", "content": "A new fact about `helper`."})
     ls.refresh({new}, structural=True)
-    assert ls.snapshot.checker is not before.checker and "z" in ls.snapshot.by_id
+    assert ls.checker is not checker and "z" in ls.snapshot.by_id
     assert _state(ls) == _fresh(tree)
 
 
@@ -184,7 +184,7 @@ def test_unchanged_files_share_their_entries_with_the_last_state(tree: Tree) -> 
     assert after.store is not before.store
     assert after.by_id["b"] is before.by_id["b"] and after.by_id["a"] is not before.by_id["a"]
     assert before.by_id["a"].content == "The entry point is `main` in `src/app.py`."  # the old state is untouched
-    assert after.checker.checked == ["a"]  # its entry alone was checked
+    assert ls.checker is not None and ls.checker.checked == ["a"]  # its entry alone was checked
     # The store was patched, not assembled again: the positions, links and liveness carried over.
     layout = after.store._layout
     assert layout is not None and layout.as_read[layout.position["a"]] is after.by_id["a"]

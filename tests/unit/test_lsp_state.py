@@ -123,7 +123,7 @@ def test_a_recheck_updates_the_snapshot_as_a_full_rebuild_would(tree: Tree) -> N
 
     def same_as_rebuilt() -> None:
         now = ls.snapshot
-        rebuilt = Snapshot.build(now.generation, now.ws, now.store, now.checker, now.config, now.memory_findings)
+        rebuilt = Snapshot.build(now.generation, now.ws, now.store, ls.checker, now.config, now.memory_findings)
         assert now.findings == rebuilt.findings
         assert now.by_file == rebuilt.by_file and now.by_entry == rebuilt.by_entry
 
@@ -222,3 +222,46 @@ def test_received_data_is_validated_and_limited_to_the_cursor() -> None:
     ]
     found = received_data(sent, {"z"}, at)
     assert [(d.entry, d.fix.new) for d in found] == [("x", "b"), ("z", "b")]
+
+
+async def test_no_command_blocks_the_event_loop_while_a_long_check_runs(tree: Tree) -> None:
+    """A check holds the writer lock for seconds on a large store. A command that arrives meanwhile waits
+    for it on the writer thread, never on the event loop: hover (which reads the snapshot) keeps
+    answering. (Command handlers once took the lock on the loop thread, freezing every request.)"""
+    import asyncio
+
+    from lorekeeper.surfaces.lsp.main import create_server
+
+    for n in range(3):
+        _entry(tree, n)
+    ls = create_server()
+    ls.protocol.client_capabilities = types.ClientCapabilities()
+    ls.open_workspace(str(tree.root))
+    ls.full_check()
+    release = threading.Event()
+    holding = threading.Event()
+
+    def long_check() -> None:
+        with ls.lock:
+            holding.set()
+            release.wait(10)
+
+    checker = threading.Thread(target=long_check)
+    checker.start()
+    assert holding.wait(5)
+    try:
+        keep = ls.protocol.fm.commands["lore.keepNewer"]
+        task = asyncio.ensure_future(keep("e000", "e001"))  # (pygls passes the server itself)
+        loop = asyncio.get_running_loop()
+        for _ in range(5):  # the loop stays free: each turn comes back at once
+            started = loop.time()
+            await asyncio.sleep(0.02)
+            assert loop.time() - started < 0.5
+            assert ls.entry_by_id("e000") is not None  # what hover reads
+        assert not task.done()  # the command waits for the check, off the loop
+    finally:
+        release.set()
+        checker.join()
+    result = await asyncio.wait_for(task, 30)
+    assert result["operation"] is not None
+    assert "e001" not in {e.id for e in ls.store.live()}

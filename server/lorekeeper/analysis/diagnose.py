@@ -245,7 +245,7 @@ def verbose_findings(store: Store, config: CompactionConfig, search: SearchMemo 
 
 def _verbose(entry: Entry, limit: int) -> Finding | None:
     lines = entry.content.count("\n") + 1
-    if entry.format == "instruction" or lines <= limit or entry.summary:
+    if not entry.rewritable or lines <= limit or entry.summary:
         return None
     return Finding(kind="verbose-entry", severity=Severity.info, source=entry.location.path,
                    line=entry.location.start_line, entry=entry.id,

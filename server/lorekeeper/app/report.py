@@ -10,8 +10,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..analysis.compaction import OPERATIONS
+from ..analysis.compaction.plan import default_stage
 from ..analysis.context import ContextConfig, stale_entries
 from ..core.model import Entry, Finding, Severity
+from ..infra.tokens import count_each
 from ..store import Journal, Record, Store
 from ..workspace import Workspace
 
@@ -27,7 +29,6 @@ def memory_tokens(store: Store, known: dict[str, int] | None = None) -> dict[str
 
 def tokens_of(entries: list[Entry], known: dict[str, int] | None = None) -> dict[str, int]:
     """:func:`memory_tokens` of some entries (whether live or not: the caller's choice)."""
-    from ..infra.tokens import count_each
 
     counted = [(e.format == "instruction", e.content if e.format == "instruction" else e.summary or e.content)
                for e in entries]
@@ -75,7 +76,6 @@ def merged_from(store: Store, entry: Entry) -> list[str]:
 
 def log_rows(records: list[Record], limit: int | None = None) -> list[dict[str, Any]]:
     """The journal's operations, newest first, each with the undo that reverses it (if one does)."""
-    from ..analysis.compaction.plan import default_stage  # noqa: PLC0415
 
     undone = Journal.undone_by(records)
     shown = list(reversed(records))[: limit if limit is not None else len(records)]

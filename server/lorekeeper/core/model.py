@@ -188,6 +188,13 @@ class Entry(BaseModel):
     raw: dict[str, Any] = Field(default_factory=dict, exclude=True)
 
     @property
+    def rewritable(self) -> bool:
+        """Whether Lorekeeper may set this entry's fields (an entry or MIF file). An instruction-file entry
+        is the user's text: only its text changes, by a previewed edit, and its fields (archived,
+        superseded_by, summary, pinned...) cannot be written."""
+        return self.format != "instruction"
+
+    @property
     def live(self) -> bool:
         """False once the entry was merged, superseded or archived (it stays on disk)."""
         return not (self.merged_into or self.superseded_by or self.archived)

@@ -24,6 +24,7 @@ import os
 import stat
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
@@ -365,7 +366,6 @@ TEMP_SUFFIX = ".tmp"
 
 def stale_temp_files(folder: Path, older_than: float) -> list[Path]:
     """Temporary files :func:`atomic_write` left in ``folder`` when its process was killed."""
-    import time
 
     out: list[Path] = []
     try:

@@ -10,6 +10,7 @@ from functools import lru_cache, partial
 from typing import Any, cast
 
 from ..core.text import text_key
+from . import cache as cache_files
 from .cache import CacheHome
 from .workers import fork_map
 
@@ -104,8 +105,6 @@ class TokenMemo:
         counts = {text_key(text): n for text, n in self.known.items()}
         if not self._learnt and counts.keys() == stored.keys():
             return
-        from . import cache as cache_files
-
         body = json.dumps({"version": _cache_version(self.tokenizer), "counts": counts}, separators=(",", ":"))
         cache_files.write(self.ws.root, self.ws.cache_dir, CACHE_FILE, body.encode("utf-8"))
 
@@ -115,7 +114,6 @@ CACHE_FILE = "tokens.json"
 
 
 def _read_counts(ws: CacheHome, tokenizer: str) -> dict[str, Any]:
-    from . import cache as cache_files
 
     data: object = cache_files.read_json(ws.root, ws.cache_dir, CACHE_FILE)  # a cache file: anything
     if isinstance(data, dict):

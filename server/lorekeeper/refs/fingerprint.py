@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -192,16 +192,8 @@ class Verifications:
         return f"{entry.location.path}::{hashlib.sha1(normalize(entry.content).encode()).hexdigest()[:16]}"
 
     def verified_at(self, entry: Entry) -> datetime | None:
-        """When the entry was last verified: its ``verified`` field, or for an instruction-file entry its
-        record in ``verified.json`` (which stops applying once the bullet's text changes)."""
-        if entry.format != "instruction":
-            return entry.verified
-        record = self.sidecar.get(self.key(entry))
-        when = record.get("verified") if isinstance(record, dict) else None
-        try:
-            return datetime.fromisoformat(str(when).replace("Z", "+00:00")) if when else None
-        except ValueError:
-            return None
+        """When the entry was last verified (:func:`verified_at`)."""
+        return verified_at(entry, self.sidecar)
 
     def baseline(self, entry: Entry) -> tuple[str, dict[str, str]] | None:
         """When the entry was verified ("verified on 2026-03-01") and the fingerprints recorded then."""
@@ -228,3 +220,16 @@ class Verifications:
             except ValueError:
                 day = str(when)
         return f"verified on {day}", {str(k): str(v) for k, v in prints.items()}
+
+
+def verified_at(entry: Entry, sidecar: Mapping[str, Any]) -> datetime | None:
+    """When an entry was last verified: its ``verified`` field, or for an instruction-file entry its record
+    in ``verified.json`` (``sidecar``; a record stops applying once the bullet's text changes)."""
+    if entry.format != "instruction":
+        return entry.verified
+    record = sidecar.get(Verifications.key(entry))
+    when = record.get("verified") if isinstance(record, dict) else None
+    try:
+        return datetime.fromisoformat(str(when).replace("Z", "+00:00")) if when else None
+    except ValueError:
+        return None

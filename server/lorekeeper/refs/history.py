@@ -10,6 +10,7 @@ history. Many small questions go through one ``git cat-file --batch`` process. W
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -17,8 +18,9 @@ import shutil
 import subprocess
 import threading
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -266,7 +268,6 @@ class GitHistory:
                 content = read_bytes(self.root / path, 16 * 1024 * 1024, self.root)
             except OSError:
                 return None
-        import hashlib
 
         key = f"{path}\x00{hashlib.sha1(content).hexdigest()}"
         if key in self._blame:
@@ -555,7 +556,6 @@ def _pool(workers: int) -> Any:
     global _POOL
     with _POOL_LOCK:
         if _POOL is None or _POOL[0] != os.getpid():
-            from concurrent.futures import ThreadPoolExecutor
 
             def mark() -> None:
                 _IN_POOL.active = True
@@ -579,7 +579,6 @@ def _chunks(items: list[str], size: int) -> list[list[str]]:
 
 
 def _iso(epoch: str, tz: str) -> str:
-    from datetime import datetime, timedelta, timezone
 
     try:
         sign = -1 if tz.startswith("-") else 1

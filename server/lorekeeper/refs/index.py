@@ -18,6 +18,7 @@ from typing import Any
 
 from ..infra import cache as cache_files
 from ..infra.safeio import read_bytes_stat
+from ..infra.workers import fork_map, worker_count
 from ..workspace import PathOutsideRoot, Workspace
 from .manifests import FILES_FOR_KIND, Manifest, parse_manifest
 from .symbols import FileSymbols, file_symbols, language_of, qualified_definition
@@ -338,7 +339,6 @@ class CodeIndex:
         symbol cache for their current size and time) in worker processes, when there are enough of them
         and this process may fork (:mod:`lorekeeper.infra.workers`); otherwise leave them to be parsed when
         asked. Each file is still parsed once; the workers also hash it. Returns how many were parsed."""
-        from ..infra.workers import fork_map, worker_count
 
         cache = self._load_symbol_cache()
         todo: list[tuple[str, list[int]]] = []

@@ -11,6 +11,7 @@ from __future__ import annotations
 import atexit
 import errno
 import gc as python_gc  # the name gc is the `lore gc` command below
+import logging
 import os
 import re
 import sys
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import typer
+from pydantic import ValidationError
 
 from .. import __version__
 from ..core.display import visible
@@ -162,13 +164,13 @@ def _load(ws: Workspace, quiet_findings: bool = False) -> Store:
 
 
 def _pick(store: Store, key: str) -> Entry:
-    matches = store.find(key)
-    if not matches:
-        _fail(f"no entry {key!r} (try `lore list` or `lore search`)", PROBLEMS)
-    if len(matches) > 1:
-        listing = ", ".join(f"{e.id} ({e.where()})" for e in matches[:6])
-        _fail(f"{key!r} matches {len(matches)} entries: {listing}; give more of the id or a file:line", PROBLEMS)
-    return matches[0]
+    from ..app.edits import NoSuchEntry, find_entry
+
+    try:
+        return find_entry(store, key)
+    except NoSuchEntry as exc:
+        _fail(str(exc), PROBLEMS)
+        raise
 
 
 def _entry_line(entry: Entry, extra: str = "") -> str:
@@ -843,59 +845,43 @@ def _run_compaction(ws: Workspace, only: list[str] | None, dry_run: bool, as_jso
                     overrides: dict[str, Any], reviewed: str | None = None) -> None:
     """Plan, then preview (``dry_run``) or apply: shared by ``compact`` and ``gc``. ``reviewed``: the
     id of a plan the user previewed; applying refuses when the plan made now differs."""
-    from ..analysis.compaction import apply_plan, plan_compaction, plan_id, render_diff
-
-    config = ws.compaction.with_overrides(**overrides)
-    for problem in config.problems:
-        err.print(f"[yellow]warning:[/] {escape(problem)}")
-    store = _load(ws, quiet_findings=as_json)
     from ..analysis.semantic import SemanticUnavailable
+    from ..app import compact as compaction
 
-    if only is not None and config.semantic_dedup and "semantic" not in only:
-        only = [*only, "semantic"]
-    llm = None
-    if config.llm_assisted:
-        from ..analysis.llm import open_stage
-
-        llm, llm_problems = open_stage(ws)
-        for problem in llm_problems:
-            err.print(f"[yellow]warning:[/] llm: {escape(problem)}")
-        if llm is None:
-            err.print("[yellow]warning:[/] llm: no model to ask; the deterministic plan stands")
     try:
-        plan = plan_compaction(store, config, only=only, llm=llm)
+        config = compaction.settings(ws, **overrides)
+    except ValidationError as exc:
+        _fail("; ".join(f"--{'-'.join(str(e['loc'][0]).split('_'))}: {e['msg']}" for e in exc.errors()), USAGE)
+        return
+    store = _load(ws, quiet_findings=as_json)
+    try:
+        made = compaction.plan(ws, store, config=config, only=only)
     except ValueError as exc:
         _fail(str(exc), USAGE)
         return
     except SemanticUnavailable as exc:
         _fail(f"--semantic: {exc}", USAGE)
         return
+    for problem in made.problems:
+        err.print(f"[yellow]warning:[/] {escape(problem)}")
     records = []
-    if reviewed is not None and not dry_run and plan_id(plan) != reviewed:
-        _fail(f"memory changed since plan {reviewed} was previewed (it now plans {plan_id(plan)}); nothing was "
-              "written — preview again with `lore compact --dry-run`", REFUSED)
     if not dry_run:
-        journal = _journal(ws)
         try:
-            records = apply_plan(plan, store, journal)
+            records = compaction.apply(made, _journal(ws), reviewed)
+        except compaction.MemoryChanged as exc:
+            _fail(f"{exc} with `lore compact --dry-run`", REFUSED)
         except Refused as exc:
             _fail(str(exc), REFUSED)
-        if llm is not None:
-            from ..analysis.llm import journal_operations
-
-            records += [journal.record(op) for op in journal_operations(llm)]
+    plan = made.plan
     if as_json:
-        data = plan.to_json()
+        data = made.summary()
         data["dry_run"] = dry_run
-        if llm is not None or config.llm_assisted:
-            data["llm"] = llm.report.to_json() if llm is not None else None
         if not dry_run:
             data["journal"] = [r.id for r in records]
         _emit(data)
         return
     if dry_run:
-        diff = render_diff(plan, store)
-        for line in diff.splitlines():
+        for line in made.diff().splitlines():
             style = ("green" if line.startswith("+") and not line.startswith("+++") else
                      "red" if line.startswith("-") and not line.startswith("---") else
                      "bold" if line.startswith("#") else "cyan" if line.startswith("@@") else "")
@@ -906,19 +892,19 @@ def _run_compaction(ws: Workspace, only: list[str] | None, dry_run: bool, as_jso
     summary = ", ".join(f"{n} {op}" for op, n in counts.items()) or "nothing to compact"
     verb = "would apply" if dry_run else "applied"
     out.print(f"[bold]{verb}:[/] {summary}; tokens {_change(plan.tokens_before, plan.tokens_after)}"
-              f" [dim](plan {plan_id(plan)})[/]")
+              f" [dim](plan {made.id})[/]")
     figures = [f"{name} {_change(*plan.tokens[key])}" for name, key in (("index.md", "index"), ("compacted/", "compacted"))
                if key in plan.tokens]
     if figures:
         out.print(f"[dim]views: {'; '.join(figures)}[/]")
     for conflict in plan.conflicts:
         out.print(f"[yellow]review:[/] {escape(conflict['message'])}")
-    if llm is not None:
-        _print_llm_report(llm.report)
+    if made.stage is not None:
+        _print_llm_report(made.stage.report)
     if not dry_run and records:
         out.print(f"[dim]{_count(len(records), 'operation', 'operations')} journaled; `lore undo --last` reverses them[/]")
     elif dry_run:
-        out.print(f"[dim]nothing was written (--dry-run); `lore compact --plan {plan_id(plan)}` applies exactly this plan[/]")
+        out.print(f"[dim]nothing was written (--dry-run); `lore compact --plan {made.id}` applies exactly this plan[/]")
 
 
 @app.command()
@@ -993,8 +979,6 @@ def gc(
 def _say_recoveries() -> None:
     """What crash recovery did before a command (lorekeeper.journal's warnings) goes to stderr as
     ``lore: ...``: a rolled-back change is never silent."""
-    import logging
-
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("lore: %(message)s"))
     for name in ("lorekeeper.journal", "lorekeeper.infra.userlevel"):

@@ -15,7 +15,7 @@ def serve(
     tcp: str | None = typer.Option(None, "--tcp", help="Listen on HOST:PORT instead of stdio."),
 ) -> None:
     """Run the language server (stdio by default) for VS Code, Neovim, Emacs, Helix and any LSP client."""
-    from .lsp.server import main as serve_main  # (pygls is imported only to serve)
+    from .lsp.main import main as serve_main  # (pygls is imported only to serve)
 
     serve_main(tcp)
 

@@ -22,6 +22,7 @@ from ...infra.safeio import read_text
 from ...infra.tokens import TokenMemo
 from ...infra.workers import collection_paused
 from ...store import Store
+from ..context import INDEX, render_entries
 from ..context.views import ViewEntry, _stamp_time, render_compacted
 from .plan import (
     Plan,
@@ -137,7 +138,6 @@ def render_index(store: Store, planner: Planner, config: CompactionConfig, now: 
     the levels `lore context` remembered (hysteresis) but writes nothing. With the LLM stage and
     ``narrative_index``, each category's full entries may read as prose the model wrote and the guard
     checked against them (every fact kept, nothing added, no longer than the bullets); else bullets."""
-    from ..context import INDEX, render_entries
 
     conflicts = [c for c in planner.conflicts if c.get("kind") == "contradiction"]
     entries = entries_after(store.live() if live is None else live, planner.operations, changes=changes)

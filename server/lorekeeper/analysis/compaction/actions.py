@@ -11,7 +11,7 @@ from ...core.settings.compaction import CompactionConfig
 from ...core.text import summarize
 from ...store import Journal, Operation, Record, Store
 from .plan import PlanOperation, operation_changes
-from .rules import WRITABLE, Planner, union_changes
+from .rules import Planner, union_changes
 
 
 def merge_into(store: Store, entry: Entry, keeper: Entry, journal: Journal, reason: str) -> Record:
@@ -32,9 +32,9 @@ def keep_one(store: Store, keep: Entry, drop: Entry, journal: Journal) -> Record
     instruction-file entries are the user's text: refused (edit the file)."""
     _two(keep, drop)
     reason = f"kept {keep.id} over {drop.id}"
-    if drop.format in WRITABLE:
+    if drop.rewritable:
         change = store.change_for(drop, {"superseded_by": keep.id})
-    elif keep.format in WRITABLE:
+    elif keep.rewritable:
         change = store.change_for(keep, {"supersedes": list(dict.fromkeys([*keep.supersedes, drop.id]))})
     else:
         raise ValueError("both entries are in instruction files: edit the file to keep one")
@@ -46,8 +46,8 @@ def keep_both(store: Store, newer: Entry, older: Entry, journal: Journal) -> Rec
     other, when the newer is in an instruction file) records ``coexists_with`` the other, and the pair
     is never reported again. Two instruction-file entries are the user's text: refused."""
     _two(newer, older)
-    first, second = (newer, older) if newer.format in WRITABLE else (older, newer)
-    if first.format not in WRITABLE:
+    first, second = (newer, older) if newer.rewritable else (older, newer)
+    if not first.rewritable:
         raise ValueError("both entries are in instruction files: reword one of them to tell them apart")
     change = store.change_for(first, {"coexists_with": list(dict.fromkeys([*first.coexists_with, second.id]))})
     return journal.apply(Operation(op="keep-both", reason=f"{first.id} and {second.id} are both true",
@@ -65,7 +65,7 @@ def compress_entry(store: Store, entry: Entry, config: CompactionConfig, journal
     """Give one long entry a ``summary`` (at most ``summary_chars`` characters) and ``compressed_at``,
     as the compress rule does for old or weak entries; its text stays. The quick fix of a
     ``verbose-entry`` finding."""
-    if entry.format not in WRITABLE:
+    if not entry.rewritable:
         raise ValueError(f"{entry.id} is in an instruction file: shorten it there")
     now = now or datetime.now(UTC)
     fields = {"summary": summarize(entry.content, config.summary_chars),

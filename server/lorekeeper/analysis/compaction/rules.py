@@ -29,18 +29,21 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rapidfuzz import fuzz
 
+from ...core import text
 from ...core.model import Entry, newer_and_older
 from ...core.settings.compaction import CompactionConfig
 from ...core.text import TEXT_CACHE, normalize, summarize, terms
+from ...facts import updates
+from ...facts.remembered import rules_version, text_key
 from ...facts.updates import anchors, context, marks_change, retired
 from ...facts.verify import Comparison, compare_all, compatible, fact_key, fact_keys, fact_size, prepared
+from ...infra import cache as cache_files
 from ...infra.workers import fork_map
 from .plan import PlanOperation
 
 if TYPE_CHECKING:
     from ...workspace import Workspace
 
-WRITABLE = ("entry", "mif")
 DERIVED = "compaction"  # the ``source`` of entries compaction wrote (fused, consolidated)
 
 
@@ -119,7 +122,7 @@ class Planner:
         consumed, last = len(self.consumed), self._available.get(writable_only)
         if last is None:
             if writable_only:
-                last = (-1, [e for e in self.pool if e.format in WRITABLE], None)
+                last = (-1, [e for e in self.pool if e.rewritable], None)
             else:
                 last = (-1, list(self.pool), list(self.pool_ids) if self.pool_ids is not None else None)
         if last[0] != consumed and not consumed:
@@ -159,7 +162,7 @@ class Planner:
                 continue
             targets = [self.by_id[t] for t in edges.get(entry.id, [])
                        if t not in in_cycle and t not in self.consumed and self.by_id[t].live
-                       and self.by_id[t].format in WRITABLE]
+                       and self.by_id[t].rewritable]
             if targets:
                 self._emit("supersede", targets, f"superseded by {entry.id}: {_short(entry.content)}",
                            {"superseded_by": entry.id}, result=entry)
@@ -202,7 +205,7 @@ class Planner:
         each entry has one key (see :func:`_groups`)."""
         for keeper, group in _groups(self.available(writable_only=False) if among is None else among, keys_of,
                                      one_key=one_key):
-            others = [e for e in group if e is not keeper and e.format in WRITABLE]
+            others = [e for e in group if e is not keeper and e.rewritable]
             if not others:
                 continue
             reason = (f"same text as {keeper.id} ({keeper.where()})" if op == "dedup"
@@ -211,7 +214,7 @@ class Planner:
                        extra=self._union_into(keeper, others))
 
     def writable(self, entry: Entry) -> bool:
-        return entry.format in WRITABLE
+        return entry.rewritable
 
     def conflicted(self) -> set[str]:
         return self._conflicted()
@@ -394,8 +397,6 @@ class Planner:
         the caller keeps the last search (:attr:`search`), that is updated instead."""
         if self.ws is None or (self.search is not None and self.search.sharing is not None):
             return _candidate_pairs(pool, self.config.merge_threshold, self.search)
-        from ...facts.remembered import rules_version, text_key
-        from ...infra import cache as cache_files
 
         digest = hashlib.blake2b(digest_size=16)
         digest.update(f"{rules_version()}|{_source_version()}|{self.config.merge_threshold}".encode())
@@ -662,8 +663,6 @@ CANDIDATES_FILE = "candidates.json"
 @cache
 def _source_version() -> str:
     """A hash of the modules the candidate search reads (this one, the update anchors, text terms)."""
-    from ...core import text
-    from ...facts import updates
 
     digest = hashlib.blake2b(digest_size=12)
     for module in (sys.modules[__name__], updates, text):
@@ -1420,7 +1419,7 @@ def _groups(entries: list[Entry], keys_of: Any, *, one_key: bool = False) -> lis
 def union_changes(keeper: Entry, others: list[Entry]) -> dict[str, Any]:
     """What a surviving entry gains from the entries merged into it: their references and tags (entry
     and MIF survivors only; an instruction file's text is the user's)."""
-    if keeper.format not in WRITABLE:
+    if not keeper.rewritable:
         return {}
     changes: dict[str, Any] = {}
     known = {(r.path, r.symbol) for r in keeper.refs}

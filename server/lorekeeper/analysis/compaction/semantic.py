@@ -9,6 +9,7 @@ much; otherwise both stay."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Generator
 from contextlib import contextmanager
@@ -18,8 +19,10 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ...core.model import Entry, newer_and_older
 from ...core.settings.compaction import CompactionConfig
+from ...core.text import terms
 from ...facts import remembered, verify, vocabulary
 from ...facts import semantic_guard as guard
+from ...facts.parse import stem as stem_of
 from ...facts.remembered import remembered_facts
 from ...facts.semantic_guard import SUBSUMED_MARGIN, Vouch, vouch
 from ...facts.verify import compatible, fact_keys, fact_size
@@ -96,7 +99,6 @@ VOUCH_FILE = "vouches.json"
 
 @cache
 def _guard_version() -> str:
-    import hashlib
 
     digest = hashlib.blake2b(remembered.rules_version().encode(), digest_size=12)
     for module in (guard, verify, vocabulary):
@@ -223,8 +225,6 @@ _GENERAL = frozenset("use used uses using run runs make makes get gets set sets 
 def _topic(entries: list[Entry]) -> tuple[str, list[Entry]]:
     """The word most of the entries share (a stem, so "tests" and "test" count as one) and the entries
     that write it: a cluster is fused only over what it is visibly about."""
-    from ...core.text import terms
-    from ...facts.parse import stem as stem_of
 
     stems: dict[str, set[str]] = {}
     shown: dict[str, str] = {}  # a stem as the entries write it, the shortest form

@@ -25,12 +25,14 @@ from ...core.kinds import is_stale
 from ...core.model import Entry, Finding, Severity
 from ...core.settings.context import ContextConfig
 from ...core.text import summarize
+from ...facts.verify import fact_key
 from ...infra import cache as cache_files
 from ...infra.tokens import TokenMemo
 from ...workspace import Workspace
 from .access import with_reads
 from .render import CONFLICT, CONTEXT, FULL, INDEX, LEVELS, OMITTED, PINNED, Item, Layout, Style, Unit, assign, layout
 from .score import Focus, focus_relevance, score, signals
+from .views import titled
 
 __all__ = ["CONFLICT", "CONTEXT", "INDEX", "PINNED", "ContextConfig", "ContextResult", "Focus", "RenderedEntry", "Style",
            "render_entries", "stale_entries"]
@@ -153,7 +155,6 @@ def _shown(entries: Sequence[Entry], include_instructions: bool) -> list[Entry]:
     instructions = [e for e in live if e.format == "instruction"]
     if not instructions:
         return live
-    from ...facts.verify import fact_key
 
     said = {fact_key(e.content) for e in instructions}
     return [e for e in live if e.format != "instruction" and fact_key(e.content) not in said]
@@ -177,7 +178,6 @@ def _units(entries: list[Entry], scores: dict[str, float], stale: dict[str, str]
            config: ContextConfig, count: TokenMemo) -> list[Unit]:
     """Entries grouped into units: an entry with the live entries it supersedes, and the two sides of a
     conflict; each item with its texts and notes."""
-    from .views import titled
 
     by_id = {e.id: e for e in entries}
     parent = {e.id: e.id for e in entries}

@@ -6,7 +6,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...core.settings.llm import Endpoint, endpoint
+from ...core.settings.llm import Endpoint, endpoint, limits
+from ...infra.tokens import count_tokens
+from ...store import Operation
+from .bridge import BridgeClient
+from .client import Budget, ChatClient
+from .stage import LLMStage
 
 if TYPE_CHECKING:
     from ...store import Operation
@@ -24,16 +29,11 @@ def open_stage(ws: Workspace, environ: dict[str, str] | None = None, cached_only
     first; else ``lent``, a model the surface's peer lends (the editor's, the MCP client's): its ``ask``
     function and who lends it. ``cached_only``: a stage that answers from the answers kept by earlier runs
     and never asks the model (no request, no cost)."""
-    from ...infra.tokens import count_tokens  # noqa: PLC0415
-    from .client import Budget, ChatClient  # noqa: PLC0415
-    from .stage import LLMStage  # noqa: PLC0415
 
     found, problems = endpoint(ws.config_files, environ)
     if found is None:
         if lent is None:
             return None, problems
-        from ...core.settings.llm import limits  # noqa: PLC0415
-        from .bridge import BridgeClient  # noqa: PLC0415
 
         config = limits(ws.config_files)
         ask, name = lent
@@ -51,7 +51,6 @@ def open_stage(ws: Workspace, environ: dict[str, str] | None = None, cached_only
 def journal_operations(stage: LLMStage) -> list[Operation]:
     """Journal operations (no file changes) saying which model answers were rejected and why, and which
     merges the model vetoed and why: ``lore log`` shows them next to the compaction they belong to."""
-    from ...store import Operation  # noqa: PLC0415
 
     out: list[Operation] = []
     for op, items, what in (("llm-rejected", stage.report.rejected, ""), ("llm-vetoed", stage.report.vetoed, "not merged: ")):

@@ -41,7 +41,9 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
 from ...infra import cache as cache_files
-from .guard import check, check_keywords, check_summary
+from ...infra.tokens import count_tokens
+from ..llm.client import BudgetExceeded, LLMError
+from .guard import _DIGITS, _literals, _names, check, check_keywords, check_summary
 
 if TYPE_CHECKING:
     from ...workspace import Workspace
@@ -249,7 +251,6 @@ class LLMStage:
     def _call(self, op: str, sources: list[str], payload: dict[str, Any], system: str,
               max_tokens: int | None = None) -> str | None:
         """The answer to one request, or ``None`` (rejected and reported, or the stage stopped)."""
-        from ..llm.client import BudgetExceeded, LLMError  # noqa: PLC0415
 
         if self.report.stopped:
             return None
@@ -427,7 +428,6 @@ class LLMStage:
         A category larger than a batch is written a batch at a time, each part under its own share, and
         stands only when every part does. A category whose prose is refused is absent from the result (its
         bullets stand) and reported."""
-        from ...infra.tokens import count_tokens  # noqa: PLC0415
 
         sizes = {c: sum(count_tokens(t) for _, t in items) for c, items in sections.items() if items}
         total = sum(sizes.values()) or 1
@@ -531,7 +531,6 @@ def _judge_narrative(answer: str, category: str, texts: list[str], share: int, c
 def _invented(reason: str, sources: list[str]) -> str:
     """What a model's stale reason names that none of ``sources`` writes ("" when nothing): a literal
     (path, identifier, code span, number) or a capitalised name."""
-    from .guard import _DIGITS, _literals, _names  # pyright: ignore[reportPrivateUsage]  # noqa: PLC0415
 
     joined = "\n".join(sources)
     lowered = joined.lower()

@@ -4,8 +4,9 @@
 
 from __future__ import annotations
 
+import json
 import re
-from datetime import UTC
+from datetime import UTC, datetime
 from typing import Any
 
 from ...core.model import Entry, Finding, Fix, ReplaceRefFix, ReplaceTextFix, Severity
@@ -17,7 +18,6 @@ from .checker import StalenessChecker
 
 
 def _now_iso() -> str:
-    from datetime import datetime
 
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -75,7 +75,6 @@ def verify_entries(checker: StalenessChecker, entries: list[Entry], journal: Jou
 
 def _sidecar_operation(ws: Workspace, updates: dict[str, Any], entry_ids: list[str], op: str,
                        reason: str) -> Operation:
-    import json
 
     path = ws.store / Verifications.FILE
     try:
@@ -228,7 +227,7 @@ def rename_changes(checker: StalenessChecker, old: str, new: str) -> list[tuple[
 def archive_entry(store: Store, entry: Entry, journal: Journal, reason: str) -> Record:
     """Archive an entry: it stays on disk, no longer live. Instruction-file entries cannot be archived
     in place (their text would have to go), so they are refused."""
-    if entry.format == "instruction":
+    if not entry.rewritable:
         raise ValueError("instruction-file entries are archived by editing the file; Lorekeeper keeps their text")
     return store.update(entry, {"archived": True, "archived_reason": reason}, journal=journal, op="archive", reason=reason)
 

@@ -59,6 +59,18 @@ class Pending:
     data: dict[str, Any] = field(default_factory=dict)
 
 
+def references_of(entry: Entry) -> list[Reference]:
+    """An entry's references: its ``refs`` (never those refused as outside the root) and what its text
+    names, explicit ones first. A pure function of the entry."""
+    refs: list[Reference] = []
+    for ref in entry.refs:
+        if not ref.rejected:  # refs outside the root are findings of the store, and never read
+            refs.extend(from_explicit(ref))
+    explicit = {(r.kind, r.target) for r in refs}
+    refs.extend(r for r in extract(entry.content) if (r.kind, r.target) not in explicit)
+    return refs
+
+
 class StalenessChecker:
     """Checks entries against the workspace. Reusable: ``recheck(paths)`` re-checks the dependants of
     changed files only."""
@@ -276,13 +288,7 @@ class StalenessChecker:
         cached = known.get(entry.content)
         if cached is not None:
             return cached
-        refs: list[Reference] = []
-        for ref in entry.refs:
-            if not ref.rejected:  # refs outside the root are findings of the store, and never read
-                refs.extend(from_explicit(ref))
-        explicit = {(r.kind, r.target) for r in refs}
-        refs.extend(r for r in extract(entry.content) if (r.kind, r.target) not in explicit)
-        known[entry.content] = refs
+        refs = known[entry.content] = references_of(entry)
         return refs
 
     def finding(self, item: Pending, kind: str, severity: Severity, message: str,

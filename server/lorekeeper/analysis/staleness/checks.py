@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ...core.model import Entry, Finding, ReplaceRefFix, ReplaceTextFix, Severity, VerifyFix
 from ...refs.extract import BUN_BUILTINS, PNPM_BUILTINS, YARN_BUILTINS
+from ...refs.fingerprint import _config_value
 from ...refs.history import parallel
-from ...refs.index import narrowed
+from ...refs.index import LOCKFILES, narrowed
 from ...refs.manifests import WELL_KNOWN_TOOLS, parse_manifest
 from ...refs.symbols import FileSymbols, file_symbols, language_of, qualified_definition
 from ...refs.versions import declared_version, folders_up, version_matches
@@ -423,7 +424,6 @@ def _defined_in_file(checker: StalenessChecker, symbol: str, path: str) -> bool:
 
 def _defined_in_bytes(path: str, data: bytes, symbol: str) -> bool:
     if path.endswith((".json", ".toml")):
-        from ...refs.fingerprint import _config_value
 
         return _config_value(path, data, symbol) is not None
     return qualified_definition(file_symbols(path, data), symbol, path) is not None
@@ -597,7 +597,6 @@ class PackageManagerCheck:
         return False
 
     def judge(self, checker: StalenessChecker, items: list[Pending]) -> None:
-        from ...refs.index import LOCKFILES
 
         history = checker.history
         baselines = _baselines(checker, items)

@@ -28,6 +28,8 @@ from ...core.model import Entry, Finding, Severity
 from ...facts import open_memory
 from ...refs.extract import Reference
 from ...refs.manifests import parse_manifest
+from ..llm import open_stage
+from .checker import StalenessChecker
 
 if TYPE_CHECKING:
     from ...workspace import Workspace
@@ -191,8 +193,6 @@ def remembered_findings(ws: Workspace, findings: list[Finding], checker: Stalene
     memory text and code excerpts — without asking the model (no request, no cost). Empty when no model
     is configured or nothing was judged; a memory or code that changed since is simply not found. The
     store is loaded (for ``checker``, when none is given) only when there is a kept answer to look in."""
-    from ..llm import open_stage  # noqa: PLC0415
-    from .checker import StalenessChecker  # noqa: PLC0415
 
     stage, _ = open_stage(ws, cached_only=True)  # (first: with no model configured, nothing to read)
     if stage is None or not to_judge(findings) or not stage.has_answers:

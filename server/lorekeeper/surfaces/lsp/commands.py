@@ -1,7 +1,8 @@
 # pyright: standard
-"""Commands (what code actions, lenses and the client's palette run) and the rename edit. Every change
-goes through the engine (its actions, plans, the journal), so it is undoable with ``lore undo``; a
-command parses its arguments, calls the engine under the writer lock, and re-checks."""
+"""Commands (what code actions, lenses and the client's palette run) and the rename edit. Every change is
+a use-case of :mod:`lorekeeper.app` (the edits, compaction), so it is undoable with ``lore undo``; a
+command parses its arguments, runs the use-case on the writer thread (:meth:`.LoreServer.write`: the
+event loop never waits on the writer lock), says what happened, and re-checks."""
 
 from __future__ import annotations
 
@@ -15,14 +16,13 @@ from typing import Any
 from lsprotocol import types
 from pydantic import TypeAdapter, ValidationError
 
-from ...analysis.compaction import apply_plan, changed_files, plan_compaction, render_preview
-from ...analysis.compaction.actions import apply_operation, compress_entry, keep_both, keep_one, merge_into
-from ...analysis.llm import journal_operations, open_stage
-from ...analysis.staleness import apply_fix, apply_fixes, archive_entry, rename_changes, verify_entries
-from ...analysis.staleness.actions import distinct
+from ...analysis.compaction.actions import apply_operation
+from ...analysis.staleness import rename_changes
+from ...app import compact as compaction
+from ...app import edits
+from ...app.context import render_context
 from ...app.report import describe_tokens, log_rows
 from ...core.model import Entry, Finding, Fix, ReplaceRefFix, ReplaceTextFix, Severity
-from ...facts import open_memory
 from ...infra import cache as cache_files
 from ...infra.safeio import read_text
 from ...store import FileChange, Journal, Operation, Record, Refused, Store
@@ -68,21 +68,20 @@ def _entry(ls: LoreServer, entry_id: Any):
     return found[0] if found else None
 
 
-async def _on_entry(ls: LoreServer, entry_id: Any, act: Callable[[Entry], Record], done: str) -> dict[str, Any]:
-    """A command on one entry: find it, act under the writer lock (a refusal is shown, nothing changes),
-    confirm with ``done`` (``{id}`` is the entry's id), re-check."""
-    with ls.lock:
-        entry = _entry(ls, entry_id)
-        if entry is None:
-            return {"operation": None, "reason": f"no entry {entry_id}"}
-        try:
-            record = act(entry)
-        except (ValueError, Refused) as exc:
-            ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=str(exc)))
-            return {"operation": None, "reason": str(exc)}
-    _tell(ls, f"Lorekeeper: {done.format(id=entry.id)}; Undo reverses it.")
+async def _edit(ls: LoreServer, act: Callable[[], Record | None], done: Callable[[Record], str] | str | None
+                ) -> dict[str, Any]:
+    """A change from the editor: ``act`` runs on the writer thread; a refusal (a ``ValueError`` or the
+    journal's ``Refused``) is shown and nothing changes; else ``done`` (a message, or one made from the
+    record) confirms it, and memory is checked again."""
+    try:
+        record = await ls.write(act)
+    except (ValueError, Refused) as exc:
+        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=f"Lorekeeper: {exc}"))
+        return {"operation": None, "reason": str(exc)}
+    if record is not None and done is not None:
+        _tell(ls, f"Lorekeeper: {done(record) if callable(done) else done}; Undo reverses it.")
     await _recheck(ls)
-    return {"operation": record.id}
+    return {"operation": record.id if record is not None else None}
 
 
 def _tell(ls: LoreServer, message: str) -> None:
@@ -146,7 +145,7 @@ async def _confirm(ls: LoreServer, preview: str, count: int) -> bool:
 
 
 async def _recheck(ls: LoreServer) -> list[Finding]:
-    findings = await asyncio.get_running_loop().run_in_executor(None, ls.full_check)
+    findings = await ls.write(ls.full_check)
     publish(ls, findings)
     return findings
 
@@ -184,65 +183,42 @@ async def compact(ls: LoreServer, options: dict[str, Any]) -> dict[str, Any]:
     ``preview`` and its ``plan`` id; ``{"plan": ID}`` applies that plan if memory has not changed since
     (else refuses: preview again); with neither, the server shows the preview (where the client can show
     documents) and asks before applying. ``{"llm": true}``: the LLM stage, with the configured model or
-    the editor's."""
+    the editor's. Planned and applied on the writer thread (a lent model answers through this loop)."""
+    ws = ls.ws
+    if ws is None:
+        return {"applied": False, "reason": "no workspace is open"}
     only = options.get("only")
     only = only.split(",") if isinstance(only, str) else only
-    stage = None
-    config = ls.config
-    if options.get("llm") and ls.ws is not None:
-        stage, problems = open_stage(ls.ws, lent=editor_model(ls, asyncio.get_running_loop()) if ls.settings.editorModel else None)
-        if stage is None:
-            return {"applied": False, "reason": "no model to ask: " + "; ".join(problems or ["none configured"])}
-        config = config.with_overrides(llm_assisted=True)
-    token = await _progress(ls, "Compacting memory" + (" with the language model" if stage else ""))
-
-    def make() -> tuple[Any, dict[str, Any], str, Store]:
-        with ls.lock:
-            assert ls.store is not None
-            store = ls.store
-            made = plan_compaction(store, config, only=only, llm=stage)
-            if changed_files(made, store):
-                # Memory changed since the server read it (the watcher has not told it yet): a plan is
-                # applied only to the files it was made from, so plan from the files as they are now.
-                store = open_memory(store.ws)
-                made = plan_compaction(store, config, only=only, llm=stage)
-            return made, made.to_json(), render_preview(made, store), store
-
+    llm = bool(options.get("llm"))
+    lent = editor_model(ls, asyncio.get_running_loop()) if llm and ls.settings.editorModel else None
+    config = ls.config.with_overrides(llm_assisted=True if llm else None)
+    token = await _progress(ls, "Compacting memory" + (" with the language model" if llm else ""))
     try:
-        # A model's answers come back through this loop (the editor's model): plan in a worker thread.
-        plan, summary, preview, store = (make() if stage is None
-                                         else await asyncio.get_running_loop().run_in_executor(None, make))
+        made: compaction.Compaction = await ls.write(
+            lambda: compaction.plan(ws, ls.store, config=config, only=only, lent=lent))
     except ValueError as exc:
         _end(ls, token, "refused")
         return {"applied": False, "reason": str(exc)}
-    if stage is not None:
-        summary["llm"] = stage.report.to_json()
+    if llm and made.stage is None:
+        _end(ls, token, "no model")
+        return {"applied": False, "reason": "; ".join(p.removeprefix("llm: ") for p in made.problems if p.startswith("llm:"))}
+    summary = made.summary()
     if options.get("dryRun"):
-        _end(ls, token, f"{len(plan.operations)} operations planned")
-        return {**summary, "preview": preview}
-    if not plan.operations and all(_unchanged_view(ls, p, t) for p, t in plan.views.items()):
+        _end(ls, token, f"{len(made.plan.operations)} operations planned")
+        return {**summary, "preview": made.preview()}
+    if not made.has_work():
         _end(ls, token, "nothing to do")
         return {**summary, "applied": False, "reason": "nothing to compact"}
     wanted = options.get("plan")
-    if wanted is None:
-        confirmed = await _confirm(ls, preview, len(plan.operations))
-        if not confirmed:
-            _end(ls, token, "cancelled")
-            return {**summary, "applied": False, "reason": "cancelled"}
-    elif wanted != summary["plan"]:
+    if wanted is None and not await _confirm(ls, made.preview(), len(made.plan.operations)):
+        _end(ls, token, "cancelled")
+        return {**summary, "applied": False, "reason": "cancelled"}
+    try:
+        records = await ls.write(lambda: compaction.apply(made, _journal(ls, "compact"), wanted))
+    except Refused as exc:
         _end(ls, token, "refused")
-        return {**summary, "applied": False,
-                "reason": "memory changed since the preview; nothing was written (preview again)"}
-    with ls.lock:
-        try:
-            journal = _journal(ls, "compact")
-            records = apply_plan(plan, store, journal)
-            if stage is not None:
-                records += [journal.record(op) for op in journal_operations(stage)]
-        except Refused as exc:
-            _end(ls, token, "refused")
-            return {**summary, "applied": False, "reason": str(exc)}
-    _end(ls, token, f"{len(plan.operations)} operations applied")
+        return {**summary, "applied": False, "reason": str(exc)}
+    _end(ls, token, f"{len(made.plan.operations)} operations applied")
     await _recheck(ls)
     return {**summary, "applied": True, "journal": [r.id for r in records]}
 
@@ -250,21 +226,25 @@ async def compact(ls: LoreServer, options: dict[str, Any]) -> dict[str, Any]:
 def register(server: LoreServer) -> None:
     @server.feature(types.WORKSPACE_WILL_RENAME_FILES, types.FileOperationRegistrationOptions(
         filters=[types.FileOperationFilter(pattern=types.FileOperationPattern(glob="**/*"))]))
-    def on_will_rename(ls: LoreServer, params: types.RenameFilesParams) -> types.WorkspaceEdit | None:
+    async def on_will_rename(ls: LoreServer, params: types.RenameFilesParams) -> types.WorkspaceEdit | None:
         """Offer to update the memories that name a file or folder being renamed: an edit the user
         confirms (annotated, where the client supports it), journaled as the editor applies it."""
-        checker = ls.checker
-        if checker is None:
-            return None
+        renames = [(old, new) for rename in params.files
+                   if (old := ls.relpath(rename.old_uri)) and (new := ls.relpath(rename.new_uri))]
         changes: list[FileChange] = []
         entries: list[str] = []
-        for rename in params.files:
-            old, new = ls.relpath(rename.old_uri), ls.relpath(rename.new_uri)
-            if old and new:
+
+        def find() -> None:  # on the writer thread: the checker is the writer's
+            checker = ls.checker
+            if checker is None:
+                return
+            for old, new in renames:
                 for entry, change in rename_changes(checker, old, new):
                     if all(c.path != change.path for c in changes):  # one edit a file (whole-document)
                         changes.append(change)
                         entries.append(entry.id)
+
+        await ls.write(find)
         if not changes:
             return None
         caps = ls.client_capabilities.workspace
@@ -286,10 +266,15 @@ def register(server: LoreServer) -> None:
 
     @server.command("lore.verify")
     async def verify(ls: LoreServer, *ids: str) -> dict[str, Any]:
-        with ls.lock:
-            assert ls.store is not None and ls.checker is not None
-            entries = distinct([e for i in ids for e in ls.store.find(str(i))[:1]]) if ids else ls.store.live()
-            records = verify_entries(ls.checker, entries, _journal(ls, "verify"))
+        def act() -> tuple[list[Entry], list[Record]]:
+            assert ls.checker is not None
+            return edits.verify(ls.checker, [str(i) for i in ids] if ids else None, _journal(ls, "verify"))
+
+        try:
+            entries, records = await ls.write(act)
+        except (ValueError, Refused) as exc:
+            ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=f"Lorekeeper: {exc}"))
+            return {"verified": [], "operations": [], "reason": str(exc)}
         _tell(ls, f"Lorekeeper: verified {len(entries)} memor{'y' if len(entries) == 1 else 'ies'}"
                   + (f" ({entries[0].id})" if len(entries) == 1 else "") + "; Undo reverses it.")
         await _recheck(ls)
@@ -297,40 +282,18 @@ def register(server: LoreServer) -> None:
 
     @server.command("lore.merge")
     async def merge(ls: LoreServer, entry_id: str, into: str) -> dict[str, Any]:
-        with ls.lock:
-            entry, keeper = _entry(ls, entry_id), _entry(ls, into)
-            if entry is None or keeper is None:
-                return {"operation": None, "reason": f"no entry {entry_id if entry is None else into}"}
-            try:
-                record = merge_into(_store(ls), entry, keeper, _journal(ls, "merge"), f"merged into {into} from the editor")
-            except (ValueError, Refused) as exc:
-                ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=str(exc)))
-                return {"operation": None, "reason": str(exc)}
-        _tell(ls, f"Lorekeeper: merged {entry_id} into {into} (references and tags kept); Undo reverses it.")
-        await _recheck(ls)
-        return {"operation": record.id}
-
-    async def settle(ls: LoreServer, newer_id: str, older_id: str, decide: Any, kind: str) -> dict[str, Any]:
-        """Settle a conflict between two entries (keep one, or both), journaled; a refusal is shown."""
-        with ls.lock:
-            newer, older = _entry(ls, newer_id), _entry(ls, older_id)
-            if newer is None or older is None:
-                return {"operation": None, "reason": "no such entry"}
-            try:
-                record = decide(_store(ls), newer, older, _journal(ls, kind))
-            except (ValueError, Refused) as exc:
-                ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=str(exc)))
-                return {"operation": None, "reason": str(exc)}
-        await _recheck(ls)
-        return {"operation": record.id}
+        return await _edit(ls, lambda: edits.merge(_store(ls), entry_id, into, _journal(ls, "merge"),
+                                                   f"merged into {into} from the editor"),
+                           f"merged {entry_id} into {into} (references and tags kept)")
 
     @server.command("lore.keepNewer")
     async def keep(ls: LoreServer, newer_id: str, older_id: str) -> dict[str, Any]:
-        return await settle(ls, newer_id, older_id, keep_one, "supersede")
+        return await _edit(ls, lambda: edits.keep_newer(_store(ls), newer_id, older_id, _journal(ls, "supersede")), None)
 
     @server.command("lore.keepBoth")
     async def both(ls: LoreServer, newer_id: str, older_id: str) -> dict[str, Any]:
-        return await settle(ls, newer_id, older_id, keep_both, "keep-both")
+        return await _edit(ls, lambda: edits.keep_both_sides(_store(ls), newer_id, older_id, _journal(ls, "keep-both")),
+                           None)
 
     @server.command("lore.applyFix")
     async def fix(ls: LoreServer, entry_id: str, value: Any = None, *args: Any) -> dict[str, Any]:
@@ -338,63 +301,56 @@ def register(server: LoreServer) -> None:
         fix = _fix(value.get("fix") if isinstance(value, dict) and "fix" in value else value)
         if not isinstance(fix, (ReplaceRefFix, ReplaceTextFix)):
             return {"operation": None, "reason": "lore.applyFix takes an entry id and a replace-ref or replace-text fix"}
-        with ls.lock:
-            entry = _entry(ls, entry_id)
-            if entry is None:
-                return {"operation": None, "reason": f"no entry {entry_id}"}
+
+        def act() -> Record | None:
+            entry = edits.find_entry(_store(ls), entry_id)
             because = next((f.message for f in _findings_for(ls, entry.id) if f.fix == fix), "")
-            record = apply_fix(_store(ls), entry, fix, _journal(ls, "update-ref"), because)
-        if record is not None:
-            _tell(ls, f"Lorekeeper: {entry_id} now says {fix.new} (was {fix.old}); Undo reverses it.")
-        await _recheck(ls)
-        return {"operation": record.id if record else None}
+            return edits.fix(_store(ls), entry.id, fix, _journal(ls, "update-ref"), because)
+
+        return await _edit(ls, act, f"{entry_id} now says {fix.new} (was {fix.old})")
 
     @server.command("lore.fixAll")
     async def fix_all(ls: LoreServer, value: Any = None, *args: Any) -> dict[str, Any]:
         fix = _fix(value)
         if not isinstance(fix, (ReplaceRefFix, ReplaceTextFix)):
             return {"operation": None, "reason": "lore.fixAll takes the fix of a finding"}
-        with ls.lock:
+        items: list[tuple[Entry, Finding]] = []
+
+        def act() -> Record | None:
             snapshot = ls.snapshot
             assert snapshot is not None
-            items = [(snapshot.by_id[f.entry], f) for f in same_fix(snapshot, fix) if f.entry in snapshot.by_id]
-            try:
-                record = apply_fixes(snapshot.store, items, _journal(ls, "update-ref"))
-            except Refused as exc:
-                ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=str(exc)))
-                return {"operation": None, "reason": str(exc)}
-        if record is not None:
-            ls.window_show_message(types.ShowMessageParams(
-                type=types.MessageType.Info,
-                message=f"Lorekeeper: {fix.old} → {fix.new} in {len(items)} memories "
-                        f"({len(record.changes)} file(s)); Undo reverses it."))
-        await _recheck(ls)
-        return {"operation": record.id if record else None, "memories": len(items)}
+            items.extend((snapshot.by_id[f.entry], f) for f in same_fix(snapshot, fix) if f.entry in snapshot.by_id)
+            return edits.fix_all(snapshot.store, items, _journal(ls, "update-ref"))
+
+        done = await _edit(ls, act, lambda record: f"{fix.old} → {fix.new} in {len(items)} memories "
+                                                   f"({len(record.changes)} file(s))")
+        return {**done, "memories": len(items)}
 
     @server.command("lore.archive")
     async def archive(ls: LoreServer, entry_id: str) -> dict[str, Any]:
-        def act(entry: Entry) -> Record:
-            reasons = "; ".join(f.message for f in _findings_for(ls, entry.id)) or "archived from the editor"
-            return archive_entry(_store(ls), entry, _journal(ls, "archive"), reasons)
+        def act() -> Record:
+            entry = edits.find_entry(_store(ls), entry_id)
+            reason = edits.archive_reason(_findings_for(ls, entry.id), "archived from the editor")
+            return edits.archive(_store(ls), entry.id, _journal(ls, "archive"), reason)
 
-        return await _on_entry(ls, entry_id, act, "archived {id} (it stays on disk)")
+        return await _edit(ls, act, lambda record: f"archived {record.entries[0]} (it stays on disk)")
 
     @server.command("lore.fuse")
     async def fuse(ls: LoreServer, entry_id: str) -> dict[str, Any]:
-        with ls.lock:
+        def act() -> Record | None:
             snapshot = ls.snapshot
             operation = fuse_operation(ls, snapshot, str(entry_id)) if snapshot is not None else None
             if operation is None or snapshot is None:
-                return {"operation": None}
-            record = apply_operation(operation, snapshot.store, _journal(ls, "fuse"))
-        await _recheck(ls)
-        return {"operation": record.id}
+                return None
+            return apply_operation(operation, snapshot.store, _journal(ls, "fuse"))
+
+        return await _edit(ls, act, None)
 
     @server.command("lore.compress")
     async def compress(ls: LoreServer, entry_id: str) -> dict[str, Any]:
         """Summarise one long memory (the quick fix of a verbose-entry finding); its text stays."""
-        return await _on_entry(ls, entry_id, lambda entry: compress_entry(_store(ls), entry, ls.config, _journal(ls, "compress")),
-                               "summarised {id} (its text stays)")
+        return await _edit(ls, lambda: edits.compress(_store(ls), entry_id, ls.config, _journal(ls, "compress")),
+                           lambda record: f"summarised {record.entries[0]} (its text stays)")
 
     @server.command("lore.compact")
     async def compact_command(ls: LoreServer, *args: Any) -> dict[str, Any]:
@@ -410,8 +366,9 @@ def register(server: LoreServer) -> None:
         if not found:
             return {"entry": None}
         entry = found[0]
-        refs = [r.label() for r in ls.checker.references(entry)] if ls.checker else []
-        when = ls.checker.verifications.verified_at(entry) if ls.checker else entry.verified
+        snapshot = ls.snapshot
+        refs = [r.label() for r in snapshot.checked.references(entry)] if snapshot else []
+        when = snapshot.checked.verified_at(entry) if snapshot else entry.verified
         problems = [f for f in _findings_for(ls, entry.id) if f.severity != Severity.info]
         text = (f"Memory {entry.id}: {len(refs)} reference(s)" + (f" ({', '.join(refs[:5])})" if refs else "")
                 + (f"; verified {when:%Y-%m-%d}" if when else "; never verified (Lorekeeper: Mark Memory Verified)")
@@ -434,7 +391,6 @@ def register(server: LoreServer) -> None:
         """The memory an agent should load now (the renderer of `lore context` and MCP recall):
         ``{"budget": N, "focus": [PATH|QUERY...]}``, both optional. Without a focus, the code files open in
         the editor are the focus. Returns the ``--format json`` shape, with ``focus`` said."""
-        from ...app.context import render_context  # noqa: PLC0415
 
         options = args[0] if args and isinstance(args[0], dict) else {}
         focus = options.get("focus")
@@ -468,14 +424,13 @@ def register(server: LoreServer) -> None:
 
     @server.command("lore.undo")
     async def undo(ls: LoreServer, *args: Any) -> dict[str, Any]:
-        with ls.lock:
-            journal = _journal(ls, "undo")
-            try:
-                record = journal.undo(str(args[0])) if args and args[0] else journal.undo_last()
-            except Refused as exc:
-                ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning,
-                                                               message=f"Lorekeeper: undo refused: {exc}"))
-                return {"undone": [], "refused": True, "reason": str(exc)}
+        operation = str(args[0]) if args and args[0] else None
+        try:
+            record = await ls.write(lambda: edits.undo(_journal(ls, "undo"), operation))
+        except Refused as exc:
+            ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning,
+                                                           message=f"Lorekeeper: undo refused: {exc}"))
+            return {"undone": [], "refused": True, "reason": str(exc)}
         await _recheck(ls)
         return {"undone": record.undone, "reason": record.reason} if record else {"undone": []}
 
@@ -495,7 +450,7 @@ def suggest_compaction(ls: LoreServer) -> None:
     threshold = ws.context.auto_compact_threshold
     tokens = ls.memory_tokens()["entries"]
     budget = ls.settings.budget
-    if threshold <= 0 or tokens <= threshold * budget:
+    if not compaction.due(tokens, budget, threshold):
         ls.compaction_suggested = False
         return
     window = ls.client_capabilities.window
@@ -506,22 +461,19 @@ def suggest_compaction(ls: LoreServer) -> None:
 
 
 async def _offer_compaction(ls: LoreServer, tokens: int, budget: int, threshold: float) -> None:
-    from ...analysis.compaction import plan_id  # noqa: PLC0415
-
     ws = ls.ws
     if ws is None:
         return
-    config = ls.config.with_overrides(semantic_dedup=False, llm_assisted=False)  # the rules alone: cheap, no model
+    config = compaction.rules_only(ws, ls.config)  # the rules alone: cheap, no model
 
     def planned() -> str | None:
-        with ls.lock:
-            if ls.store is None:
-                return None
-            plan = plan_compaction(ls.store, config)
-            return plan_id(plan) if plan.operations else None
+        if ls.store is None:
+            return None
+        made = compaction.plan(ws, ls.store, config=config)
+        return made.id if made.plan.operations else None
 
     try:
-        wanted = await asyncio.get_running_loop().run_in_executor(None, planned)
+        wanted = await ls.write(planned)
     except Exception as exc:  # a hint only: never break the session
         log.info("compaction not offered: %s", exc)
         return

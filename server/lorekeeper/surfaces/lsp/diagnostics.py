@@ -43,7 +43,7 @@ class DiagnosticData(BaseModel):
     def of(cls, finding: Finding, entry: Entry | None) -> DiagnosticData:
         """The data a finding's diagnostic carries (``entry``: the entry it is about, if known)."""
         return cls(kind=finding.kind, entry=finding.entry, ref=finding.ref, fix=finding.fix,
-                   editable=entry is not None and entry.format != "instruction")
+                   editable=entry is not None and entry.rewritable)
 
 
 def to_diagnostic(server: LoreServer, finding: Finding, lines: list[str]) -> types.Diagnostic:

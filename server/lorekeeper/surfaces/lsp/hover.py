@@ -30,7 +30,7 @@ def provenance(ls: LoreServer, entry: Entry) -> str:
     who = [f"created {_date(entry.created)}" + ("" if entry.created_from == "field" else f" (from {entry.created_from})")]
     if entry.agent:
         who.insert(0, f"by **{entry.agent}**")
-    verified = snapshot.checker.verifications.verified_at(entry)
+    verified = snapshot.checked.verified_at(entry)
     who.append(f"verified {_date(verified)}" if verified else "never verified")
     lines.append("- " + ", ".join(who))
     facts = []
@@ -60,7 +60,7 @@ def provenance(ls: LoreServer, entry: Entry) -> str:
     if history:
         lines += ["", "**What Lorekeeper did to it**"]
         lines += [f"- {r.time:%Y-%m-%d} `{r.op}` {r.reason} (`{r.id}`)" for r in history[-5:]]
-    refs = snapshot.checker.references(entry)
+    refs = snapshot.checked.references(entry)
     if refs:
         found = {f.ref: f for f in snapshot.findings_of_entry(entry.id)}
         lines += ["", "**References**"]

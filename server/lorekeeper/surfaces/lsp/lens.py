@@ -24,11 +24,11 @@ def register(server: LoreServer) -> None:
         lenses = []
         problems = snapshot.problem_counts()
         for entry in entries:
-            count = len(snapshot.checker.references(entry))
+            count = len(snapshot.checked.references(entry))
             found = problems.get(entry.id, 0)
             if not count and not found:
                 continue
-            when = snapshot.checker.verifications.verified_at(entry)
+            when = snapshot.checked.verified_at(entry)
             parts = [f"{count} reference{'s' if count != 1 else ''}", f"verified {when:%Y-%m-%d}" if when else "not verified"]
             if found:
                 parts.append(f"{found} problem{'s' if found != 1 else ''}")
@@ -37,7 +37,7 @@ def register(server: LoreServer) -> None:
                 range=types.Range(start=types.Position(line=line, character=0), end=types.Position(line=line, character=0)),
                 command=types.Command(title=" · ".join(parts), command="lore.describe", arguments=[entry.id])))
         if not entries and ls.settings.codeLensInCode:
-            dependants = snapshot.checker.reverse_index().get(relpath, set())
+            dependants = snapshot.checked.dependants(relpath)
             if dependants:
                 lenses.append(types.CodeLens(
                     range=types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)),

@@ -35,7 +35,7 @@ def register(server: LoreServer) -> None:
     async def on_initialized(ls: LoreServer, params: types.InitializedParams) -> None:
         loop = asyncio.get_running_loop()
         progress = FirstCheckProgress(ls, loop)
-        ls.initial_check = loop.run_in_executor(None, ls.full_check, progress.step)
+        ls.initial_check = asyncio.ensure_future(ls.write(ls.full_check, progress.step))
         try:
             await progress.begin()
             await _register_watchers(ls)
@@ -46,7 +46,7 @@ def register(server: LoreServer) -> None:
         ls.tell_recoveries()
         await _pull_configuration(ls)
         suggest_compaction(ls)
-        await loop.run_in_executor(None, ls.prepare_saves)
+        await loop.run_in_executor(None, ls.prepare_saves)  # built off the writer: saves go on meanwhile
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def on_watched(ls: LoreServer, params: types.DidChangeWatchedFilesParams) -> None:

@@ -13,6 +13,7 @@ import asyncio
 import concurrent.futures
 from typing import TYPE_CHECKING, Any
 
+from ...analysis.llm import endpoint
 from ...analysis.llm.bridge import Answer, Ask, BridgeError
 
 if TYPE_CHECKING:
@@ -27,7 +28,6 @@ _REASONS = ("disabled", "no-model", "declined", "blocked", "not-found", "failed"
 def stages(ls: LoreServer) -> list[str]:
     """The compaction stages this server offers: the rules always; the language model when one is
     configured for the workspace or the editor lends its own."""
-    from ...analysis.llm import endpoint  # noqa: PLC0415
 
     out = ["rules"]
     if ls.ws is not None and (ls.settings.editorModel or endpoint(ls.ws.config_files)[0] is not None):

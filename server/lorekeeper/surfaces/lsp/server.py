@@ -15,6 +15,8 @@ import os
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -28,12 +30,14 @@ from ... import __version__
 from ...analysis.compaction.rules import SearchMemo
 from ...analysis.diagnose import memory_findings
 from ...analysis.staleness import StalenessChecker
+from ...analysis.staleness.llm import remembered_findings
+from ...app.report import memory_tokens, tokens_of
 from ...core.model import Entry, Finding
 from ...core.settings.compaction import CompactionConfig
 from ...facts import open_memory
 from ...infra.safeio import read_bytes
-from ...infra.workers import allow_fork, collection_paused
-from ...store import Store
+from ...infra.workers import collection_paused
+from ...store import Journal, Operation, Store
 from ...store.journal import recover
 from ...workspace import Workspace, WorkspaceNotFound, find_root
 from .settings import Settings
@@ -64,10 +68,12 @@ class LoreServer(LanguageServer):
     """The language server and the state it keeps between requests.
 
     State is one immutable :class:`~.state.Snapshot`: requests read ``self.snapshot`` once and never
-    wait. Writers (checks, re-checks, commands) run one at a time under ``self.lock`` and publish the
-    next snapshot whole; since a check reads the files only once it holds the lock, a check that
-    starts later always lands later, and the newest state wins by construction. A check asked for
-    while another ran is skipped when a check that started after the request already landed."""
+    wait. Writers (checks, re-checks, commands) run on one writer thread (:meth:`write`), one at a time
+    under ``self.lock``, and publish the next snapshot whole; the event loop only hands them over and
+    awaits them, so no handler ever waits on the lock there and hover answers while a check runs. Since
+    a check reads the files only once it holds the lock, a check that starts later always lands later,
+    and the newest state wins by construction. A check asked for while another ran is skipped when a
+    check that started after the request already landed."""
 
     def __init__(self) -> None:
         # No document changes are asked for (the server reads files from disk, on save and on file events).
@@ -75,11 +81,17 @@ class LoreServer(LanguageServer):
                          text_document_sync_kind=types.TextDocumentSyncKind.None_)
         self._ws: Workspace | None = None
         self.snapshot: Snapshot | None = None
+        self._checker: StalenessChecker | None = None
         self.config = CompactionConfig()
         self.settings = Settings()
         self.last_findings: dict[str, list[Finding]] = {}  # what was last pushed, by memory file
         #: Serialises writers (checks, re-checks, commands); requests read ``snapshot`` without it.
         self.lock = threading.RLock()
+        #: The one thread writers run on (:meth:`write`): the event loop never takes :attr:`lock`.
+        self.writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lore-writer")
+        #: What follows a re-check the server scheduled itself (publishing, offers): set by the wiring
+        #: (:mod:`.main`), which knows the features.
+        self.after_check: Callable[[LoreServer, Any], None] | None = None
         self._tickets = itertools.count(1)  # each check request takes the next number
         self._covered = 0  # every request numbered up to this is answered by the current snapshot
         self._pending: set[str] = set()
@@ -115,7 +127,8 @@ class LoreServer(LanguageServer):
 
     @property
     def checker(self) -> StalenessChecker | None:
-        return self.snapshot.checker if self.snapshot is not None else None
+        """The writer's checker (the state the next re-check starts from): for code on the writer thread."""
+        return self._checker if self.snapshot is not None else None
 
     # -- paths -----------------------------------------------------------------------------------
 
@@ -181,6 +194,7 @@ class LoreServer(LanguageServer):
                 found = memory_findings(store, self.config, self._search)
                 found += _kept_verdicts(ws, checker)
                 step("preparing diagnostics", 90)
+                self._checker = checker
                 self._publish_snapshot(Snapshot.build(self._next_generation(), ws, store, checker, self.config, found))
                 self._covered = covers
             _settle_heap()
@@ -229,10 +243,11 @@ class LoreServer(LanguageServer):
             found = None if structural else self.reload_memory(memory)
             return found if found is not None else self.full_check()
         with self.lock:
-            snapshot = self.snapshot
-            snapshot.checker.recheck(changed, structural=structural)
-            touched = {path for path in map(snapshot.store_path, snapshot.checker.checked) if path is not None}
-            self._publish_snapshot(snapshot.after_recheck(self._next_generation(), snapshot.checker.checked))
+            snapshot, checker = self.snapshot, self._checker
+            assert checker is not None
+            checker.recheck(changed, structural=structural)
+            touched = {path for path in map(snapshot.store_path, checker.checked) if path is not None}
+            self._publish_snapshot(snapshot.after_recheck(self._next_generation(), checker))
             return self.findings_of_files(touched)
 
     def _memory_changed(self, changed: set[str]) -> set[str]:
@@ -266,11 +281,12 @@ class LoreServer(LanguageServer):
                 return None
             with collection_paused():  # as in a full check: what this builds lives on, the rest is freed
                 store = snapshot.store.reloaded(changed)
-                if store is None or not snapshot.checker.reload(store, changed):
+                checker = self._checker
+                if store is None or checker is None or not checker.reload(store, changed):
                     return None
                 found = memory_findings(store, self.config, self._search, save=False)  # saved by full checks
-                found += _kept_verdicts(ws, snapshot.checker)
-                self._publish_snapshot(Snapshot.build(self._next_generation(), ws, store, snapshot.checker, self.config,
+                found += _kept_verdicts(ws, checker)
+                self._publish_snapshot(Snapshot.build(self._next_generation(), ws, store, checker, self.config,
                                                       found, file_entries=snapshot.file_entries_after(store, changed),
                                                       previous=snapshot))
             touched = self.snapshot.touched if self.snapshot is not None else None
@@ -284,7 +300,6 @@ class LoreServer(LanguageServer):
     def settle_edits(self) -> None:
         """Journal the changes of pending client edits that are now on disk (each file holds what the edit
         writes); the rest wait, and are forgotten once they expire (the user left them unticked)."""
-        from ...store import Journal, Operation  # noqa: PLC0415
 
         if not self.pending_edits or self.ws is None:
             return
@@ -311,7 +326,6 @@ class LoreServer(LanguageServer):
     def _reconcile(self, paths: set[str]) -> None:
         """A memory file changed outside Lorekeeper: if that undid an operation (the editor's undo after a
         quick fix), the journal records it, so that the journal and the files agree."""
-        from ...store import Journal  # noqa: PLC0415
 
         assert self.ws is not None
         try:
@@ -325,7 +339,6 @@ class LoreServer(LanguageServer):
         """The journal's records, read again only when the log folder changed (hover reads them)."""
         if self.ws is None:
             return []
-        from ...store import Journal  # noqa: PLC0415
 
         folder = self.ws.log_dir
         try:
@@ -342,7 +355,6 @@ class LoreServer(LanguageServer):
         if snapshot is None:
             return {"entries": 0, "instructions": 0}
         if "tokens" not in snapshot.memo:
-            from ...app.report import memory_tokens, tokens_of  # noqa: PLC0415 - loads the tokenizer only when asked
 
             store = snapshot.store
             if len(self._token_counts) > 2 * len(store.entries) + 100:
@@ -409,19 +421,23 @@ class LoreServer(LanguageServer):
         else:
             asyncio.ensure_future(self._run_pending())
 
+    async def write(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Run ``fn(*args)`` on the writer thread, holding the writer lock, and return what it returns:
+        how every handler changes state. The event loop awaits; it never blocks on the lock."""
+        return await asyncio.get_running_loop().run_in_executor(self.writer, partial(self._locked, fn, *args))
+
+    def _locked(self, fn: Callable[..., Any], *args: Any) -> Any:
+        with self.lock:
+            return fn(*args)
+
     async def _run_pending(self) -> None:
         paths, self._pending = self._pending, set()
         structural, self._structural = self._structural, False
         if not paths:
             return
-        loop = asyncio.get_running_loop()
-        findings = await loop.run_in_executor(None, self.refresh, paths, structural)
-        from .commands import suggest_compaction  # noqa: PLC0415 - feature modules import this one
-        from .diagnostics import publish  # noqa: PLC0415
-
-        publish(self, findings)
-        self.tell_recoveries()
-        suggest_compaction(self)
+        findings = await self.write(self.refresh, paths, structural)
+        if self.after_check is not None:
+            self.after_check(self, findings)
 
     def tell_recoveries(self) -> None:
         """Show what crash recovery did (on the event loop): a rolled-back change is never silent."""
@@ -435,7 +451,6 @@ def _kept_verdicts(ws: Workspace, checker: StalenessChecker) -> list[Finding]:
     memory text and code: no request, no cost), shown with the full check's diagnostics. A failure here
     only loses these hints."""
     try:
-        from ...analysis.staleness.llm import remembered_findings  # noqa: PLC0415
 
         return remembered_findings(ws, checker.findings(), checker)
     except Exception as exc:  # optional: never break the check
@@ -450,31 +465,3 @@ def _settle_heap() -> None:
     gc.unfreeze()
     gc.collect()
     gc.freeze()
-
-
-def create_server() -> LoreServer:
-    """A server with every feature registered."""
-    from . import code_actions, commands, diagnostics, hover, lens, lifecycle  # noqa: PLC0415
-
-    server = LoreServer()
-    for feature in (lifecycle, diagnostics, hover, code_actions, commands, lens):
-        feature.register(server)
-    return server
-
-
-def main(tcp: str | None = None) -> None:
-    """Run the server over stdio (or TCP ``HOST:PORT``); logs go to stderr."""
-    logging.basicConfig(level=os.environ.get("LORE_LOG_LEVEL", "WARNING"), format="%(name)s: %(message)s")
-    # A client cancels requests the server has already answered: routine, not worth a line in the
-    # editor's output at every start.
-    logging.getLogger("pygls.protocol.json_rpc").addFilter(
-        lambda record: "Cancel notification for unknown message id" not in record.getMessage())
-    allow_fork(False)  # a server runs threads: it never forks workers (the command line may have allowed it)
-    server = create_server()
-    if tcp:
-        host, _, port = tcp.rpartition(":")
-        server.start_tcp(host or "127.0.0.1", int(port))
-    else:
-        from .transport import start_io  # noqa: PLC0415
-
-        start_io(server)

@@ -1,22 +1,57 @@
 """The language server's state: one immutable snapshot of what it knows (the store, every finding, the
 indexes requests use), with a generation number. Requests read the current snapshot and never wait;
-writers (checks, commands) build the next one under the server's writer lock and swap it in whole, so a
-request never sees the entries of one check with the findings of another."""
+writers (checks, commands) build the next one on the writer thread and swap it in whole, so a request
+never sees the entries of one check with the findings of another. A snapshot holds data only: what the
+check found and what requests ask of it (:class:`CheckView`), never the checker the writer keeps using."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from itertools import chain, compress
 from operator import not_
 from typing import Any
 
 from ...analysis.staleness import StalenessChecker
+from ...analysis.staleness.checker import references_of
 from ...core.kinds import is_stale
 from ...core.model import Entry, Finding, Severity
 from ...core.settings.compaction import CompactionConfig
+from ...refs.extract import Reference
+from ...refs.fingerprint import verified_at
 from ...store import Store
 from ...workspace import Workspace
+
+
+@dataclass(frozen=True)
+class CheckView:
+    """What requests read of the staleness check, as data taken when the snapshot was made: the
+    verification records (``verified.json``) and which entries depend on each workspace path. An entry's
+    references are a function of the entry alone (:func:`references_of`), kept once computed."""
+
+    sidecar: Mapping[str, Any] = field(default_factory=dict[str, Any])
+    reverse: Mapping[str, frozenset[str]] = field(default_factory=dict[str, frozenset[str]])
+    _refs: dict[tuple[str, str], list[Reference]] = field(default_factory=dict[tuple[str, str], list[Reference]],
+                                                          compare=False, repr=False)
+
+    @classmethod
+    def of(cls, checker: StalenessChecker) -> CheckView:
+        return cls(dict(checker.verifications.sidecar),
+                   {path: frozenset(ids) for path, ids in checker.reverse_index().items()})
+
+    def references(self, entry: Entry) -> list[Reference]:
+        key = (entry.id, entry.content)
+        found = self._refs.get(key)
+        if found is None:
+            found = self._refs[key] = references_of(entry)
+        return found
+
+    def verified_at(self, entry: Entry) -> datetime | None:
+        return verified_at(entry, self.sidecar)
+
+    def dependants(self, path: str) -> frozenset[str]:
+        return self.reverse.get(path, frozenset())
 
 
 def _ordered(findings: list[Finding]) -> list[Finding]:
@@ -36,13 +71,13 @@ def _entry_of(finding: Finding) -> str | None:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """Everything a request reads. ``checker`` is the writers' tool: requests use only its memoised,
-    read-only answers (``references``, ``verifications``); its findings are copied in here."""
+    """Everything a request reads, as data: the store, every finding and its indexes, and what the check
+    found (:attr:`checked`)."""
 
     generation: int
     ws: Workspace
     store: Store
-    checker: StalenessChecker
+    checked: CheckView
     config: CompactionConfig
     memory_findings: tuple[Finding, ...]
     #: Every finding (memory and staleness), in file and line order: built when first asked for (a save
@@ -85,7 +120,7 @@ class Snapshot:
                 by_file.setdefault(finding.source, []).append(finding)
                 if finding.entry:
                     by_entry.setdefault(finding.entry, []).append(finding)
-        return cls(generation=generation, ws=ws, store=store, checker=checker, config=config,
+        return cls(generation=generation, ws=ws, store=store, checked=CheckView.of(checker), config=config,
                    memory_findings=tuple(memory_findings), flat=flat, by_id=store.by_id(),
                    file_entries=file_entries, by_file=by_file, by_entry=by_entry,
                    memo=memo if memo is not None else {}, touched=touched)
@@ -133,17 +168,17 @@ class Snapshot:
                 file_entries.pop(path, None)
         return file_entries
 
-    def after_recheck(self, generation: int, checked: Iterable[str]) -> Snapshot:
+    def after_recheck(self, generation: int, checker: StalenessChecker) -> Snapshot:
         """The next snapshot once the checker re-checked some entries (same store, new findings): only
         the findings of those entries and of the files holding them are rebuilt, so a save costs what it
         re-checked, not the size of the store."""
-        ids = [i for i in dict.fromkeys(checked) if i in self.by_id]
+        ids = [i for i in dict.fromkeys(checker.checked) if i in self.by_id]
         if not ids:
-            return replace(self, generation=generation)
+            return replace(self, generation=generation, checked=CheckView.of(checker))
         memory_by_entry, memory_by_file = self._memory_index()
         by_entry = self.by_entry.copy()
         for entry_id in ids:
-            result = self.checker.results.get(entry_id)
+            result = checker.results.get(entry_id)
             found = _ordered([*memory_by_entry.get(entry_id, ()), *(result.findings if result else ())])
             if found:
                 by_entry[entry_id] = found
@@ -151,14 +186,15 @@ class Snapshot:
                 by_entry.pop(entry_id, None)
         by_file = self.by_file.copy()
         for path in {self.by_id[i].location.path for i in ids}:
-            staleness = [f for i in self.file_entries.get(path, ()) if (r := self.checker.results.get(i))
+            staleness = [f for i in self.file_entries.get(path, ()) if (r := checker.results.get(i))
                          for f in r.findings]
             found = _ordered([*memory_by_file.get(path, ()), *staleness])
             if found:
                 by_file[path] = found
             else:
                 by_file.pop(path, None)
-        return replace(self, generation=generation, flat=None, by_file=by_file, by_entry=by_entry, touched=None)
+        return replace(self, generation=generation, checked=CheckView.of(checker), flat=None, by_file=by_file,
+                       by_entry=by_entry, touched=None)
 
     @property
     def findings(self) -> tuple[Finding, ...]:

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ...infra.workers import allow_fork
+from .server import build_server
+
 
 def serve(root: Path) -> None:
     """Serve the workspace at ``root`` over stdio until the client closes the connection."""
-    from ...infra.workers import allow_fork  # noqa: PLC0415
-    from .server import build_server  # noqa: PLC0415
 
     allow_fork(False)  # a server runs threads: it never forks workers (the command line may have allowed it)
     build_server(root).run("stdio")

@@ -9,6 +9,7 @@ reverses them). Nothing here prints to stdout: stdout is the protocol's channel;
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import warnings
@@ -26,8 +27,21 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel, Field
 
 from ... import __version__
-from ...core.model import DEFAULT_CATEGORY
+from ...analysis.context.access import record
+from ...analysis.llm.bridge import Answer, BridgeError
+from ...analysis.search import SearchIndex
+from ...analysis.staleness import StalenessChecker
+from ...analysis.staleness.cache import check_cached
+from ...app import compact as compaction
+from ...app import edits
+from ...app.context import render_context
+from ...app.report import log_rows, memory_tokens, store_status
+from ...app.report import status as report_status
+from ...core.model import DEFAULT_CATEGORY, Ref
 from ...facts import open_memory
+from ...facts.tagging import auto_tags
+from ...store import Journal, Refused
+from ...workspace import PathOutsideRoot, Workspace
 
 log = logging.getLogger(__name__)
 
@@ -115,25 +129,14 @@ class Lore:
     # -- helpers ---------------------------------------------------------------------------------
 
     def open(self):
-        from ...workspace import Workspace
 
         ws = Workspace(self.root)
         return ws, open_memory(ws)
 
     @staticmethod
     def journal(ws, tool: str):
-        from ...store import Journal
 
         return Journal(ws, argv=["mcp", tool])
-
-    @staticmethod
-    def pick(store, key: str):
-        found = store.find(key)
-        if not found:
-            raise ValueError(f"no entry {key!r} in memory (ids from `recall`, `query` or `list`)")
-        if len(found) > 1:
-            raise ValueError(f"{key!r} names {len(found)} entries ({', '.join(e.id for e in found[:5])}): give more of the id")
-        return found[0]
 
     def budget(self, ws, client: str | None, asked: int | None = None) -> int:
         """The budget of a recall: asked for in the call, else configured with ``configure``, else in the
@@ -155,8 +158,6 @@ class Lore:
     # -- tools -----------------------------------------------------------------------------------
 
     def recall(self, focus: list[str], budget: int | None, fmt: str, client: str | None) -> str | dict[str, Any]:
-        from ...analysis.staleness.cache import check_cached
-        from ...app.context import render_context
 
         ws, store = self.open()
         # Stale memories weigh less, as in the editor and the CLI; verdicts cached between calls; no fork here.
@@ -165,8 +166,6 @@ class Lore:
         return result.to_json() if fmt == "json" else result.text
 
     def store(self, items: list[NewMemory], tool: str, client: str | None) -> dict[str, Any]:
-        from ...core.model import Ref
-        from ...facts.tagging import auto_tags
 
         ws, store = self.open()
         journal = self.journal(ws, tool)
@@ -199,28 +198,23 @@ class Lore:
     def auto_compact(self, client: str | None) -> dict[str, Any] | None:
         """When the memory's tokens pass the threshold of the budget, the deterministic rules (nothing
         semantic, no model) compact it, journaled and undoable. ``None`` when below the threshold."""
-        from ...analysis.compaction import apply_plan, plan_compaction
-        from ...app.report import memory_tokens
 
         ws, store = self.open()
         threshold = self.threshold(ws)
         budget = self.budget(ws, client)
         tokens = memory_tokens(store)["entries"]
-        if threshold <= 0 or tokens <= threshold * budget:
+        if not compaction.due(tokens, budget, threshold):
             return None
         self.session.stored_since_compaction = 0
-        config = ws.compaction.with_overrides(semantic_dedup=False, llm_assisted=False)
-        plan = plan_compaction(store, config)
-        if not plan.operations:
+        made = compaction.plan(ws, store, config=compaction.rules_only(ws))
+        if not made.plan.operations:
             return {"ran": True, "operations": 0, "tokens": tokens, "budget": budget, "threshold": threshold}
-        records = apply_plan(plan, store, self.journal(ws, "auto-compact"))
-        return {"ran": True, "operations": len(plan.operations), "journal": [r.id for r in records],
-                "tokens_before": plan.tokens_before, "tokens_after": plan.tokens_after, "budget": budget,
+        records = compaction.apply(made, self.journal(ws, "auto-compact"))
+        return {"ran": True, "operations": len(made.plan.operations), "journal": [r.id for r in records],
+                "tokens_before": made.plan.tokens_before, "tokens_after": made.plan.tokens_after, "budget": budget,
                 "threshold": threshold}
 
     def query(self, text: str, limit: int, include_archived: bool) -> dict[str, Any]:
-        from ...analysis.context.access import record
-        from ...analysis.search import SearchIndex
 
         ws, store = self.open()
         hits = SearchIndex(store.entries if include_archived else store.live()).search(text, limit=limit)
@@ -229,9 +223,6 @@ class Lore:
                                            for h in hits]}
 
     def status(self, client: str | None) -> dict[str, Any]:
-        from ...app.report import status as report_status
-        from ...app.report import store_status
-        from ...store import Journal
 
         ws, store = self.open()
         records, _ = Journal(ws).records()
@@ -242,45 +233,24 @@ class Lore:
 
     def compact(self, dry_run: bool, semantic: bool, llm: bool, only: list[str] | None, plan: str | None,
                 lent: Any) -> dict[str, Any]:
-        from ...analysis.compaction import apply_plan, plan_compaction, plan_id, render_preview
-        from ...analysis.llm import journal_operations, open_stage
 
         ws, store = self.open()
-        overrides: dict[str, Any] = {}
-        if semantic:
-            overrides["semantic_dedup"] = True
-        if llm:
-            overrides["llm_assisted"] = True
-        config = ws.compaction.with_overrides(**overrides)
-        if only is not None and config.semantic_dedup and "semantic" not in only:
-            only = [*only, "semantic"]
-        stage, problems = (open_stage(ws, lent=lent) if config.llm_assisted else (None, []))
-        if config.llm_assisted and stage is None:
-            problems.append("no model to ask (configure [llm] or LORE_LLM_*, or use a client that supports "
-                            "sampling); the deterministic plan stands")
-        made = plan_compaction(store, config, only=only, llm=stage)
-        data = made.to_json()
-        data["problems"] = problems
-        if stage is not None:
-            data["llm"] = stage.report.to_json()
+        config = compaction.settings(ws, semantic=True if semantic else None, llm=True if llm else None)
+        made = compaction.plan(ws, store, config=config, only=only, lent=lent)
+        data = made.summary()
         if dry_run:
             data["dry_run"] = True
-            data["preview"] = render_preview(made, store)
+            data["preview"] = made.preview()
             return data
-        if plan is not None and plan != plan_id(made):
-            raise ValueError(f"memory changed since plan {plan} was previewed (it now plans {plan_id(made)}); "
-                             "nothing was written: preview again with dry_run")
-        journal = self.journal(ws, "compact")
-        records = apply_plan(made, store, journal)
-        if stage is not None:
-            records += [journal.record(op) for op in journal_operations(stage)]
+        try:
+            records = compaction.apply(made, self.journal(ws, "compact"), reviewed=plan)
+        except compaction.MemoryChanged as exc:
+            raise ValueError(f"{exc} with dry_run") from None
         data["dry_run"] = False
         data["journal"] = [r.id for r in records]
         return data
 
     def check_stale(self, paths: list[str] | None) -> dict[str, Any]:
-        from ...analysis.staleness.cache import check_cached
-        from ...workspace import Workspace
 
         ws = Workspace(self.root)
         findings = check_cached(ws, fork=False).findings  # the CLI's verdicts, cached between calls
@@ -292,38 +262,26 @@ class Lore:
         return {"counts": counts, "findings": [f.model_dump(mode="json", exclude_none=True) for f in findings]}
 
     def verify(self, ids: list[str]) -> dict[str, Any]:
-        from ...analysis.staleness import StalenessChecker, verify_entries
-        from ...analysis.staleness.actions import distinct
-
         ws, store = self.open()
-        entries = distinct([self.pick(store, i) for i in ids])
-        records = verify_entries(StalenessChecker(ws, store), entries, self.journal(ws, "verify"))
+        entries, records = edits.verify(StalenessChecker(ws, store), ids, self.journal(ws, "verify"))
         return {"verified": [e.id for e in entries], "journal": [r.id for r in records]}
 
     def pin(self, key: str, pinned: bool) -> dict[str, Any]:
-        from ...app.entry_ops import set_pinned
-
         ws, store = self.open()
-        entry = self.pick(store, key)
-        record = set_pinned(store, entry, pinned, self.journal(ws, "pin" if pinned else "unpin"))
+        entry = edits.find_entry(store, key)
+        record = edits.set_pinned(store, entry, pinned, self.journal(ws, "pin" if pinned else "unpin"))
         return {"id": entry.id, "pinned": pinned, "changed": record is not None,
                 "operation": record.id if record else None}
 
     def forget(self, key: str, reason: str) -> dict[str, Any]:
-        from ...analysis.staleness import archive_entry
-
         ws, store = self.open()
-        entry = self.pick(store, key)
-        record = archive_entry(store, entry, self.journal(ws, "forget"), reason=reason or "forgotten by the agent")
-        return {"id": entry.id, "archived": True, "operation": record.id,
-                "undo": f"lore undo {record.id}"}
+        record = edits.archive(store, key, self.journal(ws, "forget"), reason or "forgotten by the agent")
+        return {"id": record.entries[0], "archived": True, "operation": record.id, "undo": f"lore undo {record.id}"}
 
     def update(self, key: str, summary: str, client: str | None) -> dict[str, Any]:
-        from ...app.entry_ops import set_summary
-
         ws, store = self.open()
-        entry = self.pick(store, key)
-        record = set_summary(store, entry, summary, self.journal(ws, "update"), written_by=client or "an agent")
+        entry = edits.find_entry(store, key)
+        record = edits.set_summary(store, entry, summary, self.journal(ws, "update"), written_by=client or "an agent")
         return {"id": entry.id, "summary": " ".join(summary.split()), "operation": record.id}
 
     def list(self, offset: int, limit: int, category: str | None) -> dict[str, Any]:
@@ -359,8 +317,6 @@ class Lore:
                 "scope": "this connection (the workspace's .lore/config.toml [context] holds the lasting values)"}
 
     def log(self, limit: int) -> dict[str, Any]:
-        from ...app.report import log_rows
-        from ...store import Journal
 
         ws, _ = self.open()
         records, problems = Journal(ws).records()
@@ -376,7 +332,6 @@ def _client_name(ctx: Context) -> str | None:
 def _sampler(ctx: Context):
     """The client's model through MCP sampling, as the LLM stage's ``lent`` (``None`` when the client
     cannot sample or this connection cannot carry a request mid-call)."""
-    from ...analysis.llm.bridge import Answer, BridgeError
 
     session = ctx.session
     caps = session.client_capabilities
@@ -421,8 +376,6 @@ def build_server(root: Path) -> MCPServer:
                        description="Project memory for coding agents: recall within a budget, store, check staleness, compact.")
 
     async def run(fn, *args: Any) -> Any:
-        from ...store import Refused
-        from ...workspace import PathOutsideRoot
 
         def locked() -> Any:
             with session.lock:
@@ -441,7 +394,6 @@ def build_server(root: Path) -> MCPServer:
         matter most for the focus in full, others shortened or as one-line placeholders (fetch those with `query`)."""
         result = await run(lore.recall, focus, budget, format, _client_name(ctx))
         if isinstance(result, dict):
-            import json
 
             return json.dumps(result, ensure_ascii=False, indent=1)
         return result
