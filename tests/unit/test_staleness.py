@@ -344,7 +344,7 @@ def test_incremental_recheck_touches_only_dependants(tree: Tree) -> None:
 def test_the_kept_findings_are_patched_as_results_change_and_stay_in_a_fresh_sorts_order(tree: Tree) -> None:
     """A recheck of a few entries patches the sorted findings in place (a save at 10k entries sorted
     them all); what it gives is always what sorting every result's findings gives."""
-    from lorekeeper.analysis.staleness.checker import _finding_order
+    from lorekeeper.core.model import finding_order as _finding_order
 
     for n in range(6):
         tree.write(f"m{n}.py", "def alpha(): pass\n\ndef beta(): pass\n")

@@ -8,12 +8,11 @@ fields is refused for them with a reason."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from datetime import UTC, datetime
 
 from ..analysis.compaction.actions import compress_entry, keep_both, keep_one, merge_into
 from ..analysis.staleness import StalenessChecker, apply_fix, apply_fixes, archive_entry, verify_entries
 from ..analysis.staleness.actions import distinct
-from ..core.model import Entry, Finding, ReplaceRefFix, ReplaceTextFix
+from ..core.model import Entry, Finding, ReplaceRefFix, ReplaceTextFix, stamp
 from ..core.settings.compaction import CompactionConfig
 from ..store import Journal, Record, Store
 
@@ -47,7 +46,7 @@ def set_summary(store: Store, entry: Entry, summary: str, journal: Journal, *, w
         raise ValueError(f"a summary is at most {SUMMARY_CHARS} characters (this one has {len(summary)})")
     if len(summary) >= len(entry.content.strip()):
         raise ValueError("the summary is not shorter than the entry's text")
-    now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    now = stamp()
     by = f" by {written_by}" if written_by else ""
     return store.update(entry, {"summary": summary, "compressed_at": now}, journal=journal, op="summarise",
                         reason=f"summary of {entry.id} {'replaced' if entry.summary else 'added'}{by}")

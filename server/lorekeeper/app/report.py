@@ -16,6 +16,7 @@ from ..core.model import Entry, Finding, Severity
 from ..infra.tokens import count_each
 from ..store import Journal, Record, Store
 from ..workspace import Workspace
+from .compact import due
 
 
 def memory_tokens(store: Store, known: dict[str, int] | None = None) -> dict[str, int]:
@@ -134,5 +135,5 @@ def store_status(ws: Workspace, store: Store, findings: Sequence[Finding] | None
     at = int(config.auto_compact_threshold * limit)
     return {"entries": len(live), "tokens": tokens, "budget": limit,
             "stale": len(stale_entries(store.live(), findings)), "last_compaction": last_compaction(ws),
-            "auto_compact": {"threshold": config.auto_compact_threshold, "at_tokens": at, "exceeded": config.auto_compact_threshold > 0 and tokens > at}}
+            "auto_compact": {"threshold": config.auto_compact_threshold, "at_tokens": at, "exceeded": due(tokens, limit, config.auto_compact_threshold)}}
 

@@ -309,3 +309,21 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 def newer_and_older(a: Entry, b: Entry) -> tuple[Entry, Entry]:
     """(newer, older) of two entries: by creation time (an entry without one counts as oldest), then id."""
     return (a, b) if (a.created or _EPOCH, a.id) >= (b.created or _EPOCH, b.id) else (b, a)
+
+
+def finding_order(finding: Finding) -> tuple[str, int, str, str, str, str]:
+    """Where a finding goes in every list of findings (the CLI's, the checker's, the editor's): file,
+    line, kind, reference, entry, message. An order that does not depend on the order findings were
+    found in, so a file's findings sorted alone are in the order of all findings sorted."""
+    return (finding.source, finding.line or 0, finding.kind, finding.ref or "", finding.entry or "", finding.message)
+
+
+#: How memory files write a moment: UTC, to the second (``2026-11-26T23:16:18Z``).
+STAMP_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+
+
+def stamp(moment: datetime | None = None) -> str:
+    """A moment (now, by default; a moment without a zone is UTC) as memory files write it
+    (:data:`STAMP_FORMAT`)."""
+    moment = moment or datetime.now(UTC)
+    return (moment.astimezone(UTC) if moment.tzinfo else moment).strftime(STAMP_FORMAT)

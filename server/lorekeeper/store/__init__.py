@@ -13,7 +13,7 @@ from operator import attrgetter
 from typing import Any, Protocol
 
 from ..core.bounded import brief
-from ..core.model import DEFAULT_CATEGORY, Entry, Finding, Ref, Severity
+from ..core.model import DEFAULT_CATEGORY, Entry, Finding, Ref, Severity, stamp
 from ..core.text import normalize
 from ..infra.safeio import load_json, read_bytes
 from ..workspace import PathOutsideRoot, Workspace, resolve_inside
@@ -569,7 +569,7 @@ class Store:
                 "id": entry_id,
                 "category": fields["category"],
                 "content": content,
-                "created": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "created": stamp(now),
             }
             for extra in ("agent", "tags", "refs"):
                 if extra in fields:

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ruamel.yaml import YAML
     from ruamel.yaml.comments import CommentedMap
 
-from ..core.model import Entry, Finding, Location, Severity
+from ..core.model import Entry, Finding, Location, Severity, stamp
 from ..workspace import Workspace
 from .fields import build_entry
 from .files import read_text_file
@@ -329,7 +329,7 @@ def new_mif(content: str, fields: dict[str, Any], now: datetime | None = None) -
     front["id"] = entry_id
     front["type"] = "semantic"
     front["namespace"] = f"_semantic/{fields.get('category', 'conventions')}"
-    front["created"] = now.strftime("%Y-%m-%dT%H:%M:%SZ")
+    front["created"] = stamp(now)
     title = content.strip().splitlines()[0][:80]
     front["title"] = title
     if fields.get("tags"):

@@ -24,7 +24,7 @@ from pydantic import ValidationError
 
 from .. import __version__
 from ..core.display import visible
-from ..core.model import DEFAULT_CATEGORY, Entry, Finding, Ref, ReplaceRefFix, ReplaceTextFix, Severity
+from ..core.model import DEFAULT_CATEGORY, Entry, Finding, Ref, ReplaceRefFix, ReplaceTextFix, Severity, finding_order
 from ..facts import open_memory
 from ..infra.safeio import UnsafeFile, dump_json, load_json
 from ..infra.workers import allow_fork
@@ -567,7 +567,7 @@ def validate(ctx: typer.Context, as_json: bool = JsonOption) -> None:
     ws = workspace_of(ctx)
     store = open_memory(ws)
     journal_findings = Journal(ws).records()[1]  # records that cannot be used (damaged, crafted)
-    findings = sorted([*store.findings, *journal_findings], key=lambda f: (f.source, f.line or 0))
+    findings = sorted([*store.findings, *journal_findings], key=finding_order)
     errors = sum(f.severity == Severity.error for f in findings)
     if as_json:
         _emit({"findings": [f.model_dump(mode="json") for f in findings], "entries": len(store.entries)})
@@ -606,7 +606,7 @@ def check_stale(
     report = check_cached(ws, wanted)
     findings = report.findings
     stage, judged = _judge_staleness(ws, findings, llm or ws.compaction.llm_assisted, asked=llm)
-    findings = sorted([*findings, *judged], key=lambda f: (f.source, f.line or 0, f.kind, f.ref or ""))
+    findings = sorted([*findings, *judged], key=finding_order)
     marked: list[Record] = []
     unmarked: list[Entry] = []
     if mark:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from ...core.model import Entry
+from ...core.model import Entry, stamp
 from ...core.settings.compaction import CompactionConfig
 from ...core.text import summarize
 from ...store import Journal, Operation, Record, Store
@@ -69,7 +69,7 @@ def compress_entry(store: Store, entry: Entry, config: CompactionConfig, journal
         raise ValueError(f"{entry.id} is in an instruction file: shorten it there")
     now = now or datetime.now(UTC)
     fields = {"summary": summarize(entry.content, config.summary_chars),
-              "compressed_at": now.strftime("%Y-%m-%dT%H:%M:%SZ")}
+              "compressed_at": stamp(now)}
     lines = entry.content.count("\n") + 1
     return journal.apply(Operation(op="compress", reason=f"{lines} lines: summarised on request",
                                    changes=[store.change_for(entry, fields)], entries=[entry.id]))

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from rapidfuzz import fuzz
 
 from ...core import text
-from ...core.model import Entry, newer_and_older
+from ...core.model import Entry, newer_and_older, stamp
 from ...core.settings.compaction import CompactionConfig
 from ...core.text import TEXT_CACHE, normalize, summarize, terms
 from ...facts import updates
@@ -57,7 +57,7 @@ _sources_of = attrgetter("sources")
 
 
 def _stamp(now: datetime) -> str:
-    return now.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return stamp(now)
 
 
 def _created(entry: Entry) -> datetime:

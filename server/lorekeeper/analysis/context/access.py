@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from datetime import UTC, datetime
+from datetime import datetime
 
-from ...core.model import Entry
+from ...core.model import Entry, stamp
 from ...infra import cache as cache_files
 from ...workspace import Workspace
 
@@ -38,11 +38,11 @@ def record(ws: Workspace, ids: Iterable[str], now: datetime | None = None) -> No
     wanted = list(dict.fromkeys(ids))
     if not wanted or not cache_files.usable(ws.root, ws.cache_dir):
         return
-    stamp = (now or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    moment = stamp(now)
     reads = _read(ws)
     for entry_id in wanted:
         count = reads.get(entry_id, [0, ""])[0]
-        reads[entry_id] = [(count if isinstance(count, int) else 0) + 1, stamp]
+        reads[entry_id] = [(count if isinstance(count, int) else 0) + 1, moment]
     if len(reads) > LIMIT:
         reads = dict(sorted(reads.items(), key=lambda kv: str(kv[1][1]), reverse=True)[:LIMIT])
     cache_files.write(ws.root, ws.cache_dir, FILE, json.dumps({"version": 1, "reads": reads}).encode("utf-8"))
@@ -59,9 +59,9 @@ def with_reads(ws: Workspace, entries: list[Entry]) -> list[Entry]:
         if seen is None:
             out.append(entry)
             continue
-        count, stamp = seen
+        count, when = seen
         try:
-            last = datetime.fromisoformat(str(stamp).replace("Z", "+00:00"))
+            last = datetime.fromisoformat(str(when).replace("Z", "+00:00"))
         except ValueError:
             last = None
         latest = max((m for m in (entry.last_accessed, last) if m is not None), default=None)

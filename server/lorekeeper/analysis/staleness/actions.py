@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import UTC, datetime
 from typing import Any
 
-from ...core.model import Entry, Finding, Fix, ReplaceRefFix, ReplaceTextFix, Severity
+from ...core.model import Entry, Finding, Fix, ReplaceRefFix, ReplaceTextFix, Severity, stamp
 from ...infra.safeio import load_json, read_bytes, read_text
 from ...refs.fingerprint import Verifications
 from ...store import FileChange, Journal, Operation, Record, Store
@@ -19,7 +18,7 @@ from .checker import StalenessChecker
 
 def _now_iso() -> str:
 
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return stamp()
 
 
 def distinct(entries: list[Entry]) -> list[Entry]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ... import __version__
-from ...core.model import Finding
+from ...core.model import Finding, finding_order
 from ...facts import JUDGE
 from ...infra import cache as cache_files
 from ...infra.safeio import json_text
@@ -124,7 +124,7 @@ def check_cached(ws: Workspace, paths: list[str] | None = None, *, fork: bool = 
         members = [m for m in (*(text for _, text in written), json_text(cached_files)[1:-1]) if m]
         body = '{"key": ' + json.dumps(key) + ', "files": {' + ", ".join(members) + "}}"
         cache_files.write(ws.root, ws.cache_dir, CACHE_FILE, body.encode())
-    findings.sort(key=lambda f: (f.source, f.line or 0, f.kind, f.ref or ""))
+    findings.sort(key=finding_order)
     return StaleReport(findings=findings, checked=checked, reused=reused, checker=checker)
 
 

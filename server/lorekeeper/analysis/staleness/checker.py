@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from ...core.model import Entry, Finding, Fix, Severity
+from ...core.model import Entry, Finding, Fix, Severity, finding_order
 from ...facts import open_memory
 from ...refs.extract import Reference, extract, from_explicit
 from ...refs.fingerprint import Fingerprinter, Verifications
@@ -137,7 +137,7 @@ class StalenessChecker:
         if save:
             self.save()
         found = [f for i in self.checked for f in self.results[i].findings]
-        return sorted(found, key=lambda f: (f.source, f.line or 0, f.kind, f.ref or ""))
+        return sorted(found, key=finding_order)
 
     def findings(self) -> list[Finding]:
         """Every result's findings, in file and line order (kept, and patched where results changed)."""
@@ -146,7 +146,7 @@ class StalenessChecker:
                 self._findings = None  # much changed (or a finding moved since): sorted again
         if self._findings is None:
             out = [f for r in self.results.values() for f in r.findings]
-            self._findings = sorted(out, key=_finding_order)
+            self._findings = sorted(out, key=finding_order)
             self._unlisted, self._relisted = [], {}
         return list(self._findings)
 
@@ -157,9 +157,9 @@ class StalenessChecker:
         listed = self._findings
         assert listed is not None
         for finding in self._unlisted:
-            place = _finding_order(finding)
-            at = bisect_left(listed, place, key=_finding_order)
-            while at < len(listed) and listed[at] is not finding and _finding_order(listed[at]) == place:
+            place = finding_order(finding)
+            at = bisect_left(listed, place, key=finding_order)
+            while at < len(listed) and listed[at] is not finding and finding_order(listed[at]) == place:
                 at += 1  # among findings in the same place, this very one
             if at == len(listed) or listed[at] is not finding:
                 return False
@@ -167,7 +167,7 @@ class StalenessChecker:
         for entry_id in self._relisted:  # (a tie goes after the findings of results set before, as sorting puts it)
             result = self.results.get(entry_id)
             for finding in result.findings if result is not None else ():
-                insort_right(listed, finding, key=_finding_order)
+                insort_right(listed, finding, key=finding_order)
         self._unlisted, self._relisted = [], {}
         return True
 
@@ -390,11 +390,6 @@ def check_workspace(ws: Workspace, paths: list[str] | None = None) -> tuple[list
         wanted = {p.rstrip("/") for p in paths}
         entries = [e for e in entries if any(e.location.path == p or e.location.path.startswith(p + "/") for p in wanted)]
     return checker.check(entries), checker
-
-
-def _finding_order(finding: Finding) -> tuple[str, int, str, str]:
-    """Where a finding goes in :meth:`StalenessChecker.findings`: file, line, kind, reference."""
-    return (finding.source, finding.line or 0, finding.kind, finding.ref or "")
 
 
 def _ids_repeat(store: Store) -> bool:

@@ -19,6 +19,10 @@ Count = StrictInt  # with ge=0 on each field: a count or a number of days is nev
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 MODEL_ENV = "LORE_SEMANTIC_MODEL"
 
+#: The token budget of index.md, and of `lore context`, MCP recall and the editor when nothing else is
+#: configured: one default, every surface.
+DEFAULT_BUDGET = 2000
+
 #: Rules whose toggle has another name than the rule.
 TOGGLES = {"semantic": "semantic_dedup"}
 
@@ -83,7 +87,7 @@ class CompactionConfig(BaseModel):
     #: Whether entries that do not count their reads (no ``access_count``) can be cold.
     consolidate_unread: StrictBool = False
     #: index.md token budget.
-    budget: Count = Field(default=2000, ge=0)
+    budget: Count = Field(default=DEFAULT_BUDGET, ge=0)
     problems: list[str] = Field(default_factory=list)
 
     @classmethod

@@ -8,6 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
 
+from ...core.settings.compaction import DEFAULT_BUDGET
+
 
 class Settings(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
@@ -18,7 +20,7 @@ class Settings(BaseModel):
     #: Show "N memories reference this file" lenses in code files.
     codeLensInCode: StrictBool = False
     #: Token budget of the memory index (also the status bar's reference figure).
-    budget: StrictInt = Field(default=2000, gt=0)
+    budget: StrictInt = Field(default=DEFAULT_BUDGET, gt=0)
     #: Where the documentation is published; a diagnostic's link points under it. Empty: the docs
     #: shipped with the installed package.
     docsUrl: StrictStr | None = None

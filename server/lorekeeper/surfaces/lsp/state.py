@@ -16,7 +16,7 @@ from typing import Any
 from ...analysis.staleness import StalenessChecker
 from ...analysis.staleness.checker import references_of
 from ...core.kinds import is_stale
-from ...core.model import Entry, Finding, Severity
+from ...core.model import Entry, Finding, Severity, finding_order
 from ...core.settings.compaction import CompactionConfig
 from ...refs.extract import Reference
 from ...refs.fingerprint import verified_at
@@ -58,7 +58,7 @@ def _ordered(findings: list[Finding]) -> list[Finding]:
     """In file and line order; findings at one place by kind, reference, entry and message (an order that
     does not depend on the order they were found in, so that a file's findings sorted alone are in the
     order of all findings sorted)."""
-    return sorted(findings, key=lambda f: (f.source, f.line or 0, f.kind, f.ref or "", f.entry or "", f.message))
+    return sorted(findings, key=finding_order)
 
 
 def _source_of(finding: Finding) -> str:

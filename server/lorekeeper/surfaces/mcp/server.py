@@ -37,7 +37,8 @@ from ...app import edits
 from ...app.context import render_context
 from ...app.report import log_rows, memory_tokens, store_status
 from ...app.report import status as report_status
-from ...core.model import DEFAULT_CATEGORY, Ref
+from ...core.model import DEFAULT_CATEGORY, Ref, stamp
+from ...core.settings.compaction import DEFAULT_BUDGET
 from ...facts import open_memory
 from ...facts.tagging import auto_tags
 from ...store import Journal, Refused
@@ -74,7 +75,6 @@ CLIENT_BUDGETS: tuple[tuple[str, int], ...] = (
     ("cline", 4000),
     ("zed", 4000),
 )
-DEFAULT_BUDGET = 2000
 #: Auto-compaction runs after the first store of a connection that finds memory over the threshold, then
 #: again after this many more entries (planning costs ~0.3 s at 500 entries, seconds at 10k).
 AUTO_COMPACT_EVERY = 20
@@ -116,7 +116,7 @@ class Session:
 
 
 def _now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return stamp()
 
 
 class Lore:
