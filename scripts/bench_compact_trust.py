@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from lorekeeper.analysis.compaction import CompactionConfig, apply_plan, plan_compaction
+from lorekeeper.core import fence
 from lorekeeper.facts import open_memory
 from lorekeeper.infra.tokens import count_tokens
 from lorekeeper.store import Journal
@@ -189,7 +190,8 @@ def _same_update(pair: frozenset[str], updates: list[dict[str, Any]]) -> bool:
 
 
 def _states(index: str, text: str) -> bool:
-    return " ".join(text.split()) in " ".join(index.split())
+    """Whether a view states a memory's text, as views write it (quoted: core.fence)."""
+    return " ".join(" ".join(fence.lines(text)).split()) in " ".join(index.split())
 
 
 def _cut(text: str, n: int = 90) -> str:

@@ -55,6 +55,7 @@ import {
   versionCommand,
 } from "./settings";
 import { Supervisor } from "./supervisor";
+import { ServerCommand } from "./generated";
 
 const PREVIEW_SCHEME = "lorekeeper-preview";
 const JOURNAL_SCHEME = "lorekeeper-journal";
@@ -550,7 +551,7 @@ async function refreshStatus(key?: string): Promise<void> {
   const client = target !== undefined ? supervisor.client(target)?.client : undefined;
   if (target !== undefined && client && client.state === State.Running) {
     try {
-      const status = (await client.sendRequest(ExecuteCommandRequest.type, { command: "lore.status", arguments: [] })) as Status | undefined;
+      const status = (await client.sendRequest(ExecuteCommandRequest.type, { command: ServerCommand.status, arguments: [] })) as Status | undefined;
       if (status && served().includes(target) && supervisor.client(target)?.client === client) {
         statuses.set(target, status);
       }
@@ -596,7 +597,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     if (key === undefined) {
       return;
     }
-    const status = (await execute(key, "lore.status")) as { stages?: string[] } | undefined;
+    const status = (await execute(key, ServerCommand.status)) as { stages?: string[] } | undefined;
     const choice = await vscode.window.showQuickPick(compactChoices(status?.stages ?? ["rules"]), {
       title: named(key, "Lorekeeper: Compact Memory"),
       placeHolder: "Nothing is written before you accept the preview",
@@ -604,7 +605,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     if (!choice) {
       return;
     }
-    const dryRun = () => execute(key, "lore.compact", compactArguments(choice, { dryRun: true }));
+    const dryRun = () => execute(key, ServerCommand.compact, compactArguments(choice, { dryRun: true }));
     // With a model the dry run takes one call per batch (seconds each): say so while it runs.
     const plan = choice.llm
       ? await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: named(key, "Lorekeeper"),
@@ -627,7 +628,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     if (answer !== "Apply") {
       return;
     }
-    const result = await execute(key, "lore.compact", compactArguments(choice, { plan: plan.plan }));
+    const result = await execute(key, ServerCommand.compact, compactArguments(choice, { plan: plan.plan }));
     if (result?.applied) {
       void vscode.window.showInformationMessage(
         `Lorekeeper: compaction applied (${count} operation(s)). "Lorekeeper: Undo Last Change" reverses it.`);
@@ -638,7 +639,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   });
   register("lorekeeper.checkStale", async () => {
     const key = await pickFolder("Lorekeeper: Check Stale Memories");
-    const result = key === undefined ? undefined : await execute(key, "lore.checkStale");
+    const result = key === undefined ? undefined : await execute(key, ServerCommand.checkStale);
     if (result) {
       void vscode.window.showInformationMessage(named(key as string, checkStaleText(result)));
     }
@@ -647,20 +648,20 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     const editor = vscode.window.activeTextEditor;
     const key = editor ? folderOf(editor.document.uri) : undefined;
     const entry = editor && key !== undefined
-      ? await execute(key, "lore.entryAt", editor.document.uri.toString(), editor.selection.active.line)
+      ? await execute(key, ServerCommand.entryAt, editor.document.uri.toString(), editor.selection.active.line)
       : undefined;
     if (!entry) {
       void vscode.window.showWarningMessage("Lorekeeper: place the cursor on a memory to verify it.");
       return;
     }
-    await execute(key, "lore.verify", entry);
+    await execute(key, ServerCommand.verify, entry);
     void vscode.window.showInformationMessage(`Lorekeeper: ${entry} verified.`);
   });
   const journal = new JournalDocument();
   context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(JOURNAL_SCHEME, journal));
   register("lorekeeper.showLog", async () => {
     const key = await pickFolder("Lorekeeper: Show Journal");
-    const log = key === undefined ? undefined : await execute(key, "lore.showLog");
+    const log = key === undefined ? undefined : await execute(key, ServerCommand.showLog);
     if (log) {
       const uri = journal.show(journalText(log.operations ?? []));
       await vscode.commands.executeCommand("markdown.showPreview", uri);
@@ -676,7 +677,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     if (key === undefined) {
       return;
     }
-    const result = await execute(key, "lore.undo");
+    const result = await execute(key, ServerCommand.undo);
     const undone = result?.undone ?? [];
     if (undone.length) {
       void vscode.window.showInformationMessage(`Lorekeeper: ${result.reason ?? `undid ${undone.length} operation(s)`}.`);

@@ -1,6 +1,8 @@
 // Client logic that does not need VS Code: how settings become the server's command line and options,
 // and what the status bar says. Unit-tested with node:test (test/settings.test.js).
 
+import { MEMORY_FILE_GLOBS } from "./generated";
+
 export interface Settings {
   serverPath: string;
   interpreter: string;
@@ -123,11 +125,9 @@ export function documentSelector(settings: Settings): { scheme: string; language
   if (settings.codeLensInCode) {
     return [{ scheme: "file" }];
   }
-  return [
-    { scheme: "file", language: "markdown" },
-    { scheme: "file", language: "json" },
-    { scheme: "file", pattern: "**/*.mdc" },
-  ];
+  // By path, whatever language VS Code gives the file (`.github/copilot-instructions.md` is "instructions",
+  // not "markdown"): exactly the files the server reads as memory (generated from its list).
+  return MEMORY_FILE_GLOBS.map((pattern) => ({ scheme: "file", pattern }));
 }
 
 /** The journal as a document: each operation with its own time, newest first. */

@@ -48,7 +48,13 @@ test("only Python 3.11 or newer can hold the server", () => {
 
 test("code lenses in code files give the server every file", () => {
   assert.deepEqual(s.documentSelector({ ...s.DEFAULTS, codeLensInCode: true }), [{ scheme: "file" }]);
-  assert.equal(s.documentSelector(s.DEFAULTS).length, 3);
+  const selector = s.documentSelector(s.DEFAULTS);
+  const patterns = selector.map((filter) => filter.pattern);
+  assert.ok(selector.every((filter) => filter.scheme === "file" && filter.language === undefined));
+  for (const memory of ["**/CLAUDE.md", ".github/copilot-instructions.md", ".github/instructions/*.instructions.md",
+    "**/CRUSH.md", ".windsurf/rules/*.md", ".clinerules/*.md", ".lore/memory/entries/*.json", "**/*.memory.md"]) {
+    assert.ok(patterns.includes(memory), memory);
+  }
   assert.ok(s.RESTART_KEYS.includes("lorekeeper.codeLensInCode"));
 });
 

@@ -40,8 +40,8 @@ class _FileRead:
 @dataclass
 class _Layout:
     """Where each entry of a store whose ids are all distinct sits, so that :meth:`Store.reloaded` patches
-    the store rather than assembling it again (at 10k entries, assembling took ~8 ms of each save in the
-    editor). Worked out the first time a store is reloaded; the reloaded store's is this one, patched."""
+    the store rather than assembling it again: a save in the editor costs what it changed, not the size of
+    the store. Worked out the first time a store is reloaded; the reloaded store's is this one, patched."""
 
     #: The position in :attr:`Store.entries` of each memory file's first entry.
     offsets: dict[str, int]
@@ -91,7 +91,7 @@ class Store:
         #: workspace-relative path: what a plan made from these entries expects to find on disk.
         self.digests: dict[str, bytes] = {}
         #: With ``keep_stats``: each entry and MIF file's modification time (ns) and size as the last load
-        #: read them (a list a file: off by default, 120k of them cost a default collector ~0.9 s).
+        #: read them (a list a file: off by default, since a collector walks every one of them).
         self.stats: dict[str, list[int]] = {}
         #: What the last :meth:`load` read from each memory file, in reading order (for :meth:`reloaded`).
         self._per_file: dict[str, _FileRead] = {}

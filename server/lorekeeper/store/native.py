@@ -157,8 +157,8 @@ def render_entry(raw: dict[str, Any], original: str | None = None) -> bytes:
 
 def dumps(data: Any, indent: int | str | None, ensure_ascii: bool) -> str:
     """``json.dumps(data, indent=indent, ensure_ascii=ensure_ascii)``, the same text. With an indent,
-    json writes through its pure-Python encoder (~60 µs an entry, most of a 10k-entry verify's
-    rendering); here the strings and numbers go through its C encoder and only the nesting is Python.
+    json writes through its pure-Python encoder (most of the cost of rendering a large verify); here the
+    strings and numbers go through its C encoder and only the nesting is Python.
     Anything but str keys and JSON's own types is left to json.dumps."""
     if indent is None:
         return json.dumps(data, ensure_ascii=ensure_ascii)

@@ -1016,8 +1016,8 @@ def run() -> None:
     """The ``lore`` console script: :func:`main`, then an exit that skips tearing the interpreter down.
     What a command printed is flushed and every exit handler runs (workers joined, logs flushed,
     temporary files removed), as at a normal exit; only freeing each of the process's objects one by
-    one is skipped, which took 20 ms after any command and 35 ms after a cold check of 10k entries. A
-    command that fails unexpectedly exits the normal way, with its traceback."""
+    one is skipped (tens of milliseconds after a large check, for nothing). A command that fails
+    unexpectedly exits the normal way, with its traceback."""
     try:
         main()
         code = 0

@@ -58,6 +58,20 @@ NESTED_INSTRUCTION_NAMES = frozenset({"CLAUDE.md", "AGENTS.md", "GEMINI.md", "CR
 #: Instruction files without a Markdown extension.
 _PLAIN_INSTRUCTION_NAMES = frozenset({".cursorrules", ".windsurfrules", ".clinerules"})
 
+#: Where the store keeps entries, in either layout (relative to a workspace folder).
+STORE_GLOBS = (".lore/memory/entries/*.json", ".lean-spec/memory/entries/*.json")
+
+
+def editor_globs() -> list[str]:
+    """The memory files an editor attaches to, as globs relative to a workspace folder: the store's
+    files, MIF files and instruction files anywhere they are recognised. The VS Code extension's
+    activation events and document selector are generated from this list
+    (scripts/generate-extension-lists), so the editor attaches to exactly what the server reads."""
+    globs = [*STORE_GLOBS, "**/*.memory.md", *(f"**/{name}" for name in sorted(NESTED_INSTRUCTION_NAMES))]
+    globs += [g for g in INSTRUCTION_GLOBS if g.rsplit("/", 1)[-1] not in NESTED_INSTRUCTION_NAMES]
+    return list(dict.fromkeys(globs))
+
+
 DEFAULT_MAX_FILE_BYTES = 1024 * 1024
 
 
@@ -551,9 +565,9 @@ class Workspace:
     def added_in(self, relpath: str) -> tuple[datetime, str] | None:
         """The time and id of the commit that first added a file, if git knows it. The memory files are
         asked about, and about all at once: the first call asks git about every one of them (one ``git
-        log`` limited to the store and the memory files outside it, not the whole history's file list:
-        0.9 s -> 0.2 s in a repository of 11,000 files and 15,000 commits); a path outside those is
-        asked about on its own."""
+        log`` limited to the store and the memory files outside it, not the whole history's file list,
+        which in a repository of thousands of files and commits costs several times more); a path outside
+        those is asked about on its own."""
         if self._git_times is None:
             self._git_covered = self._memory_pathspecs()
             self._git_times = _git_add_times(self.root, self._git_covered)

@@ -17,6 +17,7 @@ from ...analysis.compaction.actions import fuse_operations
 from ...core.kinds import is_stale
 from ...core.model import CompressFix, Finding, MergeFix, ReplaceRefFix, ReplaceTextFix, SupersedeFix
 from .diagnostics import DiagnosticData
+from .names import Command
 from .server import LoreServer
 from .state import Snapshot
 
@@ -72,28 +73,28 @@ def quick_fixes(data: list[DiagnosticData], snapshot: Snapshot | None = None) ->
         if entry is None:
             continue
         if isinstance(fix, MergeFix) and item.editable:
-            add(_action(f"Merge with {fix.into}", types.CodeActionKind.QuickFix, "lore.merge", [fix.entry, fix.into],
+            add(_action(f"Merge with {fix.into}", types.CodeActionKind.QuickFix, Command.MERGE, [fix.entry, fix.into],
                         preferred=True))
         elif isinstance(fix, SupersedeFix):
-            add(_action(f"Keep the newer ({fix.by})", types.CodeActionKind.QuickFix, "lore.keepNewer", [fix.by, fix.entry]))
+            add(_action(f"Keep the newer ({fix.by})", types.CodeActionKind.QuickFix, Command.KEEP_NEWER, [fix.by, fix.entry]))
             add(_action("Both are true (stop reporting this pair)", types.CodeActionKind.QuickFix,
-                        "lore.keepBoth", [fix.by, fix.entry]))
+                        Command.KEEP_BOTH, [fix.by, fix.entry]))
         elif isinstance(fix, (ReplaceRefFix, ReplaceTextFix)):
-            add(_action(f"Update reference to {fix.new}", types.CodeActionKind.QuickFix, "lore.applyFix",
+            add(_action(f"Update reference to {fix.new}", types.CodeActionKind.QuickFix, Command.APPLY_FIX,
                         [entry, fix.model_dump(mode="json")], preferred=True))
             count = len(same_fix(snapshot, fix)) if snapshot is not None else 0
             if count > 1:
                 add(_action(f"Update every reference to {fix.old} ({count} memories)", types.CodeActionKind.QuickFix,
-                            "lore.fixAll", [fix.model_dump(mode="json")]))
+                            Command.FIX_ALL, [fix.model_dump(mode="json")]))
         elif isinstance(fix, CompressFix) and item.editable:
-            add(_action("Summarise this memory (its text stays)", types.CodeActionKind.QuickFix, "lore.compress",
+            add(_action("Summarise this memory (its text stays)", types.CodeActionKind.QuickFix, Command.COMPRESS,
                         [fix.entry]))
         if is_stale(item.kind) or (fix is not None and fix.action == "verify"):
             stale_entries[entry] = stale_entries.get(entry, False) or item.editable
     for entry, editable in stale_entries.items():
-        add(_action("Mark as still valid", types.CodeActionKind.QuickFix, "lore.verify", [entry]))
+        add(_action("Mark as still valid", types.CodeActionKind.QuickFix, Command.VERIFY, [entry]))
         if editable:
-            add(_action("Archive this memory", types.CodeActionKind.QuickFix, "lore.archive", [entry]))
+            add(_action("Archive this memory", types.CodeActionKind.QuickFix, Command.ARCHIVE, [entry]))
     return actions
 
 
@@ -121,8 +122,8 @@ def code_actions(ls: LoreServer, params: types.CodeActionParams) -> list[types.C
             if fuse is not None:
                 topic = fuse.result["content"].split(" (", 1)[0] if fuse.result else "this topic"
                 actions.append(_action(f"Fuse {len(fuse.sources)} entries about {topic}",
-                                       types.CodeActionKind.RefactorRewrite, "lore.fuse", [entry.id]))
-    actions.append(_action("Compact memory…", COMPACT_KIND, "lore.compact", [{"dryRun": False}]))
+                                       types.CodeActionKind.RefactorRewrite, Command.FUSE, [entry.id]))
+    actions.append(_action("Compact memory…", COMPACT_KIND, Command.COMPACT, [{"dryRun": False}]))
     return actions
 
 

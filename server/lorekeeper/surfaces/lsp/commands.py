@@ -29,6 +29,7 @@ from ...store import FileChange, Journal, Operation, Record, Refused, Store
 from .code_actions import fuse_operation, same_fix
 from .diagnostics import publish
 from .model_bridge import editor_model, stages
+from .names import Command
 from .server import LoreServer
 
 log = logging.getLogger("lorekeeper.lsp")
@@ -254,7 +255,7 @@ def register(server: LoreServer) -> None:
                                  changes=changes, entries=entries))
         return _workspace_edit(ls, changes, annotated, "Update memories that reference the renamed files")
 
-    @server.command("lore.checkStale")
+    @server.command(Command.CHECK_STALE)
     async def check_stale(ls: LoreServer, *args: Any) -> dict[str, Any]:
         token = await _progress(ls, "Checking memory")
         findings = await _recheck(ls)
@@ -264,7 +265,7 @@ def register(server: LoreServer) -> None:
         # "stale" is what the status bar shows; "findings" counts every finding (duplicates, schema...).
         return {"stale": stale, "findings": len(findings), "errors": errors}
 
-    @server.command("lore.verify")
+    @server.command(Command.VERIFY)
     async def verify(ls: LoreServer, *ids: str) -> dict[str, Any]:
         def act() -> tuple[list[Entry], list[Record]]:
             assert ls.checker is not None
@@ -280,22 +281,22 @@ def register(server: LoreServer) -> None:
         await _recheck(ls)
         return {"verified": [e.id for e in entries], "operations": [r.id for r in records]}
 
-    @server.command("lore.merge")
+    @server.command(Command.MERGE)
     async def merge(ls: LoreServer, entry_id: str, into: str) -> dict[str, Any]:
         return await _edit(ls, lambda: edits.merge(_store(ls), entry_id, into, _journal(ls, "merge"),
                                                    f"merged into {into} from the editor"),
                            f"merged {entry_id} into {into} (references and tags kept)")
 
-    @server.command("lore.keepNewer")
+    @server.command(Command.KEEP_NEWER)
     async def keep(ls: LoreServer, newer_id: str, older_id: str) -> dict[str, Any]:
         return await _edit(ls, lambda: edits.keep_newer(_store(ls), newer_id, older_id, _journal(ls, "supersede")), None)
 
-    @server.command("lore.keepBoth")
+    @server.command(Command.KEEP_BOTH)
     async def both(ls: LoreServer, newer_id: str, older_id: str) -> dict[str, Any]:
         return await _edit(ls, lambda: edits.keep_both_sides(_store(ls), newer_id, older_id, _journal(ls, "keep-both")),
                            None)
 
-    @server.command("lore.applyFix")
+    @server.command(Command.APPLY_FIX)
     async def fix(ls: LoreServer, entry_id: str, value: Any = None, *args: Any) -> dict[str, Any]:
         """Apply a reference fix (the quick fix's argument: the fix its diagnostic carried)."""
         fix = _fix(value.get("fix") if isinstance(value, dict) and "fix" in value else value)
@@ -309,7 +310,7 @@ def register(server: LoreServer) -> None:
 
         return await _edit(ls, act, f"{entry_id} now says {fix.new} (was {fix.old})")
 
-    @server.command("lore.fixAll")
+    @server.command(Command.FIX_ALL)
     async def fix_all(ls: LoreServer, value: Any = None, *args: Any) -> dict[str, Any]:
         fix = _fix(value)
         if not isinstance(fix, (ReplaceRefFix, ReplaceTextFix)):
@@ -326,7 +327,7 @@ def register(server: LoreServer) -> None:
                                                    f"({len(record.changes)} file(s))")
         return {**done, "memories": len(items)}
 
-    @server.command("lore.archive")
+    @server.command(Command.ARCHIVE)
     async def archive(ls: LoreServer, entry_id: str) -> dict[str, Any]:
         def act() -> Record:
             entry = edits.find_entry(_store(ls), entry_id)
@@ -335,7 +336,7 @@ def register(server: LoreServer) -> None:
 
         return await _edit(ls, act, lambda record: f"archived {record.entries[0]} (it stays on disk)")
 
-    @server.command("lore.fuse")
+    @server.command(Command.FUSE)
     async def fuse(ls: LoreServer, entry_id: str) -> dict[str, Any]:
         def act() -> Record | None:
             snapshot = ls.snapshot
@@ -346,20 +347,20 @@ def register(server: LoreServer) -> None:
 
         return await _edit(ls, act, None)
 
-    @server.command("lore.compress")
+    @server.command(Command.COMPRESS)
     async def compress(ls: LoreServer, entry_id: str) -> dict[str, Any]:
         """Summarise one long memory (the quick fix of a verbose-entry finding); its text stays."""
         return await _edit(ls, lambda: edits.compress(_store(ls), entry_id, ls.config, _journal(ls, "compress")),
                            lambda record: f"summarised {record.entries[0]} (its text stays)")
 
-    @server.command("lore.compact")
+    @server.command(Command.COMPACT)
     async def compact_command(ls: LoreServer, *args: Any) -> dict[str, Any]:
         options = args[0] if args and isinstance(args[0], dict) else None
         if options is None and args:
             return {"applied": False, "reason": "lore.compact takes one object: {dryRun, plan, only, llm}"}
         return await compact(ls, options or {})
 
-    @server.command("lore.describe")
+    @server.command(Command.DESCRIBE)
     def describe(ls: LoreServer, entry_id: str, *args: Any) -> dict[str, Any]:
         """What a memory's code lens summarises, in full (shown to the user; nothing changes)."""
         found = ls.store.find(str(entry_id)) if ls.store is not None else []
@@ -377,7 +378,7 @@ def register(server: LoreServer) -> None:
         return {"entry": entry.id, "references": refs, "verified": when.isoformat() if when else None,
                 "problems": len(problems), "text": text}
 
-    @server.command("lore.status")
+    @server.command(Command.STATUS)
     def status(ls: LoreServer, *args: Any) -> dict[str, Any]:
         """For status bars: the memory's size in tokens against the index budget, the number of stale
         memories, and the compaction stages this server offers."""
@@ -386,7 +387,7 @@ def register(server: LoreServer) -> None:
         return {"tokens": tokens["entries"], "tokensByScope": tokens, "tokensText": describe_tokens(tokens),
                 "budget": ls.config.budget, "stale": len(ls.stale_entries()), "stages": stages(ls)}
 
-    @server.command("lore.context")
+    @server.command(Command.CONTEXT)
     async def context(ls: LoreServer, *args: Any) -> dict[str, Any]:
         """The memory an agent should load now (the renderer of `lore context` and MCP recall):
         ``{"budget": N, "focus": [PATH|QUERY...]}``, both optional. Without a focus, the code files open in
@@ -412,17 +413,17 @@ def register(server: LoreServer) -> None:
 
         return await asyncio.get_running_loop().run_in_executor(None, render)
 
-    @server.command("lore.entryAt")
+    @server.command(Command.ENTRY_AT)
     def entry_at(ls: LoreServer, uri: str, line: int) -> str | None:
         entries = ls.entries_at(uri, int(line))
         return entries[0].id if entries else None
 
-    @server.command("lore.showLog")
+    @server.command(Command.SHOW_LOG)
     def show_log(ls: LoreServer, *args: Any) -> dict[str, Any]:
         assert ls.ws is not None
         return {"operations": log_rows(Journal(ls.ws).records()[0], 50)}
 
-    @server.command("lore.undo")
+    @server.command(Command.UNDO)
     async def undo(ls: LoreServer, *args: Any) -> dict[str, Any]:
         operation = str(args[0]) if args and args[0] else None
         try:

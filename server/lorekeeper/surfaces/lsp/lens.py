@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from .names import Command
 from .server import LoreServer
 
 
@@ -35,12 +36,12 @@ def register(server: LoreServer) -> None:
             line = entry.location.start_line - 1
             lenses.append(types.CodeLens(
                 range=types.Range(start=types.Position(line=line, character=0), end=types.Position(line=line, character=0)),
-                command=types.Command(title=" · ".join(parts), command="lore.describe", arguments=[entry.id])))
+                command=types.Command(title=" · ".join(parts), command=Command.DESCRIBE, arguments=[entry.id])))
         if not entries and ls.settings.codeLensInCode:
             dependants = snapshot.checked.dependants(relpath)
             if dependants:
                 lenses.append(types.CodeLens(
                     range=types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)),
                     command=types.Command(title=f"{len(dependants)} memor{'y references' if len(dependants) == 1 else 'ies reference'} this file",
-                                          command="lore.checkStale", arguments=[])))
+                                          command=Command.CHECK_STALE, arguments=[])))
         return lenses

@@ -460,8 +460,8 @@ def _kept_verdicts(ws: Workspace, checker: StalenessChecker) -> list[Finding]:
 
 def _settle_heap() -> None:
     """After a full check: collect what the previous state left, then freeze what is alive, so that the
-    collector's full passes stop walking the store's ten thousand objects while the user types (at 10k
-    entries such a pass took ~300 ms, landing on random saves)."""
+    collector's full passes stop walking the store's objects while the user types (a pass over a large
+    store costs hundreds of milliseconds, and would land on random saves)."""
     gc.unfreeze()
     gc.collect()
     gc.freeze()
