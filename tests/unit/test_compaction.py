@@ -316,7 +316,7 @@ def test_the_rule_table_is_the_one_order() -> None:
     # rules as text, checked here against the table.
     import inspect
 
-    help_text = inspect.signature(cli.compact).parameters["only"].default.help
+    help_text = inspect.signature(cli.compact.compact).parameters["only"].default.help
     assert help_text.startswith("Comma-separated operations: " + ", ".join(OPERATIONS) + " (")
 
 
@@ -325,7 +325,7 @@ def test_large_stores_count_shared_words_by_matrix_and_find_the_same_pairs() -> 
     loop over postings finds (words shared twice or more, common words left out)."""
     import random
 
-    from lorekeeper.analysis.compaction.rules import _sharing_loop, _sharing_sparse
+    from lorekeeper.analysis.compaction.search import _sharing_loop, _sharing_sparse
     from lorekeeper.core.text import terms
 
     rng = random.Random(7)

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rapidfuzz import fuzz
 
-from lorekeeper.analysis.compaction import CompactionConfig, plan_compaction, rules
+from lorekeeper.analysis.compaction import CompactionConfig, plan_compaction, rules, search
 from lorekeeper.core.text import CaseBlind
 from lorekeeper.facts import parse, updates, verify
 from lorekeeper.infra.workers import worker_count
@@ -149,16 +149,16 @@ def test_sorted_words_score_as_token_sort_ratio(a: str, b: str, cutoff: int) -> 
     """The candidate search scores two texts with their words sorted once a text: the same score as
     rapidfuzz's token_sort_ratio, or 0 where that is below the cutoff, whatever separates the words."""
     want = fuzz.token_sort_ratio(a, b)
-    left = (a, set(), frozenset(), (), False, rules._sorted_words(a))
-    right = (b, set(), frozenset(), (), False, rules._sorted_words(b))
-    assert rules._similarity(left, right, cutoff) == (want if want >= cutoff else 0)
+    left = (a, set(), frozenset(), (), False, search._sorted_words(a))
+    right = (b, set(), frozenset(), (), False, search._sorted_words(b))
+    assert search._similarity(left, right, cutoff) == (want if want >= cutoff else 0)
 
 
 def test_sorted_words_on_the_labelled_texts() -> None:
-    features = [rules._features(text) for text in TEXTS[:400]]
+    features = [search._features(text) for text in TEXTS[:400]]
     for a, b in zip(features, features[1:], strict=False):
         want = fuzz.token_sort_ratio(a[0], b[0])
-        assert rules._similarity(a, b, 50) == (want if want >= 50 else 0)
+        assert search._similarity(a, b, 50) == (want if want >= 50 else 0)
 
 
 def test_candidate_pairs_read_through_a_kept_memo_are_the_same(tmp_path: Path) -> None:
@@ -170,21 +170,21 @@ def test_candidate_pairs_read_through_a_kept_memo_are_the_same(tmp_path: Path) -
     for entry in entries:
         tree.entry(f"{entry['id']}.json", entry)
     pool = [e for e in tree.store().entries if e.live]
-    memo = rules.SearchMemo()
-    assert rules._candidate_pairs(pool, 50, memo) == rules._candidate_pairs(pool, 50)
+    memo = search.SearchMemo()
+    assert search.candidate_pairs(pool, 50, memo) == search.candidate_pairs(pool, 50)
     assert len(memo.features) == len({e.content for e in pool})
     for step in range(1, 4):  # a few entries edited: the last search is updated
         edited = [e.model_copy(update={"content": e.content + " now"}) if i % 97 == step else e
                   for i, e in enumerate(pool)]
         last = memo.sharing
-        assert rules._candidate_pairs(edited, 50, memo) == rules._candidate_pairs(edited, 50)
+        assert search.candidate_pairs(edited, 50, memo) == search.candidate_pairs(edited, 50)
         assert memo.sharing is last
     edited = [e.model_copy(update={"content": e.content + " now"}) if i % 3 == 0 else e for i, e in enumerate(pool)]
-    fresh = rules._candidate_pairs(edited, 50)
-    assert rules._candidate_pairs(edited, 50, memo) == fresh  # a third changed: searched again
-    assert fresh != rules._candidate_pairs(pool, 50)  # the edits changed what is found
+    fresh = search.candidate_pairs(edited, 50)
+    assert search.candidate_pairs(edited, 50, memo) == fresh  # a third changed: searched again
+    assert fresh != search.candidate_pairs(pool, 50)  # the edits changed what is found
     smaller = edited[:100]
-    assert rules._candidate_pairs(smaller, 50, memo) == rules._candidate_pairs(smaller, 50)
+    assert search.candidate_pairs(smaller, 50, memo) == search.candidate_pairs(smaller, 50)
     assert set(memo.features) == {e.content for e in smaller}  # the rest was forgotten
 
 
@@ -247,7 +247,7 @@ def test_kept_grouping_finds_what_a_fresh_plan_finds(start: list[tuple[int, str,
     groups, what they consume and the conflicts found after are a fresh plan's."""
     config = CompactionConfig()
     entries = [_entry(i, drawn) for i, drawn in enumerate(start)]
-    memo = rules.SearchMemo()
+    memo = search.SearchMemo()
     numbers = len(entries)
     for step in [[], *steps]:
         for kind, at, drawn in step:
@@ -331,7 +331,7 @@ def test_kept_grouping_follows_a_chain_of_keys() -> None:
         return Entry(id=name, content=text, location=Location(path=f"{name}.json"))
 
     entries = [entry("a", "Use react ^18.3.1"), entry("b", "Use `react` ~18.3.1"), entry("c", "We use react ~18.3.1")]
-    memo = rules.SearchMemo()
+    memo = search.SearchMemo()
     for step in range(2):
         if step:
             entries[0] = entry("a", "Use react ^18.3.2")
@@ -349,29 +349,29 @@ def test_updated_sharing_search_finds_what_a_fresh_one_finds(texts: list[str], s
                                                              cap: int, threshold: int) -> None:
     """After entries are edited, added and removed, the near-identical pairs of the updated search are
     those of a search over the new pool from nothing, whichever words cross two or the cap."""
-    read = {f"e{i:03}": rules._features(text) for i, text in enumerate(texts)}
-    sharing = rules._Sharing(threshold, cap, read)
+    read = {f"e{i:03}": search._features(text) for i, text in enumerate(texts)}
+    sharing = search._Sharing(threshold, cap, read)
     fresh_ids = len(texts)
     for step in steps:
         read = dict(read)
         for kind, at, text in step:
             ids = sorted(read)
             if kind == "add" or not ids:
-                read[f"e{fresh_ids:03}"] = rules._features(text)
+                read[f"e{fresh_ids:03}"] = search._features(text)
                 fresh_ids += 1
             elif kind == "edit":
-                read[ids[at % len(ids)]] = rules._features(text)
+                read[ids[at % len(ids)]] = search._features(text)
             else:
                 del read[ids[at % len(ids)]]
         assert sharing.update(read), "a few changes update the search"
-        assert sharing.pairs == rules._Sharing(threshold, cap, read).pairs
+        assert sharing.pairs == search._Sharing(threshold, cap, read).pairs
         assert sharing.read == read
 
 
 #: Texts the candidate search meets otherwise than by wording: they hold an anchor, retire a value or say
 #: something changed (from the labelled pairs), and texts that join in chains; few, so that an anchor's
 #: group passes the cap of 50 in a pool of a hundred and more.
-_MEETING = [t for t in _PAIR_TEXTS if (lambda f: f[2] or f[3] or f[4])(rules._features(t))][:24] + _CHAINED[:8] + [
+_MEETING = [t for t in _PAIR_TEXTS if (lambda f: f[2] or f[3] or f[4])(search._features(t))][:24] + _CHAINED[:8] + [
     "The API timeout is now 10s.", "We got rid of `moment` from the dashboard.",
     "Large uploads through the gateway often hit the API timeout while the storage backend is still writing chunks.",
     "When debugging flaky integration suites, raise the API timeout locally and rerun them twice."]
@@ -395,7 +395,7 @@ def test_kept_candidate_search_finds_what_a_fresh_one_finds(start: list[int], st
     id comes to be used twice."""
     entries = [_meeting_entry(i, text) for i, text in enumerate(start)]
     numbers = len(entries)
-    memo = rules.SearchMemo()
+    memo = search.SearchMemo()
     for step in [[], *steps]:
         for kind, at, text in step:
             place = at % len(entries) if entries else 0
@@ -413,24 +413,24 @@ def test_kept_candidate_search_finds_what_a_fresh_one_finds(start: list[int], st
                 entries[place] = _meeting_entry(numbers, text, entries[(place + 1) % len(entries)].id)
             else:
                 del entries[place]
-        assert rules._candidate_pairs(entries, 50, memo) == rules._candidate_pairs(entries, 50)
+        assert search.candidate_pairs(entries, 50, memo) == search.candidate_pairs(entries, 50)
 
 
 def test_a_kept_candidate_search_is_updated_not_searched_again() -> None:
     """One entry saved, inserted or removed in a pool of 200: the kept search is updated (the same
     object), finds a fresh search's pairs, and the pairs change with the text."""
     entries = [_meeting_entry(i, i % len(_MEETING)) for i in range(200)]
-    memo = rules.SearchMemo()
-    first = rules._candidate_pairs(entries, 50, memo)
+    memo = search.SearchMemo()
+    first = search.candidate_pairs(entries, 50, memo)
     kept = memo.met
-    assert kept is not None and first == rules._candidate_pairs(entries, 50)
+    assert kept is not None and first == search.candidate_pairs(entries, 50)
     saves = [lambda: entries.__setitem__(40, _meeting_entry(40, 3)), lambda: entries.insert(90, _meeting_entry(500, 5)),
              lambda: entries.__delitem__(150), lambda: None]
     for save in saves:
         save()
-        again = rules._candidate_pairs(entries, 50, memo)
+        again = search.candidate_pairs(entries, 50, memo)
         assert memo.met is kept and memo.sharing is kept.sharing
-        assert again == rules._candidate_pairs(entries, 50)
+        assert again == search.candidate_pairs(entries, 50)
     assert again != first
 
 
@@ -444,14 +444,14 @@ def test_a_kept_candidate_search_answers_again_a_change_whose_words_another_save
 
     entries = [entry("a", "The API timeout is now 10s."), entry("b", "Nightly jobs send a report to the team."),
                *(entry(f"z{i}", f"Module {i} keeps its own fixtures.") for i in range(12))]
-    memo = rules.SearchMemo()
-    assert ("a", "b") not in rules._candidate_pairs(entries, 50, memo)
+    memo = search.SearchMemo()
+    assert ("a", "b") not in search.candidate_pairs(entries, 50, memo)
     kept = memo.met
     for text, met in (("Large uploads through the gateway often hit the API timeout while the storage backend is still "
                        "writing chunks.", True), ("Nightly jobs send a report to the team.", False)):
         entries[1] = entry("b", text)
-        pairs = rules._candidate_pairs(entries, 50, memo)
-        assert memo.met is kept and pairs == rules._candidate_pairs(entries, 50)
+        pairs = search.candidate_pairs(entries, 50, memo)
+        assert memo.met is kept and pairs == search.candidate_pairs(entries, 50)
         assert (("a", "b") in pairs) is met
         assert ("a", "b") not in memo.sharing.pairs  # met through the change, not the wording
 

@@ -1,0 +1,169 @@
+# pyright: standard
+"""``lore compact`` and ``lore gc``."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import typer
+from pydantic import ValidationError
+
+from ...infra.safeio import load_json
+from ...store import Refused
+from ...workspace import Workspace
+from .common import (
+    REFUSED,
+    USAGE,
+    JsonOption,
+    _change,
+    _count,
+    _emit,
+    _fail,
+    _journal,
+    _load,
+    _print_llm_report,
+    app,
+    err,
+    escape,
+    out,
+    workspace_of,
+)
+
+
+def _run_compaction(ws: Workspace, only: list[str] | None, dry_run: bool, as_json: bool,
+                    overrides: dict[str, Any], reviewed: str | None = None) -> None:
+    """Plan, then preview (``dry_run``) or apply: shared by ``compact`` and ``gc``. ``reviewed``: the
+    id of a plan the user previewed; applying refuses when the plan made now differs."""
+    from ...analysis.semantic import SemanticUnavailable
+    from ...app import compact as compaction
+
+    try:
+        config = compaction.settings(ws, **overrides)
+    except ValidationError as exc:
+        _fail("; ".join(f"--{'-'.join(str(e['loc'][0]).split('_'))}: {e['msg']}" for e in exc.errors()), USAGE)
+        return
+    store = _load(ws, quiet_findings=as_json)
+    try:
+        made = compaction.plan(ws, store, config=config, only=only)
+    except ValueError as exc:
+        _fail(str(exc), USAGE)
+        return
+    except SemanticUnavailable as exc:
+        _fail(f"--semantic: {exc}", USAGE)
+        return
+    for problem in made.problems:
+        err.print(f"[yellow]warning:[/] {escape(problem)}")
+    records = []
+    if not dry_run:
+        try:
+            records = compaction.apply(made, _journal(ws), reviewed)
+        except compaction.MemoryChanged as exc:
+            _fail(f"{exc} with `lore compact --dry-run`", REFUSED)
+        except Refused as exc:
+            _fail(str(exc), REFUSED)
+    plan = made.plan
+    if as_json:
+        data = made.summary()
+        data["dry_run"] = dry_run
+        if not dry_run:
+            data["journal"] = [r.id for r in records]
+        _emit(data)
+        return
+    if dry_run:
+        for line in made.diff().splitlines():
+            style = ("green" if line.startswith("+") and not line.startswith("+++") else
+                     "red" if line.startswith("-") and not line.startswith("---") else
+                     "bold" if line.startswith("#") else "cyan" if line.startswith("@@") else "")
+            out.print(f"[{style}]{escape(line)}[/]" if style else escape(line))
+    counts: dict[str, int] = {}
+    for op in plan.operations:
+        counts[op.op] = counts.get(op.op, 0) + 1
+    summary = ", ".join(f"{n} {op}" for op, n in counts.items()) or "nothing to compact"
+    verb = "would apply" if dry_run else "applied"
+    out.print(f"[bold]{verb}:[/] {summary}; tokens {_change(plan.tokens_before, plan.tokens_after)}"
+              f" [dim](plan {made.id})[/]")
+    figures = [f"{name} {_change(*plan.tokens[key])}" for name, key in (("index.md", "index"), ("compacted/", "compacted"))
+               if key in plan.tokens]
+    if figures:
+        out.print(f"[dim]views: {'; '.join(figures)}[/]")
+    for conflict in plan.conflicts:
+        out.print(f"[yellow]review:[/] {escape(conflict['message'])}")
+    if made.stage is not None:
+        _print_llm_report(made.stage.report)
+    if not dry_run and records:
+        out.print(f"[dim]{_count(len(records), 'operation', 'operations')} journaled; `lore undo --last` reverses them[/]")
+    elif dry_run:
+        out.print(f"[dim]nothing was written (--dry-run); `lore compact --plan {made.id}` applies exactly this plan[/]")
+
+
+@app.command()
+def compact(
+    ctx: typer.Context,
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print the plan as a diff of the files it would change; write nothing."),
+    only: str | None = typer.Option(None, "--only", help="Comma-separated operations: supersede, dedup, merge, semantic, archive, consolidate, fuse, compress (views alone: 'views')."),
+    budget: int | None = typer.Option(None, "--budget", min=100, help="Token budget of index.md (default 2000)."),
+    semantic: bool = typer.Option(False, "--semantic", help="Also merge entries that state one fact in other words "
+                                  "(local embeddings, every merge verified; config: semanticDedup)."),
+    llm: bool = typer.Option(False, "--llm", help="Let the configured model write fused entries and summaries and "
+                             "confirm semantic merges (every answer checked by a guard; config: llmAssisted, [llm]; "
+                             "see docs/llm.md)."),
+    reviewed: str | None = typer.Option(None, "--plan", metavar="ID|FILE",
+                                           help="Apply only the plan previewed with --dry-run: its id, or the file "
+                                                "its --json output was saved to. Refused if memory changed since."),
+    as_json: bool = JsonOption,
+) -> None:
+    """Compact memory with deterministic rules: dedup, merge near-duplicates, follow supersession, fuse
+    related entries, compress verbose ones, archive expired ones, consolidate cold clusters; regenerate
+    index.md (within the token budget) and compacted/. Nothing is deleted; every operation is undoable."""
+    ws = workspace_of(ctx)
+    selected = [o.strip() for o in only.split(",") if o.strip()] if only else None
+    _run_compaction(ws, selected, dry_run, as_json, {"budget": budget, "semantic_dedup": True if semantic else None,
+                                                     "llm_assisted": True if llm else None},
+                    _plan_arg(reviewed) if reviewed else None)
+
+
+def _plan_arg(value: str) -> str:
+    """A plan id, given as itself or as a file holding `lore compact --dry-run --json` output."""
+    path = Path(value)
+    if re.fullmatch(r"[0-9a-f]{12}", value) and not path.is_file():
+        return value
+    try:
+        data = load_json(path.read_text(encoding="utf-8"))
+        plan = data.get("plan") if isinstance(data, dict) else None
+    except (OSError, ValueError) as exc:
+        _fail(f"--plan {value}: not a plan id, and not a readable plan file ({exc})", USAGE)
+        raise  # _fail exits; this line only tells type checkers
+    if not isinstance(plan, str):
+        _fail(f"--plan {value}: the file holds no plan id (save `lore compact --dry-run --json` output)", USAGE)
+    return plan
+
+
+@app.command()
+def gc(
+    ctx: typer.Context,
+    dry_run: bool = typer.Option(False, "--dry-run", help="Show what would change; write nothing."),
+    archive: bool = typer.Option(False, "--archive", help="Archive expired, decayed or too old entries."),
+    compress: bool = typer.Option(False, "--compress", help="Summarise verbose old or weak entries."),
+    compress_only: bool = typer.Option(False, "--compress-only", help="Only compress (no archiving)."),
+    compress_threshold: int | None = typer.Option(None, "--compress-threshold", min=1, help="Lines above which an entry is verbose (default 100)."),
+    min_strength: float | None = typer.Option(None, "--min-strength", min=0.0, max=1.0, help="Archive below this decayed strength (default 0.1)."),
+    max_age: int | None = typer.Option(None, "--max-age", min=1, help="Archive entries older than this many days (default: no limit)."),
+    llm: bool = typer.Option(False, "--llm", help="Let the configured model write the summaries of --compress (each "
+                             "checked by the summary guard; the deterministic summary otherwise; see docs/llm.md)."),
+    as_json: bool = JsonOption,
+) -> None:
+    """Maintenance as mnemonic users know it: the archive and compress operations of `lore compact`
+    (both unless one is chosen). Pinned entries and protected categories are never archived."""
+    ws = workspace_of(ctx)
+    if compress_only:
+        ops = ["compress"]
+    elif archive or compress:
+        ops = [op for op, on in (("archive", archive), ("compress", compress)) if on]
+    else:
+        ops = ["archive", "compress"]
+    _run_compaction(ws, ops, dry_run, as_json, {"compress_lines": compress_threshold, "min_strength": min_strength,
+                                                "max_age_days": max_age, "llm_assisted": True if llm else None})
+
+
