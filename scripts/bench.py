@@ -22,7 +22,12 @@ token reduction against the full store and the share of the focus's ground-truth
 to a recency-only baseline (see bench_context). Figures only, no targets.
 
 guard: the LLM stage's faithfulness guard on labelled model answers (tests/data/llm/guard*.jsonl): faithful
-answers accepted and unfaithful ones refused, per operation (see bench_guard; -v lists the misjudged)."""
+answers accepted and unfaithful ones refused, per operation (see bench_guard; -v lists the misjudged).
+
+real-memory: five stores built from public repositories' own agent memory and its history, scored against
+truth written by hand (bench/real_memory): facts lost, replaced values shown as current, current facts
+missing from index.md, duplicate recall, false conflicts and merges, tokens against a plain list (see
+bench_real_memory; the stores are built from --source/--mirror or cloned, --with-semantic adds the slow pass)."""
 
 from __future__ import annotations
 
@@ -478,13 +483,18 @@ def main() -> None:
     allow_fork()  # one thread, like the command line: plans split their large batches over the cores
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", choices=["speed", "check-stale", "compact", "lsp", "real-stale", "trust", "semantic", "context",
-                                           "guard"],
+                                           "guard", "real-memory"],
                         help="run one benchmark")
     parser.add_argument("--mirror", type=Path, default=os.environ.get("LORE_BENCH_MIRROR"),
-                        help="real-stale: folder of git directories (owner+name/repo); else cloned from GitHub")
+                        help="real-stale, real-memory: folder of git directories (owner+name/repo); else cloned from GitHub")
+    parser.add_argument("--source", action="append", default=[], metavar="OWNER/NAME=GIT_DIR",
+                        help="real-memory: the git directory of a source repository (before --mirror)")
+    parser.add_argument("--store", action="append", help="real-memory: only this store (bench/real_memory/README.md)")
+    parser.add_argument("--with-semantic", action="store_true", help="real-memory: the semantic pass too (slow)")
     parser.add_argument("--repo", action="append", help="real-stale: only repositories whose name holds this")
     parser.add_argument("--unlabelled", type=Path, help="real-stale: write findings without a label to this JSON file")
-    parser.add_argument("-v", "--verbose", action="store_true", help="real-stale: list every wrong or unlabelled finding")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="real-stale: list every wrong or unlabelled finding; real-memory: print every report")
     parser.add_argument("--lsp-sizes", default="100,10000", help="LSP latency entry counts")
     parser.add_argument("--edits", type=int, default=100, help="LSP latency: edits measured")
     parser.add_argument("--sizes", default="1000,10000", help="check-stale entry counts (comma-separated)")
@@ -526,6 +536,10 @@ def main() -> None:
 
         bench_real_stale.bench_real_stale(args.mirror, bench_real_stale.default_cache(), args.repo, args.unlabelled,
                                           args.verbose)
+    if args.only in (None, "real-memory"):
+        import bench_real_memory
+
+        bench_real_memory.bench_real_memory(args.mirror, args.source, args.store, args.with_semantic, args.verbose)
 
 
 if __name__ == "__main__":
