@@ -31,6 +31,7 @@ export const ServerCommand = {
   keepBoth: "lore.keepBoth",
   applyFix: "lore.applyFix",
   fixAll: "lore.fixAll",
+  removeRepeat: "lore.removeRepeat",
   archive: "lore.archive",
   fuse: "lore.fuse",
   compress: "lore.compress",

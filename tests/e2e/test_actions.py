@@ -146,21 +146,31 @@ async def test_compact_applies_exactly_the_previewed_plan(client: LanguageClient
     assert done["applied"] is True and json.loads(entry.read_text())["merged_into"] == "6d5c4b3a2f1e"
 
 
+LONG = "Handlers return JSON with an RFC 7807 problem-details body on every error path, never HTML."
+
+
 async def test_fuse_a_topic_cluster(client: LanguageClient, workspace: Path) -> None:
     entries = workspace / ".lore/memory/entries"
-    for i, text in enumerate(["Handlers return JSON.", "Validate bodies with zod.", "Errors use problem details."]):
+    short = ["Validate bodies with zod.", "Log request ids.", "Errors use problem details."]
+    for i, text in enumerate(short):
         (entries / f"api{i}.json").write_text(json.dumps({"id": f"api{i}", "content": text, "tags": ["api"],
+                                                         "category": "conventions", "created": f"2026-10-0{i + 1}T00:00:00Z"}))
+    await client.workspace_execute_command_async(types.ExecuteCommandParams(command="lore.checkStale"))
+    # a list of three short facts would cost more tokens than they do: no fusion is offered
+    assert not [a for a in await actions(client, entries / "api1.json", 0) if a.title.startswith("Fuse")]
+    for i in (3, 4):  # a long fact written twice: listed once, the list saves tokens
+        (entries / f"api{i}.json").write_text(json.dumps({"id": f"api{i}", "content": LONG, "tags": ["api"],
                                                          "category": "conventions", "created": f"2026-10-0{i + 1}T00:00:00Z"}))
     await client.workspace_execute_command_async(types.ExecuteCommandParams(command="lore.checkStale"))
     found = await actions(client, entries / "api1.json", 0)
     fuse = next(a for a in found if a.title.startswith("Fuse"))
-    assert fuse.title == "Fuse 3 entries about api"
+    assert fuse.title == "Fuse 5 entries about api"
     result = await run(client, fuse)
     assert result["operation"]
     fused = [json.loads(p.read_text()) for p in entries.glob("*.json") if json.loads(p.read_text()).get("source") == "compaction"]
-    assert len(fused) == 1 and fused[0]["source_entries"] == ["api0", "api1", "api2"]
-    assert fused[0]["content"] == ("api (conventions):\n- Handlers return JSON.\n- Validate bodies with zod.\n"
-                                   "- Errors use problem details.")
+    assert len(fused) == 1 and fused[0]["source_entries"] == ["api0", "api1", "api2", "api3", "api4"]
+    assert fused[0]["content"] == ("api (conventions):\n- Validate bodies with zod.\n- Log request ids.\n"
+                                   f"- Errors use problem details.\n- {LONG}")
     assert json.loads((entries / "api2.json").read_text())["merged_into"] == fused[0]["id"]
 
 
@@ -253,3 +263,27 @@ async def test_fix_all_updates_every_memory_naming_a_moved_file(client: Language
     log = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="lore.showLog"))
     assert log["operations"][0]["op"] == "update-ref" and len(log["operations"][0]["files"]) == 2
     await wait_for_diagnostics(client, claude.as_uri(), lambda ds: not any(d.code == "moved-path" for d in ds))
+
+
+async def test_a_line_another_instruction_file_states_offers_remove_this_repeat(client: LanguageClient,
+                                                                                workspace: Path) -> None:
+    copilot = workspace / ".github/copilot-instructions.md"
+    copilot.parent.mkdir(exist_ok=True)
+    text = "# Copilot\n\n- Money is always integer cents (`totalCents`), never floats.\n- Keep pull requests small.\n"
+    copilot.write_text(text)
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=copilot.as_uri(), type=types.FileChangeType.Created)]))
+    diagnostics = await wait_for_diagnostics(client, copilot.as_uri(), lambda ds: any(d.code == "duplicate" for d in ds))
+    [repeat] = [d for d in diagnostics if d.code == "duplicate"]
+    assert repeat.range.start.line == 2 and "CLAUDE.md:" in repeat.message
+    assert repeat.severity == types.DiagnosticSeverity.Information
+    found = await actions(client, copilot, 2)
+    remove = next(a for a in found if a.title.startswith("Remove this repeat"))
+    assert "kept in CLAUDE.md:" in remove.title
+    result = await run(client, remove)
+    assert result["operation"]
+    assert copilot.read_text() == "# Copilot\n\n- Keep pull requests small.\n"
+    assert "Money is always integer cents" in (workspace / "CLAUDE.md").read_text()
+    await wait_for_diagnostics(client, copilot.as_uri(), lambda ds: not any(d.code == "duplicate" for d in ds))
+    undone = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="lore.undo"))
+    assert undone["undone"] == [result["operation"]] and copilot.read_text() == text

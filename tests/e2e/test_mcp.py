@@ -183,8 +183,8 @@ async def test_an_invented_fact_from_the_client_model_is_rejected(project: Tree)
                                            "created": f"2026-0{n + 1}-01T00:00:00Z"})
     async with connect(root, lambda _: json.dumps({"ids": list(FACTS), "text": GOOD + " Deploy with Kubernetes."})) as session:
         plan = await call(session, "compact", llm=True)
-    [fuse] = [op for op in plan["operations"] if op["op"] == "fuse"]
-    assert "written_by" not in fuse["result"] and all(t in fuse["result"]["content"] for t in FACTS.values())
+    # the deterministic list costs more than the entries: refused the model's text, nothing is fused
+    assert [op for op in plan["operations"] if op["op"] == "fuse"] == []
     assert "no source" in plan["llm"]["rejected"][0]["reason"]
 
 
@@ -196,8 +196,7 @@ async def test_without_sampling_or_endpoint_the_deterministic_plan_stands(projec
     async with connect(root) as session:
         plan = await call(session, "compact", llm=True)
     assert any("no model to ask" in p for p in plan["problems"])
-    [fuse] = [op for op in plan["operations"] if op["op"] == "fuse"]
-    assert "written_by" not in fuse["result"]
+    assert [op for op in plan["operations"] if op["op"] == "fuse"] == []  # a list would be longer than the entries
 
 
 async def test_auto_compaction_past_the_threshold(project: Tree) -> None:

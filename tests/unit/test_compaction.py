@@ -100,22 +100,34 @@ def test_supersede_follows_chains_ignores_dangling_and_reports_cycles(tree: Tree
     assert live == {"A", "D", "E"}
 
 
+REPEATED = "Handlers return JSON with an RFC 7807 problem-details body on every error path, never HTML."
+
+
 def test_fuse_lists_every_source_fact_once(tree: Tree) -> None:
-    for i, text in enumerate(["Handlers return JSON.", "Validate bodies with zod.", "Handlers return JSON.",
-                              "Errors use RFC 7807 problem details."]):
+    for i, text in enumerate([REPEATED, "Validate bodies with zod.", REPEATED, "Log request ids."]):
         tree.entry(f"f{i}.json", {"id": f"f{i}", "content": text, "tags": ["api"], "created": ago(10 - i),
                                   "category": "conventions"})
     tree.entry("other.json", {"id": "o", "content": "Unrelated.", "tags": ["ci"], "created": ago(1)})
     p, store = plan(tree, only=["fuse"])
     [op] = p.operations
     assert op.op == "fuse" and op.sources == ["f0", "f1", "f2", "f3"]
-    assert op.result["content"] == ("api (conventions):\n- Handlers return JSON.\n- Validate bodies with zod.\n"
-                                    "- Errors use RFC 7807 problem details.")
+    assert op.result["content"] == (f"api (conventions):\n- {REPEATED}\n- Validate bodies with zod.\n"
+                                    "- Log request ids.")
     assert op.result["source"] == "compaction" and op.result["source_entries"] == ["f0", "f1", "f2", "f3"]
     apply_plan(p, store, tree.journal())
     fused = [e for e in tree.store().live() if e.source == "compaction"]
     assert len(fused) == 1 and fused[0].tags == ["api"]
     assert entry_file(tree, "f1.json")["merged_into"] == fused[0].id
+
+
+def test_a_fusion_that_would_grow_memory_is_not_made(tree: Tree) -> None:
+    """A list of the facts costs more than the facts: fusion is made only where it is shorter."""
+    for i, text in enumerate(["Handlers return JSON.", "Validate bodies with zod.", "Errors use RFC 7807 problem details.",
+                              "Write for Python 3.11-3.13", "Target Python 3.12-3.13"]):
+        tree.entry(f"f{i}.json", {"id": f"f{i}", "content": text, "tags": ["api"], "created": ago(10 - i),
+                                  "category": "conventions"})
+    p, _ = plan(tree, only=["fuse"])
+    assert p.operations == [] and p.tokens_after <= p.tokens_before
 
 
 def test_compress_summarises_long_old_entries_and_keeps_the_text(tree: Tree) -> None:

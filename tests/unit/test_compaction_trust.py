@@ -178,12 +178,14 @@ def test_a_second_run_plans_nothing_and_dry_run_ids_are_the_ids_applied(tree: Tr
         tree.entry(f"f{i}.json", {"id": f"f{i}", "content": text, "tags": ["api"], "created": ago(10 - i)})
     tree.entry("c.json", {"id": "c", "content": "A consolidated learning.", "tags": ["api"], "source": "compaction",
                           "created": ago(5)})
-    dry, store = plan(tree)
+    # (consolidation makes a new entry: fusing these would cost more tokens than the entries, so it is not made)
+    settings = {"consolidate": True, "consolidate_age_days": 1, "consolidate_unread": True}
+    dry, store = plan(tree, **settings)
     planned_ids = [op.result["id"] for op in dry.operations if op.new_entry]
     apply_plan(dry, store, tree.journal())
     written = {json.loads(p.read_text())["id"] for p in (tree.root / ".lore/memory/entries").glob("*.json")}
     assert planned_ids and set(planned_ids) <= written
-    again, _ = plan(tree)
+    again, _ = plan(tree, **settings)
     assert again.operations == [] and again.conflicts == []
     assert all((tree.root / path).read_text() == text for path, text in again.views.items())
     assert json.loads((tree.root / ".lore/memory/entries/c.json").read_text()).get("merged_into") is None

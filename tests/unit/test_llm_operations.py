@@ -140,7 +140,7 @@ def test_a_consolidated_learning_gets_a_summary(tree: Tree, monkeypatch: pytest.
         proc = lore("compact", "--only", "consolidate", "--llm", "--json", cwd=tree.root)
     assert proc.returncode == 0, proc.stderr
     [op] = [op for op in json.loads(proc.stdout)["operations"] if op["op"] == "consolidate"]
-    learning = json.loads((tree.root / ".lore/memory/entries" / f"{op['result']['id']}.json").read_text())
+    learning = json.loads(next((tree.root / ".lore/memory/entries").glob(f"*{op['result']['id']}.json")).read_text())
     assert learning["summary"] == summary and learning["keywords"] == ["staging"] and learning["summary_by"] == "llm:test-model"
     assert all(text in learning["content"] for text in facts.values())  # every fact still listed
     sent = json.loads(server.requests[0]["json"]["messages"][1]["content"])

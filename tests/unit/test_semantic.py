@@ -18,6 +18,8 @@ import numpy as np
 import pytest
 
 from lorekeeper.analysis.compaction import CompactionConfig, enabled, plan_compaction
+from lorekeeper.analysis.compaction.rules import Planner
+from lorekeeper.analysis.compaction.semantic import semantic_fuse
 from lorekeeper.analysis.semantic import neighbours, vouch
 from lorekeeper.analysis.semantic.vectors import vectors_for
 from lorekeeper.workspace import Workspace
@@ -236,8 +238,15 @@ def test_a_cluster_of_related_conventions_is_fused_each_fact_once(tree: Tree) ->
                             "created": "2026-04-01T10:00:00Z"})
     plain = plan_compaction(tree.store(), CompactionConfig(), now=NOW)
     assert not [op for op in plain.operations if op.op == "fuse"], "no tag: stage 1 cannot group them"
-    plan = plan_compaction(tree.store(), CompactionConfig().with_overrides(semantic_dedup=True), now=NOW)
-    fused = [op for op in plan.operations if op.op == "fuse"]
+    config = CompactionConfig().with_overrides(semantic_dedup=True)
+    plan = plan_compaction(tree.store(), config, now=NOW)
+    assert not [op for op in plan.operations if op.op == "fuse"], "a list longer than its entries is not made"
+    # The cluster, as the LLM stage is offered it to write shorter (it is made only if the model's text is).
+    store = tree.store()
+    planner = Planner(store.entries, config, NOW, by_id=store.by_id(), live=store.live())
+    planner.ws, planner.fuse_drafts = store.ws, True
+    semantic_fuse(planner, ".lore/memory/entries")
+    fused = [op for op in planner.operations if op.op == "fuse"]
     assert len(fused) == 1
     sources = set(fused[0].sources)
     assert {"c1", "c2", "c3", "c4"} <= sources and not sources & {f"c{n}" for n in range(5, 10)}

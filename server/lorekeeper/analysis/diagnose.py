@@ -17,6 +17,7 @@ from ..core.settings.compaction import CompactionConfig
 from ..facts.remembered import remembered_facts
 from ..store import Store
 from .compaction.rules import Planner, PoolEdits, SearchMemo, supersession_cycles
+from .repeats import repeat_findings
 
 log = logging.getLogger("lorekeeper")
 
@@ -257,4 +258,5 @@ def memory_findings(store: Store, config: CompactionConfig, search: SearchMemo |
     """Findings that depend on memory alone (not on the code): store, duplicates, supersession, size.
     ``search`` and ``save``: see :func:`duplicate_findings`."""
     return [*store.findings, *duplicate_findings(store, config, search, save),
+            *repeat_findings(store.entries, config.source_files),
             *supersession_findings(store, config, search), *verbose_findings(store, config, search)]

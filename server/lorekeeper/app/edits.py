@@ -1,6 +1,6 @@
 """The edits every surface offers (the MCP tools, the CLI, the editor's commands and quick fixes), once:
 name an entry, merge one into another, keep one side of a conflict or both, summarise, archive, pin,
-set a summary, verify, apply a reference fix, undo. Each is one journaled operation (undoable); nothing
+set a summary, verify, apply a reference fix, remove a fact repeated across instruction files, undo. Each is one journaled operation (undoable); nothing
 is deleted. A refusal the user can act on is a ``ValueError`` (or the journal's ``Refused``) with the one
 message every surface shows; instruction-file entries keep only their text, so what would change their
 fields is refused for them with a reason."""
@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from ..analysis.compaction.actions import compress_entry, keep_both, keep_one, merge_into
+from ..analysis.repeats import removal, repeats, says_more
 from ..analysis.staleness import StalenessChecker, apply_fix, apply_fixes, archive_entry, verify_entries
 from ..analysis.staleness.actions import distinct
 from ..core.model import Entry, Finding, ReplaceRefFix, ReplaceTextFix, stamp
@@ -119,3 +120,26 @@ def fix_all(store: Store, items: list[tuple[Entry, Finding]], journal: Journal) 
 def undo(journal: Journal, operation: str | None = None, force: bool = False) -> Record | None:
     """Reverse one operation (by id), or the most recent command's (``None``: nothing left to undo)."""
     return journal.undo(operation, force=force) if operation else journal.undo_last(force=force)
+
+
+def remove_repeats(store: Store, journal: Journal, sources: Sequence[str] = (), *,
+                   only: Iterable[tuple[str, str]] | None = None) -> Record | None:
+    """Remove from instruction files the copies of facts another file states too, keeping the copy in
+    the first of ``sources`` (patterns of instruction files; see :mod:`..analysis.repeats`), as one
+    operation. Copies that say more than the kept one stay (they are merged by hand). ``only``: just
+    these (copy id, kept id) pairs, each refused unless it is still such a repeat. ``None``: nothing
+    to remove."""
+    removable = {(copy.id, r.kept.id): copy for r in repeats(store.entries, sources) for copy in r.copies
+                 if not says_more(copy.content, r.kept.content)}
+    if only is not None:
+        wanted = list(dict.fromkeys(only))
+        gone = [pair for pair in wanted if pair not in removable]
+        if gone:
+            copy_id, kept_id = gone[0]
+            raise ValueError(f"{copy_id} no longer repeats {kept_id} (the files changed): check again")
+        removable = {pair: removable[pair] for pair in wanted}
+    if not removable:
+        return None
+    files = sorted({e.location.path for e in removable.values()})
+    op = removal(store, removable.values(), f"{len(removable)} repeated fact(s) removed from {', '.join(files)}")
+    return journal.apply(op) if op is not None else None

@@ -274,9 +274,17 @@ class CompressFix(BaseModel):
     entry: str
 
 
+class RemoveRepeatFix(BaseModel):
+    """Remove ``entry``, an instruction-file line that repeats ``kept`` (the copy that stays)."""
+
+    action: Literal["remove-repeat"] = "remove-repeat"
+    entry: str
+    kept: str
+
+
 #: What can mend a finding, told apart by ``action`` (the same shape in ``--json`` and in a diagnostic's
 #: ``data``, from which the editor's quick fixes are rebuilt).
-Fix = Annotated[MergeFix | SupersedeFix | ReplaceRefFix | ReplaceTextFix | VerifyFix | CompressFix,
+Fix = Annotated[MergeFix | SupersedeFix | ReplaceRefFix | ReplaceTextFix | VerifyFix | CompressFix | RemoveRepeatFix,
                 Field(discriminator="action")]
 
 

@@ -33,6 +33,12 @@ FUNCTION_WORDS = frozenset(
     " always please make sure and or both either each every all any some per via using our own here"
     " currently now today still already".split()
 )
+#: Function words that say how many: kept, in one spelling each.
+_QUANTIFIERS = {"all": "all", "every": "all", "each": "all", "some": "some"}
+#: Function words that are also the names of tools ("make sure" / "run make"), and the verbs after which
+#: they are the tool.
+_TOOL_NAMES = frozenset(("make", "just"))
+_TOOL_VERBS = frozenset("run runs running use uses using with via call invoke".split())
 #: Words that open a clause (kept, as the clause's first word).
 CLAUSE_WORDS = frozenset("before after instead rather unless if when whenever while until because since so then that"
                          " which who whose where but otherwise except".split())
@@ -293,6 +299,14 @@ def lex(text: str) -> tuple[list[list[_Item]], bool, str]:
                 continue
             if low in ("on", "off") and previous in _COPULAS:
                 current.append((low, None, previous, raw, ""))  # "the flag is on": a value, not a preposition
+                previous = low
+                continue
+            if low in _QUANTIFIERS:  # "All GPU nodes" is not "Some GPU nodes" ("each" and "every" are "all")
+                current.append((_QUANTIFIERS[low], None, previous, raw, ""))
+                previous = low
+                continue
+            if low in _TOOL_NAMES and previous in _TOOL_VERBS:  # "run make setup" is not "run just setup"
+                current.append((low, None, previous, raw, ""))
                 previous = low
                 continue
             if low in FUNCTION_WORDS or low in ("=", ":"):

@@ -30,7 +30,7 @@ from typing import Any
 from ..core.text import text_key
 from ..infra import cache as cache_files
 from ..workspace import Workspace
-from . import verify, vocabulary
+from . import parse, updates, verify, vocabulary
 
 log = logging.getLogger("lorekeeper")
 
@@ -43,7 +43,7 @@ def rules_version() -> str:
     import snowballstemmer
 
     digest = hashlib.blake2b(digest_size=12)
-    for module in (verify, vocabulary):
+    for module in (parse, updates, verify, vocabulary):
         try:
             digest.update(Path(module.__file__ or "").read_bytes())
         except OSError:  # no source to read (a frozen install): never reuse across runs

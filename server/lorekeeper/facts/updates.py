@@ -442,6 +442,65 @@ def named(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+_FRAME_JOINERS = frozenset(("or", "and", "either"))
+#: Sentences that point somewhere or list what exists name many values at once: another code in the same
+#: words is another item, not an update ("See `docs/a.md`" / "See `docs/b.md`").
+_LISTING_VERBS = frozenset("see read check refer consult also e.g example examples like such include includes"
+                           " including".split())
+
+
+def _frame(text: str) -> tuple[str, ...]:
+    """The words of a sentence around its code spans (lower case, without Markdown, punctuation or the
+    words that join alternatives)."""
+    plain = _CODE_SPAN.sub(" ", text).lower()
+    return tuple(w for w in re.findall(r"[a-z0-9][a-z0-9'+-]*", plain) if w not in _FRAME_JOINERS)
+
+
+def _another_code_in_the_same_frame(older: str, newer: str) -> Disagreement | None:
+    """The same words around code that changed: each side names code the other does not, in a sentence
+    of at least three words that prohibits nothing and points nowhere."""
+    if "\n" in older.strip() or "\n" in newer.strip():
+        return None
+    frame = _frame(older)
+    if len(frame) < 3 or frame != _frame(newer) or _LISTING_VERBS & set(frame):
+        return None
+    if parse(older).negated or parse(newer).negated:
+        return None  # "Do not use `moment`" / "Do not use `lodash`": two prohibitions
+    codes_a = {" ".join(c.split()) for c in _CODE_SPAN.findall(older)}
+    codes_b = {" ".join(c.split()) for c in _CODE_SPAN.findall(newer)}
+    gone, new = sorted(codes_a - codes_b), sorted(codes_b - codes_a)
+    if not gone or not new or not (_value_slot(older, codes_b) and _value_slot(newer, codes_a)):
+        return None
+    return Disagreement(f"the same sentence with other code ({', '.join(gone)} / {', '.join(new)})",
+                        ", ".join(gone), ", ".join(new))
+
+
+#: What the code after it is: the one instrument of a task ("Run tests with `X`", "Deploy using `X`").
+_INSTRUMENT_END = re.compile(r"\b(?:with|using|via)\W*$", re.I)
+#: A task's label of plain words ("**Run dev server:** `X`", "Run tests: `X`", "Lint: `X`"): it starts with
+#: the verb of a task, which one command does. A label naming a thing ("**Entry point**: `src/main.tsx`")
+#: may be written once per component (under "Backend" and under "Frontend") and is not one.
+_LABEL = re.compile(r"^\W*(?P<verb>[A-Za-z]+)[\w\s'/-]*?[*_]*:[*_]*\s*$")
+_TASK_VERBS = frozenset("run start serve build test lint format typecheck type-check check install deploy release"
+                        " publish migrate seed bench benchmark debug generate compile bundle package launch".split())
+
+
+def _value_slot(text: str, others: set[str]) -> bool:
+    """Whether the first code of ``text`` that ``others`` lacks is the value of a task: it follows an
+    instrument word (with, using, via) or a label of plain words, and no other code differs before it.
+    A code in the subject ("The `sync-invoices` job runs...", "`make db-migrate` needs Docker") or an
+    item of a listing ("run `bundle install`") names another thing, not another value."""
+    start = 0
+    for match in _CODE_SPAN.finditer(text):
+        if " ".join(match.group(1).split()) not in others:
+            before = text[start:match.start()]
+            label = _LABEL.match(before) if start == 0 else None
+            return bool(_INSTRUMENT_END.search(before) or (label and label.group("verb").lower() in _TASK_VERBS))
+        start = match.end()
+    return False
+
+
 def _single_fact(text: str) -> bool:
     """A short statement (not a runbook or a layout listing many values)."""
     return len(text.split()) <= 50 and text.strip().count("\n") <= 1
@@ -478,6 +537,11 @@ def disagreement(older: str, newer: str) -> Disagreement | None:
                     return Disagreement(f"the newer says: moved to {new_name} (was {old_name})", old_name, new_name)
     if older_negated or not (_single_fact(older) and _single_fact(newer)):
         return None  # a runbook names many values: only a change said outright is evidence against it
+    # 1c. The same sentence around other code: "Run tests with `make test`." / "... `make test-quiet`.",
+    #     "**Run dev server:** `python main.py` or `uvicorn main:app`" / "**Run dev server:** `fastapi dev`".
+    reframed = _another_code_in_the_same_frame(older, newer)
+    if reframed is not None:
+        return reframed
     changed = marks_change(newer)
     # 2. Two tools for one job.
     ta, tb = tools_in(older), tools_in(newer)
@@ -508,7 +572,10 @@ def disagreement(older: str, newer: str) -> Disagreement | None:
     #    contain no `unsafe` code").
     if parse(older).negated != parse(newer).negated:
         names = _names(older) & _names(newer)
-        if len(names) >= 2:
+        negated = older if parse(older).negated else newer
+        # the negation must be about what both name: "use `uv run` (not `python` directly)" says nothing
+        # against "`uv run litestar run`"
+        if len(names) >= 2 and any(_negated_near(negated, name) for name in names):
             return Disagreement(f"the opposite about {', '.join(sorted(names))}", "", "not")
     # 5. Another environment variable for the same setting ("`SENTRY_DSN`" / "`NEXT_PUBLIC_SENTRY_DSN`").
     ea, eb = (_env_vars(older), _env_vars(newer)) if changed else (set(), set())
@@ -556,6 +623,9 @@ def _another_quantity(older: str, newer: str) -> Disagreement | None:
 _ASSIGNMENT = re.compile(r"`([A-Za-z_][\w.-]*)\s*(?:=|:)\s*([^`\s][^`]*)`|\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)=([^\s`,;)]+)")
 
 
+_ANOTHER_PAIR = re.compile(r"\s[A-Za-z_][\w.-]*[:=]\S")
+
+
 @lru_cache(maxsize=TEXT_CACHE)
 def assignments_in(text: str) -> dict[str, str]:
     """Settings a text assigns in code: ``{"MAX_UPLOAD_MB": "10"}`` from `MAX_UPLOAD_MB=10` or
@@ -565,6 +635,9 @@ def assignments_in(text: str) -> dict[str, str]:
         key, value = (match.group(1), match.group(2)) if match.group(1) else (match.group(3), match.group(4))
         if value.startswith("//"):
             continue  # `https://...` is an address, not a setting
+        if match.group(1) and (_ANOTHER_PAIR.search(value) or (" " in value.strip() and
+                                                                 text[match.end(1):match.start(2)].strip() == ":")):
+            continue  # `filename:CLAUDE.md language:TypeScript` is a search query, not a setting
         found.setdefault(key.lower(), value.strip().strip("'\"").rstrip(",;"))
     return found
 

@@ -212,6 +212,7 @@ class Journal:
                         unchanged(path)
                         atomic_delete(path, root)
                         done.append(path)
+            self._prune([p for p in done if last[p] is None])
         except BaseException:
             for path in reversed(done):
                 _put(path, first[path], root)
@@ -223,6 +224,19 @@ class Journal:
         if marker is not None:
             atomic_delete(marker, root)
         return records
+
+    def _prune(self, deleted: list[Path]) -> None:
+        """Remove the store's folders that deleting these files left empty (an undone compaction's
+        ``compacted/``), never the store's own folders (entries, journal...)."""
+        store = self.ws.store
+        keep = {store, self.ws.entries_dir, self.ws.log_dir}
+        for folder in sorted({p.parent for p in deleted}, key=lambda f: len(f.parts), reverse=True):
+            while folder not in keep and folder.is_relative_to(store) and folder != folder.parent:
+                try:
+                    folder.rmdir()  # only when empty
+                except OSError:
+                    break
+                folder = folder.parent
 
     def _current(self, path: Path) -> bytes | None:
         """What a file the journal writes holds now (``None``: absent); refused when it is not a regular

@@ -73,6 +73,7 @@ def _plan(store: Store, config: CompactionConfig, only: Iterable[str] | None, no
     live = store.live()  # one pass over the entries for every rule and view below (~60 ms each at 110k)
     planner = Planner(store.entries, config, now, by_id=store.by_id(), live=live)
     planner.ws = store.ws
+    planner.fuse_drafts = llm is not None and config.entry_fusion and "fuse" in selected
     entries_dir = store.ws.rel(store.ws.entries_dir)
     with remembered_facts(store.ws, (e.content for e in store.entries)):
         if "merge" not in selected:
@@ -85,6 +86,7 @@ def _plan(store: Store, config: CompactionConfig, only: Iterable[str] | None, no
                 llm.run("semantic confirmation", llm.confirm, planner)
             if config.entry_fusion and "fuse" in selected:
                 llm.run("fusion", llm.fuse, planner)
+                planner.drop_growing_fusions()  # the lists the model did not write shorter
             if selected & {"compress", "consolidate"}:
                 llm.run("summaries", llm.summarize, planner)
             llm.save()
@@ -213,9 +215,13 @@ def view_entries(live: list[Entry], operations: list[PlanOperation], conflicts: 
     for conflict in conflicts or []:
         if conflict.get("kind") != "contradiction":
             continue
-        a, b = conflict["entries"]
+        a, b = conflict["entries"]  # newer, older
         if a in views and b in views:
-            views[a].conflict, views[b].conflict = b, a
+            # each view names one: the older entry names the newer that disagrees with it (a newer one is
+            # never replaced by another older one), so no view of an older value reads as current
+            views[b].conflict = a
+            if views[a].conflict is None:
+                views[a].conflict = b
     if instruction_keys:  # else no view restates one (and no text needs its fact key)
         for view in views.values():
             view.in_instructions = fact_key(view.content) in instruction_keys

@@ -28,8 +28,10 @@ from ...core.model import Entry, newer_and_older, stamp
 from ...core.settings.compaction import CompactionConfig
 from ...core.text import TEXT_CACHE, normalize, summarize
 from ...facts.remembered import rules_version, text_key
+from ...facts.scope import apart, is_history, scope_tags
 from ...facts.verify import compare_all, fact_key, fact_keys, prepared
 from ...infra import cache as cache_files
+from ...infra.tokens import count_tokens
 from .plan import PlanOperation
 from .search import (
     CANDIDATES_FILE,
@@ -98,6 +100,9 @@ class Planner:
         self._available: dict[bool, tuple[int, list[Entry], list[str] | None]] = {}  # see :meth:`available`
         #: How the pool differs from the one :attr:`search` last grouped, where the caller knows.
         self.edits: PoolEdits | None = None
+        #: Plan fusions that cost more tokens than their sources too, as drafts a later stage (the LLM)
+        #: may write shorter; :meth:`drop_growing_fusions` removes those still longer after it.
+        self.fuse_drafts = False
         #: The ids of :attr:`pool` in order, where the caller has them (reading 10k ids costs ~1 ms).
         self.pool_ids: list[str] | None = None
         #: Where :meth:`same_facts` updated the kept answer: the operations it dropped and those it added,
@@ -310,8 +315,9 @@ class Planner:
         judged: dict[tuple[str, str], Judgement | None] = {}
         for pair, score in candidates.items():
             entry, other = self.by_id[pair[0]], self.by_id[pair[1]]
-            if pair[1] in entry.coexists_with or pair[0] in other.coexists_with:
-                judged[pair] = None
+            if pair[1] in entry.coexists_with or pair[0] in other.coexists_with or apart(entry, other) \
+                    or is_history(entry.content) or is_history(other.content):
+                judged[pair] = None  # both true, of different scopes, or one is history: not a conflict
                 continue
             asked.append((pair, *newer_and_older(entry, other), score))
         texts = [(older.content, newer.content) for _, newer, older, _ in asked]
@@ -450,11 +456,13 @@ class Planner:
 
     # -- consolidate and fuse --------------------------------------------------------------------
 
-    def _subjects(self, entries: Iterable[Entry]) -> dict[tuple[str, str], list[Entry]]:
-        groups: dict[tuple[str, str], list[Entry]] = defaultdict(list)
+    def _subjects(self, entries: Iterable[Entry]) -> dict[tuple[str, str, str], list[Entry]]:
+        """Entries by category, topic (first tag) and the projects they name (facts of two projects are
+        never one)."""
+        groups: dict[tuple[str, str, str], list[Entry]] = defaultdict(list)
         for entry in entries:
             if entry.tags:
-                groups[(entry.category, entry.tags[0])].append(entry)
+                groups[(entry.category, entry.tags[0], ",".join(sorted(scope_tags(entry))))].append(entry)
         return groups
 
     def _new_entry(self, op: str, category: str, content: str, sources: list[Entry],
@@ -472,7 +480,10 @@ class Planner:
             raw["refs"] = refs
         raw.update(extra)
         self.new_entries.append(raw)
-        return raw, f"{short}.json"
+        # named as every entry is (<timestamp>-<id>.json), by its newest source: the same name in a
+        # preview and when applied
+        newest = max((created_or_epoch(s) for s in sources), default=self.now)
+        return raw, f"{newest:%Y%m%dT%H%M%SZ}-{short}.json"
 
     def _conflicted(self) -> set[str]:
         """Entries in an inferred conflict: they stay as they are, visible, until someone decides."""
@@ -490,7 +501,7 @@ class Planner:
                 and (e.access_count is not None or self.config.consolidate_unread)
                 and (e.access_count or 0) <= self.config.consolidate_max_access and not e.raw.get("protected")
                 and e.category not in self.config.protected and e.source != DERIVED and e.id not in conflicted]
-        for (category, topic), group in sorted(self._subjects(cold).items()):
+        for (category, topic, _), group in sorted(self._subjects(cold).items()):
             if len(group) < 2:
                 continue
             group.sort(key=lambda e: (created_or_epoch(e), e.id), reverse=True)  # newest first: the current state leads
@@ -510,7 +521,7 @@ class Planner:
         become one entry listing every source fact once, word for word — faithful by construction.
         Entries compaction made (fused, consolidated), pinned or protected ones and entries in a conflict
         are left alone, so a second run never swallows what the first one built."""
-        for (category, topic), group in sorted(self._subjects(self.fusible()).items()):
+        for (category, topic, _), group in sorted(self._subjects(self.fusible()).items()):
             self.fuse_group(category, topic, group, entries_dir, "entries about")
         if self.config.semantic_dedup and self.ws is not None:
             from .semantic import semantic_fuse  # the model only if a vector is missing
@@ -524,20 +535,43 @@ class Planner:
                 and e.source != DERIVED and not e.raw.get("protected") and e.id not in conflicted]
 
     def fuse_group(self, category: str, topic: str, group: list[Entry], entries_dir: str, about: str) -> None:
-        """One fused entry per ``fuse_max_entries`` of ``group`` (oldest first), each source fact once."""
-        group.sort(key=lambda e: (created_or_epoch(e), e.id))
+        """One fused entry per ``fuse_max_entries`` of ``group`` (oldest first, the entries of one
+        project at a time), each source fact once; only where it is shorter than its sources together
+        (a list that costs more tokens than the entries it stands for is not made)."""
+        scopes: dict[frozenset[str], list[Entry]] = defaultdict(list)
+        for entry in sorted(group, key=lambda e: (created_or_epoch(e), e.id)):
+            scopes[scope_tags(entry)].append(entry)
+        for _, members in sorted(scopes.items(), key=lambda kv: sorted(kv[0])):
+            self._fuse_chunks(category, topic, members, entries_dir, about)
+
+    def _fuse_chunks(self, category: str, topic: str, group: list[Entry], entries_dir: str, about: str) -> None:
         for start in range(0, len(group), self.config.fuse_max_entries):
             chunk = group[start : start + self.config.fuse_max_entries]
             if len(chunk) < self.config.fuse_min_entries:
                 continue
             facts = list(dict.fromkeys(e.content.strip() for e in chunk))
             content = f"{topic} ({category}):\n" + "\n".join(_bullet(f) for f in facts)
+            if not self.fuse_drafts and _grows(content, chunk):
+                continue  # it would grow memory
             raw, name = self._new_entry("fuse", category, content, chunk, {})
             confidences = [e.confidence for e in chunk if e.confidence is not None]
             if confidences:
                 raw["confidence"] = min(confidences)
             self._emit("fuse", chunk, f"{len(chunk)} {category} {about} {topic} listed in one",
                        {"merged_into": raw["id"]}, result=raw, new_entry=raw, new_path=f"{entries_dir}/{name}")
+
+    def drop_growing_fusions(self) -> None:
+        """Remove the planned fusions whose text costs as many tokens as their sources or more (a fused
+        entry is shorter than what it stands for, or it is not made)."""
+        dropped = [op for op in self.operations if op.op == "fuse" and op.new_entry is not None
+                   and _grows(str(op.new_entry.get("content", "")), [self.by_id[i] for i in op.sources if i in self.by_id])]
+        if not dropped:
+            return
+        gone = {id(op) for op in dropped}
+        new_ids = {str(op.new_entry["id"]) for op in dropped if op.new_entry is not None}
+        self.operations = [op for op in self.operations if id(op) not in gone]
+        self.new_entries = [raw for raw in self.new_entries if raw.get("id") not in new_ids]
+        self.consumed.difference_update(i for op in dropped for i in op.sources)
 
     # -- compress --------------------------------------------------------------------------------
 
@@ -629,6 +663,11 @@ def parse_duration(value: Any) -> timedelta | None:
 def _short(text: str) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= 70 else flat[:69] + "…"
+
+
+def _grows(content: str, sources: list[Entry]) -> bool:
+    """Whether ``content`` costs as many tokens as ``sources`` together, or more."""
+    return count_tokens(content) >= sum(count_tokens(e.content) for e in sources)
 
 
 def _bullet(fact: str) -> str:

@@ -25,6 +25,7 @@ from ...core import text
 from ...core.model import Entry
 from ...core.text import TEXT_CACHE, normalize, terms
 from ...facts import updates
+from ...facts.scope import other_projects
 from ...facts.updates import anchors, context, marks_change, retired
 from ...facts.verify import Comparison, compatible, fact_keys, fact_size
 from ...infra.workers import fork_map
@@ -856,7 +857,8 @@ def groups_of_one_fact(entries: list[Entry], keys_of: Any, *, one_key: bool = Fa
             continue
         parts: list[list[Entry]] = []
         for entry in sorted(members, key=rank, reverse=True):
-            home = next((p for p in parts if compatible(p[0].content, entry.content)), None)
+            home = next((p for p in parts if compatible(p[0].content, entry.content)
+                         and not other_projects(p[0], entry)), None)
             if home is None:
                 parts.append([entry])
             else:

@@ -24,6 +24,7 @@ from ...facts import remembered, verify, vocabulary
 from ...facts import semantic_guard as guard
 from ...facts.parse import stem as stem_of
 from ...facts.remembered import remembered_facts
+from ...facts.scope import other_projects
 from ...facts.semantic_guard import SUBSUMED_MARGIN, Vouch, vouch
 from ...facts.verify import compatible, fact_keys, fact_size
 from ...infra import cache as cache_files
@@ -67,7 +68,7 @@ def _merge_pairs(planner: Planner, judge: Callable[[str, str, float], Vouch], ke
     for older, newer, cosine in candidates(planner):
         if older.id in planner.consumed or newer.id in planner.consumed:
             continue
-        if newer.id in older.coexists_with or older.id in newer.coexists_with:
+        if newer.id in older.coexists_with or older.id in newer.coexists_with or other_projects(older, newer):
             continue
         if older.format == "instruction" and newer.format == "instruction":
             continue

@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -87,6 +87,9 @@ def render_entries(ws: Workspace, entries: Sequence[Entry], *, budget: int | Non
     day = (now or datetime.now(UTC)).astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
     wanted = Focus.parse(ws, focus)
     shown = with_reads(ws, _shown(entries, config.include_instructions))
+    if not config.include_instructions:  # their facts are not repeated: say where they are
+        files = sorted({e.location.path for e in entries if e.format == "instruction" and e.live})
+        style = replace(style, elsewhere=tuple(files))
     relevance = focus_relevance(ws, shown, wanted, config)
     stale = stale_entries(shown, findings)
     max_access = max((e.access_count or 0 for e in shown), default=0)
@@ -115,7 +118,7 @@ def render_entries(ws: Workspace, entries: Sequence[Entry], *, budget: int | Non
     assert result is not None  # the loop runs at least once
     if narrate is not None:
         result = _narrated(units, levels, style, limit, count, narrate, result)
-    if remember and style is CONTEXT and units:
+    if remember and not style.index and units:
         _write_state(ws, key, {i.id: LEVELS[lv] for u, lv in zip(units, levels, strict=True) for i in u.items})
     rendered = [RenderedEntry(item.id, LEVELS[level], round(item.score, 3), text) for item, level, text in result.shown]
     omitted = [i.id for i in sorted(result.omitted, key=lambda i: (-i.score, i.id))]

@@ -32,6 +32,9 @@ class Style:
     to fetch with `lore show`) or ``index`` (index.md: placeholders point at compacted/<category>.md)."""
 
     name: str
+    #: Instruction files whose facts the text does not repeat (agents load them as they are): named at
+    #: the end, so that every fact is stated or pointed at.
+    elsewhere: tuple[str, ...] = ()
 
     @property
     def index(self) -> bool:
@@ -146,6 +149,14 @@ def omitted_lines(items: Sequence[Item], style: Style) -> list[str]:
             f"{topics}. `lore search WORDS` (MCP `query`) finds them; `lore context --format json` lists their ids"]
 
 
+def elsewhere_lines(style: Style) -> list[str]:
+    """Where the facts not repeated here are: the instruction files agents load as they are."""
+    if not style.elsewhere:
+        return []
+    files = ", ".join(fence.inline(path) for path in style.elsewhere)
+    return ["", "## Instruction files", "", f"- {files}: agents load these as they are; their facts are not repeated here"]
+
+
 def status_line(style: Style, tokens: int, budget: int, counts: Sequence[int]) -> str:
     full, compressed, placeholders, omitted = counts
     said = f"{tokens}/{budget} tokens; {full} full, {compressed} compressed, {placeholders} as placeholders, {omitted} left out"
@@ -200,6 +211,7 @@ def layout(units: Sequence[Unit], levels: Sequence[int], style: Style, budget: i
             body.append(line)
             shown += [(i, PLACEHOLDER, placeholder_line(section, [i], style)[2:]) for i in waiting]
     body += omitted_lines(omitted, style)
+    body += elsewhere_lines(style)
     counts = [sum(f == FULL for _, f, _ in shown), sum(f == COMPRESSED for _, f, _ in shown),
               sum(f == PLACEHOLDER for _, f, _ in shown), len(omitted)]
     head = [HEADER] if style.index else []

@@ -78,9 +78,9 @@ def _conflict_note(entry: ViewEntry, by_id: dict[str, ViewEntry]) -> str:
     other = by_id.get(entry.conflict or "")
     if other is None:
         return ""
-    newer = entry.created >= other.created
-    return (f" ⚠ disagrees with the {'older' if newer else 'newer'} {fence.inline(other.id)} ({other.created:%Y-%m-%d}); "
-            "not settled — `lore review`")
+    if entry.created >= other.created:
+        return f" ⚠ disagrees with the older {fence.inline(other.id)} ({other.created:%Y-%m-%d}); not settled"
+    return f" ⚠ may be replaced by the newer {fence.inline(other.id)} ({other.created:%Y-%m-%d}); not settled"
 
 
 def render_compacted(entries: list[ViewEntry]) -> dict[str, str]:

@@ -52,6 +52,10 @@ class CompactionConfig(BaseModel):
     staleness_check: StrictBool = True
     #: With the LLM stage on: index prose per category (LeanSpec's `narrativeIndex`). Off by default.
     narrative_index: StrictBool = False
+    #: Instruction files (paths or glob patterns, first first) whose copy of a fact stated in several
+    #: files is the one kept; the others are reported as repeats with a fix that removes them. Empty:
+    #: AGENTS.md, then CLAUDE.md, GEMINI.md, .github/copilot-instructions.md..., then path order.
+    source_files: list[StrictStr] = Field(default_factory=list)
     #: Cosine at or above which two entries are close enough for the guard to look at them (the guard,
     #: not this number, decides). Measured on the labelled pairs: see docs/semantic.md.
     semantic_threshold: StrictFloat = Field(default=0.75, ge=0.0, le=1.0)

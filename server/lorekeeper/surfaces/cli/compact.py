@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 from pathlib import Path
 from typing import Any
@@ -90,6 +91,12 @@ def _run_compaction(ws: Workspace, only: list[str] | None, dry_run: bool, as_jso
         out.print(f"[dim]views: {'; '.join(figures)}[/]")
     for conflict in plan.conflicts:
         out.print(f"[yellow]review:[/] {escape(conflict['message'])}")
+    from ...analysis.repeats import repeats  # instruction files are never compacted: said, not done
+
+    repeated = repeats(store.entries, config.source_files)
+    if repeated:
+        out.print(f"[dim]{_count(len(repeated), 'fact is', 'facts are')} stated more than once in instruction files: "
+                  "`lore repeats` shows them and removes the extra copies[/]")
     if made.stage is not None:
         _print_llm_report(made.stage.report)
     if not dry_run and records:
@@ -167,3 +174,74 @@ def gc(
                                                 "max_age_days": max_age, "llm_assisted": True if llm else None})
 
 
+
+
+@app.command("repeats")
+def repeats_command(
+    ctx: typer.Context,
+    keep: list[str] = typer.Option([], "--keep", metavar="FILE", help="The instruction file (path or glob) whose copy "
+                                   "is kept; give it again to rank more. Default: [compaction] source_files, then "
+                                   "AGENTS.md, CLAUDE.md, GEMINI.md, .github/copilot-instructions.md, then path order."),
+    apply: bool = typer.Option(False, "--apply", help="Remove the other copies (one journaled operation: "
+                               "`lore undo --last` puts them back)."),
+    as_json: bool = JsonOption,
+) -> None:
+    """Facts that instruction files state more than once (CLAUDE.md and AGENTS.md, a memory bank's files,
+    copilot-instructions...): each with the copy kept and the copies that would go, and the removal as a
+    diff. `--apply` writes it. A copy that says more than the kept one stays, to be merged by hand."""
+    from ...analysis.repeats import removal, repeats, says_more
+    from ...app import compact as compaction
+    from ...app import edits
+
+    ws = workspace_of(ctx)
+    sources = [*keep, *compaction.settings(ws).source_files]
+    store = _load(ws, quiet_findings=as_json)
+    found = repeats(store.entries, sources)
+    removable = [c for r in found for c in r.copies if not says_more(c.content, r.kept.content)]
+    record = None
+    if apply and removable:
+        try:
+            record = edits.remove_repeats(store, _journal(ws), sources)
+        except Refused as exc:
+            _fail(str(exc), REFUSED)
+
+    def where(entry: Any) -> dict[str, Any]:
+        return {"path": entry.location.path, "line": entry.location.start_line, "id": entry.id, "text": entry.content}
+
+    if as_json:
+        _emit({"repeats": [{"kept": where(r.kept), "copies": [
+            {**where(c), "same_text": r.exact or c.content.split() == r.kept.content.split(),
+             "removable": not says_more(c.content, r.kept.content)} for c in r.copies]} for r in found],
+            "removable": len(removable), "applied": record.id if record is not None else None})
+        return
+    if not found:
+        out.print("no fact is stated twice in the instruction files")
+        return
+    for repeat in found:
+        kept = repeat.kept
+        out.print(f"[bold]{escape(kept.location.path)}:{kept.location.start_line}[/] kept: {escape(_one_line(kept.content))}")
+        for copy in repeat.copies:
+            note = "says more: stays" if says_more(copy.content, kept.content) else "would go" if not apply else "removed"
+            out.print(f"  {escape(copy.location.path)}:{copy.location.start_line} [dim]({note})[/] {escape(_one_line(copy.content))}")
+    if not apply:
+        op = removal(store, removable, "preview") if removable else None
+        for change in op.changes if op is not None else []:
+            before = (change.before or b"").decode("utf-8-sig").splitlines(keepends=True)
+            after = (change.after or b"").decode("utf-8-sig").splitlines(keepends=True)
+            for line in difflib.unified_diff(before, after, f"a/{change.path}", f"b/{change.path}", n=1):
+                text = line.rstrip("\n")
+                style = "red" if text.startswith("-") and not text.startswith("---") else "cyan" if text.startswith("@@") else ""
+                out.print(f"[{style}]{escape(text)}[/]" if style else escape(text))
+    stays = sum(len(r.copies) for r in found) - len(removable)
+    tail = f"; {stays} say more and stay" if stays else ""
+    if apply:
+        out.print(f"[bold]removed:[/] {_count(len(removable), 'copy', 'copies')}{tail}"
+                  + ("; `lore undo --last` puts them back" if record is not None else ""))
+    else:
+        out.print(f"[bold]{_count(len(found), 'fact', 'facts')} stated more than once:[/] "
+                  f"{_count(len(removable), 'copy', 'copies')} would go{tail} [dim](`lore repeats --apply` removes them)[/]")
+
+
+def _one_line(text: str, width: int = 100) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"

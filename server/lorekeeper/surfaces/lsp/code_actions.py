@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from ...analysis.compaction.actions import fuse_operations
 from ...core.kinds import is_stale
-from ...core.model import CompressFix, Finding, MergeFix, ReplaceRefFix, ReplaceTextFix, SupersedeFix
+from ...core.model import CompressFix, Finding, MergeFix, RemoveRepeatFix, ReplaceRefFix, ReplaceTextFix, SupersedeFix
 from .diagnostics import DiagnosticData
 from .names import Command
 from .server import LoreServer
@@ -86,6 +86,11 @@ def quick_fixes(data: list[DiagnosticData], snapshot: Snapshot | None = None) ->
             if count > 1:
                 add(_action(f"Update every reference to {fix.old} ({count} memories)", types.CodeActionKind.QuickFix,
                             Command.FIX_ALL, [fix.model_dump(mode="json")]))
+        elif isinstance(fix, RemoveRepeatFix):
+            kept = snapshot.by_id.get(fix.kept) if snapshot is not None else None
+            where = f" (kept in {kept.location.path}:{kept.location.start_line})" if kept is not None else ""
+            add(_action(f"Remove this repeat{where}", types.CodeActionKind.QuickFix, Command.REMOVE_REPEAT,
+                        [fix.entry, fix.kept]))
         elif isinstance(fix, CompressFix) and item.editable:
             add(_action("Summarise this memory (its text stays)", types.CodeActionKind.QuickFix, Command.COMPRESS,
                         [fix.entry]))

@@ -327,6 +327,13 @@ def register(server: LoreServer) -> None:
                                                    f"({len(record.changes)} file(s))")
         return {**done, "memories": len(items)}
 
+    @server.command(Command.REMOVE_REPEAT)
+    async def remove_repeat(ls: LoreServer, entry_id: str, kept_id: str, *args: Any) -> dict[str, Any]:
+        """Remove an instruction-file line that repeats another (the quick fix of a repeat finding)."""
+        return await _edit(ls, lambda: edits.remove_repeats(_store(ls), _journal(ls, "remove-repeat"),
+                                                            ls.config.source_files, only=[(str(entry_id), str(kept_id))]),
+                           lambda record: f"removed the repeat of {kept_id} from {record.changes[0].path}")
+
     @server.command(Command.ARCHIVE)
     async def archive(ls: LoreServer, entry_id: str) -> dict[str, Any]:
         def act() -> Record:

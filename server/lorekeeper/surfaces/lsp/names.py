@@ -18,6 +18,7 @@ class Command(StrEnum):
     KEEP_BOTH = "lore.keepBoth"
     APPLY_FIX = "lore.applyFix"
     FIX_ALL = "lore.fixAll"
+    REMOVE_REPEAT = "lore.removeRepeat"
     ARCHIVE = "lore.archive"
     FUSE = "lore.fuse"
     COMPRESS = "lore.compress"

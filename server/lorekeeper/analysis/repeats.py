@@ -1,0 +1,262 @@
+"""Facts that instruction files state more than once: the same line in CLAUDE.md and AGENTS.md, a
+memory-bank item repeated in two of its files, a rule restated in copilot-instructions. Each agent that
+loads two of those files pays for the fact twice, and the copies drift apart when one is edited.
+
+Compaction never edits an instruction file by itself, so these are findings, not plan operations: every
+copy but the kept one is a ``duplicate`` (the same text) or ``near-duplicate`` (the same fact in other
+function words, by the verifier's keys) finding naming every location, with a fix that removes that
+copy (:class:`~lorekeeper.core.model.RemoveRepeatFix`), journaled and undoable like every edit. Which
+copy is kept is the team's choice: ``[compaction] source_files`` (first match wins), else the usual
+order of agent files below.
+
+Invariant: reads only the store's entries; never merges across projects (:mod:`..facts.scope`)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from functools import lru_cache
+
+from ..core.model import Entry, Finding, RemoveRepeatFix, Severity
+from ..core.text import TEXT_CACHE, editor_lines, normalize
+from ..facts.parse import parse, stem
+from ..facts.updates import disagreement
+from ..facts.verify import compare, fact_key, fact_keys, fact_size, prepared
+from ..store import FileChange, Operation, Store
+from ..store.instructions import replace_lines
+from .compaction.search import groups_of_one_fact
+
+_normal = lru_cache(maxsize=TEXT_CACHE)(normalize)
+
+#: Which file's copy is kept when the team names none: the agent files most tools read first, then the
+#: others in path order.
+DEFAULT_SOURCES = ("AGENTS.md", "CLAUDE.md", "GEMINI.md", ".github/copilot-instructions.md", "CRUSH.md",
+                   ".cursorrules", ".clinerules", ".windsurfrules",
+                   # a memory bank's files in the order Cline's memory bank builds them: the brief first
+                   "memory-bank/projectbrief.md", "memory-bank/productContext.md", "memory-bank/systemPatterns.md",
+                   "memory-bank/techContext.md", "memory-bank/activeContext.md", "memory-bank/progress.md")
+
+#: A unit must carry at least this many words that state something to count as a repeated fact ("- None",
+#: "- TBD" and bare headings repeat harmlessly); and this many to be found in other words.
+MIN_FACT_WORDS = 2
+NEAR_MIN_WORDS = 3
+
+
+@dataclass(frozen=True)
+class Repeat:
+    """One fact stated by several instruction units: ``kept`` stays, each of ``copies`` may go."""
+
+    kept: Entry
+    copies: tuple[Entry, ...]
+    exact: bool  # every copy is the same text as the kept one
+
+
+def _source_rank(entry: Entry, sources: tuple[str, ...]) -> tuple[int, str, int]:
+    path = entry.location.path
+    first = next((i for i, pattern in enumerate(sources) if path == pattern or fnmatchcase(path, pattern)), len(sources))
+    return (first, path, entry.location.start_line)
+
+
+def _worth(entry: Entry) -> bool:
+    """A line that states something by itself: not a label that introduces what follows ("**Multi-Chain
+    Support**:", "When adding examples, use these categories:"), whose removal would orphan it."""
+    text = entry.content.rstrip()
+    return (entry.format == "instruction" and entry.live and not text.rstrip("*_` ").endswith(":")
+            and fact_size(text) >= MIN_FACT_WORDS)
+
+
+# -- near repeats ------------------------------------------------------------------------------------
+
+#: Words whose presence on one side only changes what a text says ("Run X" / "Never run X", "all" /
+#: "some", "before" / "after").
+_CHANGES_MEANING = frozenset(stem(w) for w in (
+    "not no never none nor without except unless only avoid don't doesn't isn't shouldn't mustn't cannot can't"
+    " instead rather all some any every each most few many more less least before after above below first last"
+    " optional required deprecated removed replaced old new previous former until since").split())
+_PART = re.compile(r"[a-z0-9]+")
+
+
+@dataclass(frozen=True)
+class _Shape:
+    words: frozenset[str]  # stems of the words, and of the parts of the literals
+    plain: frozenset[str]  # stems of the words alone
+    literals: frozenset[str]  # code, paths, numbers... in one spelling (`docs/` = docs)
+    negated: bool
+    marks: frozenset[str]  # status marks: done, planned, struck through
+
+
+#: Marks that give an item a status ("✅ Metadata retrieval" is done, "⬜ ..." planned): a copy with a
+#: mark the kept one lacks says more than it.
+_MARKS = re.compile(r"[✅✔☑⬜☐❌✗]|\[[ xX]\]|~~")
+
+
+@lru_cache(maxsize=TEXT_CACHE)
+def _shape(text: str) -> _Shape:
+    statement = parse(text)
+    words: set[str] = set()
+    plain: set[str] = set()
+    literals: set[str] = set()
+    for token in statement.tokens:
+        if token.literal or token.code:
+            spelled = (token.code or token.text).strip("`").rstrip("/").lower()
+            literals.add(spelled)
+            words.update(stem(part) for part in _PART.findall(spelled))
+        else:
+            plain.add(token.text)
+    marks = frozenset(m.lower() for m in _MARKS.findall(text))
+    return _Shape(frozenset(words | plain), frozenset(plain), frozenset(literals), statement.negated, marks)
+
+
+def near(a: str, b: str) -> bool:
+    """Whether two instruction lines state one fact in nearly the same words: the literals of one are
+    among the other's, and the words of one are among the other's (a few more: "Jekyll configuration" /
+    "Jekyll configuration (baseurl, title, theme settings)") or nearly all shared; no word that turns
+    the meaning (not, only, all, before...) on one side only, no conflict the verifier sees."""
+    sa, sb = _shape(a), _shape(b)
+    if sa.negated != sb.negated:
+        return False
+    short, long_ = (sa, sb) if len(sa.words) <= len(sb.words) else (sb, sa)
+    if len(short.words) < NEAR_MIN_WORDS or not short.literals <= long_.literals:
+        return False
+    if (short.words ^ long_.words) & _CHANGES_MEANING:
+        return False
+    if len(short.plain & long_.plain) < 0.6 * len(short.words):
+        return False  # mostly words of a name on one side ("New Relic APM" / `NEW_RELIC_LICENSE_KEY`)
+    extra = long_.words - short.words
+    # more words on one side: few, unless a literal both name pins what they are about
+    room = max(3, len(short.words)) if short.literals else max(1, len(short.words) // 3)
+    subsumed = short.words <= long_.words and len(extra) <= room
+    if not subsumed and len(short.words & long_.words) < 0.85 * len(short.words | long_.words):
+        return False
+    return compare(a, b).verdict != "conflict" and disagreement(a, b) is None and disagreement(b, a) is None
+
+
+def says_more(a: str, b: str) -> bool:
+    """Whether ``a`` states something ``b`` does not (a word, literal or status mark ``b`` lacks)."""
+    sa, sb = _shape(a), _shape(b)
+    return bool(sa.words - sb.words or sa.literals - sb.literals or sa.marks - sb.marks)
+
+
+def _near_pairs(units: list[Entry]) -> list[tuple[int, int]]:
+    """Pairs of ``units`` (indexes) that :func:`near` joins, among those sharing their rarest words."""
+    shapes = [_shape(e.content) for e in units]
+    postings: dict[str, list[int]] = {}
+    for i, shape in enumerate(shapes):
+        for word in shape.words:
+            postings.setdefault(word, []).append(i)
+    cap = max(8, len(units) // 10)  # a word most units write says nothing about which are one fact
+    seen: set[tuple[int, int]] = set()
+    out: list[tuple[int, int]] = []
+    for i, shape in enumerate(shapes):
+        rare = sorted((w for w in shape.words if len(postings[w]) <= cap), key=lambda w: len(postings[w]))[:3]
+        for word in rare:
+            for j in postings[word]:
+                pair = (min(i, j), max(i, j))
+                if i == j or pair in seen:
+                    continue
+                seen.add(pair)
+                if near(units[pair[0]].content, units[pair[1]].content):
+                    out.append(pair)
+    return out
+
+
+def repeats(entries: Iterable[Entry], sources: Iterable[str] = ()) -> list[Repeat]:
+    """The facts stated by two or more live instruction units, each with the copy to keep and the others.
+    The copy kept is the one in the first file ``sources`` names (patterns of instruction files, first
+    first); where they name none of the files, the copy no other says more than, the first of those by
+    :data:`DEFAULT_SOURCES`, then path and line."""
+    chosen = tuple(sources)
+    order = (*chosen, *DEFAULT_SOURCES)
+    units = [e for e in entries if _worth(e)]
+    if len(units) < 2:
+        return []
+
+    with prepared(e.content for e in units):
+        # one key per pair found near: the groups join them as they join the verifier's keys
+        joined: dict[int, list[str]] = {}
+        for n, (i, j) in enumerate(_near_pairs(units)):
+            joined.setdefault(i, []).append(f"\x01near{n}")
+            joined.setdefault(j, []).append(f"\x01near{n}")
+        position = {id(e): i for i, e in enumerate(units)}
+
+        def keys(entry: Entry) -> list[str]:
+            return [_normal(entry.content) + "\x00" + fact_key(entry.content), *fact_keys(entry.content),
+                    *joined.get(position[id(entry)], ())]
+
+        out: list[Repeat] = []
+        for _, group in groups_of_one_fact(units, keys):
+            members = sorted(group, key=lambda e: _source_rank(e, order))
+            kept = members[0]
+            if _source_rank(kept, chosen)[0] == len(chosen):  # no file the team named: keep the fullest copy
+                kept = next((m for m in members if not any(says_more(o.content, m.content) for o in members)), kept)
+            copies = tuple(m for m in members if m is not kept)
+            exact = all(_normal(c.content) == _normal(kept.content) for c in copies)
+            out.append(Repeat(kept, copies, exact))
+    out.sort(key=lambda r: (r.kept.location.path, r.kept.location.start_line))
+    return out
+
+
+def _where(entry: Entry) -> str:
+    return f"{entry.location.path}:{entry.location.start_line}"
+
+
+def repeat_findings(entries: Iterable[Entry], sources: Iterable[str] = ()) -> list[Finding]:
+    """One finding per copy that may go, naming the kept copy and every other one."""
+    findings: list[Finding] = []
+    for repeat in repeats(entries, sources):
+        every = (repeat.kept, *repeat.copies)
+        for copy in repeat.copies:
+            same = _normal(copy.content) == _normal(repeat.kept.content)
+            others = [e for e in every if e is not copy]
+            also = ", ".join(_where(e) for e in others[1:])
+            more = not same and says_more(copy.content, repeat.kept.content)
+            findings.append(Finding(
+                kind="duplicate" if same else "near-duplicate", severity=Severity.info,
+                message=(f"{'repeats' if same else 'states the same fact as'} {_where(repeat.kept)}"
+                         f"{f' (also {also})' if also else ''}"
+                         + ("; this copy says more: bring it together by hand" if more
+                            else ": an agent that loads both reads it twice")),
+                source=copy.location.path, line=copy.location.start_line, entry=copy.id,
+                fix=None if more else RemoveRepeatFix(entry=copy.id, kept=repeat.kept.id),
+                related=[{"source": e.location.path, "line": e.location.start_line, "entry": e.id,
+                          "message": "the copy kept" if e is repeat.kept else "another copy"} for e in others]))
+    return findings
+
+
+def _without(text: str, start: int, end: int) -> str:
+    """``text`` without lines ``start..end`` (1-based, inclusive), and without the second of two blank
+    lines the removal would bring together."""
+    text = replace_lines(text, start, end, None)
+    lines = editor_lines(text, keepends=True)
+    at = start - 1  # the line now where the removed ones began
+    if 0 < at < len(lines) and not lines[at].strip() and not lines[at - 1].strip():
+        del lines[at]
+    return "".join(lines)
+
+
+def removal(store: Store, copies: Iterable[Entry], reason: str) -> Operation | None:
+    """The journaled operation that removes ``copies`` (instruction units) from their files, several of
+    one file as one change of it (from the bottom up, so that line numbers hold). ``None``: nothing to
+    remove."""
+    by_file: dict[str, list[Entry]] = {}
+    for entry in copies:
+        if entry.format != "instruction":
+            raise ValueError(f"{entry.id} is not a line of an instruction file")
+        by_file.setdefault(entry.location.path, []).append(entry)
+    changes: list[FileChange] = []
+    ids: list[str] = []
+    for path, units in sorted(by_file.items()):
+        before = store.read_file(path)
+        text = before.decode("utf-8-sig")
+        for unit in sorted(units, key=lambda e: e.location.start_line, reverse=True):
+            text = _without(text, unit.location.start_line, unit.location.end_line)
+            ids.append(unit.id)
+        after = text.encode("utf-8")
+        if before.startswith(b"\xef\xbb\xbf"):
+            after = b"\xef\xbb\xbf" + after
+        changes.append(FileChange(path, before, after))
+    if not changes:
+        return None
+    return Operation(op="remove-repeat", reason=reason, changes=changes, entries=ids)

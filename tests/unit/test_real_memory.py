@@ -1,0 +1,282 @@
+"""Compaction and findings on memory people and agents wrote: small fixtures cut from public repositories'
+own agent files and their history (bench/real_memory holds the whole stores and their truth). Facts of
+different projects are never merged or in conflict; a command and a longer command of the same tool
+are not opposites; struck-through or resolved items are history; search queries are not settings; a fact
+stated in several instruction files is a finding naming every copy, whose fix removes all but one copy
+(journaled, undone byte for byte); a fused entry is never longer than its sources; index.md and `lore
+context` name the instruction files whose facts they do not repeat."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import pytest
+
+from lorekeeper.analysis.compaction import CompactionConfig, plan_compaction
+from lorekeeper.analysis.diagnose import memory_findings
+from lorekeeper.analysis.repeats import near, repeats
+from lorekeeper.facts.scope import apart, is_history
+from support import Tree, files, lore
+
+NOW = datetime(2026, 11, 1, 12, tzinfo=UTC)
+
+
+def plan(tree: Tree, **settings):
+    store = tree.store()
+    return plan_compaction(store, CompactionConfig().with_overrides(**settings), now=NOW), store
+
+
+def entry(tree: Tree, entry_id: str, text: str, created: str, project: str | None = None) -> None:
+    tree.entry(f"{entry_id}.json", {"id": entry_id, "content": text, "created": created,
+                                    "tags": [f"project:{project}"] if project else []})
+
+
+# -- scope -----------------------------------------------------------------------------------------
+
+def test_entries_of_different_projects_are_never_merged_or_in_conflict(tree: Tree) -> None:
+    # bullets of four projects' AGENTS.md/CLAUDE.md, dated by the commits that wrote them
+    entry(tree, "sim_tests", "Run tests: `uv run pytest`", "2025-05-25T04:58:07Z", "simulacra")
+    entry(tree, "flanks_tests", "Run tests: `uv run pytest`", "2025-12-26T23:04:23Z", "flanks-python")
+    entry(tree, "tg_py312", "Python 3.12+.", "2026-01-27T15:22:41Z", "telegram-bot")
+    entry(tree, "terence_py313", "Python 3.13+", "2026-02-15T10:15:20Z", "terence-python")
+    entry(tree, "sim_black", "Format code with Black and Flake8 conventions.", "2025-04-16T04:35:40Z", "simulacra")
+    entry(tree, "terence_ruff", "Handled entirely by Ruff — do not manually enforce formatting rules.",
+          "2026-02-15T10:15:20Z", "terence-python")
+    p, store = plan(tree)
+    assert [op for op in p.operations if op.op in ("dedup", "merge", "fuse")] == []
+    assert p.conflicts == []
+    findings = memory_findings(store, CompactionConfig())
+    assert [f for f in findings if f.kind in ("duplicate", "near-duplicate", "contradiction")] == []
+
+
+def test_within_one_project_an_update_is_still_a_conflict(tree: Tree) -> None:
+    entry(tree, "tg_py313", "Python 3.13+, async-first design, and type hints everywhere.", "2026-02-04T19:33:40Z",
+          "telegram-bot")
+    entry(tree, "tg_py314", "Python 3.14+, async-first design, and type hints everywhere.", "2026-08-09T05:44:56Z",
+          "telegram-bot")
+    p, _ = plan(tree)
+    [conflict] = p.conflicts
+    assert conflict["entries"] == ["tg_py314", "tg_py313"]  # newer first
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    ("Run tests with `make test`.", "Run tests with `make test-quiet`."),
+    ("Lint and format with `make lint`.", "Lint and format with `make lint-quiet`."),
+    ("**Run dev server:** `python main.py` or `uvicorn main:app --reload`", "**Run dev server:** `fastapi dev app/main.py`"),
+])
+def test_the_same_sentence_around_another_command_is_an_update(tree: Tree, older: str, newer: str) -> None:
+    entry(tree, "old", older, "2025-05-25T04:58:07Z", "simulacra")
+    entry(tree, "new", newer, "2025-11-06T06:41:02Z", "simulacra")
+    p, _ = plan(tree)
+    [conflict] = p.conflicts
+    assert conflict["entries"] == ["new", "old"] and "the same sentence with other code" in conflict["reason"]
+
+
+def test_nested_agent_files_and_project_tags_are_scopes() -> None:
+    from lorekeeper.core.model import Entry
+
+    def unit(path: str, tags: list[str] | None = None, fmt: str = "instruction") -> Entry:
+        return Entry.model_validate({"id": f"{path}:1", "content": "x", "format": fmt, "tags": tags or [],
+                                     "location": {"path": path, "start_line": 1, "end_line": 1}})
+
+    assert apart(unit("AGENTS.md"), unit("scripts/discovery/AGENTS.md"))  # the nested file overrides for its folder
+    assert not apart(unit("CLAUDE.md"), unit(".github/copilot-instructions.md"))
+    assert not apart(unit("memory-bank/progress.md"), unit("memory-bank/activeContext.md"))
+    assert apart(unit("e.json", ["project:api"], "entry"), unit("f.json", ["project:web"], "entry"))
+    assert not apart(unit("e.json", ["project:api"], "entry"), unit("f.json", [], "entry"))
+
+
+def test_one_label_under_two_headings_of_a_file_is_two_facts(tree: Tree) -> None:
+    tree.write("CLAUDE.md", "# CLAUDE.md\n\n## Architecture\n\n### Backend (Node.js/Express/TypeScript)\n\n"
+               "- **Entry point**: `server/src/index.ts`\n\n### Frontend (React 18/TypeScript/Vite)\n\n"
+               "- **Entry point**: `src/main.tsx`\n")
+    p, _ = plan(tree)
+    assert p.conflicts == []
+
+
+def test_a_command_and_a_longer_command_of_the_same_tool_are_not_opposites(tree: Tree) -> None:
+    entry(tree, "uv", "Always use `uv run` to execute commands (not `python` directly)", "2025-06-01T00:00:00Z")
+    entry(tree, "prod", "Production server: `uv run litestar run`", "2025-07-01T00:00:00Z")
+    p, _ = plan(tree)
+    assert p.conflicts == []
+
+
+def test_a_struck_through_resolved_item_is_history_not_a_claim(tree: Tree) -> None:
+    tree.write("memory-bank/activeContext.md", "# Active Context\n\n## Recent Changes\n\n3. **Content Processing**:\n"
+               "   - Enhanced media type detection\n"
+               '   - Fixed issue with file extension detection for filenames containing dots (e.g., "faux.parenting")\n')
+    tree.write("memory-bank/progress.md", "# Progress\n\n## Known Issues\n\n"
+               '4. ~~**File Extension Detection**: Files with names containing dots (e.g., "faux.parenting") were not '
+               "getting proper media type detection.~~\n"
+               "   - ✅ Fixed: Now always detecting media type from content and applying the correct extension regardless "
+               "of the original filename\n")
+    p, store = plan(tree)
+    assert p.conflicts == []
+    assert [f for f in memory_findings(store, CompactionConfig()) if f.kind == "contradiction"] == []
+
+
+@pytest.mark.parametrize(("text", "history"), [
+    ('4. ~~**File Extension Detection**: Files with names containing dots were not getting proper detection.~~', True),
+    ("- ~~Use Jest~~ (replaced)", True),
+    ("- [x] Move the CI to GitHub Actions", True),
+    ("- ✅ Fixed: the retry loop no longer spins", True),
+    ("Resolved: staging uses us-east-1", True),
+    ("Use ~~Jest~~ Vitest for unit tests, with coverage through c8 on every pull request", False),
+    ("Fixed issue with file extension detection for filenames containing dots", False),
+    ("Run `pnpm test` before pushing", False),
+])
+def test_history_is_told_from_current_claims(text: str, history: bool) -> None:
+    assert is_history(text) is history
+
+
+def test_search_queries_are_not_settings(tree: Tree) -> None:
+    tree.write("CLAUDE.md", "# Finding examples\n\n"
+               "- `filename:CLAUDE.md language:TypeScript`\n"
+               "- `filename:CLAUDE.md user:microsoft` - Enterprise AI and infrastructure\n"
+               "- **Infrastructure**: `filename:CLAUDE.md user:docker OR user:kubernetes`\n")
+    p, _ = plan(tree)
+    assert p.conflicts == []
+
+
+# -- fusion ----------------------------------------------------------------------------------------
+
+def test_fusion_never_grows_memory_nor_lists_an_update_as_an_equal(tree: Tree) -> None:
+    for n, (text, created) in enumerate([
+            ("Write for Python 3.11-3.13", "2025-03-01T00:00:00Z"), ("Target Python 3.12-3.13", "2025-09-01T00:00:00Z"),
+            ("just release 0.2.0", "2025-10-01T00:00:00Z"), ("just start-release 0.2.0", "2026-01-10T00:00:00Z")]):
+        tree.entry(f"u{n}.json", {"id": f"u{n}", "content": text, "created": created, "tags": ["tokentoss"],
+                                  "category": "commands"})
+    p, _ = plan(tree)
+    assert [op for op in p.operations if op.op == "fuse"] == []
+    assert p.tokens_after <= p.tokens_before
+
+
+# -- facts repeated across instruction files --------------------------------------------------------
+
+MEMORY_BANK = {
+    "memory-bank/activeContext.md": "# Active Context\n\n## Next Steps\n\n- IPFS gateway rotation and fallbacks\n"
+                                    "- Resumable downloads for interrupted backups\n- Support for additional blockchains "
+                                    "(Solana, Flow, etc.)\n",
+    "memory-bank/progress.md": "# Progress\n\n## What's Left\n\n- ⬜ IPFS gateway rotation and fallbacks\n"
+                               "- ⬜ Resumable downloads for interrupted backups\n\n## Known Issues\n\n"
+                               "- Rate limits from some IPFS gateways\n",
+}
+
+
+def test_a_fact_in_two_memory_bank_files_is_one_finding_per_extra_copy(tree: Tree) -> None:
+    for path, text in MEMORY_BANK.items():
+        tree.write(path, text)
+    store = tree.store()
+    found = {(f.source, f.line): f for f in memory_findings(store, CompactionConfig()) if f.kind.endswith("duplicate")}
+    # the planned items carry a status (⬜): those copies say more and are kept
+    assert set(found) == {("memory-bank/activeContext.md", 5), ("memory-bank/activeContext.md", 6)}
+    finding = found[("memory-bank/activeContext.md", 6)]
+    assert finding.kind == "duplicate" and "memory-bank/progress.md:6" in finding.message
+    assert finding.fix is not None and finding.fix.action == "remove-repeat"
+    assert [(r["source"], r["line"]) for r in finding.related] == [("memory-bank/progress.md", 6)]
+
+
+AGENT_FILES = {
+    "CLAUDE.md": "# CLAUDE.md\n\n## Static Site\n\n- **Location**: `docs/` folder (served via GitHub Pages)\n"
+                 "- **Technology**: Jekyll with custom dark theme\n"
+                 "- `docs/_layouts/default.html`: Base HTML layout with header, footer, navigation\n"
+                 "- `docs/_config.yml`: Jekyll configuration\n",
+    ".github/copilot-instructions.md": "# Copilot\n\n## Static Site\n\n- **Location**: `docs/` folder (served via GitHub Pages)\n"
+                                       "- **Technology**: Jekyll with custom dark theme\n"
+                                       "- `docs/_layouts/default.html`: Base HTML layout\n\n"
+                                       "## Environment\n\n"
+                                       "- `REDIS_URL` - Redis cache connection (optional in dev; caching is skipped if unavailable)\n"
+                                       "- `REDIS_JOBS_URL` - Redis for BullMQ jobs (optional in dev; job queue disabled if "
+                                       "unavailable)\n",
+}
+
+
+def test_agent_files_that_repeat_each_other_are_found_and_the_fuller_copy_is_kept(tree: Tree) -> None:
+    for path, text in AGENT_FILES.items():
+        tree.write(path, text)
+    found = repeats(tree.store().entries)
+    pairs = {(r.kept.location.path, r.kept.location.start_line, c.location.path, c.location.start_line, r.exact)
+             for r in found for c in r.copies}
+    assert pairs == {("CLAUDE.md", 5, ".github/copilot-instructions.md", 5, True),
+                     ("CLAUDE.md", 6, ".github/copilot-instructions.md", 6, True),
+                     ("CLAUDE.md", 7, ".github/copilot-instructions.md", 7, False)}  # the shorter copy goes
+    # the team names its source: AGENTS.md-first order is replaced by theirs; the fuller copy still stays
+    chosen = repeats(tree.store().entries, [".github/copilot-instructions.md"])
+    assert {r.kept.location.path for r in chosen} == {".github/copilot-instructions.md"}
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("- `REDIS_URL` - Redis cache connection (optional in dev; caching is skipped if unavailable)",
+     "- `REDIS_JOBS_URL` - Redis for BullMQ jobs (optional in dev; job queue disabled if unavailable)"),
+    ("- `npm run format` - Prettier (write)", "- `npm run format:check` - Prettier (check only)"),
+    ("- `cd server && npm run migrate:up` - Run pending migrations", "- `cd server && npm run migrate:down` - Rollback last migration"),
+    ("- `npm run test:coverage` - Vitest with coverage", "- `npm run test:all` - Vitest + Playwright"),
+    ("- `pytest`: Run tests", "- `pytest --cov`: Run tests with coverage"),
+    ("- **ALWAYS** link to original source", "- Source repository link and original CLAUDE.md link"),
+    ("- **Monitoring**: New Relic APM", "- `NEW_RELIC_LICENSE_KEY` - APM monitoring"),
+    ("- Run make setup before the first build", "- Run just setup before the first build"),
+    ("- All GPU nodes run the training jobs", "- Some GPU nodes run the training jobs"),
+    ("- Migrations run before the new pods start", "- Migrations run after the new pods start"),
+])
+def test_near_misses_are_not_repeats(a: str, b: str) -> None:
+    assert not near(a, b) and not near(b, a)
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("- `docs/_layouts/default.html`: Base HTML layout with header, footer, navigation",
+     "- `docs/_layouts/default.html`: Base HTML layout"),
+    ("- **Rate Limiting**: Many RPC providers and content hosts impose rate limits",
+     "- Many RPC providers and content hosts impose rate limits"),
+    ("- Adding IPFS gateway rotation and fallbacks", "- IPFS gateway rotation and fallbacks"),
+])
+def test_near_repeats_are_found(a: str, b: str) -> None:
+    assert near(a, b) and near(b, a)
+
+
+def test_lore_repeats_previews_applies_and_undo_restores_every_byte(tree: Tree) -> None:
+    for path, text in AGENT_FILES.items():
+        tree.write(path, text)
+    before = files(tree.root)
+    preview = lore("repeats", cwd=tree.root)
+    assert preview.returncode == 0, preview.stderr
+    assert "-- **Technology**: Jekyll with custom dark theme" in preview.stdout and "3 copies would go" in preview.stdout
+    assert files(tree.root) == before  # a preview writes nothing
+    applied = lore("repeats", "--apply", "--json", cwd=tree.root)
+    data = json.loads(applied.stdout)
+    assert data["removable"] == 3 and data["applied"]
+    copilot = (tree.root / ".github/copilot-instructions.md").read_text()
+    assert "Jekyll with custom dark theme" not in copilot and "`REDIS_JOBS_URL`" in copilot
+    assert "\n\n\n" not in copilot  # no blank lines left doubled
+    assert (tree.root / "CLAUDE.md").read_text() == AGENT_FILES["CLAUDE.md"]
+    assert json.loads(lore("repeats", "--json", cwd=tree.root).stdout)["repeats"] == []
+    undone = lore("undo", "--last", cwd=tree.root)
+    assert undone.returncode == 0, undone.stderr
+    assert files(tree.root, journal=False) == {p: d for p, d in before.items() if "/log/" not in p.as_posix()}
+
+
+# -- the index names where the facts it does not repeat are -----------------------------------------
+
+def test_an_instruction_only_memory_is_pointed_at_by_index_and_context_alike(tree: Tree) -> None:
+    for path, text in AGENT_FILES.items():
+        tree.write(path, text)
+    p, _ = plan(tree)
+    index = p.views[".lore/memory/index.md"]
+    assert "## Instruction files" in index and "CLAUDE.md" in index and ".github/copilot-instructions.md" in index
+    context = lore("context", "--budget", str(CompactionConfig().budget), cwd=tree.root).stdout
+
+    def body(text: str) -> str:
+        return "\n".join(line for line in text.splitlines() if not line.startswith("<!--"))
+
+    assert body(index) == body(context)
+
+
+def test_undoing_a_compaction_leaves_no_empty_folder(tree: Tree) -> None:
+    entry(tree, "a", "Run tests with `make test`.", "2025-05-25T04:58:07Z")
+    entry(tree, "b", "Run tests with `make test`.", "2025-06-25T04:58:07Z")
+    before = files(tree.root, journal=False)
+    assert lore("compact", cwd=tree.root).returncode == 0
+    assert (tree.root / ".lore/memory/compacted").is_dir()
+    assert lore("undo", "--last", cwd=tree.root).returncode == 0
+    assert not (tree.root / ".lore/memory/compacted").exists()
+    assert files(tree.root, journal=False) == before
