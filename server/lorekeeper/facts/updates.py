@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -482,6 +482,9 @@ _INSTRUMENT_END = re.compile(r"\b(?:with|using|via)\W*$", re.I)
 #: the verb of a task, which one command does. A label naming a thing ("**Entry point**: `src/main.tsx`")
 #: may be written once per component (under "Backend" and under "Frontend") and is not one.
 _LABEL = re.compile(r"^\W*(?P<verb>[A-Za-z]+)[\w\s'/-]*?[*_]*:[*_]*\s*$")
+#: What follows a command that opens a list item: the task it does ("`make publish` - Build wheel and publish
+#: to PyPI"); "`make db-migrate` needs Docker running" says something else of the command.
+_DEFINED_AS_TASK = re.compile(r"\s*[-–—:]\s*(?P<verb>[A-Za-z]+)")
 _TASK_VERBS = frozenset("run start serve build test lint format typecheck type-check check install deploy release"
                         " publish migrate seed bench benchmark debug generate compile bundle package launch".split())
 
@@ -496,7 +499,11 @@ def _value_slot(text: str, others: set[str]) -> bool:
         if " ".join(match.group(1).split()) not in others:
             before = text[start:match.start()]
             label = _LABEL.match(before) if start == 0 else None
-            return bool(_INSTRUMENT_END.search(before) or (label and label.group("verb").lower() in _TASK_VERBS))
+            if label and label.group("verb").lower() in _TASK_VERBS:
+                return True
+            if start == 0 and not before.strip(" \t-*+>") and (defined := _DEFINED_AS_TASK.match(text, match.end())):
+                return defined.group("verb").lower() in _TASK_VERBS  # "`make publish` - Build wheel and publish"
+            return bool(_INSTRUMENT_END.search(before))
         start = match.end()
     return False
 
@@ -508,12 +515,29 @@ def _single_fact(text: str) -> bool:
 
 def disagreement(older: str, newer: str) -> Disagreement | None:
     """Why ``newer`` changes what ``older`` states, in other words than the same sentence; ``None`` when
-    nothing shows it (the pair may still be different facts: that is the safe answer)."""
+    nothing shows it (the pair may still be different facts: that is the safe answer). The detectors run
+    in order, the first that finds evidence answers: a change said outright first (it may retire a value
+    of a long text); the others only between two short statements, and the last ones only when the newer
+    says something changed."""
+    for said in (_a_change_said_outright, _moved_to_a_named_value):
+        found = said(older, newer)
+        if found is not None:
+            return found
     if parse(older).negated and not parse(newer).negated and not changes_in(older):
-        older_negated = True
-    else:
-        older_negated = False
-    # 1. A change said outright, in either text (the newer one usually).
+        return None  # "Don't use X" then "Use Y": a prohibition, not a value
+    if not (_single_fact(older) and _single_fact(newer)):
+        return None  # a runbook names many values: only a change said outright is evidence against it
+    changed = marks_change(newer)
+    for restated in _RESTATED:
+        found = restated(older, newer, changed)
+        if found is not None:
+            return found
+    return _said_to_change(older, newer) if changed else None
+
+
+def _a_change_said_outright(older: str, newer: str) -> Disagreement | None:
+    """A change said outright, in either text (the newer one usually): "we moved from Jest to Vitest"
+    retires the `Jest` an older text states."""
     for said, other, direction in ((newer, older, 1), (older, newer, -1)):
         for change in changes_in(said):
             if not _states(other, change.old) or (change.new and _states(other, change.new)):
@@ -526,8 +550,12 @@ def disagreement(older: str, newer: str) -> Disagreement | None:
             what = f"{change.old} → {change.new}" if change.new else f"{change.old} {change.how}"
             old, new = (change.old, change.new or "") if direction == 1 else (change.new or "", change.old)
             return Disagreement(f"{'the newer' if direction == 1 else 'the older'} says: {what}", old, new)
-    # 1b. A change to a named value: "Staging moved to `us-east-1`" retires the `us-west-2` an older
-    #     memory gives the same subject (a name of the same kind, sharing a part).
+    return None
+
+
+def _moved_to_a_named_value(older: str, newer: str) -> Disagreement | None:
+    """A change to a named value: "Staging moved to `us-east-1`" retires the `us-west-2` an older memory
+    gives the same subject (a name of the same kind, sharing a part)."""
     for sentence in _sentences(newer):
         for match in _MOVED_TO.finditer(sentence):
             new_name = match.group("new").strip("`")
@@ -535,15 +563,15 @@ def disagreement(older: str, newer: str) -> Disagreement | None:
                 if not _mentions(newer, old_name) and not _negated_near(older, old_name) and \
                         _same_subject(_sentence_with(older, old_name), sentence, [old_name, new_name], True):
                     return Disagreement(f"the newer says: moved to {new_name} (was {old_name})", old_name, new_name)
-    if older_negated or not (_single_fact(older) and _single_fact(newer)):
-        return None  # a runbook names many values: only a change said outright is evidence against it
-    # 1c. The same sentence around other code: "Run tests with `make test`." / "... `make test-quiet`.",
-    #     "**Run dev server:** `python main.py` or `uvicorn main:app`" / "**Run dev server:** `fastapi dev`".
-    reframed = _another_code_in_the_same_frame(older, newer)
-    if reframed is not None:
-        return reframed
-    changed = marks_change(newer)
-    # 2. Two tools for one job.
+    return None
+
+
+def _the_same_frame(older: str, newer: str, changed: bool) -> Disagreement | None:
+    """The same sentence around other code (:func:`_another_code_in_the_same_frame`)."""
+    return _another_code_in_the_same_frame(older, newer)
+
+
+def _two_tools_for_one_job(older: str, newer: str, changed: bool) -> Disagreement | None:
     ta, tb = tools_in(older), tools_in(newer)
     for a_name, a_roles in ta.items():
         if a_name in tb:
@@ -554,30 +582,47 @@ def disagreement(older: str, newer: str) -> Disagreement | None:
             if _same_subject(_sentence_with(older, a_name), _sentence_with(newer, b_name), [a_name, b_name], changed):
                 role = sorted(a_roles & b_roles)[0]
                 return Disagreement(f"another {role.replace('-', ' ')} ({a_name} / {b_name})", a_name, b_name)
-    # 3. Another version of the same thing.
+    return None
+
+
+def _another_version(older: str, newer: str, changed: bool) -> Disagreement | None:
+    """Another version of the same named thing."""
     va, vb = versions_in(older), versions_in(newer)
     for name in va.keys() & vb.keys():
         said_a, said_b = _sentence_with(older, va[name]), _sentence_with(newer, vb[name])
         if va[name] != vb[name] and not _mentions(said_b, va[name]) and not _mentions(said_a, vb[name]):
             if _same_subject(said_a, said_b, [va[name], vb[name], name], changed, shared=0):
                 return Disagreement(f"another version of {name} ({va[name]} / {vb[name]})", va[name], vb[name])
-    # 4. The same setting assigned another value (`MAX_UPLOAD_MB=10` / `MAX_UPLOAD_MB=25`), for the same
-    #    subject (not "api uses `connection_limit=10`" / "worker uses `connection_limit=5`").
+    return None
+
+
+def _another_setting_value(older: str, newer: str, changed: bool) -> Disagreement | None:
+    """The same setting assigned another value (`MAX_UPLOAD_MB=10` / `MAX_UPLOAD_MB=25`), for the same
+    subject (not "api uses `connection_limit=10`" / "worker uses `connection_limit=5`")."""
     sa, sb = assignments_in(older), assignments_in(newer)
     for key in sa.keys() & sb.keys():
         if sa[key] != sb[key] and _same_subject(_sentence_with(older, key), _sentence_with(newer, key),
                                                 [key, sa[key], sb[key]], changed, shared=0):
             return Disagreement(f"{key} set to another value ({sa[key]} / {sb[key]})", sa[key], sb[key])
-    # 4. The same names, one side negated ("Use `unsafe` in `crates/codec`" / "`crates/codec` must
-    #    contain no `unsafe` code").
-    if parse(older).negated != parse(newer).negated:
-        names = _names(older) & _names(newer)
-        negated = older if parse(older).negated else newer
-        # the negation must be about what both name: "use `uv run` (not `python` directly)" says nothing
-        # against "`uv run litestar run`"
-        if len(names) >= 2 and any(_negated_near(negated, name) for name in names):
-            return Disagreement(f"the opposite about {', '.join(sorted(names))}", "", "not")
-    # 5. Another environment variable for the same setting ("`SENTRY_DSN`" / "`NEXT_PUBLIC_SENTRY_DSN`").
+    return None
+
+
+def _the_opposite_about_the_same_names(older: str, newer: str, changed: bool) -> Disagreement | None:
+    """The same names, one side negated ("Use `unsafe` in `crates/codec`" / "`crates/codec` must contain
+    no `unsafe` code"); the negation must be about what both name: "use `uv run` (not `python`
+    directly)" says nothing against "`uv run litestar run`"."""
+    if parse(older).negated == parse(newer).negated:
+        return None
+    names = _names(older) & _names(newer)
+    negated = older if parse(older).negated else newer
+    if len(names) >= 2 and any(_negated_near(negated, name) for name in names):
+        return Disagreement(f"the opposite about {', '.join(sorted(names))}", "", "not")
+    return None
+
+
+def _another_variable_for_the_same_setting(older: str, newer: str, changed: bool) -> Disagreement | None:
+    """Another environment variable for the same setting ("`SENTRY_DSN`" / "`NEXT_PUBLIC_SENTRY_DSN`"),
+    when the newer says something changed."""
     ea, eb = (_env_vars(older), _env_vars(newer)) if changed else (set(), set())
     for a_var in ea - eb:
         for b_var in eb - ea:
@@ -585,11 +630,19 @@ def disagreement(older: str, newer: str) -> Disagreement | None:
                     and _same_subject(_sentence_with(older, a_var), _sentence_with(newer, b_var), [a_var, b_var],
                                       changed):
                 return Disagreement(f"another variable for the same setting ({a_var} / {b_var})", a_var, b_var)
-    if not changed:
-        return None
-    # 6. The newer text says something changed: another port, quantity or the opposite, same subject.
-    # (sentence by sentence: "Refresh tokens expire after 30 days" is not what "Access token TTL reduced
-    # to 5 minutes; the refresh flow renews it" changed)
+    return None
+
+
+#: The new value restated, between two short statements, in the order they are tried.
+_RESTATED: tuple[Callable[[str, str, bool], Disagreement | None], ...] = (
+    _the_same_frame, _two_tools_for_one_job, _another_version, _another_setting_value,
+    _the_opposite_about_the_same_names, _another_variable_for_the_same_setting)
+
+
+def _said_to_change(older: str, newer: str) -> Disagreement | None:
+    """The newer text says something changed: another port, quantity or the opposite word, about the same
+    subject, sentence by sentence ("Refresh tokens expire after 30 days" is not what "Access token TTL
+    reduced to 5 minutes; the refresh flow renews it" changed)."""
     for said_a in _sentences(older):
         for said_b in _sentences(newer):
             found = _another_quantity(said_a, said_b)

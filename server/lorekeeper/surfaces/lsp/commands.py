@@ -2,7 +2,8 @@
 """Commands (what code actions, lenses and the client's palette run) and the rename edit. Every change is
 a use-case of :mod:`lorekeeper.app` (the edits, compaction), so it is undoable with ``lore undo``; a
 command parses its arguments, runs the use-case on the writer thread (:meth:`.LoreServer.write`: the
-event loop never waits on the writer lock), says what happened, and re-checks."""
+event loop never waits on the writer lock), says what happened, and re-checks. Each handler is a function
+of this module, registered under its name from :data:`COMMANDS`."""
 
 from __future__ import annotations
 
@@ -224,223 +225,251 @@ async def compact(ls: LoreServer, options: dict[str, Any]) -> dict[str, Any]:
     return {**summary, "applied": True, "journal": [r.id for r in records]}
 
 
-def register(server: LoreServer) -> None:
-    @server.feature(types.WORKSPACE_WILL_RENAME_FILES, types.FileOperationRegistrationOptions(
-        filters=[types.FileOperationFilter(pattern=types.FileOperationPattern(glob="**/*"))]))
-    async def on_will_rename(ls: LoreServer, params: types.RenameFilesParams) -> types.WorkspaceEdit | None:
-        """Offer to update the memories that name a file or folder being renamed: an edit the user
-        confirms (annotated, where the client supports it), journaled as the editor applies it."""
-        renames = [(old, new) for rename in params.files
-                   if (old := ls.relpath(rename.old_uri)) and (new := ls.relpath(rename.new_uri))]
-        changes: list[FileChange] = []
-        entries: list[str] = []
+async def on_will_rename(ls: LoreServer, params: types.RenameFilesParams) -> types.WorkspaceEdit | None:
+    """Offer to update the memories that name a file or folder being renamed: an edit the user
+    confirms (annotated, where the client supports it), journaled as the editor applies it."""
+    renames = [(old, new) for rename in params.files
+               if (old := ls.relpath(rename.old_uri)) and (new := ls.relpath(rename.new_uri))]
+    changes: list[FileChange] = []
+    entries: list[str] = []
 
-        def find() -> None:  # on the writer thread: the checker is the writer's
-            checker = ls.checker
-            if checker is None:
-                return
-            for old, new in renames:
-                for entry, change in rename_changes(checker, old, new):
-                    if all(c.path != change.path for c in changes):  # one edit a file (whole-document)
-                        changes.append(change)
-                        entries.append(entry.id)
+    def find() -> None:  # on the writer thread: the checker is the writer's
+        checker = ls.checker
+        if checker is None:
+            return
+        for old, new in renames:
+            for entry, change in rename_changes(checker, old, new):
+                if all(c.path != change.path for c in changes):  # one edit a file (whole-document)
+                    changes.append(change)
+                    entries.append(entry.id)
 
-        await ls.write(find)
-        if not changes:
+    await ls.write(find)
+    if not changes:
+        return None
+    caps = ls.client_capabilities.workspace
+    annotated = bool(caps and caps.workspace_edit and caps.workspace_edit.change_annotation_support)
+    # Journaled as its files reach disk (the user may untick some of the edit), not before.
+    ls.expect_edit(Operation(op="update-ref", reason="references follow a rename in the editor",
+                             changes=changes, entries=entries))
+    return _workspace_edit(ls, changes, annotated, "Update memories that reference the renamed files")
+
+
+async def check_stale(ls: LoreServer, *args: Any) -> dict[str, Any]:
+    token = await _progress(ls, "Checking memory")
+    findings = await _recheck(ls)
+    errors = sum(f.severity == Severity.error for f in findings)
+    stale = len(ls.stale_entries())
+    _end(ls, token, f"{stale} stale memories")
+    # "stale" is what the status bar shows; "findings" counts every finding (duplicates, schema...).
+    return {"stale": stale, "findings": len(findings), "errors": errors}
+
+
+async def verify(ls: LoreServer, *ids: str) -> dict[str, Any]:
+    def act() -> tuple[list[Entry], list[Record]]:
+        assert ls.checker is not None
+        return edits.verify(ls.checker, [str(i) for i in ids] if ids else None, _journal(ls, "verify"))
+
+    try:
+        entries, records = await ls.write(act)
+    except (ValueError, Refused) as exc:
+        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=f"Lorekeeper: {exc}"))
+        return {"verified": [], "operations": [], "reason": str(exc)}
+    _tell(ls, f"Lorekeeper: verified {len(entries)} memor{'y' if len(entries) == 1 else 'ies'}"
+              + (f" ({entries[0].id})" if len(entries) == 1 else "") + "; Undo reverses it.")
+    await _recheck(ls)
+    return {"verified": [e.id for e in entries], "operations": [r.id for r in records]}
+
+
+async def merge(ls: LoreServer, entry_id: str, into: str) -> dict[str, Any]:
+    return await _edit(ls, lambda: edits.merge(_store(ls), entry_id, into, _journal(ls, "merge"),
+                                               f"merged into {into} from the editor"),
+                       f"merged {entry_id} into {into} (references and tags kept)")
+
+
+async def keep(ls: LoreServer, newer_id: str, older_id: str) -> dict[str, Any]:
+    return await _edit(ls, lambda: edits.keep_newer(_store(ls), newer_id, older_id, _journal(ls, "supersede")), None)
+
+
+async def both(ls: LoreServer, newer_id: str, older_id: str) -> dict[str, Any]:
+    return await _edit(ls, lambda: edits.keep_both_sides(_store(ls), newer_id, older_id, _journal(ls, "keep-both")),
+                       None)
+
+
+async def fix(ls: LoreServer, entry_id: str, value: Any = None, *args: Any) -> dict[str, Any]:
+    """Apply a reference fix (the quick fix's argument: the fix its diagnostic carried)."""
+    fix = _fix(value.get("fix") if isinstance(value, dict) and "fix" in value else value)
+    if not isinstance(fix, (ReplaceRefFix, ReplaceTextFix)):
+        return {"operation": None, "reason": "lore.applyFix takes an entry id and a replace-ref or replace-text fix"}
+
+    def act() -> Record | None:
+        entry = edits.find_entry(_store(ls), entry_id)
+        because = next((f.message for f in _findings_for(ls, entry.id) if f.fix == fix), "")
+        return edits.fix(_store(ls), entry.id, fix, _journal(ls, "update-ref"), because)
+
+    return await _edit(ls, act, f"{entry_id} now says {fix.new} (was {fix.old})")
+
+
+async def fix_all(ls: LoreServer, value: Any = None, *args: Any) -> dict[str, Any]:
+    fix = _fix(value)
+    if not isinstance(fix, (ReplaceRefFix, ReplaceTextFix)):
+        return {"operation": None, "reason": "lore.fixAll takes the fix of a finding"}
+    items: list[tuple[Entry, Finding]] = []
+
+    def act() -> Record | None:
+        snapshot = ls.snapshot
+        assert snapshot is not None
+        items.extend((snapshot.by_id[f.entry], f) for f in same_fix(snapshot, fix) if f.entry in snapshot.by_id)
+        return edits.fix_all(snapshot.store, items, _journal(ls, "update-ref"))
+
+    done = await _edit(ls, act, lambda record: f"{fix.old} → {fix.new} in {len(items)} memories "
+                                               f"({len(record.changes)} file(s))")
+    return {**done, "memories": len(items)}
+
+
+async def remove_repeat(ls: LoreServer, entry_id: str, kept_id: str, *args: Any) -> dict[str, Any]:
+    """Remove an instruction-file line that repeats another (the quick fix of a repeat finding)."""
+    return await _edit(ls, lambda: edits.remove_repeats(_store(ls), _journal(ls, "remove-repeat"),
+                                                        ls.config.source_files, only=[(str(entry_id), str(kept_id))]),
+                       lambda record: f"removed the repeat of {kept_id} from {record.changes[0].path}")
+
+
+async def archive(ls: LoreServer, entry_id: str) -> dict[str, Any]:
+    def act() -> Record:
+        entry = edits.find_entry(_store(ls), entry_id)
+        reason = edits.archive_reason(_findings_for(ls, entry.id), "archived from the editor")
+        return edits.archive(_store(ls), entry.id, _journal(ls, "archive"), reason)
+
+    return await _edit(ls, act, lambda record: f"archived {record.entries[0]} (it stays on disk)")
+
+
+async def fuse(ls: LoreServer, entry_id: str) -> dict[str, Any]:
+    def act() -> Record | None:
+        snapshot = ls.snapshot
+        operation = fuse_operation(ls, snapshot, str(entry_id)) if snapshot is not None else None
+        if operation is None or snapshot is None:
             return None
-        caps = ls.client_capabilities.workspace
-        annotated = bool(caps and caps.workspace_edit and caps.workspace_edit.change_annotation_support)
-        # Journaled as its files reach disk (the user may untick some of the edit), not before.
-        ls.expect_edit(Operation(op="update-ref", reason="references follow a rename in the editor",
-                                 changes=changes, entries=entries))
-        return _workspace_edit(ls, changes, annotated, "Update memories that reference the renamed files")
+        return apply_operation(operation, snapshot.store, _journal(ls, "fuse"))
 
-    @server.command(Command.CHECK_STALE)
-    async def check_stale(ls: LoreServer, *args: Any) -> dict[str, Any]:
-        token = await _progress(ls, "Checking memory")
-        findings = await _recheck(ls)
-        errors = sum(f.severity == Severity.error for f in findings)
-        stale = len(ls.stale_entries())
-        _end(ls, token, f"{stale} stale memories")
-        # "stale" is what the status bar shows; "findings" counts every finding (duplicates, schema...).
-        return {"stale": stale, "findings": len(findings), "errors": errors}
+    return await _edit(ls, act, None)
 
-    @server.command(Command.VERIFY)
-    async def verify(ls: LoreServer, *ids: str) -> dict[str, Any]:
-        def act() -> tuple[list[Entry], list[Record]]:
-            assert ls.checker is not None
-            return edits.verify(ls.checker, [str(i) for i in ids] if ids else None, _journal(ls, "verify"))
 
-        try:
-            entries, records = await ls.write(act)
-        except (ValueError, Refused) as exc:
-            ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=f"Lorekeeper: {exc}"))
-            return {"verified": [], "operations": [], "reason": str(exc)}
-        _tell(ls, f"Lorekeeper: verified {len(entries)} memor{'y' if len(entries) == 1 else 'ies'}"
-                  + (f" ({entries[0].id})" if len(entries) == 1 else "") + "; Undo reverses it.")
-        await _recheck(ls)
-        return {"verified": [e.id for e in entries], "operations": [r.id for r in records]}
+async def compress(ls: LoreServer, entry_id: str) -> dict[str, Any]:
+    """Summarise one long memory (the quick fix of a verbose-entry finding); its text stays."""
+    return await _edit(ls, lambda: edits.compress(_store(ls), entry_id, ls.config, _journal(ls, "compress")),
+                       lambda record: f"summarised {record.entries[0]} (its text stays)")
 
-    @server.command(Command.MERGE)
-    async def merge(ls: LoreServer, entry_id: str, into: str) -> dict[str, Any]:
-        return await _edit(ls, lambda: edits.merge(_store(ls), entry_id, into, _journal(ls, "merge"),
-                                                   f"merged into {into} from the editor"),
-                           f"merged {entry_id} into {into} (references and tags kept)")
 
-    @server.command(Command.KEEP_NEWER)
-    async def keep(ls: LoreServer, newer_id: str, older_id: str) -> dict[str, Any]:
-        return await _edit(ls, lambda: edits.keep_newer(_store(ls), newer_id, older_id, _journal(ls, "supersede")), None)
+async def compact_command(ls: LoreServer, *args: Any) -> dict[str, Any]:
+    options = args[0] if args and isinstance(args[0], dict) else None
+    if options is None and args:
+        return {"applied": False, "reason": "lore.compact takes one object: {dryRun, plan, only, llm}"}
+    return await compact(ls, options or {})
 
-    @server.command(Command.KEEP_BOTH)
-    async def both(ls: LoreServer, newer_id: str, older_id: str) -> dict[str, Any]:
-        return await _edit(ls, lambda: edits.keep_both_sides(_store(ls), newer_id, older_id, _journal(ls, "keep-both")),
-                           None)
 
-    @server.command(Command.APPLY_FIX)
-    async def fix(ls: LoreServer, entry_id: str, value: Any = None, *args: Any) -> dict[str, Any]:
-        """Apply a reference fix (the quick fix's argument: the fix its diagnostic carried)."""
-        fix = _fix(value.get("fix") if isinstance(value, dict) and "fix" in value else value)
-        if not isinstance(fix, (ReplaceRefFix, ReplaceTextFix)):
-            return {"operation": None, "reason": "lore.applyFix takes an entry id and a replace-ref or replace-text fix"}
+def describe(ls: LoreServer, entry_id: str, *args: Any) -> dict[str, Any]:
+    """What a memory's code lens summarises, in full (shown to the user; nothing changes)."""
+    found = ls.store.find(str(entry_id)) if ls.store is not None else []
+    if not found:
+        return {"entry": None}
+    entry = found[0]
+    snapshot = ls.snapshot
+    refs = [r.label() for r in snapshot.checked.references(entry)] if snapshot else []
+    when = snapshot.checked.verified_at(entry) if snapshot else entry.verified
+    problems = [f for f in _findings_for(ls, entry.id) if f.severity != Severity.info]
+    text = (f"Memory {entry.id}: {len(refs)} reference(s)" + (f" ({', '.join(refs[:5])})" if refs else "")
+            + (f"; verified {when:%Y-%m-%d}" if when else "; never verified (Lorekeeper: Mark Memory Verified)")
+            + (f"; {len(problems)} problem(s): {problems[0].message}" if problems else "; no problems"))
+    ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=text))
+    return {"entry": entry.id, "references": refs, "verified": when.isoformat() if when else None,
+            "problems": len(problems), "text": text}
 
-        def act() -> Record | None:
-            entry = edits.find_entry(_store(ls), entry_id)
-            because = next((f.message for f in _findings_for(ls, entry.id) if f.fix == fix), "")
-            return edits.fix(_store(ls), entry.id, fix, _journal(ls, "update-ref"), because)
 
-        return await _edit(ls, act, f"{entry_id} now says {fix.new} (was {fix.old})")
+def status(ls: LoreServer, *args: Any) -> dict[str, Any]:
+    """For status bars: the memory's size in tokens against the index budget, the number of stale
+    memories, and the compaction stages this server offers."""
+    tokens = ls.memory_tokens()
+    # "tokens" is the entries' figure (what the index budget is about); "tokensByScope" says all of it.
+    return {"tokens": tokens["entries"], "tokensByScope": tokens, "tokensText": describe_tokens(tokens),
+            "budget": ls.config.budget, "stale": len(ls.stale_entries()), "stages": stages(ls)}
 
-    @server.command(Command.FIX_ALL)
-    async def fix_all(ls: LoreServer, value: Any = None, *args: Any) -> dict[str, Any]:
-        fix = _fix(value)
-        if not isinstance(fix, (ReplaceRefFix, ReplaceTextFix)):
-            return {"operation": None, "reason": "lore.fixAll takes the fix of a finding"}
-        items: list[tuple[Entry, Finding]] = []
 
-        def act() -> Record | None:
-            snapshot = ls.snapshot
-            assert snapshot is not None
-            items.extend((snapshot.by_id[f.entry], f) for f in same_fix(snapshot, fix) if f.entry in snapshot.by_id)
-            return edits.fix_all(snapshot.store, items, _journal(ls, "update-ref"))
+async def context(ls: LoreServer, *args: Any) -> dict[str, Any]:
+    """The memory an agent should load now (the renderer of `lore context` and MCP recall):
+    ``{"budget": N, "focus": [PATH|QUERY...]}``, both optional. Without a focus, the code files open in
+    the editor are the focus. Returns the ``--format json`` shape, with ``focus`` said."""
 
-        done = await _edit(ls, act, lambda record: f"{fix.old} → {fix.new} in {len(items)} memories "
-                                                   f"({len(record.changes)} file(s))")
-        return {**done, "memories": len(items)}
+    options = args[0] if args and isinstance(args[0], dict) else {}
+    focus = options.get("focus")
+    if not (isinstance(focus, list) and all(isinstance(f, str) for f in focus)):
+        ws = ls.ws
+        opened = (ls.relpath(uri) for uri in list(ls.workspace.text_documents))
+        focus = sorted({p for p in opened if p and ws is not None and not ws.is_memory_path(p)})
+    budget = options.get("budget")
+    budget = budget if isinstance(budget, int) and budget > 0 else ls.settings.budget
+    snapshot = ls.snapshot
+    if snapshot is None or ls.ws is None:
+        return {"tokens": 0, "budget": budget, "entries": [], "omitted": [], "text": "", "focus": focus}
 
-    @server.command(Command.REMOVE_REPEAT)
-    async def remove_repeat(ls: LoreServer, entry_id: str, kept_id: str, *args: Any) -> dict[str, Any]:
-        """Remove an instruction-file line that repeats another (the quick fix of a repeat finding)."""
-        return await _edit(ls, lambda: edits.remove_repeats(_store(ls), _journal(ls, "remove-repeat"),
-                                                            ls.config.source_files, only=[(str(entry_id), str(kept_id))]),
-                           lambda record: f"removed the repeat of {kept_id} from {record.changes[0].path}")
+    def render() -> dict[str, Any]:
+        # The snapshot is immutable: rendering needs no lock (saves go on meanwhile).
+        result = render_context(snapshot.ws, snapshot.store, budget=budget, focus=focus,
+                                findings=list(snapshot.findings))
+        return {**result.to_json(), "focus": focus}
 
-    @server.command(Command.ARCHIVE)
-    async def archive(ls: LoreServer, entry_id: str) -> dict[str, Any]:
-        def act() -> Record:
-            entry = edits.find_entry(_store(ls), entry_id)
-            reason = edits.archive_reason(_findings_for(ls, entry.id), "archived from the editor")
-            return edits.archive(_store(ls), entry.id, _journal(ls, "archive"), reason)
+    return await asyncio.get_running_loop().run_in_executor(None, render)
 
-        return await _edit(ls, act, lambda record: f"archived {record.entries[0]} (it stays on disk)")
 
-    @server.command(Command.FUSE)
-    async def fuse(ls: LoreServer, entry_id: str) -> dict[str, Any]:
-        def act() -> Record | None:
-            snapshot = ls.snapshot
-            operation = fuse_operation(ls, snapshot, str(entry_id)) if snapshot is not None else None
-            if operation is None or snapshot is None:
-                return None
-            return apply_operation(operation, snapshot.store, _journal(ls, "fuse"))
+def entry_at(ls: LoreServer, uri: str, line: int) -> str | None:
+    entries = ls.entries_at(uri, int(line))
+    return entries[0].id if entries else None
 
-        return await _edit(ls, act, None)
 
-    @server.command(Command.COMPRESS)
-    async def compress(ls: LoreServer, entry_id: str) -> dict[str, Any]:
-        """Summarise one long memory (the quick fix of a verbose-entry finding); its text stays."""
-        return await _edit(ls, lambda: edits.compress(_store(ls), entry_id, ls.config, _journal(ls, "compress")),
-                           lambda record: f"summarised {record.entries[0]} (its text stays)")
+def show_log(ls: LoreServer, *args: Any) -> dict[str, Any]:
+    assert ls.ws is not None
+    return {"operations": log_rows(Journal(ls.ws).records()[0], 50)}
 
-    @server.command(Command.COMPACT)
-    async def compact_command(ls: LoreServer, *args: Any) -> dict[str, Any]:
-        options = args[0] if args and isinstance(args[0], dict) else None
-        if options is None and args:
-            return {"applied": False, "reason": "lore.compact takes one object: {dryRun, plan, only, llm}"}
-        return await compact(ls, options or {})
 
-    @server.command(Command.DESCRIBE)
-    def describe(ls: LoreServer, entry_id: str, *args: Any) -> dict[str, Any]:
-        """What a memory's code lens summarises, in full (shown to the user; nothing changes)."""
-        found = ls.store.find(str(entry_id)) if ls.store is not None else []
-        if not found:
-            return {"entry": None}
-        entry = found[0]
-        snapshot = ls.snapshot
-        refs = [r.label() for r in snapshot.checked.references(entry)] if snapshot else []
-        when = snapshot.checked.verified_at(entry) if snapshot else entry.verified
-        problems = [f for f in _findings_for(ls, entry.id) if f.severity != Severity.info]
-        text = (f"Memory {entry.id}: {len(refs)} reference(s)" + (f" ({', '.join(refs[:5])})" if refs else "")
-                + (f"; verified {when:%Y-%m-%d}" if when else "; never verified (Lorekeeper: Mark Memory Verified)")
-                + (f"; {len(problems)} problem(s): {problems[0].message}" if problems else "; no problems"))
-        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=text))
-        return {"entry": entry.id, "references": refs, "verified": when.isoformat() if when else None,
-                "problems": len(problems), "text": text}
+async def undo(ls: LoreServer, *args: Any) -> dict[str, Any]:
+    operation = str(args[0]) if args and args[0] else None
+    try:
+        record = await ls.write(lambda: edits.undo(_journal(ls, "undo"), operation))
+    except Refused as exc:
+        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning,
+                                                       message=f"Lorekeeper: undo refused: {exc}"))
+        return {"undone": [], "refused": True, "reason": str(exc)}
+    await _recheck(ls)
+    return {"undone": record.undone, "reason": record.reason} if record else {"undone": []}
 
-    @server.command(Command.STATUS)
-    def status(ls: LoreServer, *args: Any) -> dict[str, Any]:
-        """For status bars: the memory's size in tokens against the index budget, the number of stale
-        memories, and the compaction stages this server offers."""
-        tokens = ls.memory_tokens()
-        # "tokens" is the entries' figure (what the index budget is about); "tokensByScope" says all of it.
-        return {"tokens": tokens["entries"], "tokensByScope": tokens, "tokensText": describe_tokens(tokens),
-                "budget": ls.config.budget, "stale": len(ls.stale_entries()), "stages": stages(ls)}
 
-    @server.command(Command.CONTEXT)
-    async def context(ls: LoreServer, *args: Any) -> dict[str, Any]:
-        """The memory an agent should load now (the renderer of `lore context` and MCP recall):
-        ``{"budget": N, "focus": [PATH|QUERY...]}``, both optional. Without a focus, the code files open in
-        the editor are the focus. Returns the ``--format json`` shape, with ``focus`` said."""
+#: Each command's handler (registered by :func:`register`).
+COMMANDS: dict[Command, Callable[..., Any]] = {
+    Command.CHECK_STALE: check_stale,
+    Command.VERIFY: verify,
+    Command.MERGE: merge,
+    Command.KEEP_NEWER: keep,
+    Command.KEEP_BOTH: both,
+    Command.APPLY_FIX: fix,
+    Command.FIX_ALL: fix_all,
+    Command.REMOVE_REPEAT: remove_repeat,
+    Command.ARCHIVE: archive,
+    Command.FUSE: fuse,
+    Command.COMPRESS: compress,
+    Command.COMPACT: compact_command,
+    Command.DESCRIBE: describe,
+    Command.STATUS: status,
+    Command.CONTEXT: context,
+    Command.ENTRY_AT: entry_at,
+    Command.SHOW_LOG: show_log,
+    Command.UNDO: undo,
+}
 
-        options = args[0] if args and isinstance(args[0], dict) else {}
-        focus = options.get("focus")
-        if not (isinstance(focus, list) and all(isinstance(f, str) for f in focus)):
-            ws = ls.ws
-            opened = (ls.relpath(uri) for uri in list(ls.workspace.text_documents))
-            focus = sorted({p for p in opened if p and ws is not None and not ws.is_memory_path(p)})
-        budget = options.get("budget")
-        budget = budget if isinstance(budget, int) and budget > 0 else ls.settings.budget
-        snapshot = ls.snapshot
-        if snapshot is None or ls.ws is None:
-            return {"tokens": 0, "budget": budget, "entries": [], "omitted": [], "text": "", "focus": focus}
 
-        def render() -> dict[str, Any]:
-            # The snapshot is immutable: rendering needs no lock (saves go on meanwhile).
-            result = render_context(snapshot.ws, snapshot.store, budget=budget, focus=focus,
-                                    findings=list(snapshot.findings))
-            return {**result.to_json(), "focus": focus}
-
-        return await asyncio.get_running_loop().run_in_executor(None, render)
-
-    @server.command(Command.ENTRY_AT)
-    def entry_at(ls: LoreServer, uri: str, line: int) -> str | None:
-        entries = ls.entries_at(uri, int(line))
-        return entries[0].id if entries else None
-
-    @server.command(Command.SHOW_LOG)
-    def show_log(ls: LoreServer, *args: Any) -> dict[str, Any]:
-        assert ls.ws is not None
-        return {"operations": log_rows(Journal(ls.ws).records()[0], 50)}
-
-    @server.command(Command.UNDO)
-    async def undo(ls: LoreServer, *args: Any) -> dict[str, Any]:
-        operation = str(args[0]) if args and args[0] else None
-        try:
-            record = await ls.write(lambda: edits.undo(_journal(ls, "undo"), operation))
-        except Refused as exc:
-            ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning,
-                                                           message=f"Lorekeeper: undo refused: {exc}"))
-            return {"undone": [], "refused": True, "reason": str(exc)}
-        await _recheck(ls)
-        return {"undone": record.undone, "reason": record.reason} if record else {"undone": []}
+def register(server: LoreServer) -> None:
+    """Register every command and feature of this module with the server."""
+    server.feature(types.WORKSPACE_WILL_RENAME_FILES, types.FileOperationRegistrationOptions(
+        filters=[types.FileOperationFilter(pattern=types.FileOperationPattern(glob="**/*"))]))(on_will_rename)
+    for name, handler in COMMANDS.items():
+        server.command(name)(handler)
 
 
 COMPACT_NOW = "Preview compaction"
