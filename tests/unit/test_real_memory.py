@@ -281,3 +281,36 @@ def test_undoing_a_compaction_leaves_no_empty_folder(tree: Tree) -> None:
     assert lore("undo", "--last", cwd=tree.root).returncode == 0
     assert not (tree.root / ".lore/memory/compacted").exists()
     assert files(tree.root, journal=False) == before
+
+
+PARAPHRASED = {
+    "CLAUDE.md": "# CLAUDE.md\n\n## Code quality\n\n"
+                 "- These must remain JS/CJS for tooling compatibility: `eslint.config.js`, `postcss.config.js`, "
+                 "`tailwind.config.js`, `server/migrations/*.cjs`, `server/newrelic.cjs`\n"
+                 "- Prefer early returns over deep nesting (guard clauses at top of function)\n",
+    ".github/copilot-instructions.md": "# Copilot\n\n## Rules\n\n"
+                                       "- Must remain JS/CJS: `eslint.config.js`, `postcss.config.js`, `tailwind.config.js`, "
+                                       "`server/migrations/*.cjs`, `server/newrelic.cjs`\n"
+                                       "- **Early returns** over deep nesting — guard clauses at top of function\n",
+    "memory-bank/activeContext.md": "# Active Context\n\n## Current\n\n"
+                                    "- Currently, tokens are processed sequentially rather than concurrently\n",
+    "memory-bank/techContext.md": "# Tech\n\n## Planned\n\n- Implementing concurrent token processing for performance\n",
+}
+
+
+@pytest.mark.slow
+def test_repeats_in_other_words_are_found_with_the_semantic_stage_and_never_removed_by_it(tree: Tree) -> None:
+    for path, text in PARAPHRASED.items():
+        tree.write(path, text)
+    def pairs(*args: str) -> set[tuple[str, int, str, int, bool]]:
+        found = json.loads(lore("repeats", *args, "--json", cwd=tree.root).stdout)
+        return {(r["kept"]["path"], r["kept"]["line"], c["path"], c["line"], c["removable"])
+                for r in found["repeats"] for c in r["copies"]}
+
+    # the rules alone find the early-returns rule (nearly the same words), not the JS/CJS one
+    assert pairs() == {("CLAUDE.md", 6, ".github/copilot-instructions.md", 6, True)}
+    found = pairs("--semantic")
+    # the JS/CJS rule is stated twice in other words (the CLAUDE.md copy says more: kept; the shorter copy
+    # goes); "processed sequentially rather than concurrently" is never the plan to process concurrently
+    assert ("CLAUDE.md", 5, ".github/copilot-instructions.md", 5, True) in found
+    assert not [p for p in found if p[0].startswith("memory-bank") or p[2].startswith("memory-bank")]

@@ -17,7 +17,7 @@ from ..core.settings.compaction import CompactionConfig
 from ..facts.remembered import remembered_facts
 from ..store import Store
 from .compaction.rules import Planner, PoolEdits, SearchMemo, supersession_cycles
-from .repeats import repeat_findings
+from .repeats import Paraphrases, repeat_findings
 
 log = logging.getLogger("lorekeeper")
 
@@ -154,6 +154,25 @@ def _semantic(planner: Planner, store: Store) -> None:
         log.warning("semantic duplicates not checked: %s", exc)
 
 
+def paraphrase_finder(store: Store, config: CompactionConfig) -> Paraphrases | None:
+    """With the semantic stage on, what finds instruction lines that state one fact in other words (the
+    model loaded, in the caller's thread, only for texts without a cached vector); else ``None``."""
+    if not config.semantic_dedup:
+        return None
+
+    def find(texts: list[str]) -> list[tuple[int, int]]:
+        from .compaction.semantic import paraphrases
+        from .semantic import SemanticUnavailable
+
+        try:
+            return paraphrases(store.ws, config, texts)
+        except SemanticUnavailable as exc:
+            log.warning("repeated instructions in other words not checked: %s", exc)
+            return []
+
+    return find
+
+
 def conflicts(store: Store, config: CompactionConfig) -> list[dict[str, object]]:
     """The contradictions among live memories, as compaction finds them (newer first in ``entries``)."""
     planner = Planner(store.entries, config, datetime.now(UTC))
@@ -258,5 +277,5 @@ def memory_findings(store: Store, config: CompactionConfig, search: SearchMemo |
     """Findings that depend on memory alone (not on the code): store, duplicates, supersession, size.
     ``search`` and ``save``: see :func:`duplicate_findings`."""
     return [*store.findings, *duplicate_findings(store, config, search, save),
-            *repeat_findings(store.entries, config.source_files),
+            *repeat_findings(store.entries, config.source_files, paraphrase_finder(store, config)),
             *supersession_findings(store, config, search), *verbose_findings(store, config, search)]

@@ -14,7 +14,7 @@ Invariant: reads only the store's entries; never merges across projects (:mod:`.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from functools import lru_cache
@@ -22,6 +22,7 @@ from functools import lru_cache
 from ..core.model import Entry, Finding, RemoveRepeatFix, Severity
 from ..core.text import TEXT_CACHE, editor_lines, normalize
 from ..facts.parse import parse, stem
+from ..facts.scope import other_projects as apart_projects
 from ..facts.updates import disagreement
 from ..facts.verify import compare, fact_key, fact_keys, fact_size, prepared
 from ..store import FileChange, Operation, Store
@@ -133,6 +134,14 @@ def near(a: str, b: str) -> bool:
     return compare(a, b).verdict != "conflict" and disagreement(a, b) is None and disagreement(b, a) is None
 
 
+def _may_be_one(a: str, b: str) -> bool:
+    """What a pair found in other words must also hold: the same polarity, and no word that turns the
+    meaning on one side only ("tokens are processed sequentially rather than concurrently" /
+    "Implementing concurrent token processing")."""
+    sa, sb = _shape(a), _shape(b)
+    return sa.negated == sb.negated and not (sa.words ^ sb.words) & _CHANGES_MEANING
+
+
 def says_more(a: str, b: str) -> bool:
     """Whether ``a`` states something ``b`` does not (a word, literal or status mark ``b`` lacks)."""
     sa, sb = _shape(a), _shape(b)
@@ -162,11 +171,17 @@ def _near_pairs(units: list[Entry]) -> list[tuple[int, int]]:
     return out
 
 
-def repeats(entries: Iterable[Entry], sources: Iterable[str] = ()) -> list[Repeat]:
+#: Pairs of texts (indexes) that state one fact in other words: the semantic stage's finder, where it is on.
+Paraphrases = Callable[[list[str]], list[tuple[int, int]]]
+
+
+def repeats(entries: Iterable[Entry], sources: Iterable[str] = (), paraphrases: Paraphrases | None = None
+            ) -> list[Repeat]:
     """The facts stated by two or more live instruction units, each with the copy to keep and the others.
     The copy kept is the one in the first file ``sources`` names (patterns of instruction files, first
     first); where they name none of the files, the copy no other says more than, the first of those by
-    :data:`DEFAULT_SOURCES`, then path and line."""
+    :data:`DEFAULT_SOURCES`, then path and line. ``paraphrases``: also join what it finds in other words
+    (the semantic stage)."""
     chosen = tuple(sources)
     order = (*chosen, *DEFAULT_SOURCES)
     units = [e for e in entries if _worth(e)]
@@ -176,7 +191,12 @@ def repeats(entries: Iterable[Entry], sources: Iterable[str] = ()) -> list[Repea
     with prepared(e.content for e in units):
         # one key per pair found near: the groups join them as they join the verifier's keys
         joined: dict[int, list[str]] = {}
-        for n, (i, j) in enumerate(_near_pairs(units)):
+        pairs = _near_pairs(units)
+        if paraphrases is not None:
+            pairs += [(i, j) for i, j in paraphrases([e.content for e in units])
+                      if _may_be_one(units[i].content, units[j].content) and not apart_projects(units[i], units[j])]
+        direct = {frozenset((units[i].id, units[j].id)) for i, j in pairs}
+        for n, (i, j) in enumerate(pairs):
             joined.setdefault(i, []).append(f"\x01near{n}")
             joined.setdefault(j, []).append(f"\x01near{n}")
         position = {id(e): i for i, e in enumerate(units)}
@@ -191,7 +211,13 @@ def repeats(entries: Iterable[Entry], sources: Iterable[str] = ()) -> list[Repea
             kept = members[0]
             if _source_rank(kept, chosen)[0] == len(chosen):  # no file the team named: keep the fullest copy
                 kept = next((m for m in members if not any(says_more(o.content, m.content) for o in members)), kept)
-            copies = tuple(m for m in members if m is not kept)
+            # every copy states the kept fact itself (the same keys, or found near it), not through a
+            # chain of copies that each differ a little more
+            mine = set(keys(kept)) - set(joined.get(position[id(kept)], ()))
+            copies = tuple(m for m in members if m is not kept and (
+                mine & set(keys(m)) or frozenset((kept.id, m.id)) in direct))
+            if not copies:
+                continue
             exact = all(_normal(c.content) == _normal(kept.content) for c in copies)
             out.append(Repeat(kept, copies, exact))
     out.sort(key=lambda r: (r.kept.location.path, r.kept.location.start_line))
@@ -202,10 +228,11 @@ def _where(entry: Entry) -> str:
     return f"{entry.location.path}:{entry.location.start_line}"
 
 
-def repeat_findings(entries: Iterable[Entry], sources: Iterable[str] = ()) -> list[Finding]:
+def repeat_findings(entries: Iterable[Entry], sources: Iterable[str] = (), paraphrases: Paraphrases | None = None
+                    ) -> list[Finding]:
     """One finding per copy that may go, naming the kept copy and every other one."""
     findings: list[Finding] = []
-    for repeat in repeats(entries, sources):
+    for repeat in repeats(entries, sources, paraphrases):
         every = (repeat.kept, *repeat.copies)
         for copy in repeat.copies:
             same = _normal(copy.content) == _normal(repeat.kept.content)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from ..analysis.compaction.actions import compress_entry, keep_both, keep_one, merge_into
-from ..analysis.repeats import removal, repeats, says_more
+from ..analysis.repeats import Paraphrases, removal, repeats, says_more
 from ..analysis.staleness import StalenessChecker, apply_fix, apply_fixes, archive_entry, verify_entries
 from ..analysis.staleness.actions import distinct
 from ..core.model import Entry, Finding, ReplaceRefFix, ReplaceTextFix, stamp
@@ -123,13 +123,14 @@ def undo(journal: Journal, operation: str | None = None, force: bool = False) ->
 
 
 def remove_repeats(store: Store, journal: Journal, sources: Sequence[str] = (), *,
-                   only: Iterable[tuple[str, str]] | None = None) -> Record | None:
+                   only: Iterable[tuple[str, str]] | None = None, paraphrases: Paraphrases | None = None
+                   ) -> Record | None:
     """Remove from instruction files the copies of facts another file states too, keeping the copy in
     the first of ``sources`` (patterns of instruction files; see :mod:`..analysis.repeats`), as one
     operation. Copies that say more than the kept one stay (they are merged by hand). ``only``: just
     these (copy id, kept id) pairs, each refused unless it is still such a repeat. ``None``: nothing
-    to remove."""
-    removable = {(copy.id, r.kept.id): copy for r in repeats(store.entries, sources) for copy in r.copies
+    to remove. ``paraphrases``: the semantic stage's finder, where the repeats were found with it."""
+    removable = {(copy.id, r.kept.id): copy for r in repeats(store.entries, sources, paraphrases) for copy in r.copies
                  if not says_more(copy.content, r.kept.content)}
     if only is not None:
         wanted = list(dict.fromkeys(only))

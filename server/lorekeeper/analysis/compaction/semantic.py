@@ -152,6 +152,23 @@ def remembered_vouches(ws: Workspace, config: CompactionConfig) -> Generator[Cal
         cache_files.write(ws.root, ws.cache_dir, VOUCH_FILE, body.encode("utf-8", "surrogatepass"))
 
 
+def paraphrases(ws: Workspace, config: CompactionConfig, texts: list[str]) -> list[tuple[int, int]]:
+    """Pairs of ``texts`` (their indexes) that state one fact in other words: nearest neighbours by cosine,
+    each vouched for by the guard (the verifier first), as the semantic rule merges entries. For the
+    facts instruction files repeat (:mod:`..repeats`), which are reported, never merged."""
+    if len(texts) < 2:
+        return []
+    model = config.semantic_model
+    vectors = vectors_for(ws, texts, f"st:{model}", lambda: load_embedder(model))
+    floor = max(0.0, config.semantic_threshold - SUBSUMED_MARGIN)
+    found: list[tuple[int, int]] = []
+    with remembered_vouches(ws, config) as judge:
+        for i, j, cosine in cached_neighbours(ws, f"st:{model}", texts, vectors, floor):
+            if judge(texts[i], texts[j], cosine).ok:
+                found.append((i, j))
+    return found
+
+
 def likely_duplicates(store: Store, text: str, config: CompactionConfig) -> list[tuple[Entry, str]]:
     """Live entries of any format that state the fact of ``text`` (the verifier's keys), and, with the
     semantic stage on, those the guard vouches for among its nearest neighbours: what ``lore add`` warns

@@ -184,24 +184,29 @@ def repeats_command(
                                    "AGENTS.md, CLAUDE.md, GEMINI.md, .github/copilot-instructions.md, then path order."),
     apply: bool = typer.Option(False, "--apply", help="Remove the other copies (one journaled operation: "
                                "`lore undo --last` puts them back)."),
+    semantic: bool = typer.Option(False, "--semantic", help="Also find facts restated in other words (local "
+                                  "embeddings, each pair decided by the verifier's guard; as `semantic_dedup` does)."),
     as_json: bool = JsonOption,
 ) -> None:
     """Facts that instruction files state more than once (CLAUDE.md and AGENTS.md, a memory bank's files,
     copilot-instructions...): each with the copy kept and the copies that would go, and the removal as a
     diff. `--apply` writes it. A copy that says more than the kept one stays, to be merged by hand."""
+    from ...analysis.diagnose import paraphrase_finder
     from ...analysis.repeats import removal, repeats, says_more
     from ...app import compact as compaction
     from ...app import edits
 
     ws = workspace_of(ctx)
-    sources = [*keep, *compaction.settings(ws).source_files]
+    config = compaction.settings(ws, semantic=True if semantic else None)
+    sources = [*keep, *config.source_files]
     store = _load(ws, quiet_findings=as_json)
-    found = repeats(store.entries, sources)
+    found = repeats(store.entries, sources, paraphrase_finder(store, config))
     removable = [c for r in found for c in r.copies if not says_more(c.content, r.kept.content)]
     record = None
     if apply and removable:
         try:
-            record = edits.remove_repeats(store, _journal(ws), sources)
+            record = edits.remove_repeats(store, _journal(ws), sources, paraphrases=paraphrase_finder(store, config),
+                                          only=[(c.id, r.kept.id) for r in found for c in r.copies if c in removable])
         except Refused as exc:
             _fail(str(exc), REFUSED)
 

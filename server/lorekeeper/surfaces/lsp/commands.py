@@ -18,6 +18,7 @@ from lsprotocol import types
 from pydantic import TypeAdapter, ValidationError
 
 from ...analysis.compaction.actions import apply_operation
+from ...analysis.diagnose import paraphrase_finder
 from ...analysis.staleness import rename_changes
 from ...app import compact as compaction
 from ...app import edits
@@ -328,8 +329,13 @@ async def fix_all(ls: LoreServer, value: Any = None, *args: Any) -> dict[str, An
 
 async def remove_repeat(ls: LoreServer, entry_id: str, kept_id: str, *args: Any) -> dict[str, Any]:
     """Remove an instruction-file line that repeats another (the quick fix of a repeat finding)."""
-    return await _edit(ls, lambda: edits.remove_repeats(_store(ls), _journal(ls, "remove-repeat"),
-                                                        ls.config.source_files, only=[(str(entry_id), str(kept_id))]),
+
+    def act() -> Record | None:
+        store = _store(ls)
+        return edits.remove_repeats(store, _journal(ls, "remove-repeat"), ls.config.source_files,
+                                    only=[(str(entry_id), str(kept_id))], paraphrases=paraphrase_finder(store, ls.config))
+
+    return await _edit(ls, act,
                        lambda record: f"removed the repeat of {kept_id} from {record.changes[0].path}")
 
 
