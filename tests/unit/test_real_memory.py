@@ -314,3 +314,17 @@ def test_repeats_in_other_words_are_found_with_the_semantic_stage_and_never_remo
     # goes); "processed sequentially rather than concurrently" is never the plan to process concurrently
     assert ("CLAUDE.md", 5, ".github/copilot-instructions.md", 5, True) in found
     assert not [p for p in found if p[0].startswith("memory-bank") or p[2].startswith("memory-bank")]
+
+
+@pytest.mark.parametrize(("older", "newer", "why"), [
+    ("**Initialize database:** `uv run alembic upgrade head`", "**Apply migrations:** `uv run alembic upgrade head`",
+     "another label"),
+    ("just release 0.2.0   # bump version, commit, and tag", "just start-release 0.2.0   # bump version, commit, tag, and push",
+     "another target of just"),
+    ("uv run ruff check .", "uv run ruff check --fix .", "another command"),
+])
+def test_the_semantic_guard_never_vouches_for_another_command_or_purpose(older: str, newer: str, why: str) -> None:
+    from lorekeeper.facts.semantic_guard import vouch
+
+    verdict = vouch(older, newer, 0.95, CompactionConfig().semantic_threshold)
+    assert not verdict.ok and verdict.reason.startswith(why)

@@ -160,6 +160,9 @@ def vouch(a: str, b: str, cosine: float, threshold: float) -> Vouch:
         return Vouch(True, verdict.reason)
     if verdict.verdict == "conflict":
         return Vouch(False, f"a conflict: {verdict.reason}")
+    other_name = _another_label(a, b) or _another_flag(a, b) or _another_target(a, b)
+    if other_name:
+        return Vouch(False, other_name)
     if only_a and only_b:
         return Vouch(False, f"each names something the other does not ({sorted(only_a)[0]} / {sorted(only_b)[0]})")
     if ra.restricted != rb.restricted:
@@ -185,6 +188,44 @@ def vouch(a: str, b: str, cosine: float, threshold: float) -> Vouch:
     if xa and not xb:
         return Vouch(True, f"the older says more; cosine {cosine:.2f}", "a")
     return Vouch(True, f"cosine {cosine:.2f}")
+
+
+#: A label of a few plain words that opens a line ("**Initialize database:** ...", "Migrations: ...").
+_LABEL = re.compile(r"^\W*(?P<label>[A-Za-z][A-Za-z /&+-]{0,40}?)[*_]*:[*_]*(?!\S)")
+#: A command-line flag ("--fix", "-v").
+_FLAG = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
+#: A task runner and the target it runs, written without code spans ("just release 0.2.0", "make test").
+_RUNNER_TARGET = re.compile(r"\b(just|make|npm run|pnpm run|pnpm|yarn|bun run|uv run|poetry run|cargo|task|rake|mix)"
+                            r"\s+([A-Za-z][\w:.-]*)")
+
+
+def _another_label(a: str, b: str) -> str:
+    """Both lines open with a label, and the labels say different things: "**Initialize database:**
+    `uv run alembic upgrade head`" and "**Apply migrations:** `uv run alembic upgrade head`" are one
+    command for two purposes, "**Migrations:** Alembic" is the tool, not the command."""
+    la, lb = _LABEL.match(a), _LABEL.match(b)
+    if la is None or lb is None:
+        return ""
+    wa = {parse.stem(w) for w in re.findall(r"[a-z]+", la.group("label").lower())}
+    wb = {parse.stem(w) for w in re.findall(r"[a-z]+", lb.group("label").lower())}
+    # labels that share no word name two things ("Model Gating" / "Model-level gating" name one)
+    return f"another label ({la.group('label').strip()} / {lb.group('label').strip()})" if not wa & wb else ""
+
+
+def _another_flag(a: str, b: str) -> str:
+    """A command-line flag on one side only: `ruff check .` and `ruff check --fix .` are two commands."""
+    fa, fb = set(_FLAG.findall(a)), set(_FLAG.findall(b))
+    return f"another command ({', '.join(sorted(fa ^ fb))})" if fa ^ fb else ""
+
+
+def _another_target(a: str, b: str) -> str:
+    """One task runner, another target: `just release` is not `just start-release`."""
+    ta, tb = set(_RUNNER_TARGET.findall(a)), set(_RUNNER_TARGET.findall(b))
+    for runner, target in ta - tb:
+        other = sorted(t for r, t in tb - ta if r == runner)
+        if other:
+            return f"another target of {runner} ({target} / {other[0]})"
+    return ""
 
 
 def _modified(statement: parse.Statement, words: frozenset[str]) -> set[str]:
