@@ -65,6 +65,8 @@ def test_within_one_project_an_update_is_still_a_conflict(tree: Tree) -> None:
     ("Lint and format with `make lint`.", "Lint and format with `make lint-quiet`."),
     ("**Run dev server:** `python main.py` or `uvicorn main:app --reload`", "**Run dev server:** `fastapi dev app/main.py`"),
     ("`make publish` - Build wheel and publish to PyPI", "`uv build --wheel && uv publish` - Build wheel and publish to PyPI"),
+    ("Repository methods are `@staticmethod` and receive `db: AsyncSession` as first argument",
+     "Repository methods are `@classmethod` and receive `cls` + `db: AsyncSession` as first argument"),
 ])
 def test_the_same_sentence_around_another_command_is_an_update(tree: Tree, older: str, newer: str) -> None:
     entry(tree, "old", older, "2025-05-25T04:58:07Z", "simulacra")

@@ -476,8 +476,9 @@ def _another_code_in_the_same_frame(older: str, newer: str) -> Disagreement | No
                         ", ".join(gone), ", ".join(new))
 
 
-#: What the code after it is: the one instrument of a task ("Run tests with `X`", "Deploy using `X`").
-_INSTRUMENT_END = re.compile(r"\b(?:with|using|via)\W*$", re.I)
+#: What the code after it is: the one instrument of a task ("Run tests with `X`", "Deploy using `X`"), or
+#: the one value of a subject ("Default branch is `master`", "The session cookie is named `acme_sid`").
+_INSTRUMENT_END = re.compile(r"\b(?:with|using|via|(?:is|are)(?:\s+(?:named|called|set\s+to|now))?)\W*$", re.I)
 #: A task's label of plain words ("**Run dev server:** `X`", "Run tests: `X`", "Lint: `X`"): it starts with
 #: the verb of a task, which one command does. A label naming a thing ("**Entry point**: `src/main.tsx`")
 #: may be written once per component (under "Backend" and under "Frontend") and is not one.
