@@ -3,11 +3,12 @@ memory-bank item repeated in two of its files, a rule restated in copilot-instru
 loads two of those files pays for the fact twice, and the copies drift apart when one is edited.
 
 Compaction never edits an instruction file by itself, so these are findings, not plan operations: every
-copy but the kept one is a ``duplicate`` (the same text) or ``near-duplicate`` (the same fact in other
-function words, by the verifier's keys) finding naming every location, with a fix that removes that
-copy (:class:`~lorekeeper.core.model.RemoveRepeatFix`), journaled and undoable like every edit. Which
-copy is kept is the team's choice: ``[compaction] source_files`` (first match wins), else the usual
-order of agent files below.
+copy but the kept one is a ``duplicate`` (the same text) or ``near-duplicate`` (the same fact in a few
+more or other words: the verifier's keys, :func:`near`, and with the semantic stage the guard's
+paraphrases) finding naming every location, with a fix that removes that copy
+(:class:`~lorekeeper.core.model.RemoveRepeatFix`) unless it says more than the kept one, journaled and
+undoable like every edit. Which copy is kept is the team's choice: ``[compaction] source_files`` (first
+match wins); else the copy no other says more than, in the usual order of agent files below.
 
 Invariant: reads only the store's entries; never merges across projects (:mod:`..facts.scope`)."""
 
