@@ -330,3 +330,12 @@ def test_the_semantic_guard_never_vouches_for_another_command_or_purpose(older: 
 
     verdict = vouch(older, newer, 0.95, CompactionConfig().semantic_threshold)
     assert not verdict.ok and verdict.reason.startswith(why)
+
+
+def test_a_compressed_text_keeps_its_bold_and_its_list_items_apart() -> None:
+    from lorekeeper.core.text import summarize
+
+    bold = "- **Critical Design Decision**: " + "Originals stay on disk; every write is journaled. " * 20
+    assert summarize(bold, 120).startswith("**Critical Design Decision**: Originals stay")
+    listed = "api (conventions):\n- Handlers return JSON.\n- Validate bodies with zod\n- Log request ids\n"
+    assert summarize(listed, 200) == "api (conventions): Handlers return JSON. Validate bodies with zod; Log request ids"

@@ -112,15 +112,26 @@ def editor_lines(text: str, keepends: bool = False) -> list[str]:
     return out
 
 
+_SUMMARY_MARKER = re.compile(r"^(\s*(?:#+|[-*+]|\d+[.)]))\s+")
+
+
 def summarize(text: str, limit: int) -> str:
-    """A deterministic summary: the leading sentences (headings and list markers dropped) that fit in
-    ``limit`` characters."""
+    """A deterministic summary: the leading sentences (headings and list markers dropped, list items
+    joined by "; ") that fit in ``limit`` characters. A marker is followed by a space: "**Bold**" keeps
+    its asterisks."""
     words: list[str] = []
-    for line in text.splitlines():
-        line = re.sub(r"^\s*(?:#+|[-*+]|\d+[.)])\s*", "", line).strip()
-        if line and not line.startswith("```"):
-            words.append(line)
-    flat = " ".join(words)
+    item_before = False
+    for raw in text.splitlines():
+        marker = _SUMMARY_MARKER.match(raw)
+        line = raw[marker.end():].strip() if marker else raw.strip()
+        if not line or line.startswith("```"):
+            continue
+        item = bool(marker) and not marker.group(1).lstrip().startswith("#")
+        if words:
+            words.append("; " if item and item_before and not words[-1].endswith((".", ";", ":", "!", "?")) else " ")
+        words.append(line)
+        item_before = item
+    flat = "".join(words)
     if len(flat) <= limit:
         return flat
     cut = flat[: limit - 1]
