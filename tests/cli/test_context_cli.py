@@ -66,9 +66,10 @@ def test_status_reports_the_context_figures(ws: Path, tree: Tree) -> None:
     tree.write(".lore/config.toml", "[context]\nbudget = 200\n")
     assert lore("compact", cwd=ws).returncode == 0
     after = json.loads(lore("status", "--json", cwd=ws).stdout)["context"]
-    assert after["budget"] == 200 and after["auto_compact"] == {"threshold": 0.9, "at_tokens": 180, "exceeded": True}
+    assert after["budget"] == 200 and after["auto_compact"] == {"threshold": 0.9, "at_tokens": 180, "exceeded": True,
+                                                                 "compacted_since_change": True}
     assert after["last_compaction"]["operation"] in lore("log", cwd=ws).stdout
-    assert "reached: run `lore compact`" in lore("status", cwd=ws).stdout
+    assert "compacted since the last change: the rules have nothing left to do" in lore("status", cwd=ws).stdout
 
 
 def test_reading_an_entry_raises_its_score_without_touching_memory_files(ws: Path) -> None:

@@ -232,7 +232,7 @@ def test_status_counts_stale_and_the_last_compaction_and_writes_nothing(tmp_path
     ws = Workspace(tree.root)
     status = store_status(ws, tree.store())
     assert status["budget"] == 100 and status["stale"] == 1 and status["last_compaction"] is None
-    assert status["auto_compact"] == {"threshold": 0.5, "at_tokens": 50, "exceeded": True}
+    assert status["auto_compact"] == {"threshold": 0.5, "at_tokens": 50, "exceeded": True, "compacted_since_change": False}
     before = {p: p.read_bytes() for p in (tree.root / ".lore/memory").rglob("*") if p.is_file()}
     result = render_context(ws, tree.store(), budget=500, now=NOW)
     assert "⚠ may be stale: src/x.py was deleted" in result.text

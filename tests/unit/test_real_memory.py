@@ -9,6 +9,7 @@ context` name the instruction files whose facts they do not repeat."""
 from __future__ import annotations
 
 import json
+import os
 from datetime import UTC, datetime
 
 import pytest
@@ -339,3 +340,21 @@ def test_a_compressed_text_keeps_its_bold_and_its_list_items_apart() -> None:
     assert summarize(bold, 120).startswith("**Critical Design Decision**: Originals stay")
     listed = "api (conventions):\n- Handlers return JSON.\n- Validate bodies with zod\n- Log request ids\n"
     assert summarize(listed, 200) == "api (conventions): Handlers return JSON. Validate bodies with zod; Log request ids"
+
+
+def test_status_does_not_ask_for_a_compaction_that_has_nothing_left_to_do(tree: Tree) -> None:
+    tree.write(".lore/config.toml", "[context]\nbudget = 100\n")
+    for n in range(6):
+        entry(tree, f"e{n}", f"Service number {n} listens on its own documented port and logs to stdout as JSON.",
+              "2026-01-01T00:00:00Z")
+    assert "reached: run `lore compact`" in lore("status", cwd=tree.root).stdout
+    assert lore("compact", cwd=tree.root).returncode == 0
+    status = lore("status", cwd=tree.root).stdout
+    assert "run `lore compact`" not in status and "compacted since the last change" in status
+    data = json.loads(lore("status", "--json", cwd=tree.root).stdout)
+    assert data["context"]["auto_compact"]["compacted_since_change"] is True
+    entry(tree, "new", "A new fact written after the compaction, long enough to count for something.",
+          "2026-11-01T00:00:00Z")
+    later = (tree.root / ".lore/memory/entries/new.json").stat().st_mtime + 60  # a minute after the compaction
+    os.utime(tree.root / ".lore/memory/entries/new.json", (later, later))
+    assert "reached: run `lore compact`" in lore("status", cwd=tree.root).stdout

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from ..analysis.compaction import OPERATIONS
@@ -133,7 +134,23 @@ def store_status(ws: Workspace, store: Store, findings: Sequence[Finding] | None
     if config.include_instructions:
         tokens += memory_tokens(store)["instructions"]
     at = int(config.auto_compact_threshold * limit)
+    last = last_compaction(ws)
     return {"entries": len(live), "tokens": tokens, "budget": limit,
-            "stale": len(stale_entries(store.live(), findings)), "last_compaction": last_compaction(ws),
-            "auto_compact": {"threshold": config.auto_compact_threshold, "at_tokens": at, "exceeded": due(tokens, limit, config.auto_compact_threshold)}}
+            "stale": len(stale_entries(store.live(), findings)), "last_compaction": last,
+            "auto_compact": {"threshold": config.auto_compact_threshold, "at_tokens": at,
+                             "exceeded": due(tokens, limit, config.auto_compact_threshold),
+                             "compacted_since_change": last is not None and _unchanged_since(ws, store, last["time"])}}
+
+
+def _unchanged_since(ws: Workspace, store: Store, when: str) -> bool:
+    """Whether no memory file (entry, MIF) was written after ``when`` (an ISO time): compacting again
+    would find what the last compaction found."""
+    since = datetime.fromisoformat(when).timestamp()
+    for path in {e.location.path for e in store.entries if e.format != "instruction"}:
+        try:
+            if (ws.root / path).stat().st_mtime > since + 5:  # (the compaction's own writes follow its record)
+                return False
+        except OSError:
+            return False
+    return True
 

@@ -382,7 +382,10 @@ def status(ctx: typer.Context, as_json: bool = JsonOption) -> None:
 def _context_status(data: dict[str, Any]) -> str:
     """``Context  1689 of 2000 tokens (auto-compaction at 90%: 1800, not reached); 2 stale; last compaction ...``."""
     auto = data["auto_compact"]
-    reached = "[yellow]reached: run `lore compact`[/]" if auto["exceeded"] else "not reached"
+    reached = ("not reached" if not auto["exceeded"] else
+               "reached, and compacted since the last change: the rules have nothing left to do; raise the "
+               "budget, or archive (`lore gc`)" if auto.get("compacted_since_change") else
+               "[yellow]reached: run `lore compact`[/]")
     last = data["last_compaction"]
     when = f"{_date(datetime.fromisoformat(last['time']))} ({escape(last['operation'])})" if last else "never"
     return (f"[bold]Context[/]     {data['tokens']} of {data['budget']} tokens in the full store "
