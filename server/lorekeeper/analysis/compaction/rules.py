@@ -482,8 +482,8 @@ class Planner:
         self.new_entries.append(raw)
         # named as every entry is (<timestamp>-<id>.json), by its newest source: the same name in a
         # preview and when applied
-        newest = max((created_or_epoch(s) for s in sources), default=self.now)
-        return raw, f"{newest:%Y%m%dT%H%M%SZ}-{short}.json"
+        dated = [s.created for s in sources if s.created is not None]
+        return raw, f"{max(dated):%Y%m%dT%H%M%SZ}-{short}.json" if dated else f"{short}.json"
 
     def _conflicted(self) -> set[str]:
         """Entries in an inferred conflict: they stay as they are, visible, until someone decides."""
