@@ -156,7 +156,9 @@ def _near_pairs(units: list[Entry]) -> list[tuple[int, int]]:
     for i, shape in enumerate(shapes):
         for word in shape.words:
             postings.setdefault(word, []).append(i)
-    cap = max(8, len(units) // 10)  # a word most units write says nothing about which are one fact
+    # a word many units write says nothing about which are one fact; the cap also bounds the pairs looked
+    # at to 3 x 30 a unit, so that a repository with thousands of instruction lines stays fast on a save
+    cap = min(30, max(8, len(units) // 10))
     seen: set[tuple[int, int]] = set()
     out: list[tuple[int, int]] = []
     for i, shape in enumerate(shapes):
