@@ -137,9 +137,9 @@ def test_the_index_states_no_old_or_contested_value_as_current(tree: Tree) -> No
     sections = [line for line in index.splitlines() if line.startswith("## ")]
     assert sections[0] == "## Pinned" and "NEVER run prisma migrate reset" in index.split("## Pinned")[1].split("##")[0]
     assert "Node 18" not in index and "Use Node 20 for the API." in index  # superseded: gone from the index
-    settled = index.split("## Not settled")[1].split("\n## ")[0]
-    assert "Tests run with Jest" in settled and "Tests run with Vitest" in settled  # contested: shown as such
-    assert "Tests run with" not in index.split("## Not settled")[0]
+    # the newer of two that disagree is current, the older shown under it with the date it held until
+    assert f"- Tests run with Vitest\n  - was, until {ago(10)[:10]}: Tests run with Jest\n" in index
+    assert "## Not settled" not in index and index.count("Tests run with") == 2
     assert "**Fastify over Express** — Chosen for schema validation." in index  # MIF title as a title
     assert "pnpm" not in index.lower()  # CLAUDE.md says it; the agent loads CLAUDE.md anyway
     assert all(index.split(s, 1)[1].lstrip("\n").startswith("- ") or index.split(s, 1)[1].lstrip("\n").startswith("These")

@@ -23,6 +23,7 @@ from ...infra.tokens import TokenMemo
 from ...infra.workers import collection_paused
 from ...store import Store
 from ..context import INDEX, render_entries
+from ..context.timeline import blame_dates, timeline
 from ..context.views import ViewEntry, _stamp_time, render_compacted
 from .plan import (
     Plan,
@@ -91,9 +92,15 @@ def _plan(store: Store, config: CompactionConfig, only: Iterable[str] | None, no
                 llm.run("summaries", llm.summarize, planner)
             llm.save()
         changes, paths = read_updates(planner.operations)  # read once for the views, the index and the hashes
-        after = view_entries(live, planner.operations, planner.conflicts, changes=changes)
+        memory = entries_after(live, planner.operations, changes=changes)
+        # older memories under the newest of their subject; pairs with no order stay not settled
+        times = timeline(memory, planner.conflicts, dater=blame_dates(store.ws))
+        unordered = {frozenset(pair) for pair in times.unordered}
+        after = view_entries(live, planner.operations, [c for c in planner.conflicts if frozenset(c.get("entries", ())) in unordered],
+                             changes=changes)
+    lines = {e.id: f"{e.location.path}:{e.location.start_line}" for e in memory if e.format == "instruction"}
     store_prefix = store.ws.rel(store.ws.store)
-    views = {f"{store_prefix}/{path}": text for path, text in render_compacted(after).items()}
+    views = {f"{store_prefix}/{path}": text for path, text in render_compacted(after, times.links, lines).items()}
     counts = TokenMemo(ws=store.ws)  # the index and the figures below share the counts; kept for next time
     views[f"{store_prefix}/index.md"] = render_index(store, planner, config, now, llm, counts, live=live, changes=changes)
     on_disk = {path: _read_text(store, path) for path in views}
@@ -216,9 +223,7 @@ def view_entries(live: list[Entry], operations: list[PlanOperation], conflicts: 
         if conflict.get("kind") != "contradiction":
             continue
         a, b = conflict["entries"]  # newer, older
-        if a in views and b in views:
-            # each view names one: the older entry names the newer that disagrees with it (a newer one is
-            # never replaced by another older one), so no view of an older value reads as current
+        if a in views and b in views:  # each names the other (the caller passes the pairs with no order)
             views[b].conflict = a
             if views[a].conflict is None:
                 views[a].conflict = b

@@ -32,6 +32,7 @@ from ...workspace import Workspace
 from .access import with_reads
 from .render import CONFLICT, CONTEXT, FULL, INDEX, LEVELS, OMITTED, PINNED, Item, Layout, Style, Unit, assign, layout
 from .score import Focus, focus_relevance, score, signals
+from .timeline import Timeline, blame_dates, elsewhere_note, lead, timeline
 from .views import titled
 
 __all__ = ["CONFLICT", "CONTEXT", "INDEX", "PINNED", "ContextConfig", "ContextResult", "Focus", "RenderedEntry", "Style",
@@ -99,7 +100,9 @@ def render_entries(ws: Workspace, entries: Sequence[Entry], *, budget: int | Non
 
     # The passes below count the same lines again and again: each once (``counts``: the caller's memo).
     count = counts if counts is not None and counts.tokenizer == config.tokenizer else TokenMemo(config.tokenizer)
-    units = _units(shown, scores, stale, conflicts, config, count)
+    live = [e for e in entries if e.live]
+    times = timeline(live, conflicts, dater=blame_dates(ws))
+    units = _units(shown, scores, stale, config, count, times, {e.id: e for e in live})
     key = _state_key(wanted, limit, config)
     previous = _read_state(ws, key)
     levels: list[int] = []
@@ -177,10 +180,12 @@ def _short(text: str, width: int = 80) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
-def _units(entries: list[Entry], scores: dict[str, float], stale: dict[str, str], conflicts: Sequence[dict[str, Any]],
-           config: ContextConfig, count: TokenMemo) -> list[Unit]:
-    """Entries grouped into units: an entry with the live entries it supersedes, and the two sides of a
-    conflict; each item with its texts and notes."""
+def _units(entries: list[Entry], scores: dict[str, float], stale: dict[str, str], config: ContextConfig,
+           count: TokenMemo, times: Timeline, every: Mapping[str, Entry]) -> list[Unit]:
+    """Entries grouped into units: the newest memory of a subject with the older ones it replaced or may
+    have (:mod:`.timeline`: shown under it, dated), and the two sides of a conflict with no order; each
+    item with its texts and notes. ``every``: the live memory by id (instruction lines included), for
+    an older entry whose newer memory is not shown."""
 
     by_id = {e.id: e for e in entries}
     parent = {e.id: e.id for e in entries}
@@ -197,28 +202,28 @@ def _units(entries: list[Entry], scores: dict[str, float], stale: dict[str, str]
             parent[max(rx, ry)] = min(rx, ry)
 
     notes: dict[str, list[str]] = {e.id: [] for e in entries}
-    superseded: set[str] = set()
-    for entry in entries:
-        for old in entry.supersedes:
-            if old in by_id and old != entry.id:
-                union(entry.id, old)
-                superseded.add(old)
-                notes[old].append(f" (superseded by {fence.code(entry.id)}: not current)")
+    leads: dict[str, str] = {}
+    for older, earlier in times.links.items():
+        if older not in by_id:
+            continue
+        if earlier.root in by_id:
+            union(older, earlier.root)
+            leads[older] = lead(earlier)
+        elif earlier.root in every:
+            newer = every[earlier.root]
+            where = (f"{newer.location.path}:{newer.location.start_line}" if newer.format == "instruction"
+                     else fence.code(newer.id))
+            notes[older].append(elsewhere_note(earlier, where))
     disputed: set[str] = set()
-    for conflict in conflicts:
-        if conflict.get("kind", "contradiction") != "contradiction":
+    for pair in times.unordered:
+        if pair[0] not in by_id or pair[1] not in by_id:
             continue
-        pair = [str(i) for i in conflict.get("entries", [])]
-        if len(pair) != 2:
-            continue
-        for mine, other in ((pair[0], pair[1]), (pair[1], pair[0])):
-            if mine in by_id:
-                disputed.add(mine)
-                created = by_id[mine].created
-                when = f"{created:%Y-%m-%d}; " if created else ""
-                notes[mine].append(f" ({when}{fence.code(mine)}; disagrees with {fence.code(other)})")
-        if pair[0] in by_id and pair[1] in by_id:
-            union(pair[0], pair[1])
+        for mine, other in (pair, pair[::-1]):
+            disputed.add(mine)
+            created = by_id[mine].created
+            when = f"{created:%Y-%m-%d}; " if created else ""
+            notes[mine].append(f" ({when}{fence.code(mine)}; disagrees with {fence.code(other)})")
+        union(pair[0], pair[1])
     for entry_id, reason in stale.items():
         if entry_id in notes:
             notes[entry_id].append(f" ⚠ may be stale: {fence.inline(_short(reason))}")
@@ -230,13 +235,14 @@ def _units(entries: list[Entry], scores: dict[str, float], stale: dict[str, str]
              for e in entries}
     count.many(text for pair in texts.values() for text in pair if text)
     for members in groups.values():
-        members.sort(key=lambda e: (e.id in superseded, -(e.created.timestamp() if e.created else 0.0), e.id))
+        # the newest memory of the subject first, then what it replaced, newest first
+        members.sort(key=lambda e: (e.id in leads, -(e.created.timestamp() if e.created else 0.0), e.id))
         items: list[Item] = []
         for entry in members:
             full, short = texts[entry.id]
             full_tokens = count(full)
             items.append(Item(entry, scores[entry.id], full, short if short and count(short) < full_tokens else None,
-                              full_tokens, "".join(notes[entry.id])))
+                              full_tokens, "".join(notes[entry.id]), leads.get(entry.id, "")))
         pinned = any(e.pinned for e in members)
         section = CONFLICT if any(e.id in disputed for e in members) else PINNED if pinned else members[0].category
         units.append(Unit(items, section, pinned))

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 
 from ...core import fence
 from ...core.model import Entry
-from .views import HEADER, TITLES, bullet, slug
+from .views import HEADER, TITLES, bullet, nested, slug
 
 FULL, COMPRESSED, PLACEHOLDER, OMITTED = 0, 1, 2, 3
 LEVELS = ("full", "compressed", "placeholder", "omitted")
@@ -56,6 +56,9 @@ class Item:
     short: str | None
     full_tokens: int
     note: str = ""
+    #: Lorekeeper's words before an older memory shown under the newest of its subject ("was, until
+    #: 2026-02-24: "): the item is nested under the first of its unit.
+    lead: str = ""
 
     @property
     def id(self) -> str:
@@ -108,8 +111,10 @@ def item_line(item: Item, level: int, style: Style) -> str:
     """The bullet of one entry at full or compressed level."""
     if level == COMPRESSED and item.short is not None:
         more = "" if style.index else f" (more: {fence.code(f'lore show {item.id}')})"
-        return bullet(item.short, item.note + more)
-    return bullet(item.full, item.note)
+        line = bullet(item.short, item.note + more)
+    else:
+        line = bullet(item.full, item.note)
+    return nested(line, item.lead) if item.lead else line
 
 
 def placeholder_line(section: str, items: Sequence[Item], style: Style) -> str:
@@ -200,7 +205,7 @@ def layout(units: Sequence[Unit], levels: Sequence[int], style: Style, budget: i
                     continue
                 line = item_line(item, level, style)
                 fidelity = level if level == FULL or item.short is not None else FULL
-                shown.append((item, fidelity, line[2:]))
+                shown.append((item, fidelity, line.lstrip()[2:]))
                 if prose is not None and level == FULL:
                     continue  # said in the prose above
                 body.append(line)

@@ -1,0 +1,174 @@
+"""Time in the renderings: a memory that something newer replaced, or may have, is shown under the newest
+memory of its subject, dated — never as an undated equal of its replacement.
+
+- **was** — a newer memory replaced it (it ``supersedes`` this one), or disagrees with it and was written
+  later: "was, until 2026-02-24: Run tests with `make test`." The newer is what holds now; the older stays
+  visible, dated, until someone keeps one (`lore review`).
+- **older** — a newer memory may speak of the same subject (:func:`lorekeeper.facts.subjects.related`):
+  "older, 2025-05-25: uv run ruff check ." The relation is no verdict; the date lets the reader judge.
+
+Two memories that disagree and were written at the same moment have no order: they stay "Not settled".
+Each memory hangs under the newest one its chain of newer memories reaches (its *root*); the root may be
+a line of an instruction file that the rendering does not repeat, in which case the older memory says
+where the newer one is.
+
+Invariant: pure function of the entries and the conflicts found (no I/O)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from ...core.model import Entry
+from ...facts.subjects import related_pairs
+from ...refs.history import ZERO, GitHistory
+from ...workspace import Workspace
+
+
+@dataclass(frozen=True)
+class Earlier:
+    """Where an older memory is shown: under ``root``; ``how`` it relates ("was" / "older"); ``until``:
+    when the memory that replaced it was written (for "was")."""
+
+    root: str
+    how: str
+    until: datetime | None
+    created: datetime
+
+
+def lead(earlier: Earlier) -> str:
+    """Lorekeeper's words before an older memory's text."""
+    if earlier.how == "was" and earlier.until is not None:
+        return f"was, until {earlier.until:%Y-%m-%d}: "
+    return f"older, {earlier.created:%Y-%m-%d}: "
+
+
+def elsewhere_note(earlier: Earlier, where: str) -> str:
+    """The note of an older memory whose root is not in the rendering (a line of an instruction file)."""
+    if earlier.how == "was" and earlier.until is not None:
+        return f" (was, until {earlier.until:%Y-%m-%d}: {where} states it newer)"
+    return f" (older, {earlier.created:%Y-%m-%d}, than {where})"
+
+
+#: Dates of some instruction lines, by entry id (their own lines' last commits): see :func:`blame_dates`.
+Dater = Callable[[Sequence[Entry]], Mapping[str, datetime]]
+
+
+@dataclass
+class Timeline:
+    """``links``: each older memory and where it is shown; ``unordered``: pairs that disagree with no
+    order (written at the same moment): not settled."""
+
+    links: dict[str, Earlier] = field(default_factory=dict[str, Earlier])
+    unordered: list[tuple[str, str]] = field(default_factory=list[tuple[str, str]])
+
+
+def timeline(entries: Sequence[Entry], conflicts: Iterable[Mapping[str, Any]] = (), *,
+             relate: bool = True, dater: Dater | None = None) -> Timeline:
+    """For each live memory that a newer one replaced or may have, where it is shown. ``entries``: the
+    live memory (instruction lines included: an entry may be older than a line of AGENTS.md);
+    ``conflicts``: the contradictions found; ``relate``: also date memories merely related; ``dater``:
+    the dates of the instruction lines met in a pair (else each is dated by its file)."""
+    live = [e for e in entries if e.live]
+    by_id = {e.id: e for e in live}
+    contradictions: list[tuple[str, str]] = []
+    for conflict in conflicts:
+        if conflict.get("kind", "contradiction") != "contradiction":
+            continue
+        pair = [str(i) for i in conflict.get("entries", [])]
+        if len(pair) == 2 and pair[0] in by_id and pair[1] in by_id:
+            contradictions.append((pair[0], pair[1]))
+    relations = [(r.a.id, r.b.id) for r in related_pairs(live)] if relate else []
+    # two memories someone said are both true ("keep both") are neither older nor replaced
+    both = {frozenset((e.id, other)) for e in live for other in e.coexists_with}
+    contradictions = [p for p in contradictions if frozenset(p) not in both]
+    relations = [p for p in relations if frozenset(p) not in both]
+    when = {e.id: e.created for e in live}
+    if dater is not None:
+        lines = {i: by_id[i] for pair in (*contradictions, *relations) for i in pair
+                 if by_id[i].format == "instruction" and any(by_id[j].format != "instruction" for j in pair)}
+        if lines:
+            when.update(dater(list(lines.values())))
+
+    out = Timeline()
+    replaced: dict[str, list[str]] = {}
+    for entry in live:
+        for old in entry.supersedes:
+            if old in by_id and old != entry.id:
+                replaced.setdefault(old, []).append(entry.id)
+    for a, b in contradictions:
+        ta, tb = when[a], when[b]
+        if ta is None or tb is None or ta == tb:
+            out.unordered.append((a, b))
+        else:
+            older, newer = (a, b) if ta < tb else (b, a)
+            replaced.setdefault(older, []).append(newer)
+    maybe: dict[str, list[str]] = {}
+    for a, b in relations:
+        ta, tb = when[a], when[b]
+        if ta is not None and tb is not None and ta != tb:
+            older, newer = (a, b) if ta < tb else (b, a)
+            maybe.setdefault(older, []).append(newer)
+
+    def stamp(entry_id: str) -> datetime:
+        value = when[entry_id]
+        assert value is not None
+        return value
+
+    parent: dict[str, tuple[str, str]] = {}
+    for older, newers in replaced.items():
+        dated = [n for n in newers if when[n] is not None]
+        if when[older] is None or not dated:
+            continue
+        later = [n for n in dated if stamp(n) >= stamp(older)] or dated
+        parent[older] = (min(later, key=lambda n: (stamp(n), n)), "was")  # the first memory that replaced it
+    for older, newers in maybe.items():
+        if older not in parent:
+            parent[older] = (min(newers, key=lambda n: (stamp(n), n)), "older")
+
+    for older, (newer, how) in parent.items():
+        root, seen = newer, {older}
+        while root in parent and root not in seen:  # a chain of newer memories; never a loop
+            seen.add(root)
+            root = parent[root][0]
+        if root != older:  # a supersedes link that points back leaves both shown as they are
+            out.links[older] = Earlier(root, how, when[newer] if how == "was" else None, stamp(older))
+    return out
+
+
+def blame_dates(ws: Workspace) -> Dater:
+    """Dates instruction lines by their own last commit (``git blame``; the newest of a unit's lines), not
+    by their file's first: a line added to CLAUDE.md last week is last week's memory. Lines not
+    committed, or where git cannot say, keep their file's date."""
+
+    def dates(entries: Sequence[Entry]) -> dict[str, datetime]:
+        history = GitHistory(ws.root, ws.cache_dir)
+        if not history.available:
+            return {}
+        by_path: dict[str, list[Entry]] = {}
+        for entry in entries:
+            by_path.setdefault(entry.location.path, []).append(entry)
+        out: dict[str, datetime] = {}
+        for path, group in sorted(by_path.items()):
+            shas = history.blame(path)
+            if not shas:
+                continue
+            for entry in group:
+                stamps = [_parse(commit.date) for sha in shas[entry.location.start_line - 1: entry.location.end_line]
+                          if sha != ZERO and (commit := history.commit(sha)) is not None]
+                known = [s for s in stamps if s is not None]
+                if known:
+                    out[entry.id] = max(known)
+        history.save()
+        return out
+
+    return dates
+
+
+def _parse(value: str) -> datetime | None:
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None

@@ -1,0 +1,195 @@
+"""Memories that may speak of one subject, though the verifier cannot tell that one replaces the other.
+
+Real memory records a change as a new statement in new words: "`make lint` or `uv run ruff check src` -
+Run code linting" becomes "`uv run ruff check src tests`: lint the codebase"; "Run solar-cli locally: …"
+becomes "Run home-mcp locally: …"; "**Bot Framework**: Built on `python-telegram-bot` …" becomes
+"**Bot Framework**: Built on `aiogram` v3 …". The verifier calls a pair a conflict only when it can say
+what differs (:mod:`.updates`); these pairs it cannot, and shown side by side, undated, the older reads
+as current as much as the newer.
+
+So the renderings ask here, and date the older of two *related* memories under the newer ("older,
+2025-05-25: …") rather than call either replaced: a relation is a reason to show a date, never to drop,
+merge or flag anything. Two memories are related when, in one scope (:func:`.scope.apart`), they
+
+- open with the same label ("Run tests:", "**Bot Framework**:"; two different labels name two subjects);
+- run the same command (the same tool and subcommand: `uv run ruff check .` / `uv run ruff check --fix .`);
+- open with the same three words, one of them a content word ("MCP servers are configured …" / "MCP
+  servers are assembled …");
+- share most of their prose words (at least half, and two or more); or
+- are one sentence with one name swapped ("Build solar-cli image: `docker build -t solar-cli:latest …`").
+
+Invariant: pure functions of the entries (texts, scopes); no I/O."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from rapidfuzz import fuzz
+
+from ..core.model import Entry
+from ..core.text import TEXT_CACHE
+from .scope import apart, is_history
+from .updates import context
+from .verify import fact_key
+
+#: Commands that run another tool: a command's head is the runner, the tool and its subcommand.
+_RUNNERS = frozenset(("uv run", "poetry run", "pipenv run", "pdm run", "hatch run", "npm run", "pnpm run", "yarn run",
+                      "bun run", "python -m", "python3 -m", "bundle exec", "php artisan", "npx", "bunx", "pnpx"))
+#: Tools whose first argument is the subcommand (`cargo test`, `make lint`, `docker build`).
+_TOOLS = frozenset("cargo go make just docker git uv npm pnpm yarn bun dotnet mix rake composer gradle mvn kubectl"
+                   " helm terraform deno".split())
+#: A leading label: "**Bot Framework**:", "**Run dev server:**", "Run tests:" (a few words before a colon).
+_LABEL = re.compile(r"^\s*(?:(?:[-*+]|\d+[.)])\s+)?(?:\*\*(?P<bold>[^*`]{2,60}?):?\*\*:?|(?P<plain>[A-Za-z][^:`*\n]{1,50}):)(?:\s|$)")
+_CODE = re.compile(r"`([^`\n]+)`")
+_WORDS = re.compile(r"[A-Za-z0-9][\w'-]*")
+#: A name-like token: words joined by a hyphen, slash or dot (`solar-cli`, `src/bot/retry_utils.py`).
+_NAME = re.compile(r"(?<![\w./-])[A-Za-z0-9]\w*(?:[-./]\w+)+/?")
+#: Stems too common to say what two memories are about.
+_WEAK = frozenset("use run make alway never do not don't the a an to for of in on with and or is are be".split())
+
+#: The share of prose words two related memories have in common (of those either has).
+WORDS_SHARED = 0.5
+#: How alike two texts are once one name of one is swapped for one of the other's (rapidfuzz ratio).
+RENAMED_RATIO = 90.0
+
+
+@dataclass(frozen=True)
+class _Shape:
+    label: str | None
+    commands: frozenset[str]
+    lead: str | None
+    words: frozenset[str]
+    names: frozenset[str]
+    low: str
+
+
+_SUBCOMMAND = re.compile(r"[a-z][\w:-]*")
+#: Subcommands that make a two-word command of an unknown tool (`prek run`).
+_VERBS = frozenset("run test build check lint format install start serve dev deploy".split())
+
+
+def _heads(command: str, bare: bool = False) -> set[str]:
+    """What a command runs: its runner, tool and subcommand (`uv run ruff check`) and the tool and
+    subcommand alone (`ruff check`: `prek run -a` is `uv run prek run -a` without uv), or a tool and its
+    subcommand (`make lint`, `prek run`). A command of one word gives none (a bare tool says nothing of
+    what it is run for). ``bare``: a line of prose that may be a command: only a known tool or runner
+    starts one."""
+    words = command.lower().split()
+    for n in (2, 1):
+        if " ".join(words[:n]) in _RUNNERS and len(words) > n:
+            rest = [w for w in words[n:] if not w.startswith("-")]
+            sub = [w for w in rest[1:2] if _SUBCOMMAND.fullmatch(w)]
+            if not rest:
+                return set()
+            return {" ".join([*words[:n], *rest[:1], *sub])} | ({" ".join([*rest[:1], *sub])} if sub else set())
+    if len(words) >= 2 and _SUBCOMMAND.fullmatch(words[0]) and _SUBCOMMAND.fullmatch(words[1]) and (
+            words[0] in _TOOLS or (not bare and (len(words) > 2 or words[1] in _VERBS))):
+        return {f"{words[0]} {words[1]}"}
+    return set()
+
+
+@lru_cache(maxsize=TEXT_CACHE)
+def _shape(text: str) -> _Shape:
+    label_match = _LABEL.match(text)
+    label = None
+    if label_match:
+        raw = (label_match.group("bold") or label_match.group("plain") or "").strip().lower()
+        label = raw if 0 < len(raw.split()) <= 6 else None
+    codes = _CODE.findall(text)
+    # a line that is a command ("uv run ruff check ."), with or without a comment after it
+    bare: set[str] = set() if codes else _heads(text.split(" #", 1)[0], bare=True)
+    commands = frozenset(h for code in codes for h in _heads(code)) | frozenset(bare)
+    prose = text.split(" #", 1)[1] if bare and " #" in text else "" if bare else _CODE.sub(" ", text)
+    words = frozenset(w for w in context(prose) if not w.startswith("="))
+    opening = [w.lower() for w in _WORDS.findall(re.sub(r"[*_`]", "", text))[:3]]
+    lead = None
+    if len(opening) == 3 and any(w not in _WEAK and len(w) > 2 and not w.isdigit() for w in opening[:2]):
+        lead = " ".join(opening)
+    names = frozenset(n.lower().rstrip("./") for n in _NAME.findall(text))
+    return _Shape(label, commands, lead, words, names, " ".join(text.lower().split()))
+
+
+def related(a: str, b: str) -> str | None:
+    """Why two texts may speak of one subject ("label", "command", "lead", "words", "renamed"), else
+    ``None``. The same fact (the verifier's key) is not a relation: that is a duplicate."""
+    sa, sb = _shape(a), _shape(b)
+    if sa.low == sb.low:
+        return None
+    if sa.label and sb.label:  # two labels name the subjects: "Lint: `make check`" / "Run tests: `make check`"
+        return "label" if sa.label == sb.label else "renamed" if _renamed(sa, sb) else None
+    if sa.commands & sb.commands:
+        return "command"
+    if sa.lead and sa.lead == sb.lead:
+        return "lead"
+    shared = sa.words & sb.words
+    if len(shared) >= 2 and len(shared) >= WORDS_SHARED * len(sa.words | sb.words):
+        return "words"
+    if _renamed(sa, sb):
+        return "renamed"
+    return None
+
+
+def _renamed(sa: _Shape, sb: _Shape) -> bool:
+    only_a, only_b = sorted(sa.names - sb.names)[:6], sorted(sb.names - sa.names)[:6]
+    if not only_a or not only_b or abs(len(sa.low) - len(sb.low)) > 0.5 * max(len(sa.low), len(sb.low)):
+        return False
+    for x in only_a:
+        swapped_pattern = re.compile(rf"(?<![\w-]){re.escape(x)}(?![\w-])")
+        for y in only_b:
+            if fuzz.ratio(swapped_pattern.sub(y, sa.low), sb.low) >= RENAMED_RATIO:
+                return True
+    return False
+
+
+def _keys(shape: _Shape) -> set[str]:
+    keys = {f"w:{w}" for w in shape.words} | {f"c:{c}" for c in shape.commands} | {f"n:{n}" for n in shape.names}
+    if shape.label:
+        keys.add(f"l:{shape.label}")
+    if shape.lead:
+        keys.add(f"p:{shape.lead}")
+    return keys
+
+
+@dataclass(frozen=True)
+class Relation:
+    a: Entry
+    b: Entry
+    why: str
+
+
+def related_pairs(entries: Sequence[Entry]) -> list[Relation]:
+    """Pairs of ``entries`` in one scope that :func:`related` joins (in no order: which is older is the
+    caller's to say). Candidates share one of their rarer subject keys (words, commands, names,
+    labels), so that a store of thousands stays quick."""
+    usable = [e for e in entries if not is_history(e.content)]
+    shapes = [_shape(e.content) for e in usable]
+    keys = [_keys(s) for s in shapes]
+    postings: dict[str, list[int]] = {}
+    for i, mine in enumerate(keys):
+        for key in mine:
+            postings.setdefault(key, []).append(i)
+    cap = min(40, max(12, len(usable) // 10))
+    seen: set[tuple[int, int]] = set()
+    out: list[Relation] = []
+    for i, mine in enumerate(keys):
+        # labels, commands and openings first (they say most), then the rarest words and names
+        rare = sorted((k for k in mine if 1 < len(postings[k]) <= cap),
+                      key=lambda k: (k[0] not in "lcp", len(postings[k]), k))[:6]
+        for key in rare:
+            for j in postings[key]:
+                pair = (min(i, j), max(i, j))
+                if i == j or pair in seen:
+                    continue
+                seen.add(pair)
+                a, b = usable[pair[0]], usable[pair[1]]
+                if apart(a, b):
+                    continue
+                why = related(a.content, b.content)
+                if why is None or fact_key(a.content) == fact_key(b.content):
+                    continue
+                out.append(Relation(a, b, why))
+    out.sort(key=lambda r: (r.a.id, r.b.id))
+    return out

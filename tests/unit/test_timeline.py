@@ -1,0 +1,164 @@
+"""Time in the renderings: an older memory of a subject is shown under the newest one, dated ("was, until
+DATE" when a newer memory replaced it or disagrees with it, "older, DATE" when a newer one may speak of the
+same subject); two that disagree with no order stay "Not settled"; memories of different projects, or
+that someone said are both true, are never dated against each other. Texts are real bullets of public
+repositories' agent files and their history (bench/real_memory, store updates-entries); the property test
+holds for any store built from subjects whose value changes over time, at any budget."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lorekeeper.analysis.compaction import CompactionConfig, plan_compaction
+from lorekeeper.analysis.context.timeline import timeline
+from lorekeeper.app.context import render_context
+from lorekeeper.core.model import DEFAULT_CATEGORY as CATEGORY
+from lorekeeper.facts.subjects import related
+from lorekeeper.workspace import Workspace
+from support import Tree, commit
+
+NOW = datetime(2026, 11, 1, 12, tzinfo=UTC)
+
+
+def entry(tree: Tree, entry_id: str, text: str, created: str, project: str | None = "p", **fields) -> None:
+    tree.entry(f"{entry_id}.json", {"id": entry_id, "content": text, "created": created,
+                                    "tags": [f"project:{project}"] if project else [], **fields})
+
+
+def views(tree: Tree) -> dict[str, str]:
+    store = tree.store()
+    plan = plan_compaction(store, CompactionConfig(), now=NOW)
+    out = {path.rsplit("/", 1)[-1] if "compacted/" not in path else "compacted/" + path.rsplit("/", 1)[-1]: text
+           for path, text in plan.views.items()}
+    out["lore context"] = render_context(Workspace(tree.root), store, budget=2000, now=NOW, remember=False).text
+    return out
+
+
+# -- which memories speak of one subject ---------------------------------------------------------
+
+def test_updates_written_in_other_words_are_related() -> None:
+    # telegram-bot's CLAUDE.md (2025-06-24) and AGENTS.md (2026-08-09); terence-python's CLAUDE.md
+    assert related("`make lint` or `uv run ruff check src` - Run code linting",
+                   "`uv run ruff check src tests`: lint the codebase.") == "command"
+    assert related("`uv run prek run -a` - Run pre-commit hooks on all files",
+                   "Run `prek run -a` for the complete repository hook set.") == "command"
+    assert related("**Bot Framework**: Built on `python-telegram-bot` with callback-based handlers for different "
+                   "commands and message types.",
+                   "**Bot Framework**: Built on `aiogram` v3 with Router/Dispatcher pattern for commands and messages."
+                   ) == "label"
+    assert related("MCP servers are configured in `config/*.json`.",
+                   "MCP servers are assembled in `src/bot/agents/chat.py`; Playwright and yfmcp are always enabled, "
+                   "while Firecrawl and SerpAPI depend on environment settings.") == "lead"
+    assert related("Run solar-cli locally: `cd projects/solar-cli && uv run solar-cli --verbose`",
+                   "Run home-mcp locally: `cd projects/home-mcp && uv run home-mcp`") == "renamed"
+    assert related("just release 0.2.0   # bump version, commit, and tag",
+                   "just start-release 0.2.0   # bump version, commit, tag, and push") == "words"
+
+
+def test_different_things_are_not_related() -> None:
+    assert related("uv run ruff check .", "uv run ruff format .") is None  # two commands of one tool
+    assert related("Do not use type annotations.", "Do not use system python or pip.") is None
+    assert related("Run tests: `uv run pytest`", "Lint: `uv run ruff check`") is None
+    assert related("Fact 0: the retry rule.", "Fact 3: the retry cache.") is None
+
+
+# -- how the renderings show them ----------------------------------------------------------------
+
+def test_an_older_memory_is_shown_dated_under_the_newest_of_its_subject(tree: Tree) -> None:
+    entry(tree, "lint1", "`make lint` or `uv run ruff check src` - Run code linting", "2025-06-24T20:07:48Z",
+          category="commands")
+    entry(tree, "lint2", "`uv run ruff check src tests`: lint the codebase.", "2026-08-09T05:44:56Z",
+          category="commands")
+    entry(tree, "t1", "Run tests with `make test`.", "2025-12-24T00:00:00Z", category="commands")
+    entry(tree, "t2", "Run tests with `make test-quiet`.", "2026-02-24T00:00:00Z", category="commands")
+    entry(tree, "other", "Use **uv** (not pip/pipx/poetry).", "2026-01-01T00:00:00Z", category="commands")
+    shown = views(tree)
+    for name in ("compacted/commands.md", "index.md", "lore context"):
+        text = shown[name]
+        assert ("- `uv run ruff check src tests`: lint the codebase.\n"
+                "  - older, 2025-06-24: `make lint` or `uv run ruff check src` - Run code linting\n") in text, name
+        assert "- Run tests with `make test-quiet`.\n  - was, until 2026-02-24: Run tests with `make test`.\n" in text
+        assert "- Use **uv** (not pip/pipx/poetry).\n" in text and "Not settled" not in text
+
+
+def test_two_that_disagree_with_no_order_are_not_settled(tree: Tree) -> None:
+    entry(tree, "a", "Run tests with `make test`.", "2026-02-24T00:00:00Z")
+    entry(tree, "b", "Run tests with `make test-quiet`.", "2026-02-24T00:00:00Z")
+    shown = views(tree)
+    settled = shown["index.md"].split("## Not settled")[1]
+    assert "Run tests with `make test`." in settled and "Run tests with `make test-quiet`." in settled
+    assert "written at the same time (2026-02-24); not settled" in shown["compacted/" + CATEGORY + ".md"]
+    assert "was, until" not in shown["index.md"] + shown["compacted/" + CATEGORY + ".md"]
+
+
+def test_other_projects_and_memories_kept_together_are_never_dated_against_each_other(tree: Tree) -> None:
+    entry(tree, "sim", "Run tests: `pipenv run pytest`", "2025-04-16T04:35:40Z", "simulacra")
+    entry(tree, "flanks", "Run tests: `uv run pytest`", "2025-12-26T23:04:23Z", "flanks-python")
+    entry(tree, "j", "Tests run with Jest", "2026-01-01T00:00:00Z", None, coexists_with=["v"])
+    entry(tree, "v", "Tests run with Vitest", "2026-06-01T00:00:00Z", None)
+    assert timeline(tree.store().live()).links == {}
+    shown = views(tree)
+    assert "older," not in shown["index.md"] and "was, until" not in shown["index.md"]
+
+
+def test_an_entry_older_than_a_line_of_an_instruction_file_says_where_the_newer_is(tree: Tree) -> None:
+    # The line of AGENTS.md is dated by its own commit (2026-08-09), not by the file's first (2026-01-14):
+    # the entry (2026-02-04) is older than it.
+    tree.write("AGENTS.md", "# Agents\n\n- Run `uv sync` to install dependencies.\n")
+    commit(tree, "agents", date="2026-01-14T10:00:00Z")
+    tree.write("AGENTS.md", "# Agents\n\n- Run `uv sync` to install dependencies.\n"
+                            "- MCP servers are assembled in `src/bot/agents/chat.py`.\n")
+    commit(tree, "mcp servers", date="2026-08-09T05:44:56Z")
+    entry(tree, "mcp", "MCP servers are configured in `config/*.json`.", "2026-02-04T19:33:40Z", None)
+    shown = views(tree)
+    for name in ("index.md", "compacted/" + CATEGORY + ".md", "lore context"):
+        assert "- MCP servers are configured in `config/*.json`. (older, 2026-02-04, than AGENTS.md:4)" in shown[name]
+
+
+# -- the property --------------------------------------------------------------------------------
+
+_SUBJECTS = ["Run tests", "Lint", "Type checking", "Package manager", "Bot framework", "Deploy target",
+             "Formatter", "Python version"]
+_VALUES = ["`make test`", "`uv run pytest`", "`just check`", "`npm run lint`", "`ruff`", "`black`", "`aiogram`",
+           "`3.12`", "`fly.io`", "`poetry`", "`pnpm`", "`ty`"]
+
+
+@st.composite
+def histories(draw):
+    """Subjects ("**Lint**: value"), each with values that replace one another over time, in random
+    categories and with random dates; the newest value of each is current."""
+    out = []
+    for s, subject in enumerate(draw(st.lists(st.sampled_from(_SUBJECTS), min_size=1, max_size=6, unique=True))):
+        values = draw(st.lists(st.sampled_from(_VALUES), min_size=1, max_size=4, unique=True))
+        day = draw(st.integers(min_value=0, max_value=300))
+        for v, value in enumerate(values):
+            day += draw(st.integers(min_value=1, max_value=60))
+            out.append((f"s{s}v{v}", f"**{subject}**: {value}", NOW - timedelta(days=400 - day), v == len(values) - 1,
+                        draw(st.sampled_from(["commands", "conventions", "tools"]))))
+    return out
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(history=histories(), budget=st.integers(min_value=80, max_value=2000))
+def test_no_rendering_shows_an_older_value_of_a_subject_without_its_date_or_replacement(tmp_path_factory, history,
+                                                                                         budget: int) -> None:
+    tree = Tree(tmp_path_factory.mktemp("ws"))
+    for entry_id, text, created, _, category in history:
+        tree.entry(f"{entry_id}.json", {"id": entry_id, "content": text, "category": category,
+                                        "created": created.strftime("%Y-%m-%dT%H:%M:%SZ")})
+    store = tree.store()
+    plan = plan_compaction(store, CompactionConfig().with_overrides(budget=budget), now=NOW)
+    texts = [text for path, text in plan.views.items()]
+    texts.append(render_context(Workspace(tree.root), store, budget=budget, now=NOW, remember=False).text)
+    for entry_id, text, _created, current, _ in history:
+        for rendering in texts:
+            for line in rendering.splitlines():
+                if text not in line:
+                    continue
+                if current:
+                    assert not line.startswith("  - "), line  # the newest value of a subject is never nested
+                else:
+                    assert line.startswith("  - was, until ") or line.startswith("  - older, "), (entry_id, line)
