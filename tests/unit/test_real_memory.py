@@ -358,3 +358,44 @@ def test_status_does_not_ask_for_a_compaction_that_has_nothing_left_to_do(tree: 
     later = (tree.root / ".lore/memory/entries/new.json").stat().st_mtime + 60  # a minute after the compaction
     os.utime(tree.root / ".lore/memory/entries/new.json", (later, later))
     assert "reached: run `lore compact`" in lore("status", cwd=tree.root).stdout
+
+
+# -- a Markdown example holding fenced code --------------------------------------------------------
+
+_COPILOT = """### Documentation Structure
+When creating README.md files, follow this pattern:
+```markdown
+# Analysis: [Project Name]
+
+### [Technique Name]
+```[language]
+[Code example]
+```
+[Explanation]
+```
+
+#### Manual Search Queries
+```
+filename:CLAUDE.md "## Architecture"
+```
+
+## Discovery
+- `scripts/discovery/loader.py`: Loads existing repositories to avoid duplicates
+"""
+
+
+def test_a_markdown_example_with_fenced_code_inside_ends_where_its_author_ended_it(tree: Tree) -> None:
+    # josix/awesome-claude-md's .github/copilot-instructions.md: CommonMark ends the example at the inner
+    # bare fence, and the rest of the file reads inside out (its bullets as code, its queries as prose)
+    from lorekeeper.store.instructions import parse_instructions
+
+    units = [(start, end, kind) for start, end, kind, _, _ in parse_instructions(_COPILOT, "x.md")]
+    assert (3, 11, "code") in units and (14, 16, "code") in units and (19, 19, "bullet") in units
+    assert not any(kind == "paragraph" and start == 15 for start, _, kind in units)
+    # an example in another language, or whose inner fences do not pair up, is read as CommonMark reads it
+    plain = _COPILOT.replace("```markdown", "```text")
+    assert (3, 9, "code") in [(s, e, k) for s, e, k, _, _ in parse_instructions(plain, "x.md")]
+    tree.write(".github/copilot-instructions.md", _COPILOT)
+    tree.write("CLAUDE.md", "# Claude\n\n- `scripts/discovery/loader.py`: Loads existing repositories to avoid duplicates\n")
+    [repeat] = repeats(tree.store().live())
+    assert {repeat.kept.id, *(c.id for c in repeat.copies)} == {"CLAUDE.md:3", ".github/copilot-instructions.md:19"}

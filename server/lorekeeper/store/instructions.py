@@ -45,7 +45,7 @@ def parse_instructions(text: str, relpath: str) -> list[tuple[int, int, str, str
                 for j in range(i + 1):
                     masked[j] = ""
                 break
-    tokens = _markdown().parse("\n".join(masked))
+    tokens = _markdown().parse("\n".join(_nested_fences(masked)))
     out: list[tuple[int, int, str, str, str | None]] = []
     headings: list[tuple[int, str]] = []
     item_depth = 0
@@ -82,6 +82,55 @@ def parse_instructions(text: str, relpath: str) -> list[tuple[int, int, str, str
                 out.append((first + 1, last + 1, kind, content.rstrip("\n"), _section(headings)))
     out.sort(key=lambda e: e[0])
     return [e for e in out if e[3].strip()]
+
+
+_FENCE_OPEN = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`\s]*)")
+
+
+def _nested_fences(lines: list[str]) -> list[str]:
+    """``lines`` where a fenced Markdown example that holds fenced code of its own (```` ```markdown ````
+    … ```` ```python ```` … ```` ``` ```` … ```` ``` ````) has its outer fences lengthened, so that the
+    parser ends it where its author did. CommonMark ends it at the first bare fence, and everything
+    after it in the file reads inside out: prose as code, code as prose. Only an example written as
+    Markdown (``markdown``, ``md``, ``mdx``) is read so, and only when the fences inside it pair up."""
+    out = list(lines)
+    i = 0
+    while i < len(lines):
+        opener = _FENCE_OPEN.match(lines[i])
+        if not opener:
+            i += 1
+            continue
+        char, size = opener.group("fence")[0], len(opener.group("fence"))
+        if opener.group("info").lower() not in ("markdown", "md", "mdx"):
+            i = _fence_end(lines, i + 1, char, size)
+            continue
+        depth, nested, j = 0, False, i + 1
+        while j < len(lines):
+            inner = _FENCE_OPEN.match(lines[j])
+            if inner and inner.group("fence")[0] == char and len(inner.group("fence")) >= size:
+                if inner.group("info"):
+                    depth, nested = depth + 1, True
+                elif lines[j].strip() == inner.group("fence"):
+                    if depth == 0:
+                        break
+                    depth -= 1
+            j += 1
+        if nested and j < len(lines):
+            longer = char * (size + 1)
+            out[i] = lines[i].replace(opener.group("fence"), longer, 1)
+            out[j] = lines[j].replace(char * size, longer, 1)
+        i = j + 1
+    return out
+
+
+def _fence_end(lines: list[str], start: int, char: str, size: int) -> int:
+    """The line after the fence that closes a block opened before ``start``."""
+    for j in range(start, len(lines)):
+        closer = _FENCE_OPEN.match(lines[j])
+        if closer and closer.group("fence")[0] == char and len(closer.group("fence")) >= size and not closer.group("info") \
+                and lines[j].strip() == closer.group("fence"):
+            return j + 1
+    return len(lines)
 
 
 def _trim(lines: list[str], start: int, stop: int) -> tuple[int, int, list[str]] | None:
