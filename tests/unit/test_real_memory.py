@@ -399,3 +399,14 @@ def test_a_markdown_example_with_fenced_code_inside_ends_where_its_author_ended_
     tree.write("CLAUDE.md", "# Claude\n\n- `scripts/discovery/loader.py`: Loads existing repositories to avoid duplicates\n")
     [repeat] = repeats(tree.store().live())
     assert {repeat.kept.id, *(c.id for c in repeat.copies)} == {"CLAUDE.md:3", ".github/copilot-instructions.md:19"}
+
+
+def test_copies_the_kept_line_does_not_state_alike_are_a_repeat_of_their_own(tree: Tree) -> None:
+    # 0xmichalis/nftbk's memory bank: the fullest line (progress.md:6, it says more) is kept for the one
+    # line that states it the same; the two identical lines are still one repeat, not lost with the rest
+    tree.write("memory-bank/activeContext.md", "# Active\n\n## Next Steps\n\n- IPFS gateway rotation and fallbacks\n")
+    tree.write("memory-bank/progress.md", "# Progress\n\n## Left\n\n- ⬜ IPFS gateway rotation and fallbacks\n"
+                                          "2. ⬜ **IPFS Gateway Improvements**: Add gateway rotation and fallbacks\n")
+    tree.write("memory-bank/techContext.md", "# Tech\n\n## Future\n\n- Adding IPFS gateway rotation and fallbacks\n")
+    groups = [{r.kept.id, *(c.id for c in r.copies)} for r in repeats(tree.store().live())]
+    assert any({"memory-bank/activeContext.md:5", "memory-bank/progress.md:5"} <= g for g in groups), groups

@@ -211,18 +211,20 @@ def repeats(entries: Iterable[Entry], sources: Iterable[str] = (), paraphrases: 
         out: list[Repeat] = []
         for _, group in groups_of_one_fact(units, keys):
             members = sorted(group, key=lambda e: _source_rank(e, order))
-            kept = members[0]
-            if _source_rank(kept, chosen)[0] == len(chosen):  # no file the team named: keep the fullest copy
-                kept = next((m for m in members if not any(says_more(o.content, m.content) for o in members)), kept)
-            # every copy states the kept fact itself (the same keys, or found near it), not through a
-            # chain of copies that each differ a little more
-            mine = set(keys(kept)) - set(joined.get(position[id(kept)], ()))
-            copies = tuple(m for m in members if m is not kept and (
-                mine & set(keys(m)) or frozenset((kept.id, m.id)) in direct))
-            if not copies:
-                continue
-            exact = all(_normal(c.content) == _normal(kept.content) for c in copies)
-            out.append(Repeat(kept, copies, exact))
+            while len(members) >= 2:
+                kept = members[0]
+                if _source_rank(kept, chosen)[0] == len(chosen):  # no file the team named: keep the fullest copy
+                    kept = next((m for m in members if not any(says_more(o.content, m.content) for o in members)), kept)
+                # every copy states the kept fact itself (the same keys, or found near it), not through a
+                # chain of copies that each differ a little more
+                mine = set(keys(kept)) - set(joined.get(position[id(kept)], ()))
+                copies = tuple(m for m in members if m is not kept and (
+                    mine & set(keys(m)) or frozenset((kept.id, m.id)) in direct))
+                # the members the kept copy does not state the same as: a repeat of their own, if any
+                members = [m for m in members if m is not kept and m not in copies]
+                if copies:
+                    exact = all(_normal(c.content) == _normal(kept.content) for c in copies)
+                    out.append(Repeat(kept, copies, exact))
     out.sort(key=lambda r: (r.kept.location.path, r.kept.location.start_line))
     return out
 
