@@ -322,6 +322,8 @@ def test_repeats_in_other_words_are_found_with_the_semantic_stage_and_never_remo
 @pytest.mark.parametrize(("older", "newer", "why"), [
     ("**Initialize database:** `uv run alembic upgrade head`", "**Apply migrations:** `uv run alembic upgrade head`",
      "another label"),
+    # liangjiayu/fastapi-template: the tool and the command that applies its migrations are two facts
+    ("**Migrations:** Alembic", "**Apply migrations:** `uv run alembic upgrade head`", "another label"),
     ("just release 0.2.0   # bump version, commit, and tag", "just start-release 0.2.0   # bump version, commit, tag, and push",
      "another target of just"),
     ("uv run ruff check .", "uv run ruff check --fix .", "another command"),

@@ -208,8 +208,17 @@ def _another_label(a: str, b: str) -> str:
         return ""
     wa = {parse.stem(w) for w in re.findall(r"[a-z]+", la.group("label").lower())}
     wb = {parse.stem(w) for w in re.findall(r"[a-z]+", lb.group("label").lower())}
-    # labels that share no word name two things ("Model Gating" / "Model-level gating" name one)
-    return f"another label ({la.group('label').strip()} / {lb.group('label').strip()})" if not wa & wb else ""
+    # labels that share no word name two things ("Model Gating" / "Model-level gating" name one); so do
+    # labels one of which adds an action ("Migrations" is the tool, "Apply migrations" the command)
+    if not wa & wb or (wa ^ wb) & _ACTIONS:
+        return f"another label ({la.group('label').strip()} / {lb.group('label').strip()})"
+    return ""
+
+
+#: Verbs that, added to a label, make it name a task rather than a thing ("Apply migrations").
+_ACTIONS = frozenset(parse.stem(w) for w in (
+    "apply run initialize initialise build install start stop deploy create update upgrade test lint format"
+    " generate reset seed setup configure add remove delete check serve release publish").split())
 
 
 def _another_flag(a: str, b: str) -> str:
