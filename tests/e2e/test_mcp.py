@@ -10,6 +10,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from mcp import types
 from mcp.client.session import ClientSession
@@ -208,8 +209,16 @@ async def test_auto_compaction_past_the_threshold(project: Tree) -> None:
     async with connect(root) as session:
         await call(session, "configure", budget=100)  # the store's ~40 tokens pass 20% of it
         first = await call(session, "store", content="Release notes live in CHANGELOG.md.")
-        ran = first["auto_compaction"]
-        assert ran["operations"] >= 1 and ran["journal"]
+        # it runs after the answer (never on the request's path); status says what it did
+        assert first["status"] == "stored" and first["auto_compaction"]["scheduled"] is True
+        ran = None
+        for _ in range(200):
+            ran = (await call(session, "status"))["last_auto_compaction"]
+            if ran is not None:
+                break
+            await anyio.sleep(0.05)
+        assert ran is not None and ran["ran"] is True and ran["operations"] >= 1 and ran["journal"]
+        assert ran["tokens_after"] <= ran["tokens_before"]  # never leaves memory larger
         second = await call(session, "store", content="Tags follow semver.")
         assert "auto_compaction" not in second  # not again before 20 more entries
         log = await call(session, "log", limit=5)
@@ -220,3 +229,158 @@ async def test_auto_compaction_past_the_threshold(project: Tree) -> None:
         await call(session, "configure", budget=100, auto_compact_threshold=0)
         third = await call(session, "store", content="The staging database is reset nightly.")
     assert "auto_compaction" not in third or third["auto_compaction"] is None
+
+
+# -- a careful API: what clients nobody here wrote send -------------------------------------------
+
+def raw_session(root: Path, *args: str):
+    """``lore mcp`` driven line by line (raw JSON-RPC), initialised; returns (process, send, receive)."""
+    import subprocess
+
+    proc = subprocess.Popen([str(LORE), *args, "mcp"] if args else [str(LORE), "--root", str(root), "mcp"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=root)
+    assert proc.stdin is not None and proc.stdout is not None
+
+    def send(line: str) -> None:
+        assert proc.stdin is not None
+        proc.stdin.write((line + "\n").encode("utf-8"))
+        proc.stdin.flush()
+
+    def receive() -> dict[str, Any]:
+        import select
+
+        assert proc.stdout is not None
+        ready, _, _ = select.select([proc.stdout], [], [], 30)
+        assert ready, "no answer within 30 s"  # the client would wait to its deadline
+        return json.loads(proc.stdout.readline())
+
+    send(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}))
+    assert receive()["id"] == 0
+    send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+    return proc, send, receive
+
+
+def test_every_line_gets_an_answer_and_half_an_emoji_is_stored_whole(project: Tree) -> None:
+    proc, send, receive = raw_session(project.root)
+    try:
+        send('{"jsonrpc":"2.0","id":7,"method":"tools/ca')  # cut off mid-line
+        assert receive() == {"jsonrpc": "2.0", "id": None,
+                             "error": {"code": -32700, "message": "Parse error: the line is not JSON"}}
+        send('{"id": 8, "hello": "there"}')  # JSON, not JSON-RPC
+        assert receive()["error"]["code"] == -32600  # answered (its id: the next test)
+        # JavaScript's slice cut an emoji in half: JSON.stringify sends the lone half as an escape
+        send('{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"store","arguments":'
+             '{"content":"Deploys go out with the rocket \\ud83d script in scripts/deploy.sh."}}}')
+        answer = receive()
+        assert answer["id"] == 9 and not answer["result"].get("isError")
+        stored = json.loads(answer["result"]["content"][0]["text"])
+        entry = json.loads((project.root / stored["path"]).read_text(encoding="utf-8"))
+        assert entry["content"] == "Deploys go out with the rocket \ufffd script in scripts/deploy.sh."
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_a_request_gets_an_answer_with_its_id_when_it_is_not_json_rpc(project: Tree) -> None:
+    proc, send, receive = raw_session(project.root)
+    try:
+        send('{"id": 8, "hello": "there"}')
+        assert receive() == {"jsonrpc": "2.0", "id": 8, "error": {
+            "code": -32600, "message": "Invalid Request: not a JSON-RPC 2.0 message"}}
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+async def test_arguments_are_strict_and_the_schema_says_every_limit(project: Tree) -> None:
+    project.entry("a.json", {"id": "a", "content": FACTS["t1"], "created": "2026-01-01T00:00:00Z"})
+    project.entry("b.json", {"id": "b", "content": FACTS["t1"], "created": "2026-02-01T00:00:00Z"})
+    before = {p.name: p.read_bytes() for p in (project.root / ".lore/memory/entries").iterdir()}
+    async with connect(project.root) as session:
+        for args, says in [({"dry_run": "false"}, "valid boolean"), ({"dry_run": "no"}, "valid boolean"),
+                           ({"dry_run": False}, "only after it was previewed"), ({"dry_run": True, "plan_id": "x"},
+                                                                                  "Extra inputs are not permitted")]:
+            assert says in await error_of(session, "compact", **args)
+        assert "valid integer" in await error_of(session, "list", limit="5")
+        assert "at most 80 characters" in await error_of(session, "store", content="A fact.", category="c" * 81)
+        assert "at most 2000 characters" in await error_of(session, "forget", id="a", reason="x" * 2001)
+        assert "at most 50 items" in await error_of(session, "recall", focus=[f"f{i}" for i in range(51)])
+        tools = {t.name: t for t in (await session.list_tools()).tools}
+    assert {p.name: p.read_bytes() for p in (project.root / ".lore/memory/entries").iterdir()} == before
+    for tool in tools.values():
+        schema = tool.input_schema
+        assert schema.get("additionalProperties") is False, tool.name
+        for name, prop in schema.get("properties", {}).items():
+            assert prop.get("description"), f"{tool.name}.{name} has no description"
+        assert tool.annotations is not None and tool.annotations.read_only_hint is not None, tool.name
+    assert {n for n, t in tools.items() if t.annotations and t.annotations.read_only_hint} == {
+        "recall", "query", "status", "check_stale", "list", "export", "log"}
+    assert {n for n, t in tools.items() if t.annotations and t.annotations.destructive_hint} == {
+        "compact", "forget", "update"}
+    assert tools["store"].input_schema["properties"]["tags"]["maxItems"] == 20
+
+
+async def test_a_plan_is_applied_only_on_the_memory_it_was_previewed_on(tmp_path: Path) -> None:
+    roots = []
+    for name in ("one", "two"):
+        tree = Tree(tmp_path / name)
+        for n in range(2):  # the same memory in two workspaces
+            tree.entry(f"d{n}.json", {"id": f"d{n}", "content": FACTS["t1"], "created": f"2026-0{n + 1}-01T00:00:00Z"})
+        roots.append(tree)
+    ids = []
+    for tree in roots:
+        async with connect(tree.root) as session:
+            ids.append((await call(session, "compact"))["plan"])
+    assert ids[0] != ids[1]  # a plan id names the memory it was planned on, not only what it does
+    one = roots[0]
+    one.entry("other.json", {"id": "other", "content": "The CI timeout is 30 minutes.", "created": "2026-05-01T00:00:00Z"})
+    async with connect(one.root) as session:
+        refused = await error_of(session, "compact", dry_run=False, plan=ids[0])  # an unrelated change since
+        assert "memory changed since plan" in refused
+        fresh = (await call(session, "compact"))["plan"]
+        applied = await call(session, "compact", dry_run=False, plan=fresh)
+    assert applied["dry_run"] is False and applied["journal"]
+
+
+async def test_large_answers_are_bounded_and_paged(project: Tree) -> None:
+    from lorekeeper.infra.tokens import count_tokens
+
+    for n in range(120):
+        project.entry(f"e{n:03}.json", {"id": f"e{n:03}", "category": "patterns", "created": "2026-03-01T00:00:00Z",
+                                        "content": f"Service {n} keeps its retry budget in config/retry-{n}.toml; "
+                                                   + "the budget resets hourly and is shared by every worker. " * 6})
+    async with connect(project.root) as session:
+        seen, offset, pages = set(), 0, 0
+        while offset is not None:
+            result = await session.call_tool("export", {"offset": offset, "max_tokens": 2000})
+            text = result.content[0].text
+            assert count_tokens(text) <= 2400  # the page fits (its JSON framing aside)
+            page = json.loads(text)
+            seen |= {e["id"] for e in page["entries"]}
+            offset, pages = page["next_offset"], pages + 1
+        assert len(seen) == page["total"] >= 120 and pages > 3
+        preview = await session.call_tool("compact", {"max_tokens": 1000})
+        assert count_tokens(preview.content[0].text) <= 1400
+
+
+async def test_status_counts_the_stale_memories_check_stale_reports(project: Tree) -> None:
+    project.write("CLAUDE.md", "# Notes\n\n- Payments: `charge` in `src/pay.py` is the only way to take money.\n")
+    commit(project, "notes", date="2026-03-02T12:00:00Z")
+    (project.root / "src/pay.py").unlink()
+    commit(project, "payments moved out", date="2026-03-03T12:00:00Z")
+    async with connect(project.root) as session:
+        stale = await call(session, "check_stale")
+        status = await call(session, "status")
+    assert stale["counts"]["error"] >= 1
+    assert status["stale_findings"] == stale["counts"] and status["context"]["stale"] >= 1
+
+
+async def test_outside_any_workspace_every_tool_says_why(tmp_path: Path) -> None:
+    lonely = tmp_path / "lonely"
+    lonely.mkdir()
+    params = StdioServerParameters(command=str(LORE), args=["mcp"], cwd=str(lonely))
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        text = await error_of(session, "status")
+    assert "no Lorekeeper workspace found" in text and "--from" in text

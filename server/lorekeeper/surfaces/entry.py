@@ -4,8 +4,11 @@ place the three surfaces meet."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
 
+from ..workspace import WorkspaceNotFound, find_root
 from .cli import app, workspace_of
 from .cli import run as run_cli
 
@@ -21,12 +24,24 @@ def serve(
 
 
 @app.command()
-def mcp(ctx: typer.Context) -> None:
+def mcp(ctx: typer.Context, start: Path | None = typer.Option(
+        None, "--from", help="Find the workspace from this folder up, as git does (what an editor passes as "
+                             "${workspaceFolder}, which may be a subfolder).")) -> None:
     """Run the MCP server (stdio) for Claude Code, Cursor, VS Code and any MCP client: recall, store, query,
     check_stale, compact and more (docs/mcp.md)."""
     from .mcp import serve as serve_mcp  # (the MCP SDK is imported only to serve)
 
-    serve_mcp(workspace_of(ctx).root)
+    if ctx.obj and ctx.obj.get("root") is not None:
+        serve_mcp(workspace_of(ctx).root)
+        return
+    try:
+        root = find_root(start)
+    except WorkspaceNotFound as exc:
+        # served anyway: the client shows this answer to each call, not only "connection closed"
+        serve_mcp(None, f"{exc}. Start the server in the project's folder, or pass --from FOLDER or --root FOLDER "
+                        "(docs/mcp.md)")
+        return
+    serve_mcp(root)
 
 
 def run() -> None:

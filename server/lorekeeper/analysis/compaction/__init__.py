@@ -9,6 +9,7 @@ stages (semantic, LLM) contribute operations to the same :class:`Plan`.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -127,9 +128,18 @@ def _plan(store: Store, config: CompactionConfig, only: Iterable[str] | None, no
         tokens_after=tokens["entries"][1],
         hashes={},
         tokens=tokens,
+        memory=memory_digest(store),
     )
     record_hashes(plan, store, paths=paths)
     return plan
+
+
+def memory_digest(store: Store) -> str:
+    """What a plan was made from: the workspace's root and the bytes of every memory file the store read."""
+    digest = hashlib.sha256(str(store.ws.root.resolve()).encode("utf-8", "surrogateescape"))
+    for path, sha in sorted(store.digests.items()):
+        digest.update(b"\x00" + path.encode("utf-8", "surrogateescape") + b"\x00" + sha)
+    return digest.hexdigest()[:16]
 
 
 def _read_text(store: Store, path: str) -> str | None:

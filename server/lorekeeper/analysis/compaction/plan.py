@@ -63,6 +63,9 @@ class Plan:
     hashes: dict[str, str | None]  # path -> sha256 of its bytes when planned (None: absent)
     #: Token counts before and after: "entries" (the plain list), "index" (index.md), "compacted" (compacted/).
     tokens: dict[str, list[int]] = field(default_factory=dict)
+    #: The memory it was planned on: a digest of the workspace's root and of every memory file read (so
+    #: that a plan previewed in one workspace, or before any change to memory, is not another's).
+    memory: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -81,14 +84,15 @@ _STAMPS = frozenset({"created", "archived_at", "compressed_at"})
 
 
 def plan_id(plan: Plan) -> str:
-    """A short id of what a plan does and of the files it was planned from: the same store planned twice
-    gives the same id (times of day aside), and any change to a file the plan touches changes it. A
-    preview shows it; applying "exactly the previewed plan" re-plans and compares ids."""
+    """A short id of what a plan does and of the memory it was planned from: the same store planned twice
+    gives the same id (times of day aside); any change to a memory file, or the same memory in another
+    workspace, gives another. A preview shows it; applying "exactly the previewed plan" re-plans and
+    compares ids."""
     what = [(op.op, op.sources, (op.result or {}).get("id"), op.reason,
              [(entry.id, {k: v for k, v in fields.items() if k not in _STAMPS}) for entry, fields in op.updates],
              {k: v for k, v in (op.new_entry or {}).items() if k not in _STAMPS})
             for op in plan.operations]
-    data = json.dumps({"operations": what, "files": plan.hashes}, sort_keys=True, default=str)
+    data = json.dumps({"operations": what, "files": plan.hashes, "memory": plan.memory}, sort_keys=True, default=str)
     return hashlib.sha256(data.encode()).hexdigest()[:12]
 
 

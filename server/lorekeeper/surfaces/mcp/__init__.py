@@ -5,12 +5,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import anyio
+
 from ...infra.workers import allow_fork
 from .server import build_server
+from .wire import serve_stdio
 
 
-def serve(root: Path) -> None:
-    """Serve the workspace at ``root`` over stdio until the client closes the connection."""
+def serve(root: Path | None, problem: str = "") -> None:
+    """Serve the workspace at ``root`` over stdio until the client closes the connection; with no root,
+    every tool answers ``problem`` (why there is no workspace)."""
 
     allow_fork(False)  # a server runs threads: it never forks workers (the command line may have allowed it)
-    build_server(root).run("stdio")
+    anyio.run(serve_stdio, build_server(root, problem))

@@ -13,6 +13,7 @@ import json
 import logging
 import threading
 import warnings
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,7 +25,7 @@ import anyio.to_thread
 from mcp import types
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from ... import __version__
 from ...analysis.context.access import record
@@ -41,6 +42,7 @@ from ...core.model import DEFAULT_CATEGORY, Ref, stamp
 from ...core.settings.compaction import DEFAULT_BUDGET
 from ...facts import open_memory
 from ...facts.tagging import auto_tags
+from ...infra.tokens import count_tokens
 from ...store import Journal, Refused
 from ...workspace import PathOutsideRoot, Workspace
 
@@ -94,14 +96,16 @@ def client_budget(name: str | None) -> int | None:
 class NewMemory(BaseModel):
     """One fact to remember."""
 
+    model_config = ConfigDict(strict=True, extra="forbid")
+
     content: str = Field(min_length=1, max_length=20000, description="The fact, in one or a few sentences.")
     category: str = Field(default=DEFAULT_CATEGORY, max_length=80,
                           description="conventions, decisions, patterns, pitfalls, or any other word.")
-    tags: list[str] = Field(default_factory=list, max_length=20,
-                            description="Tags; when none are given, tags are derived from the text.")
-    refs: list[str] = Field(default_factory=list, max_length=20,
-                            description="Code the fact is about: 'path' or 'path:symbol', workspace-relative.")
-    confidence: float | None = Field(default=None, ge=0, le=1)
+    tags: list[Annotated[str, Field(min_length=1, max_length=80)]] = Field(
+        default_factory=list, max_length=20, description="At most 20 tags; when none are given, tags are derived from the text.")
+    refs: list[Annotated[str, Field(min_length=1, max_length=500)]] = Field(
+        default_factory=list, max_length=20, description="Code the fact is about, at most 20: 'path' or 'path:symbol', workspace-relative.")
+    confidence: float | None = Field(default=None, ge=0, le=1, description="How sure the writer is, 0 to 1.")
 
 
 @dataclass
@@ -113,6 +117,8 @@ class Session:
     lock: threading.Lock = field(default_factory=threading.Lock)
     #: Entries stored since this connection last ran auto-compaction (None: it has not run yet).
     stored_since_compaction: int | None = None
+    #: What the last auto-compaction did (``status`` reports it): it runs after a store's answer.
+    last_auto_compaction: dict[str, Any] | None = None
 
 
 def _now() -> str:
@@ -191,14 +197,28 @@ class Lore:
         if stored:
             since = self.session.stored_since_compaction
             self.session.stored_since_compaction = (since or 0) + stored
-            if since is None or self.session.stored_since_compaction >= AUTO_COMPACT_EVERY:
-                out["auto_compaction"] = self.auto_compact(client)
+            due = since is None or self.session.stored_since_compaction >= AUTO_COMPACT_EVERY
+            if due and self.threshold(ws) > 0:
+                out["_auto_compact"] = True  # the tool starts it once this answer is on its way
         return out
 
     def auto_compact(self, client: str | None) -> dict[str, Any] | None:
         """When the memory's tokens pass the threshold of the budget, the deterministic rules (nothing
-        semantic, no model) compact it, journaled and undoable. ``None`` when below the threshold."""
+        semantic, no model) compact it, journaled and undoable; ``None`` when below the threshold. It runs
+        after a store's answer, planning without the session's lock (a large memory takes seconds) and
+        applying under it, only when memory did not change meanwhile, and never when the plan would leave
+        memory larger. What it did is kept for ``status``; a failure is said there, never raised."""
+        try:
+            result = self._auto_compact(client)
+        except Exception as exc:  # noqa: BLE001 - a background task: said in status, and logged
+            log.exception("auto-compaction failed")
+            result = {"ran": False, "error": f"{type(exc).__name__}: {exc}"[:500]}
+        if result is not None:
+            result["time"] = _now()
+            self.session.last_auto_compaction = result
+        return result
 
+    def _auto_compact(self, client: str | None) -> dict[str, Any] | None:
         ws, store = self.open()
         threshold = self.threshold(ws)
         budget = self.budget(ws, client)
@@ -207,20 +227,32 @@ class Lore:
             return None
         self.session.stored_since_compaction = 0
         made = compaction.plan(ws, store, config=compaction.rules_only(ws))
+        figures = {"tokens_before": made.plan.tokens_before, "tokens_after": made.plan.tokens_after, "budget": budget,
+                   "threshold": threshold}
         if not made.plan.operations:
-            return {"ran": True, "operations": 0, "tokens": tokens, "budget": budget, "threshold": threshold}
-        records = compaction.apply(made, self.journal(ws, "auto-compact"))
-        return {"ran": True, "operations": len(made.plan.operations), "journal": [r.id for r in records],
-                "tokens_before": made.plan.tokens_before, "tokens_after": made.plan.tokens_after, "budget": budget,
-                "threshold": threshold}
+            return {"ran": True, "operations": 0, **figures}
+        if made.plan.tokens_after > made.plan.tokens_before:
+            return {"ran": False, "operations": len(made.plan.operations), **figures,
+                    "reason": "the plan would leave memory larger: not applied"}
+        with self.session.lock:
+            try:
+                records = compaction.apply(made, self.journal(ws, "auto-compact"))
+            except Refused as exc:  # memory changed while planning: the next store tries again
+                self.session.stored_since_compaction = None
+                return {"ran": False, "operations": len(made.plan.operations), **figures, "reason": str(exc)}
+        return {"ran": True, "operations": len(made.plan.operations), "journal": [r.id for r in records], **figures}
 
-    def query(self, text: str, limit: int, include_archived: bool) -> dict[str, Any]:
+    def query(self, text: str, limit: int, include_archived: bool, max_tokens: int) -> dict[str, Any]:
 
         ws, store = self.open()
         hits = SearchIndex(store.entries if include_archived else store.live()).search(text, limit=limit)
-        record(ws, (h.entry.id for h in hits))  # read: the access signal of the context score
-        return {"query": text, "results": [{"score": round(h.score, 4), "matched": h.matched, **h.entry.public()}
-                                           for h in hits]}
+        results, _ = bounded([{"score": round(h.score, 4), "matched": h.matched, **h.entry.public()} for h in hits],
+                             max_tokens)
+        record(ws, (r["id"] for r in results))  # read: the access signal of the context score
+        out: dict[str, Any] = {"query": text, "results": results}
+        if len(results) < len(hits):
+            out["cut"] = f"{len(hits) - len(results)} more results past max_tokens; ask with a larger max_tokens or fewer words"
+        return out
 
     def status(self, client: str | None) -> dict[str, Any]:
 
@@ -228,19 +260,28 @@ class Lore:
         records, _ = Journal(ws).records()
         data = report_status(ws, store, records)
         config = ws.context.with_overrides(auto_compact_threshold=self.threshold(ws))
-        data["context"] = store_status(ws, store, config=config, budget=self.budget(ws, client))
+        findings = check_cached(ws, fork=False).findings  # the verdicts check_stale gives (cached)
+        data["context"] = store_status(ws, store, findings, config=config, budget=self.budget(ws, client))
+        data["stale_findings"] = {s: sum(1 for f in findings if f.severity.value == s) for s in ("error", "warning", "info")}
+        data["last_auto_compaction"] = self.session.last_auto_compaction
         return data
 
     def compact(self, dry_run: bool, semantic: bool, llm: bool, only: list[str] | None, plan: str | None,
-                lent: Any) -> dict[str, Any]:
+                lent: Any, max_tokens: int) -> dict[str, Any]:
 
         ws, store = self.open()
         config = compaction.settings(ws, semantic=True if semantic else None, llm=True if llm else None)
         made = compaction.plan(ws, store, config=config, only=only, lent=lent)
         data = made.summary()
+        # the plan's lists and its preview share max_tokens; each says how long it is and where it was cut
+        operations, conflicts = data.pop("operations"), data.pop("conflicts")
+        data["operations"], _ = bounded(operations, max_tokens * 2 // 5)
+        data["conflicts"], _ = bounded(conflicts, max_tokens // 10)
+        data["operations_total"], data["conflicts_total"] = len(operations), len(conflicts)
         if dry_run:
             data["dry_run"] = True
-            data["preview"] = made.preview()
+            data["preview"] = cut_text(made.preview(), max_tokens // 2,
+                                       "the preview goes on: `lore compact --dry-run` in a terminal shows all of it")
             return data
         try:
             records = compaction.apply(made, self.journal(ws, "compact"), reviewed=plan)
@@ -250,7 +291,7 @@ class Lore:
         data["journal"] = [r.id for r in records]
         return data
 
-    def check_stale(self, paths: list[str] | None) -> dict[str, Any]:
+    def check_stale(self, paths: list[str] | None, max_tokens: int) -> dict[str, Any]:
 
         ws = Workspace(self.root)
         findings = check_cached(ws, fork=False).findings  # the CLI's verdicts, cached between calls
@@ -259,7 +300,13 @@ class Lore:
             findings = [f for f in findings if f.source in wanted or any(
                 (f.ref or "").split(":")[0] == p or (f.ref or "").startswith(p + "/") for p in wanted)]
         counts = {s: sum(1 for f in findings if f.severity.value == s) for s in ("error", "warning", "info")}
-        return {"counts": counts, "findings": [f.model_dump(mode="json", exclude_none=True) for f in findings]}
+        order = {"error": 0, "warning": 1, "info": 2}
+        ranked = sorted(findings, key=lambda f: order.get(f.severity.value, 3))  # errors first, if any are cut
+        shown, _ = bounded([f.model_dump(mode="json", exclude_none=True) for f in ranked], max_tokens)
+        out: dict[str, Any] = {"counts": counts, "findings": shown}
+        if len(shown) < len(findings):
+            out["cut"] = f"{len(findings) - len(shown)} more findings past max_tokens; ask about fewer paths"
+        return out
 
     def verify(self, ids: list[str]) -> dict[str, Any]:
         ws, store = self.open()
@@ -284,28 +331,31 @@ class Lore:
         record = edits.set_summary(store, entry, summary, self.journal(ws, "update"), written_by=client or "an agent")
         return {"id": entry.id, "summary": " ".join(summary.split()), "operation": record.id}
 
-    def list(self, offset: int, limit: int, category: str | None) -> dict[str, Any]:
+    def list(self, offset: int, limit: int, category: str | None, max_tokens: int) -> dict[str, Any]:
         _, store = self.open()
         live = [e for e in store.live() if category is None or e.category == category]
         epoch = datetime(1970, 1, 1, tzinfo=UTC)
         live.sort(key=lambda e: (e.created or epoch, e.id), reverse=True)
-        page = live[offset: offset + limit]
+        page, _ = bounded([e.public() for e in live[offset: offset + limit]], max_tokens)
         after = offset + len(page)
-        return {"total": len(live), "offset": offset, "entries": [e.public() for e in page],
+        return {"total": len(live), "offset": offset, "entries": page,
                 "next_offset": after if after < len(live) else None}
 
-    def export(self, summaries: bool, include_instructions: bool) -> dict[str, Any]:
+    def export(self, summaries: bool, include_instructions: bool, offset: int, max_tokens: int) -> dict[str, Any]:
         _, store = self.open()
-        out = []
-        for entry in store.live():
-            if entry.format == "instruction" and not include_instructions:
-                continue
+        chosen = [e for e in store.live() if include_instructions or e.format != "instruction"]
+
+        def shown(entry: Any) -> dict[str, Any]:
             data = entry.public()
             if summaries and entry.summary:
                 data["content"] = entry.summary
                 data["summarised"] = True
-            out.append(data)
-        return {"count": len(out), "entries": out}
+            return data
+
+        page, _ = bounded((shown(e) for e in chosen[offset:]), max_tokens)
+        after = offset + len(page)
+        return {"total": len(chosen), "offset": offset, "count": len(page), "entries": page,
+                "next_offset": after if after < len(chosen) else None}
 
     def configure(self, budget: int | None, threshold: float | None, client: str | None) -> dict[str, Any]:
         if budget is not None:
@@ -321,6 +371,36 @@ class Lore:
         ws, _ = self.open()
         records, problems = Journal(ws).records()
         return {"operations": log_rows(records, limit), "problems": [p.message for p in problems]}
+
+
+def bounded(items: Iterable[dict[str, Any]], max_tokens: int) -> tuple[list[dict[str, Any]], bool]:
+    """The first ``items`` whose JSON fits ``max_tokens`` (at least one, its ``content`` cut to fit and
+    marked ``content_cut``), and whether any was left out or cut."""
+    out: list[dict[str, Any]] = []
+    used = 0
+    for item in items:
+        cost = count_tokens(json.dumps(item, ensure_ascii=False)) + 1
+        if used + cost > max_tokens:
+            if not out and isinstance(item.get("content"), str):
+                item = {**item, "content": cut_text(item["content"], max(100, max_tokens - 200),
+                                                    "the rest is in the memory's file"), "content_cut": True}
+                out.append(item)
+            return out, True
+        out.append(item)
+        used += cost
+    return out, False
+
+
+def cut_text(text: str, max_tokens: int, more: str) -> str:
+    """``text`` cut to about ``max_tokens`` at a line (or word) boundary, ending with where the rest is."""
+    if count_tokens(text) <= max_tokens:
+        return text
+    keep = text[: max_tokens * 3]  # about 3-4 characters a token: a cut that fits, then trimmed to a line
+    while keep and count_tokens(keep) > max_tokens:
+        keep = keep[: int(len(keep) * 0.8)]
+    cut = keep.rfind("\n")
+    keep = keep[:cut] if cut > len(keep) // 2 else keep.rsplit(" ", 1)[0]
+    return f"{keep}\n… ({more})"
 
 
 def _client_name(ctx: Context) -> str | None:
@@ -368,14 +448,47 @@ def _sampler(ctx: Context):
     return ask, "mcp-client"
 
 
-def build_server(root: Path) -> MCPServer:
-    """The MCP server for the workspace at ``root``."""
+#: Read-only tools change no memory (recall and query remember what was read in a cache, for the score).
+_READ_ONLY = types.ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+#: Tools that add to memory; the same fact twice is skipped.
+_ADDS = types.ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+#: Tools that change or retire memory (journaled: `lore undo` reverses them).
+_CHANGES = types.ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False)
+#: Tools that set a flag or a record, the same each time.
+_SETS = types.ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+
+#: What a tool's answer may cost the agent, unless it asks for less (tokens, cl100k_base).
+DEFAULT_MAX_TOKENS = 8000
+MaxTokens = Annotated[int, Field(ge=500, le=100_000, description=(
+    "The most this answer may cost, in tokens (default 8000): longer output is cut there and says how to "
+    "get the rest."))]
+Id = Annotated[str, Field(min_length=1, max_length=200, description="A memory's id (or its file path, or CLAUDE.md:12 for a line).")]
+
+
+def _strict(server: MCPServer) -> None:
+    """Every tool takes exactly the arguments it declares, of exactly their types: "false" is not a
+    boolean and "5" not a number (a lax reading turned `dry_run: "false"` into an applied compaction), and
+    an unknown argument is refused rather than ignored. The schema says so (additionalProperties: false)."""
+    for tool in server._tool_manager.list_tools():  # pyright: ignore[reportPrivateUsage]
+        base = tool.fn_metadata.arg_model
+        strict = type(base.__name__, (base,), {"model_config": ConfigDict(**{**base.model_config, "strict": True,
+                                                                               "extra": "forbid"}),
+                                               "__module__": base.__module__})
+        tool.fn_metadata.arg_model = strict
+        tool.parameters = strict.model_json_schema(by_alias=True)
+
+
+def build_server(root: Path | None, problem: str = "") -> MCPServer:
+    """The MCP server for the workspace at ``root`` (``None``: no workspace was found; every tool answers
+    ``problem``)."""
     session = Session()
-    lore = Lore(root, session)
+    lore = Lore(root or Path.cwd(), session)
     server = MCPServer("lorekeeper", title="Lorekeeper", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING",
                        description="Project memory for coding agents: recall within a budget, store, check staleness, compact.")
 
     async def run(fn, *args: Any) -> Any:
+        if root is None:
+            raise ToolError(problem or "no Lorekeeper workspace")
 
         def locked() -> Any:
             with session.lock:
@@ -386,8 +499,18 @@ def build_server(root: Path) -> MCPServer:
 
         return await anyio.to_thread.run_sync(locked)
 
-    @server.tool()
-    async def recall(ctx: Context, focus: Annotated[list[str], Field(description="Files you are working on (workspace-relative paths) or topics; their memories come first.")] = [],  # noqa: B006
+    def after(out: dict[str, Any], client: str | None) -> dict[str, Any]:
+        """Starts the auto-compaction a store asked for, off the request's path (see :meth:`Lore.auto_compact`)."""
+        if out.pop("_auto_compact", False):
+            threading.Thread(target=lore.auto_compact, args=(client,), name="lore-auto-compact", daemon=True).start()
+            out["auto_compaction"] = {"scheduled": True, "note": "runs after this answer; `status` says what it did"}
+        return out
+
+    @server.tool(annotations=_READ_ONLY)
+    async def recall(ctx: Context,
+                     focus: Annotated[list[Annotated[str, Field(min_length=1, max_length=500)]], Field(max_length=50, description=(
+                         "Files you are working on (workspace-relative paths) or topics, at most 50; their memories "
+                         "come first."))] = [],  # noqa: B006
                      budget: Annotated[int | None, Field(ge=100, le=200000, description="Token budget (default: configured, else by client).")] = None,
                      format: Annotated[Literal["md", "json"], Field(description="md: the memory to read; json: with per-entry fidelity and scores.")] = "md") -> str:
         """Call first, every session: the project's memory to load now, within a token budget — the facts that
@@ -398,92 +521,111 @@ def build_server(root: Path) -> MCPServer:
             return json.dumps(result, ensure_ascii=False, indent=1)
         return result
 
-    @server.tool()
-    async def store(ctx: Context, content: Annotated[str, Field(min_length=1, max_length=20000, description="One fact, in one or a few sentences.")],
-                    category: str = DEFAULT_CATEGORY, tags: list[str] = [],  # noqa: B006
-                    refs: Annotated[list[str], Field(description="Code it is about: 'path' or 'path:symbol'.")] = [],  # noqa: B006
-                    confidence: Annotated[float | None, Field(ge=0, le=1)] = None) -> dict[str, Any]:
+    @server.tool(annotations=_ADDS)
+    async def store(ctx: Context, content: Annotated[str, Field(min_length=1, max_length=20000, description="One fact, in one or a few sentences (at most 20,000 characters).")],
+                    category: Annotated[str, Field(min_length=1, max_length=80, description="conventions, decisions, patterns, pitfalls, or any other word (at most 80 characters).")] = DEFAULT_CATEGORY,
+                    tags: Annotated[list[Annotated[str, Field(min_length=1, max_length=80)]], Field(max_length=20, description="At most 20 tags of at most 80 characters; derived from the text when none are given.")] = [],  # noqa: B006
+                    refs: Annotated[list[Annotated[str, Field(min_length=1, max_length=500)]], Field(max_length=20, description="Code it is about, at most 20: 'path' or 'path:symbol', workspace-relative.")] = [],  # noqa: B006
+                    confidence: Annotated[float | None, Field(ge=0, le=1, description="How sure the writer is, 0 to 1.")] = None) -> dict[str, Any]:
         """Remember one durable fact (a convention, decision, pitfall, working command). Skipped when memory already
         says it; tagged automatically when no tags are given; journaled (undoable)."""
         item = NewMemory(content=content, category=category, tags=tags, refs=refs, confidence=confidence)
-        return await run(lore.store, [item], "store", _client_name(ctx))
+        return after(await run(lore.store, [item], "store", _client_name(ctx)), _client_name(ctx))
 
-    @server.tool()
-    async def bulk_store(ctx: Context, entries: Annotated[list[NewMemory], Field(min_length=1, max_length=200)]) -> dict[str, Any]:
+    @server.tool(annotations=_ADDS)
+    async def bulk_store(ctx: Context, entries: Annotated[list[NewMemory], Field(min_length=1, max_length=200, description="1 to 200 facts, each as `store` takes one.")]) -> dict[str, Any]:
         """Remember several facts at once (each skipped if already in memory), as one journaled command."""
-        return await run(lore.store, entries, "bulk_store", _client_name(ctx))
+        return after(await run(lore.store, entries, "bulk_store", _client_name(ctx)), _client_name(ctx))
 
-    @server.tool()
-    async def query(text: Annotated[str, Field(min_length=1, max_length=2000)],
-                    limit: Annotated[int, Field(ge=1, le=100)] = 10, include_archived: bool = False) -> dict[str, Any]:
+    @server.tool(annotations=_READ_ONLY)
+    async def query(text: Annotated[str, Field(min_length=1, max_length=2000, description="Words to search for.")],
+                    limit: Annotated[int, Field(ge=1, le=100, description="At most this many results (1-100).")] = 10,
+                    include_archived: Annotated[bool, Field(description="Also search archived (forgotten) memories.")] = False,
+                    max_tokens: MaxTokens = DEFAULT_MAX_TOKENS) -> dict[str, Any]:
         """Search memory (BM25 over text and tags, typos tolerated), best first, with full entries."""
-        return await run(lore.query, text, limit, include_archived)
+        return await run(lore.query, text, limit, include_archived, max_tokens)
 
-    @server.tool()
+    @server.tool(annotations=_READ_ONLY)
     async def status(ctx: Context) -> dict[str, Any]:
         """Entries, tokens of the whole memory against the budget, stale count, last compaction, problems."""
         return await run(lore.status, _client_name(ctx))
 
-    @server.tool()
-    async def compact(ctx: Context, dry_run: bool = True, semantic: bool = False, llm: bool = False,
-                      only: Annotated[list[str] | None, Field(description="Rules: supersede, dedup, merge, semantic, archive, consolidate, fuse, compress, views.")] = None,
-                      plan: Annotated[str | None, Field(description="Apply exactly this previewed plan id (refused if memory changed).")] = None) -> dict[str, Any]:
+    @server.tool(annotations=_CHANGES)
+    async def compact(ctx: Context,
+                      dry_run: Annotated[bool, Field(description="true (the default): only preview the plan. false: apply the plan named by `plan`.")] = True,
+                      semantic: Annotated[bool, Field(description="Also merge what local embeddings find stated in other words.")] = False,
+                      llm: Annotated[bool, Field(description="Let a model fuse and summarise (the configured one, or this client's by sampling).")] = False,
+                      only: Annotated[list[Literal["supersede", "dedup", "merge", "semantic", "archive", "consolidate", "fuse", "compress", "views"]] | None,
+                                      Field(max_length=9, description="Only these rules.")] = None,
+                      plan: Annotated[str | None, Field(min_length=1, max_length=64, description="With dry_run=false: the id of the plan you previewed; it is applied only if memory did not change since.")] = None,
+                      max_tokens: MaxTokens = DEFAULT_MAX_TOKENS) -> dict[str, Any]:
         """Compact memory: merge copies, follow supersessions, fuse and shorten (rules first; semantic with local
         embeddings; llm with the configured model or this client's via sampling, every answer checked for
-        faithfulness). dry_run (the default) only previews; pass dry_run=false (and plan=ID) to apply."""
+        faithfulness). First preview (dry_run=true, the default): the answer holds the plan's id. Then apply
+        exactly that plan with dry_run=false and plan=ID; a plan nobody previewed is never applied."""
+        if not dry_run and plan is None:
+            raise ToolError("a plan is applied only after it was previewed: call compact with dry_run=true, read the "
+                            "preview, then call it with dry_run=false and plan=<the id it gave>")
         lent = _sampler(ctx) if llm else None
-        return await run(lore.compact, dry_run, semantic, llm, only, plan, lent)
+        return await run(lore.compact, dry_run, semantic, llm, only, plan, lent, max_tokens)
 
-    @server.tool()
-    async def check_stale(paths: Annotated[list[str] | None, Field(description="Only findings about these memory files or referenced paths.")] = None) -> dict[str, Any]:
+    @server.tool(annotations=_READ_ONLY)
+    async def check_stale(paths: Annotated[list[Annotated[str, Field(min_length=1, max_length=500)]] | None, Field(max_length=200, description="Only findings about these memory files or referenced paths.")] = None,
+                          max_tokens: MaxTokens = DEFAULT_MAX_TOKENS) -> dict[str, Any]:
         """Memories whose referenced files, symbols, scripts or commands changed or no longer exist."""
-        return await run(lore.check_stale, paths)
+        return await run(lore.check_stale, paths, max_tokens)
 
-    @server.tool()
-    async def verify(ids: Annotated[list[str], Field(min_length=1, max_length=500)]) -> dict[str, Any]:
+    @server.tool(annotations=_SETS)
+    async def verify(ids: Annotated[list[Annotated[str, Field(min_length=1, max_length=200)]], Field(min_length=1, max_length=500, description="The memories checked (1-500 ids).")]) -> dict[str, Any]:
         """Record that these memories were checked against the current code (the baseline for staleness)."""
         return await run(lore.verify, ids)
 
-    @server.tool()
-    async def pin(id: str) -> dict[str, Any]:
+    @server.tool(annotations=_SETS)
+    async def pin(id: Id) -> dict[str, Any]:
         """Pin a memory: always recalled in full, never compacted away."""
         return await run(lore.pin, id, True)
 
-    @server.tool()
-    async def unpin(id: str) -> dict[str, Any]:
+    @server.tool(annotations=_SETS)
+    async def unpin(id: Id) -> dict[str, Any]:
         """Unpin a memory."""
         return await run(lore.pin, id, False)
 
-    @server.tool()
-    async def forget(id: str, reason: str = "") -> dict[str, Any]:
+    @server.tool(annotations=_CHANGES)
+    async def forget(id: Id, reason: Annotated[str, Field(max_length=2000, description="Why (at most 2,000 characters); kept with the memory.")] = "") -> dict[str, Any]:
         """Archive a memory (kept on disk, no longer recalled; `lore undo` restores it). Never deletes."""
         return await run(lore.forget, id, reason)
 
-    @server.tool()
-    async def update(ctx: Context, id: str, summary: Annotated[str, Field(min_length=1, max_length=500)]) -> dict[str, Any]:
+    @server.tool(annotations=_CHANGES)
+    async def update(ctx: Context, id: Id, summary: Annotated[str, Field(min_length=1, max_length=500, description="The new summary (at most 500 characters).")]) -> dict[str, Any]:
         """Add or replace a memory's summary (at most 500 characters; the full text stays)."""
         return await run(lore.update, id, summary, _client_name(ctx))
 
-    @server.tool(name="list")
-    async def list_(offset: Annotated[int, Field(ge=0)] = 0, limit: Annotated[int, Field(ge=1, le=200)] = 20,
-                    category: str | None = None) -> dict[str, Any]:
+    @server.tool(name="list", annotations=_READ_ONLY)
+    async def list_(offset: Annotated[int, Field(ge=0, description="Skip this many (from next_offset of the last page).")] = 0,
+                    limit: Annotated[int, Field(ge=1, le=200, description="At most this many (1-200).")] = 20,
+                    category: Annotated[str | None, Field(max_length=80, description="Only this category.")] = None,
+                    max_tokens: MaxTokens = DEFAULT_MAX_TOKENS) -> dict[str, Any]:
         """Live memories, newest first, a page at a time (next_offset is null on the last page)."""
-        return await run(lore.list, offset, limit, category)
+        return await run(lore.list, offset, limit, category, max_tokens)
 
-    @server.tool()
-    async def export(summaries: bool = False, include_instructions: bool = False) -> dict[str, Any]:
-        """Every live memory (optionally as summaries where one exists)."""
-        return await run(lore.export, summaries, include_instructions)
+    @server.tool(annotations=_READ_ONLY)
+    async def export(summaries: Annotated[bool, Field(description="A summary instead of the full text, where one exists.")] = False,
+                     include_instructions: Annotated[bool, Field(description="Also the lines of instruction files (CLAUDE.md, AGENTS.md...).")] = False,
+                     offset: Annotated[int, Field(ge=0, description="Skip this many (from next_offset of the last page).")] = 0,
+                     max_tokens: MaxTokens = DEFAULT_MAX_TOKENS) -> dict[str, Any]:
+        """Every live memory, a page at a time within max_tokens (next_offset is null on the last page)."""
+        return await run(lore.export, summaries, include_instructions, offset, max_tokens)
 
-    @server.tool()
-    async def configure(ctx: Context, budget: Annotated[int | None, Field(ge=100, le=200000)] = None,
-                        auto_compact_threshold: Annotated[float | None, Field(ge=0, le=1)] = None) -> dict[str, Any]:
+    @server.tool(annotations=_SETS)
+    async def configure(ctx: Context, budget: Annotated[int | None, Field(ge=100, le=200000, description="This connection's recall budget (tokens).")] = None,
+                        auto_compact_threshold: Annotated[float | None, Field(ge=0, le=1, description="Share of the budget past which a store compacts memory (0 turns it off).")] = None) -> dict[str, Any]:
         """Set this connection's recall budget and auto-compaction threshold (a share of the budget; 0 turns it off)."""
         return await run(lore.configure, budget, auto_compact_threshold, _client_name(ctx))
 
-    @server.tool()
-    async def log(limit: Annotated[int, Field(ge=1, le=500)] = 20) -> dict[str, Any]:
+    @server.tool(annotations=_READ_ONLY)
+    async def log(limit: Annotated[int, Field(ge=1, le=500, description="At most this many operations (1-500).")] = 20) -> dict[str, Any]:
         """The journal: changes made to memory (by any surface), newest first, with what undoes them."""
         return await run(lore.log, limit)
 
+    _strict(server)
     return server
