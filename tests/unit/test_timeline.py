@@ -162,3 +162,8 @@ def test_no_rendering_shows_an_older_value_of_a_subject_without_its_date_or_repl
                     assert not line.startswith("  - "), line  # the newest value of a subject is never nested
                 else:
                     assert line.startswith("  - was, until ") or line.startswith("  - older, "), (entry_id, line)
+
+
+def test_numbered_things_are_not_one_subject() -> None:
+    assert related("Service 1 keeps its retry budget in config/retry-1.toml.",
+                   "Service 2 keeps its retry budget in config/retry-2.toml.") is None

@@ -44,6 +44,7 @@ _TOOLS = frozenset("cargo go make just docker git uv npm pnpm yarn bun dotnet mi
 #: A leading label: "**Bot Framework**:", "**Run dev server:**", "Run tests:" (a few words before a colon).
 _LABEL = re.compile(r"^\s*(?:(?:[-*+]|\d+[.)])\s+)?(?:\*\*(?P<bold>[^*`]{2,60}?):?\*\*:?|(?P<plain>[A-Za-z][^:`*\n]{1,50}):)(?:\s|$)")
 _CODE = re.compile(r"`([^`\n]+)`")
+_DIGITS = re.compile(r"\d+")
 _WORDS = re.compile(r"[A-Za-z0-9][\w'-]*")
 #: A name-like token: words joined by a hyphen, slash or dot (`solar-cli`, `src/bot/retry_utils.py`).
 _NAME = re.compile(r"(?<![\w./-])[A-Za-z0-9]\w*(?:[-./]\w+)+/?")
@@ -116,7 +117,9 @@ def related(a: str, b: str) -> str | None:
     """Why two texts may speak of one subject ("label", "command", "lead", "words", "renamed"), else
     ``None``. The same fact (the verifier's key) is not a relation: that is a duplicate."""
     sa, sb = _shape(a), _shape(b)
-    if sa.low == sb.low:
+    if _DIGITS.sub("#", sa.low) == _DIGITS.sub("#", sb.low):
+        # the same sentence but for its numbers: numbered things ("Service 1" / "Service 2") or a value the
+        # verifier judges (a version, a port, a timeout); never a loose relation
         return None
     if sa.label and sb.label:  # two labels name the subjects: "Lint: `make check`" / "Run tests: `make check`"
         return "label" if sa.label == sb.label else "renamed" if _renamed(sa, sb) else None
