@@ -81,7 +81,7 @@ def test_mcp_query_answers_beside_an_alias_bomb(tree: Tree) -> None:
 
     tree.write("ok.memory.md", OK)
     tree.write("bomb.memory.md", BOMB_IN_A_REF_KEY)
-    answer = Lore(tree.root, Session()).query("pnpm", 10, False)
+    answer = Lore(tree.root, Session()).query("pnpm", 10, False, 8000)
     assert [r["id"] for r in answer["results"]] == ["ok1"]
     json.dumps(answer)
 

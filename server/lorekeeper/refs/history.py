@@ -96,6 +96,7 @@ class GitHistory:
         #: Answers asked for in the background (:meth:`prefetch`), by what they answer: "dirty", "blame:PATH".
         self._inflight: dict[str, Future[Any]] = {}
         self._new_paths: list[str] | None = None
+        self._staged: dict[str, str] | None = None
         self._loaded = False
         self._changed = False
 
@@ -523,6 +524,30 @@ class GitHistory:
             out = self._run("status", "--porcelain", "-z", "--untracked-files=no", "--no-renames", quiet=True) or ""
             self._dirty_paths = {item[3:] for item in out.split("\x00") if len(item) > 3}
         return self._dirty_paths
+
+    def staged_renames(self) -> dict[str, str]:
+        """Files renamed in the index (``git mv``, not committed yet), old path -> new path, as git's
+        rename detection sees them (a moved file edited after the move is still a move)."""
+        if self._staged is None:
+            out = self._run("diff", "--cached", "-z", "--name-status", "-M", "--diff-filter=R", "HEAD", quiet=True) or ""
+            parts = out.split("\x00")
+            renames: dict[str, str] = {}
+            i = 0
+            while i + 2 < len(parts):
+                if parts[i].startswith("R"):
+                    renames[parts[i + 1]] = parts[i + 2]
+                    i += 3
+                else:
+                    i += 1
+            self._staged = renames
+        return self._staged
+
+    def forget_worktree(self) -> None:
+        """Forget what was learnt about the working tree and the index (changed, new, staged files): asked
+        again when next needed. History itself (commits) is fixed while HEAD is."""
+        self._dirty_paths = None
+        self._new_paths = None
+        self._staged = None
 
     def new_in_worktree(self, limit: int = 5000) -> list[str]:
         """Files the working tree has that HEAD does not: untracked (not ignored) or added to the index.

@@ -201,6 +201,7 @@ class StalenessChecker:
         ``structural=False`` says the paths were modified in place (no file created or deleted), so the
         file list is kept and only what the index learnt about those files is forgotten."""
         changed = list(changed)
+        self.history.forget_worktree()  # what is changed, new or staged is asked again
         if structural:
             self.ws.refresh()
             self.index = CodeIndex(self.ws)

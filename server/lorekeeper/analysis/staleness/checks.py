@@ -248,8 +248,12 @@ def _respell(target: str, old: str, new: str) -> str:
 
 
 def _moved_in_worktree(checker: StalenessChecker, path: str) -> str | None:
-    """Where a file deleted in the working tree went, when it was renamed there (not committed): the one
-    file git does not track yet, or added to the index, whose content is what HEAD holds for it."""
+    """Where a file deleted in the working tree went, when it was renamed there (not committed): a rename
+    staged in the index, else the one file git does not track yet, or added to the index, whose content
+    is what HEAD holds for it."""
+    staged = checker.history.staged_renames().get(path)
+    if staged is not None and checker.index.exists(staged):
+        return staged  # `git mv`, perhaps edited since: git's rename detection says where it went
     before = checker.history.read_at([("HEAD", path)]).get(("HEAD", path))
     if before is None:
         return None

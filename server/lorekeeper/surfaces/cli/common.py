@@ -251,9 +251,11 @@ def run() -> None:
         sys.stdout.flush()
     except OSError:  # a closed pipe (`lore list | head`): Python's own exit status for it
         code = code or 120
+    except ValueError:  # already closed: a server's stdio transport closes it when the client leaves
+        pass
     try:
         sys.stderr.flush()
-    except OSError:
+    except (OSError, ValueError):
         pass
     os._exit(code)
 

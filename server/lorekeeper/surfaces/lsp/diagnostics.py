@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import re
 from bisect import bisect_left
@@ -12,6 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from lsprotocol import types
+from lsprotocol.converters import get_converter
 from pydantic import BaseModel, ConfigDict
 
 from ...core.kinds import docs_url
@@ -21,6 +24,7 @@ from ...store.positions import finding_span
 from .server import LoreServer
 
 log = logging.getLogger("lorekeeper.lsp")
+_CONVERTER = get_converter()
 
 SEVERITY = {Severity.error: types.DiagnosticSeverity.Error, Severity.warning: types.DiagnosticSeverity.Warning,
             Severity.info: types.DiagnosticSeverity.Information}
@@ -194,6 +198,13 @@ def publish(server: LoreServer, findings: list[Finding] | dict[str, list[Finding
             server.last_findings.pop(path, None)
 
 
+def result_id(items: list[types.Diagnostic]) -> str:
+    """A report's result id: the same diagnostics, the same id (so that a client holding them is told
+    "unchanged"), whatever check produced them."""
+    data = json.dumps(_CONVERTER.unstructure(items), sort_keys=True, default=str)
+    return hashlib.blake2b(data.encode("utf-8"), digest_size=8).hexdigest()
+
+
 def register(server: LoreServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC, types.DiagnosticOptions(
         identifier="lorekeeper", inter_file_dependencies=True, workspace_diagnostics=True))
@@ -201,12 +212,33 @@ def register(server: LoreServer) -> None:
         if ls.initial_check is not None:
             await ls.initial_check
         items = diagnostics_by_uri(ls, ls.all_findings()).get(params.text_document.uri, [])
-        return types.RelatedFullDocumentDiagnosticReport(items=items)
+        rid = result_id(items)
+        if params.previous_result_id == rid:
+            return types.RelatedUnchangedDocumentDiagnosticReport(result_id=rid)
+        return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=rid)
 
     @server.feature(types.WORKSPACE_DIAGNOSTIC)
     async def on_workspace_diagnostic(ls: LoreServer, params: types.WorkspaceDiagnosticParams):
+        """Every memory file with findings; every file the client holds a report for (its previous result
+        ids) or was told about before, and that has none now, with an empty report: a file whose problems
+        went away is cleared even when it is not open (a client keeps a report until it gets another)."""
         if ls.initial_check is not None:
             await ls.initial_check
-        return types.WorkspaceDiagnosticReport(items=[
-            types.WorkspaceFullDocumentDiagnosticReport(uri=uri, items=items, version=None)
-            for uri, items in diagnostics_by_uri(ls, ls.all_findings()).items()])
+        current = diagnostics_by_uri(ls, ls.all_findings())
+        previous = {p.uri: p.value for p in params.previous_result_ids}
+        reports: list[types.WorkspaceDocumentDiagnosticReport] = []
+        for uri, items in current.items():
+            rid = result_id(items)
+            if previous.get(uri) == rid:
+                reports.append(types.WorkspaceUnchangedDocumentDiagnosticReport(uri=uri, result_id=rid, version=None))
+            else:
+                reports.append(types.WorkspaceFullDocumentDiagnosticReport(uri=uri, items=items, version=None, result_id=rid))
+        cleared = result_id([])
+        for uri in sorted((set(previous) | ls.workspace_reported) - set(current)):
+            if previous.get(uri) == cleared:  # cleared before: the client holds the empty report
+                reports.append(types.WorkspaceUnchangedDocumentDiagnosticReport(uri=uri, result_id=cleared, version=None))
+            else:
+                reports.append(types.WorkspaceFullDocumentDiagnosticReport(uri=uri, items=[], version=None,
+                                                                           result_id=cleared))
+        ls.workspace_reported = set(current)
+        return types.WorkspaceDiagnosticReport(items=reports)

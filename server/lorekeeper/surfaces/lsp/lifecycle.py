@@ -54,6 +54,10 @@ def register(server: LoreServer) -> None:
         if ws is None:
             return
         paths = {p for p in (ls.relpath(c.uri) for c in params.changes) if p and not ws.is_own_output(p)}
+        git = {p for p in paths if is_git_state(p)}
+        if git:
+            ls.schedule_git(git)
+        paths = {p for p in paths if not p.startswith(".git/")}  # objects, locks, logs: nothing memory names
         structural = any(c.type != types.FileChangeType.Changed for c in params.changes)
         if paths:
             ls.schedule(paths, structural)
@@ -126,6 +130,11 @@ class FirstCheckProgress:
             self.ls.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message=message))
 
 
+def is_git_state(path: str) -> bool:
+    """Whether a path is where git keeps what HEAD is, a branch or tag points to, or what is staged."""
+    return path in (".git/HEAD", ".git/index", ".git/packed-refs") or path.startswith(".git/refs/")
+
+
 async def _register_watchers(ls: LoreServer) -> None:
     caps = ls.client_capabilities.workspace
     dynamic = bool(caps and caps.did_change_watched_files and caps.did_change_watched_files.dynamic_registration)
@@ -135,7 +144,10 @@ async def _register_watchers(ls: LoreServer) -> None:
         await ls.client_register_capability_async(types.RegistrationParams(registrations=[types.Registration(
             id="lorekeeper-watch", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
             register_options=types.DidChangeWatchedFilesRegistrationOptions(
-                watchers=[types.FileSystemWatcher(glob_pattern="**/*")]))]))
+                # git's state too (editors leave .git out of "**/*"): a commit or a staged move re-checks
+                watchers=[types.FileSystemWatcher(glob_pattern="**/*"),
+                          *(types.FileSystemWatcher(glob_pattern=f".git/{name}")
+                            for name in ("HEAD", "index", "packed-refs", "refs/**"))]))]))
         ls.watching = True
     except Exception as exc:  # a client that refuses keeps the didSave fallback
         log.warning("file watching not registered: %s", exc)

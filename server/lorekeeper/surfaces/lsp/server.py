@@ -12,6 +12,7 @@ import gc
 import itertools
 import logging
 import os
+import subprocess
 import threading
 import time
 from collections.abc import Callable
@@ -35,6 +36,7 @@ from ...app.report import memory_tokens, tokens_of
 from ...core.model import Entry, Finding
 from ...core.settings.compaction import CompactionConfig
 from ...facts import open_memory
+from ...infra.gitcmd import git_command, git_env
 from ...infra.safeio import read_bytes
 from ...infra.workers import collection_paused
 from ...store import Journal, Operation, Store
@@ -106,6 +108,14 @@ class LoreServer(LanguageServer):
         #: The last count (by scope) and the store it is of (the serial), for the next to update.
         self._tokens: tuple[int, dict[str, int]] | None = None
         self.watching = False
+        #: Git state changes waiting for their re-check (:meth:`schedule_git`), and the index's staged
+        #: changes as the last re-check saw them.
+        self._git_pending: set[str] = set()
+        self._git_debounce: asyncio.TimerHandle | None = None
+        self._staged: tuple[str, ...] = ()
+        #: The files the last workspace diagnostic report named (their findings): a file that has none at
+        #: the next one is reported empty, so that the client clears it.
+        self.workspace_reported: set[str] = set()
         self.initial_check: asyncio.Future | None = None  # the first full check, awaited by pull requests
         #: Edits handed to the client (references that follow a rename), journaled as they reach disk:
         #: the user may accept only some of them.
@@ -420,6 +430,55 @@ class LoreServer(LanguageServer):
             self._debounce = loop.call_later(delay, lambda: asyncio.ensure_future(self._run_pending()))
         else:
             asyncio.ensure_future(self._run_pending())
+
+    def schedule_git(self, paths: set[str]) -> None:
+        """Git's own state changed (a commit, a checkout, a reset: HEAD or a ref; a `git add` or `git mv`:
+        the index). What memory's references mean depends on history, so a new HEAD re-checks everything;
+        an index change re-checks the paths whose staged state changed (a staged rename is a move), and
+        nothing when none did (editors rewrite the index often)."""
+        self._git_pending |= {"head" if p != ".git/index" else "index" for p in paths}
+        if self._git_debounce is not None:
+            self._git_debounce.cancel()
+        delay = max(self.settings.debounceMs / 1000, 0.2)  # a commit writes several files in a row
+        self._git_debounce = asyncio.get_running_loop().call_later(
+            delay, lambda: asyncio.ensure_future(self._run_git()))
+
+    async def _run_git(self) -> None:
+        kinds, self._git_pending = self._git_pending, set()
+        self._git_debounce = None
+        if self.ws is None or not kinds:
+            return
+        staged = await asyncio.get_running_loop().run_in_executor(None, self._staged_changes)
+        before, self._staged = self._staged, staged
+        if "head" in kinds:
+            findings: Any = await self.write(self.full_check)
+        else:
+            if staged == before:
+                return
+            paths = {path for line in (set(staged) ^ set(before)) for path in line.split("\x00")[1:] if path}
+            if not paths:
+                return
+            findings = await self.write(self.refresh, paths, True)
+        if self.after_check is not None:
+            self.after_check(self, findings)
+
+    def _staged_changes(self) -> tuple[str, ...]:
+        """What the index holds that HEAD does not: one ``STATUS\x00PATH[\x00NEW]`` per staged change."""
+        assert self.ws is not None
+        try:
+            proc = subprocess.run(git_command(self.ws.root, "diff", "--cached", "-z", "--name-status", "-M", "HEAD"),
+                                  capture_output=True, timeout=10, check=False, env=git_env())
+        except (OSError, subprocess.TimeoutExpired):
+            return ()
+        parts = proc.stdout.decode("utf-8", "replace").split("\x00") if proc.returncode == 0 else []
+        out: list[str] = []
+        i = 0
+        while i < len(parts) - 1:
+            status = parts[i]
+            width = 3 if status[:1] in ("R", "C") else 2
+            out.append("\x00".join(parts[i:i + width]))
+            i += width
+        return tuple(sorted(out))
 
     async def write(self, fn: Callable[..., Any], *args: Any) -> Any:
         """Run ``fn(*args)`` on the writer thread, holding the writer lock, and return what it returns:
