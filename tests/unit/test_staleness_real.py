@@ -194,6 +194,36 @@ def test_a_target_that_never_existed_is_information(tree: Tree) -> None:
     assert (finding.kind, finding.severity) == ("unresolved-path", Severity.info)
 
 
+def test_a_short_path_that_ends_a_real_one_names_it(tree: Tree) -> None:
+    # microsoft/vscode-python's testing_feature_area.instructions.md: `common/debugLauncher.ts` and
+    # `vscode_pytest/__init__.py` are the ends of files that exist (src/client/testing/common/...,
+    # python_files/vscode_pytest/...), written short where the surrounding text says which folder
+    tree.write("src/client/testing/common/debugLauncher.ts", "export class DebugLauncher {}\n")
+    tree.write("python_files/vscode_pytest/__init__.py", "def pytest_collection(): ...\n")
+    tree.write(".github/instructions/testing.instructions.md",
+               "- Debug launches go through `common/debugLauncher.ts`.\n"
+               "- The pytest plugin lives in `vscode_pytest/__init__.py`.\n")
+    commit(tree, "instructions", date="2026-02-10T00:00:00Z")
+    assert check(tree.root) == []
+
+
+def test_a_wrong_folder_for_a_file_that_exists_once_says_which_and_offers_it(tree: Tree) -> None:
+    # the same file, named under a folder it never was in (testController/common/ for testing/common/)
+    tree.write("src/client/testing/common/debugLauncher.ts", "export class DebugLauncher {}\n")
+    tree.write("src/client/testing/testController/common/types.ts", "export type X = 1;\n")
+    tree.write(".github/instructions/testing.instructions.md",
+               "- Debugging: `src/client/testing/testController/common/debugLauncher.ts`.\n"
+               "- Entry: `src/cli/index.ts`.\n")
+    tree.write("src/app/index.ts", "export {}\n")
+    commit(tree, "instructions", date="2026-02-10T00:00:00Z")
+    found = {f.ref: f for f in check(tree.root)}
+    wrong = found["src/client/testing/testController/common/debugLauncher.ts"]
+    assert (wrong.kind, wrong.severity) == ("unresolved-path", Severity.warning)
+    assert wrong.fix is not None and wrong.fix.new == "src/client/testing/common/debugLauncher.ts"
+    # a name many folders have says nothing of which one was meant: information, no fix
+    assert (found["src/cli/index.ts"].severity, found["src/cli/index.ts"].fix) == (Severity.info, None)
+
+
 # -- misses ----------------------------------------------------------------------------------------
 
 def test_trees_with_spacer_lines_keep_their_nesting_and_report_the_line(tree: Tree) -> None:

@@ -15,6 +15,8 @@ import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 from ... import __version__
@@ -41,6 +43,22 @@ class StaleReport:
     checker: StalenessChecker | None  # the checker that ran, if any file needed checking
 
 
+@cache
+def checks_version() -> str:
+    """A hash of the code the verdicts come from (the staleness checks and what they read code with), so
+    that a cached verdict never outlives the checks that made it (a development install changes them
+    without changing the version)."""
+    digest = hashlib.blake2b(digest_size=8)
+    here = Path(__file__).resolve().parent
+    for folder in (here, here.parent.parent / "refs"):
+        for source in sorted(folder.glob("*.py")):
+            try:
+                digest.update(source.name.encode() + b"\x00" + source.read_bytes())
+            except OSError:  # no source (a frozen install): the version alone says it
+                continue
+    return digest.hexdigest()
+
+
 def _stat(path: str) -> list[int] | None:
     try:
         st = os.stat(path)
@@ -54,7 +72,7 @@ def check_cached(ws: Workspace, paths: list[str] | None = None, *, fork: bool = 
     ``fork=False``: in this process only (a server with threads must not fork)."""
     root = str(ws.root)
     history = GitHistory(ws.root, ws.cache_dir)
-    key = {"version": __version__, "head": history.head,
+    key = {"version": __version__, "checks": checks_version(), "head": history.head,
            "verified": _stat(str(ws.store / Verifications.FILE)), "config": _stat(str(ws.root / ".lore" / "config.toml"))}
     cache = cache_files.read_json(ws.root, ws.cache_dir, CACHE_FILE)
     if not isinstance(cache, dict) or cache.get("key") != key:

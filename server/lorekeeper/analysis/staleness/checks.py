@@ -89,6 +89,10 @@ class PathCheck:
         if "/" not in name and index.by_name.get(name):
             item.result.depends_on.add(index.by_name[name][0])  # `conftest.py`: one exists somewhere
             return True
+        tail = _tail_of(index, name) if not ref.target.endswith("/") else None
+        if tail is not None:  # `common/debugLauncher.ts`: the end of a path that exists (a short form)
+            item.result.depends_on.add(tail)
+            return True
         item.result.depends_on.update(c.rstrip("/") for c in candidates)
         folder = ref.target.endswith("/")
         if any(PurePosixPath(c).parts and PurePosixPath(c).parts[0] in GENERATED for c in candidates) or \
@@ -216,6 +220,12 @@ class PathCheck:
                             f"{what} `{item.ref.target}` was deleted in {deleted.describe()} (it was created after "
                             f"this memory was {baseline.how})", commit=deleted)
                 return
+        meant = _meant(checker, item.ref.target) if what == "file" else None
+        if meant is not None:  # a wrong folder for a file that exists once, under a folder the path names
+            checker.add(item, "unresolved-path", Severity.warning,
+                        f"file `{item.ref.target}` does not exist (and did not when this memory was {baseline.how}); "
+                        f"the one file of that name is `{meant}`", fix=ReplaceRefFix(old=item.ref.target, new=meant))
+            return
         checker.add(item, "unresolved-path", Severity.info,
                     f"{what} `{item.ref.target}` does not exist, and did not when this memory was {baseline.how}")
 
@@ -233,6 +243,34 @@ class PathCheck:
                         fix=ReplaceRefFix(old=target, new=elsewhere[0]))
         else:
             checker.add(item, "missing-path", Severity.warning, f"{what} `{target}` does not exist")
+
+
+def _tail_of(index: Any, path: str) -> str | None:
+    """An existing file whose path ends with ``path`` (two or more components, written relative:
+    `common/debugLauncher.ts` for `src/client/testing/common/debugLauncher.ts`), the first of them."""
+    parts = PurePosixPath(path).parts
+    if len(parts) < 2 or path.startswith(("/", "./", "../")) or ".." in parts:
+        return None
+    return next((p for p in index.by_name.get(parts[-1], []) if p.endswith("/" + path)), None)
+
+
+def _meant(checker: StalenessChecker, target: str) -> str | None:
+    """The file a wrong path means, when that is clear: the only file of its name in the tree, under a
+    folder the path also names (`src/client/testing/testController/common/debugLauncher.ts` ->
+    `src/client/testing/common/debugLauncher.ts`), and not a name many projects have in many places."""
+    parts = PurePosixPath(target).parts
+    if len(parts) < 2 or not _FILE_NAME.match(parts[-1]) or parts[-1].lower() in _COMMON_NAMES:
+        return None
+    found = checker.index.by_name.get(parts[-1], [])
+    if len(found) != 1:
+        return None
+    folders = set(PurePosixPath(found[0]).parts[:-1])
+    return found[0] if folders & set(parts[:-1]) else None
+
+
+#: File names too common to say which file a wrong path meant.
+_COMMON_NAMES = frozenset("index.ts index.js index.tsx main.py __init__.py utils.py utils.ts types.ts config.ts config.py"
+                          " package.json readme.md setup.py conftest.py mod.rs lib.rs main.rs main.go".split())
 
 
 def _respell(target: str, old: str, new: str) -> str:
