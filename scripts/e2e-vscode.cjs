@@ -1,15 +1,20 @@
 // Drives VS Code (code-server) in headless Chromium with the Lorekeeper extension installed, on the
-// example workspace after its refactor. Checks: a stale-memory squiggle and its Problems entry, the
-// provenance hover, the merge quick fix applied, Ctrl+Z after it learnt by the journal (undo then does
-// not refuse), and compaction: the preview document, one modal for the whole plan, applied by the server.
+// example workspace after its refactor. Checks: a stale-memory squiggle and its Problems entry, Open Docs,
+// a resolved finding of a file never opened leaving the Problems panel, a move in the working tree and then
+// a commit alone re-checking, hover and quick fix in .github/copilot-instructions.md, the provenance hover,
+// the merge quick fix applied, Ctrl+Z after it learnt by the journal (undo then does not refuse), and
+// compaction: the preview readable while the (non-modal) question waits, applied by the server.
 // Saves a screenshot of each step. Run by scripts/e2e-vscode.
 const { chromium } = require("playwright-core");
-const { existsSync, readFileSync, readdirSync, writeFileSync } = require("node:fs");
+const { execFileSync } = require("node:child_process");
+const { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } = require("node:fs");
 const { join } = require("node:path");
 
 const [url, workspace, shots, mode = "main"] = process.argv.slice(2);
 const results = [];
 const check = (name, ok, detail = "") => results.push(`${ok ? "ok" : "FAIL"} ${name}${detail ? ": " + detail : ""}`);
+const git = (...args) => execFileSync("git", ["-C", workspace, ...args], { env: { ...process.env,
+  GIT_AUTHOR_NAME: "E2E", GIT_AUTHOR_EMAIL: "e2e@example.com", GIT_COMMITTER_NAME: "E2E", GIT_COMMITTER_EMAIL: "e2e@example.com" } });
 
 async function main() {
 const browser = await chromium.launch({
@@ -84,6 +89,21 @@ try {
     await shot("0-set-server-path");
     check("Set Server Path shows the setting in the User tab", visible && tab.startsWith("User"), tab);
     await page.keyboard.press("Control+W");
+    // the message again (a restart fails the same way): Open Docs opens the README, whatever its case
+    await palette("Lorekeeper: Restart Server");
+    const again = page.locator('.notifications-toasts .notification-toast:has-text("could not start")').first();
+    if (await again.waitFor({ timeout: 30000 }).then(() => true, () => false)) {
+      await again.locator('.monaco-button:has-text("Open Docs")').click();
+      const docs = await page.waitForSelector('.tab:has-text("readme"), .tab:has-text("README")', { timeout: 20000 })
+        .then(() => true, () => false);
+      const failed = await page.waitForSelector('.notifications-toasts:has-text("cannot be found")', { timeout: 2000 })
+        .then(() => true, () => false);
+      await shot("0-open-docs");
+      check("Open Docs opens the README", docs && !failed);
+      await page.keyboard.press("Control+W");
+    } else {
+      check("Open Docs opens the README", false, "the message did not come back");
+    }
   }
   await palette("Lorekeeper: Check Stale Memories");
   const dialog = await page.waitForSelector(".monaco-dialog-box", { timeout: 3000 }).then(() => true, () => false);
@@ -112,7 +132,47 @@ try {
     .then(() => true, () => false);
   await shot("2-problems");
   check("Problems panel lists the stale script", problem);
+
+  // A file never opened: its only finding goes away (the e2e/ folder is back); its Problems entry goes too.
+  const mdc = '.markers-panel .monaco-list-row:has-text("testing.mdc")';
+  const listed = await page.waitForSelector(mdc, { timeout: 20000 }).then(() => true, () => false);
+  mkdirSync(join(workspace, "e2e"), { recursive: true });
+  writeFileSync(join(workspace, "e2e", "checkout.spec.ts"), "export {};\n");
+  const gone = await page.waitForSelector(mdc, { state: "detached", timeout: 30000 }).then(() => true, () => false);
+  await shot("2-resolved-unopened");
+  check("a resolved finding of a file never opened leaves the Problems panel", listed && gone);
+
+  // A move in the working tree, then the commit alone (no file of the tree changes): the finding follows.
+  renameSync(join(workspace, "src/db/schema.ts"), join(workspace, "src/db/tables.ts"));
+  const uncommitted = '.markers-panel .monaco-list-row:has-text("schema.ts"):has-text("not committed")';
+  const moved = await page.waitForSelector(uncommitted, { timeout: 30000 }).then(() => true, () => false);
+  git("add", "-A");
+  git("commit", "-qm", "tables, not schema");
+  const committed = await page.waitForSelector(uncommitted, { state: "detached", timeout: 30000 })
+    .then(() => page.waitForSelector('.markers-panel .monaco-list-row:has-text("schema.ts")', { timeout: 10000 }))
+    .then(() => true, () => false);
+  await shot("2-after-commit");
+  check("a commit re-checks (the move is now the commit's)", moved && committed);
   await page.keyboard.press("Control+Shift+M");
+
+  // .github/copilot-instructions.md (VS Code's language "instructions"): hover and quick fix there too.
+  await quickOpen("copilot-instructions.md");
+  const schemaLine = page.locator(".view-line", { hasText: "src/db/schema.ts" }).first();
+  await schemaLine.hover({ position: { x: 80, y: 5 } });
+  const copilotHover = await page.waitForSelector('.monaco-hover:has-text("Memory")', { timeout: 20000 })
+    .then(() => true, () => false);
+  await shot("2-copilot-hover");
+  await page.mouse.move(5, 5);
+  await schemaLine.click({ position: { x: 80, y: 5 } });
+  await page.waitForTimeout(500);
+  await page.keyboard.press("Control+.");
+  const update = page.locator('.action-widget .action-label:has-text("src/db/tables.ts"), .monaco-list-row:has-text("src/db/tables.ts")').first();
+  const copilotFix = await update.waitFor({ timeout: 20000 }).then(() => true, () => false);
+  await shot("2-copilot-quick-fix");
+  check("hover and quick fix in .github/copilot-instructions.md", copilotHover && copilotFix);
+  await page.keyboard.press("Escape");
+  await page.locator('.tab:has-text("CLAUDE.md")').first().click();
+  await page.waitForSelector('.tab.active:has-text("CLAUDE.md")', { timeout: 15000 });
 
   const line = page.locator(".view-line", { hasText: "src/lib/logger.ts" }).first();
   await line.hover({ position: { x: 60, y: 5 } });
@@ -166,18 +226,23 @@ try {
     check("palette undo after Ctrl+Z does not refuse", !refused);
   }
 
-  // Compaction: a readable preview, accepted whole in a modal, applied by the server (no partial mode).
+  // Compaction: the preview readable (scrolled) while the question waits beside it, not in a modal;
+  // accepted whole, applied by the server (no partial mode); the preview closes once answered.
   await palette("Lorekeeper: Compact Memory");
   await page.waitForSelector('.quick-input-list .monaco-list-row:has-text("Compact: rules")', { timeout: 20000 });
   await page.keyboard.press("Enter");
   const previewTab = await page.waitForSelector('.tab:has-text("Compaction preview")', { timeout: 30000 })
     .then(() => true, () => false);
-  const apply = page.locator('.monaco-dialog-box .monaco-button:has-text("Apply")').first();
-  const modal = await apply.waitFor({ timeout: 20000 }).then(() => true, () => false);
-  await page.waitForTimeout(1000);
+  const apply = page.locator('.notifications-toasts .notification-toast:has-text("apply") .monaco-button:has-text("Apply")').first();
+  const asked = await apply.waitFor({ timeout: 20000 }).then(() => true, () => false);
+  const modal = await page.waitForSelector(".monaco-dialog-box", { timeout: 1000 }).then(() => true, () => false);
+  await page.locator(".editor-instance .view-line").first().click();
+  await page.keyboard.press("Control+End");  // the preview scrolls while the question waits
+  await page.waitForTimeout(500);
+  const read = await page.locator(".editor-instance .view-line").allInnerTexts().then((t) => t.join("\n"), () => "");
   await shot("6-compact-preview");
-  check("compact shows the preview and asks once, for the whole plan", previewTab && modal);
-  if (modal) {
+  check("the preview is readable before Apply (no modal)", previewTab && asked && !modal && read.length > 0);
+  if (asked) {
     await apply.click();
     const superseded = join(workspace, ".lore/memory/entries/20260503T120000Z-9a8b7c6d5e4f.json");
     let applied = false;
@@ -188,8 +253,11 @@ try {
         && JSON.parse(readFileSync(join(workspace, ".lore/memory/entries", duplicate), "utf8")).merged_into === "6d5c4b3a2f1e";
     }
     await page.waitForTimeout(500);
+    const closed = await page.waitForSelector('.tab:has-text("Compaction preview")', { state: "detached", timeout: 10000 })
+      .then(() => true, () => false);
     await shot("7-compact-applied");
     check("the whole plan is applied by the server (every file, index.md)", applied);
+    check("the preview closes once answered", closed);
   }
 
   // Code lenses in code files, once the setting is on (the server is restarted for it).

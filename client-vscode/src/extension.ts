@@ -289,6 +289,15 @@ function routed(key: string): Middleware {
   };
 }
 
+/** Close the tabs showing a document (the compaction preview once it was answered). */
+async function closePreview(uri: vscode.Uri): Promise<void> {
+  const tabs = vscode.window.tabGroups.all.flatMap((group) => group.tabs)
+    .filter((tab) => tab.input instanceof vscode.TabInputText && tab.input.uri.toString() === uri.toString());
+  if (tabs.length) {
+    await vscode.window.tabGroups.close(tabs, true);
+  }
+}
+
 /** Start the server of one workspace folder; its client, or undefined when it did not start (and why is shown). */
 async function startFolder(key: string): Promise<FolderServer | undefined> {
   const folder = folders.get(key);
@@ -297,6 +306,10 @@ async function startFolder(key: string): Promise<FolderServer | undefined> {
   }
   const root = folder.uri.fsPath;
   const current = settings(folder);
+  if (!current.enable) {
+    output.info(named(key, `Lorekeeper is off for ${root} (lorekeeper.enable).`));
+    return undefined;
+  }
   const server = serverCommand(current, root, (p) => fs.existsSync(p), process.platform, storageDir(extensionContext));
   output.info(`Server for ${root}: ${server.command} ${server.args.join(" ")} (found: ${server.source})`);
   const version = versionCommand(server);
@@ -397,8 +410,22 @@ async function offerHelp(context: vscode.ExtensionContext, message: string, forc
   } else if (choice === "Set Server Path") {
     await vscode.commands.executeCommand("workbench.action.openSettings", "lorekeeper.server.path");
   } else if (choice === "Open Docs") {
-    await vscode.commands.executeCommand("markdown.showPreview", vscode.Uri.joinPath(context.extensionUri, "README.md"));
+    await openDocs(context);
   }
+}
+
+/**
+ * The extension's README in the Markdown preview. Found by name whatever its case: `vsce` packs it as
+ * `readme.md`, and a file system that tells case apart (Linux) does not find `README.md` there.
+ */
+async function openDocs(context: vscode.ExtensionContext): Promise<void> {
+  let name = "README.md";
+  try {
+    name = fs.readdirSync(context.extensionUri.fsPath).find((file) => file.toLowerCase() === "readme.md") ?? name;
+  } catch {
+    // the folder cannot be listed: the usual name
+  }
+  await vscode.commands.executeCommand("markdown.showPreview", vscode.Uri.joinPath(context.extensionUri, name));
 }
 
 /** Create a private environment (Python 3.11+) and install the server wheel bundled with the extension. */
@@ -431,7 +458,7 @@ async function installServer(context: vscode.ExtensionContext): Promise<boolean>
         void vscode.window.showErrorMessage("Lorekeeper needs Python 3.11 or newer to install its server; none was found on PATH. "
           + "Install Python, or set lorekeeper.python.interpreter.", "Open Docs").then((choice) => {
           if (choice) {
-            void vscode.commands.executeCommand("markdown.showPreview", vscode.Uri.joinPath(context.extensionUri, "README.md"));
+            void openDocs(context);
           }
         });
         return false;
@@ -620,11 +647,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       return;
     }
     const count = plan.operations?.length ?? 0;
-    const uri = previews.show(plan.plan, plan.preview);
+    // what the plan does to the token counts, and what it leaves for review, above the operations
+    const summary = compactDetail(plan).split("\n").map((line) => `> ${line}`).join("\n");
+    const uri = previews.show(plan.plan, `${summary}\n\n${plan.preview ?? ""}`);
     await vscode.window.showTextDocument(uri, { preview: true, preserveFocus: false });
+    // Not modal: the preview stays readable (and scrollable) while the question waits beside it.
     const answer = await vscode.window.showInformationMessage(
-      count ? `Apply ${count} compaction operation(s)?` : "Nothing to merge: rewrite index.md and compacted/?",
-      { modal: true, detail: compactDetail(plan) }, "Apply");
+      (count ? `Lorekeeper: apply the ${count} operation(s) of the preview?` : "Lorekeeper: nothing to merge. Rewrite index.md and compacted/?")
+        + " Applied whole or not at all; every original stays on disk (Lorekeeper: Undo Last Change reverses it).",
+      "Apply", "Cancel");
+    await closePreview(uri);  // applied or not, the preview no longer describes what will happen
     if (answer !== "Apply") {
       return;
     }

@@ -15,6 +15,8 @@ export interface Settings {
   useEditorModel: boolean;
   /** Which of the editor's models: "" the first available, "gpt-4o" a family, "copilot/gpt-4o" a vendor's family. */
   editorModelFamily: string;
+  /** Off: no language server for this folder (nothing shown, nothing checked). */
+  enable: boolean;
 }
 
 export interface ServerCommand {
@@ -26,6 +28,7 @@ export interface ServerCommand {
 
 export const DEFAULTS: Settings = {
   serverPath: "", interpreter: "", debounceMs: 50, codeLensInCode: false, budget: 2000, docsUrl: "", useEditorModel: true, editorModelFamily: "",
+  enable: true,
 };
 
 /** Settings from a `get(key, default)` reader (VS Code's WorkspaceConfiguration), wrong types ignored. */
@@ -45,6 +48,7 @@ export function readSettings(get: (key: string) => unknown): Settings {
     docsUrl: str("docsUrl", DEFAULTS.docsUrl),
     useEditorModel: bool("llm.useEditorModel", DEFAULTS.useEditorModel),
     editorModelFamily: str("llm.editorModelFamily", DEFAULTS.editorModelFamily),
+    enable: bool("enable", DEFAULTS.enable),
   };
 }
 
@@ -164,7 +168,7 @@ export function initializationOptions(settings: Settings, editorModel = false): 
  * ("disabled"), before the restart is done.
  */
 export const RESTART_KEYS = ["lorekeeper.server.path", "lorekeeper.python.interpreter", "lorekeeper.codeLensInCode",
-                             "lorekeeper.llm.useEditorModel"];
+                             "lorekeeper.llm.useEditorModel", "lorekeeper.enable"];
 
 export interface Status {
   tokens: number;

@@ -68,10 +68,11 @@ test("the journal document shows each operation's own time", () => {
 
 test("settings are read with wrong types ignored", () => {
   const values = { "server.path": "  /x/lore ", debounceMs: "fast", budget: 50, codeLensInCode: true, docsUrl: 7,
-                   "llm.useEditorModel": "no", "llm.editorModelFamily": 4 };
+                   "llm.useEditorModel": "no", "llm.editorModelFamily": 4, enable: "off" };
   const settings = s.readSettings((key) => values[key]);
   assert.deepEqual(settings, { serverPath: "/x/lore", interpreter: "", debounceMs: 50, codeLensInCode: true, budget: 2000, docsUrl: "",
-                               useEditorModel: true, editorModelFamily: "" });
+                               useEditorModel: true, editorModelFamily: "", enable: true });
+  assert.equal(s.readSettings((key) => ({ enable: false })[key]).enable, false);
   assert.deepEqual(s.initializationOptions(settings),
     { lorekeeper: { debounceMs: 50, codeLensInCode: true, budget: 2000, docsUrl: "", editorModel: false } });
   const published = s.readSettings((key) => ({ docsUrl: " https://docs.example.org/lore " })[key]);

@@ -48,3 +48,31 @@ async def test_configuration_turns_on_code_lens_in_code_files(configured: Langua
             break
         await asyncio.sleep(0.1)
     assert [lens.command.title for lens in lenses] == ["5 memories reference this file"]
+
+
+async def test_severity_per_family_and_kind_and_lenses_off(configured: LanguageClient, workspace: Path) -> None:
+    client = configured
+    claude = (workspace / "CLAUDE.md").as_uri()
+    before = await wait_for_diagnostics(client, claude)
+    assert any(d.severity == types.DiagnosticSeverity.Error and d.code == "stale-script" for d in before)
+    lenses = await client.text_document_code_lens_async(types.CodeLensParams(
+        text_document=types.TextDocumentIdentifier(uri=claude)))
+    assert lenses  # memories with references or problems carry one
+    # staleness as warnings, stale scripts off altogether, and no lenses in memory files
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"lorekeeper": {
+        "severity": {"staleness": "warning", "stale-script": "off"}, "codeLensInMemory": False, "codeLensInCode": True}}))
+    after = await wait_for_diagnostics(client, claude, lambda d: not any(x.code == "stale-script" for x in d))
+    assert after and all(d.severity != types.DiagnosticSeverity.Error for d in after if d.code.startswith(("stale-", "moved-")))
+    assert any(d.code == "moved-path" and d.severity == types.DiagnosticSeverity.Warning for d in after)
+    lenses = await client.text_document_code_lens_async(types.CodeLensParams(
+        text_document=types.TextDocumentIdentifier(uri=claude)))
+    assert not lenses
+    # a value the setting does not know is ignored, with one message naming it
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"lorekeeper": {
+        "severity": {"staleness": "loud"}}}))
+    for _ in range(50):
+        warnings = [m.message for m in client.messages if m.type == types.MessageType.Warning and "severity" in m.message]
+        if warnings:
+            break
+        await asyncio.sleep(0.1)
+    assert warnings and "severity=" in warnings[0]

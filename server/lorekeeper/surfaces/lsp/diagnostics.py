@@ -17,7 +17,7 @@ from lsprotocol import types
 from lsprotocol.converters import get_converter
 from pydantic import BaseModel, ConfigDict
 
-from ...core.kinds import docs_url
+from ...core.kinds import docs_url, kind_of
 from ...core.model import Entry, Finding, Fix, Severity
 from ...infra.safeio import read_text
 from ...store.positions import finding_span
@@ -28,6 +28,19 @@ _CONVERTER = get_converter()
 
 SEVERITY = {Severity.error: types.DiagnosticSeverity.Error, Severity.warning: types.DiagnosticSeverity.Warning,
             Severity.info: types.DiagnosticSeverity.Information}
+#: The levels of the ``severity`` setting.
+LEVELS = {"error": types.DiagnosticSeverity.Error, "warning": types.DiagnosticSeverity.Warning,
+          "information": types.DiagnosticSeverity.Information, "hint": types.DiagnosticSeverity.Hint}
+
+
+def shown_severity(server: LoreServer, finding: Finding) -> types.DiagnosticSeverity | None:
+    """How a finding is shown: the ``severity`` setting for its kind, else for its family, else its own
+    severity; ``None`` when the setting turns it off."""
+    chosen = server.settings.severity
+    level = chosen.get(finding.kind) or chosen.get(kind_of(finding.kind).family.value)
+    if level == "off":
+        return None
+    return LEVELS[level] if level else SEVERITY[finding.severity]
 
 
 class DiagnosticData(BaseModel):
@@ -50,7 +63,8 @@ class DiagnosticData(BaseModel):
                    editable=entry is not None and entry.rewritable)
 
 
-def to_diagnostic(server: LoreServer, finding: Finding, lines: list[str]) -> types.Diagnostic:
+def to_diagnostic(server: LoreServer, finding: Finding, lines: list[str],
+                  severity: types.DiagnosticSeverity | None = None) -> types.Diagnostic:
     assert server.ws is not None
     entry = server.entry_by_id(finding.entry)
     if entry is not None and entry.location.path != finding.source:
@@ -75,7 +89,7 @@ def to_diagnostic(server: LoreServer, finding: Finding, lines: list[str]) -> typ
                           end=types.Position(line=end_line, character=end_char)),
         message=(f"{entry_label(entry)}: " if entry is not None and entry.format == "entry" else "")
                 + short_message(finding.message),
-        severity=SEVERITY[finding.severity],
+        severity=severity or SEVERITY[finding.severity],
         code=finding.kind,
         code_description=types.CodeDescription(href=href) if href else None,
         source="lorekeeper",
@@ -145,7 +159,8 @@ def diagnostics_by_uri(server: LoreServer, findings: list[Finding]) -> dict[str,
             lines = read_text(server.ws.root / relpath, root=server.ws.root, encoding="utf-8-sig").splitlines()
         except (OSError, UnicodeDecodeError):
             lines = []
-        out[server.uri(relpath)] = [to_diagnostic(server, f, lines) for f in group]
+        shown = [(f, level) for f in group if (level := shown_severity(server, f)) is not None]
+        out[server.uri(relpath)] = [to_diagnostic(server, f, lines, level) for f, level in shown]
     return out
 
 
@@ -155,7 +170,7 @@ def pull_mode(server: LoreServer) -> bool:
     return bool(caps and caps.diagnostic)
 
 
-def _refresh_lenses(server: LoreServer) -> None:
+def refresh_lenses(server: LoreServer) -> None:
     """Ask the client to request code lenses again: their titles ("verified DATE", "1 problem") come from
     the check that just ended, and a client asks for lenses only when a document changes, so one asked
     while the check ran would otherwise keep the old title."""
@@ -170,7 +185,7 @@ def publish(server: LoreServer, findings: list[Finding] | dict[str, list[Finding
     those files are considered."""
     if server.ws is None:
         return
-    _refresh_lenses(server)
+    refresh_lenses(server)
     if pull_mode(server):
         caps = server.client_capabilities.workspace
         if caps and caps.diagnostics and caps.diagnostics.refresh_support:

@@ -21,7 +21,7 @@ def register(server: LoreServer) -> None:
         relpath = ls.relpath(uri)
         if snapshot is None or relpath is None:
             return []
-        entries = snapshot.entries_in(relpath)
+        entries = snapshot.entries_in(relpath) if ls.settings.codeLensInMemory else []
         lenses = []
         problems = snapshot.problem_counts()
         for entry in entries:
@@ -37,7 +37,7 @@ def register(server: LoreServer) -> None:
             lenses.append(types.CodeLens(
                 range=types.Range(start=types.Position(line=line, character=0), end=types.Position(line=line, character=0)),
                 command=types.Command(title=" · ".join(parts), command=Command.DESCRIBE, arguments=[entry.id])))
-        if not entries and ls.settings.codeLensInCode:
+        if not snapshot.entries_in(relpath) and ls.settings.codeLensInCode:
             dependants = snapshot.checked.dependants(relpath)
             if dependants:
                 lenses.append(types.CodeLens(

@@ -12,7 +12,7 @@ from typing import Any
 from lsprotocol import types
 
 from .commands import suggest_compaction
-from .diagnostics import publish
+from .diagnostics import publish, refresh_lenses
 from .server import LoreServer
 from .settings import layer
 
@@ -168,8 +168,15 @@ async def _pull_configuration(ls: LoreServer) -> None:
 
 
 def apply_settings(ls: LoreServer, values: dict[str, Any]) -> None:
-    """Layer settings over the current ones; a value of the wrong type is ignored, with one message."""
+    """Layer settings over the current ones; a value of the wrong type is ignored, with one message. A
+    change of how findings are shown (severities) republishes them."""
+    before = ls.settings
     ls.settings, problems = layer(ls.settings, values)
+    if ls.settings.severity != before.severity and ls.snapshot is not None:
+        ls.last_findings.clear()  # every file again: the same findings, shown otherwise
+        publish(ls, ls.all_findings())
+    elif ls.settings.codeLensInMemory != before.codeLensInMemory:
+        refresh_lenses(ls)
     if values.get("budget") == ls.settings.budget:  # sent and valid: it overrides .lore/config.toml's
         ls.config = ls.config.with_overrides(budget=ls.settings.budget)
     if problems:

@@ -4,7 +4,7 @@ names it) and the others still apply."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
 
@@ -27,9 +27,16 @@ class Settings(BaseModel):
     #: The client answers ``lorekeeper/chat`` requests with the editor's language model (the VS Code
     #: extension sets it from ``lorekeeper.analysis.llm.useEditorModel`` in its initialization options).
     editorModel: StrictBool = False
+    #: Code lenses on memories in memory files ("2 references · verified DATE").
+    codeLensInMemory: StrictBool = True
+    #: A severity per finding family (``staleness``, ``duplication``, ``conflict``, ``links``, ``schema``,
+    #: ``size``, ``journal``, ``history``) or per kind (``near-duplicate``; a kind wins over its family):
+    #: ``error``, ``warning``, ``information``, ``hint``, or ``off`` (not shown).
+    severity: dict[str, Literal["error", "warning", "information", "hint", "off"]] = Field(default_factory=dict)
 
 
-_EXPECTED = {"debounceMs": "int", "codeLensInCode": "bool", "budget": "int", "docsUrl": "str", "editorModel": "bool"}
+_EXPECTED = {"debounceMs": "int", "codeLensInCode": "bool", "budget": "int", "docsUrl": "str", "editorModel": "bool",
+             "codeLensInMemory": "bool", "severity": "an object of error/warning/information/hint/off"}
 
 
 def layer(current: Settings, values: dict[str, Any]) -> tuple[Settings, list[str]]:
