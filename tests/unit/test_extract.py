@@ -198,7 +198,7 @@ def test_paths_inside_commands() -> None:
     refs = extract("`go test ./internal/store/...`, `pytest tests/unit/test_a.py::test_b -q`, "
                    "`./scripts/setup.sh --fast` and `node tools/build.mjs`")
     assert [(r.target, r.strong) for r in refs] == [
-        ("internal/store/", False), ("tests/unit/test_a.py", True), ("scripts/setup.sh", True), ("tools/build.mjs", True)]
+        ("internal/store/", True), ("tests/unit/test_a.py", True), ("scripts/setup.sh", True), ("tools/build.mjs", True)]
 
 
 @pytest.mark.parametrize("span", ["git commit -m 'fix src/a.py'", "echo src/b.py", "curl https://x.io/a/b.json",

@@ -226,6 +226,50 @@ def test_a_wrong_folder_for_a_file_that_exists_once_says_which_and_offers_it(tre
 
 # -- misses ----------------------------------------------------------------------------------------
 
+def test_a_line_rewritten_after_its_target_died_is_judged_from_when_the_reference_entered(tree: Tree) -> None:
+    # charmbracelet/crush: `internal/llm/prompt` deleted 2025-10-02, the line re-wrapped 2026-03-09; blame
+    # dates the line after the deletion, so the reference looked as if it had never existed
+    tree.write("internal/llm/prompt/prompt.go", "package prompt\n\nfunc GetContextFromPaths() {}\n")
+    tree.write("CRUSH.md", "# Crush\n\n- Prompts: see `internal/llm/prompt/prompt.go` for GetContextFromPaths.\n")
+    commit(tree, "prompt package and notes", date="2025-06-01T00:00:00Z")
+    shutil.rmtree(tree.root / "internal/llm")
+    tree.write("internal/agent/agent.go", "package agent\n")
+    gone = commit(tree, "move the prompt into the agent", date="2025-10-02T00:00:00Z")
+    tree.write("CRUSH.md", "# Crush\n\n- Prompts: see `internal/llm/prompt/prompt.go` (GetContextFromPaths).\n")
+    commit(tree, "re-word the notes", date="2026-03-09T00:00:00Z")
+    found = [f for f in check(tree.root) if f.ref == "internal/llm/prompt/prompt.go"]
+    assert [(f.kind, f.severity) for f in found] == [("stale-path", Severity.error)]
+    assert f"was deleted in {gone}" in found[0].message
+
+
+def test_a_go_package_in_a_test_command_whose_line_moved_to_another_agent_file(tree: Tree) -> None:
+    # charmbracelet/crush: `go test ./internal/llm/prompt -run TestGetContextFromPaths` was written in
+    # CRUSH.md while the package existed, copied into AGENTS.md after it was deleted, and re-worded there
+    tree.write("internal/llm/prompt/prompt.go", "package prompt\n")
+    tree.write("CRUSH.md", "# Crush\n\n- Single test: `go test ./internal/llm/prompt -run TestGetContextFromPaths`\n")
+    commit(tree, "crush notes", date="2025-06-13T00:00:00Z")
+    shutil.rmtree(tree.root / "internal/llm")
+    tree.write("internal/agent/agent.go", "package agent\n")
+    gone = commit(tree, "wip: remove old implementation", date="2025-10-02T00:00:00Z")
+    tree.write("AGENTS.md", "# Crush\n\n- Test: `go test ./...` (one test:\n  `go test ./internal/llm/prompt -run TestGetContextFromPaths`)\n")
+    commit(tree, "agents notes", date="2026-03-09T00:00:00Z")
+    found = [f for f in check(tree.root) if f.source == "AGENTS.md"]
+    assert [(f.kind, f.severity, f.ref) for f in found] == [("stale-path", Severity.error, "internal/llm/prompt/")]
+    assert f"was deleted in {gone}" in found[0].message
+
+
+def test_a_name_written_after_its_target_died_is_not_called_stale(tree: Tree) -> None:
+    # the reverse: the name entered the file after the target was gone (a plan, a typo): never existed
+    tree.write("src/old.ts", "export {}\n")
+    tree.write("CLAUDE.md", "# Notes\n\n- Nothing here yet.\n")
+    commit(tree, "start", date="2025-06-01T00:00:00Z")
+    (tree.root / "src/old.ts").unlink()
+    tree.write("src/new.ts", "export {}\n")
+    commit(tree, "replace old", date="2025-07-01T00:00:00Z")
+    tree.write("CLAUDE.md", "# Notes\n\n- Nothing here yet; see `src/old.ts`.\n")
+    commit(tree, "a note naming the gone file", date="2025-08-01T00:00:00Z")
+    assert [f.severity for f in check(tree.root) if f.ref == "src/old.ts"] in ([], [Severity.warning], [Severity.info])
+
 def test_trees_with_spacer_lines_keep_their_nesting_and_report_the_line(tree: Tree) -> None:
     tree.write("src/api/handlers.ts", "export {}\n")
     tree.write("src/api/routes/orders.ts", "export {}\n")
@@ -275,7 +319,7 @@ def test_paths_inside_commands(tree: Tree) -> None:
     shutil.rmtree(tree.root / "internal")
     (tree.root / "tests/unit/test_a.py").unlink()
     commit(tree, "remove")
-    assert {(f.ref, f.line) for f in check(tree.root)} == {("internal/x", 2), ("tests/unit/test_a.py", 3)}
+    assert {(f.ref, f.line) for f in check(tree.root)} == {("internal/x/", 2), ("tests/unit/test_a.py", 3)}  # a Go package: a folder
 
 
 def test_a_symbol_written_as_a_call_with_arguments(tree: Tree) -> None:

@@ -507,8 +507,9 @@ def _split_flags(command: str, args: list[str]) -> tuple[dict[str, str], list[st
     return flags, args[j:]
 
 
-def _path_args(args: list[str], segment: str, i: int, cwd: str | None) -> list[Reference]:
-    """Arguments that name paths: ``go test ./internal/x``, ``pytest tests/unit/test_a.py::test_b``."""
+def _path_args(args: list[str], segment: str, i: int, cwd: str | None, packages: bool = False) -> list[Reference]:
+    """Arguments that name paths: ``go test ./internal/x``, ``pytest tests/unit/test_a.py::test_b``.
+    ``packages``: the arguments are Go packages, so ``./internal/llm/prompt`` is a folder, named for sure."""
     refs = []
     for arg in args:
         if arg.startswith("-") or "=" in arg or "/" not in arg or arg.startswith(("http:", "https:")):
@@ -520,6 +521,8 @@ def _path_args(args: list[str], segment: str, i: int, cwd: str | None) -> list[R
         path = _as_path(token)
         if path:
             strong = "/" in path.rstrip("/") and _has_code_extension(path)
+            if packages and arg.startswith("./") and not _has_code_extension(path):
+                path, strong = path.rstrip("/") + "/", True  # `./internal/llm/prompt`: a package's folder
             refs.append(Reference("path", _join(cwd, path), arg, i, strong=strong))
     return refs
 
@@ -584,7 +587,7 @@ def _one_command(command: str, args: list[str], segment: str, i: int,
         return _python(args, segment, i, cwd), cwd
     if command == "go":
         if rest and rest[0] in ("test", "run", "build", "vet", "generate", "install", "list"):
-            refs.extend(_path_args(rest[1:], segment, i, cwd))
+            refs.extend(_path_args(rest[1:], segment, i, cwd, packages=True))
         return refs, cwd
     if command in _NO_PATH_ARGS:
         if command in ("docker", "podman"):

@@ -32,6 +32,10 @@ if TYPE_CHECKING:
     from concurrent.futures import Future
 
 ZERO = "0" * 40
+#: Agent files a line may have lived in before its file got today's name (OPENCODE.md -> CRUSH.md ->
+#: AGENTS.md): where :meth:`GitHistory.entered` also looks.
+AGENT_FILE_NAMES = ("AGENTS.md", "CLAUDE.md", "CRUSH.md", "GEMINI.md", "OPENCODE.md", ".cursorrules",
+                    ".windsurfrules", ".clinerules")
 _MISSING_OBJECT = ("unable to read", "bad object", "missing blob", "missing tree", "did not receive expected object",
                    "promisor", "could not fetch", "invalid object", "not a valid object")
 CACHE_VERSION = 3
@@ -492,6 +496,35 @@ class GitHistory:
         events = self._log(since, [path.rstrip("/") + ("/" if path.endswith("/") else "")], "--diff-filter=D",
                            "--no-renames", "-1")
         return events[0][0] if events else None
+
+    def entered(self, text: str, path: str, at: str) -> Commit | None:
+        """The first commit, up to ``at``, that added ``text`` to the file ``path`` or to an agent file it may
+        have been before (``git log -S``: the oldest commit that changed how often it occurs there). For a
+        line rewritten after what it names was gone, this is when the name entered memory; the line's own
+        last change is later."""
+        key = "\x00".join(["entered", text, path, at])
+        self._load()
+        known = self._logs.get(key)
+        if known is not None:
+            try:
+                return self._commits[known[0][0]] if known else None
+            except (KeyError, TypeError, ValueError, IndexError):
+                pass  # a record from elsewhere: ask git
+        # the file, and the agent files of its folder it may have been copied or renamed from (CRUSH.md
+        # before AGENTS.md): named, not globbed, so that git compares only these paths in each commit
+        folder = path.rsplit("/", 1)[0] + "/" if "/" in path else ""
+        earlier = [f"{folder}{name}" for name in AGENT_FILE_NAMES if f"{folder}{name}" != path]
+        out = self._run("log", "--reverse", "--format=%H%x00%cI%x00%s", "-S", text, at, "--", path, *earlier,
+                        what="log -S")
+        if out is None:
+            return None
+        first = out.split("\n", 1)[0].split("\x00")
+        commit = None
+        if len(first) == 3 and first[0]:
+            commit = self._commits.setdefault(first[0], Commit(first[0], first[1], first[2]))
+        self._logs[key] = [[commit.sha, []]] if commit else []
+        self._changed = True
+        return commit
 
     def word_change(self, word: str, since: str, paths: Iterable[str]) -> Commit | None:
         """The newest commit after ``since`` that changed how often ``word`` occurs in the paths

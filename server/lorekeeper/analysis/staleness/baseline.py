@@ -92,6 +92,10 @@ class Baselines:
         commit = self.history.commit_before(entry.created.isoformat())
         return Baseline(commit, f"written on {entry.created:%Y-%m-%d}") if commit else None
 
+    def verified(self, entry: Entry) -> bool:
+        """Whether the memory was verified (its baseline is that moment, not when it was written)."""
+        return self._verified_time(entry) is not None
+
     def _verified_time(self, entry: Entry) -> datetime | None:
         if entry.format != "instruction":
             return entry.verified

@@ -126,6 +126,14 @@ class PathCheck:
                      and ("/" in item.ref.target or not _FILE_NAME.match(item.ref.target))
                      for c in item.data["candidates"]}
             parallel(lambda q: history.deleted_after(q[0], q[1]), sorted(never))
+            # and, for lines of instruction files, when the reference's text entered the file (a line
+            # re-worded after its target was gone is dated after it by blame): asked side by side too
+            entering = {(item.ref.target.rstrip("/"), item.entry.location.path, b.commit) for item in items
+                        if item.ref.strong and item.entry.format == "instruction" and (b := baselines[id(item)])
+                        and b.commit and not checker.baselines.verified(item.entry)
+                        and all((b.commit, c) in answers for c in item.data["candidates"])
+                        and not any(answers[(b.commit, c)] for c in item.data["candidates"])}
+            parallel(lambda q: history.entered(q[0], q[1], q[2]), sorted(entering))
         for item in items:
             baseline = baselines[id(item)]
             candidates = item.data["candidates"]
@@ -159,6 +167,30 @@ class PathCheck:
                                 f"{what} `{item.ref.target}` was deleted in the working tree (not committed yet)")
                 continue
             self._gone(checker, item, path, baseline, what)
+
+    def _gone_since_entered(self, checker: StalenessChecker, item: Pending, baseline: Baseline, what: str) -> bool:
+        """A line of an instruction file rewritten after its target was gone (re-wrapped, a word changed
+        around it): blame dates the line after the target's removal. The baseline of the reference is
+        when its text entered the file; when the target existed then and is gone now, it is stale, from
+        the commit that removed it."""
+        entry = item.entry
+        if entry.format != "instruction" or baseline.commit is None or checker.baselines.verified(entry):
+            return False
+        history = checker.history
+        entered = history.entered(item.ref.target.rstrip("/"), entry.location.path, baseline.commit)
+        if entered is None or entered.sha == baseline.commit:
+            return False
+        candidates = item.data["candidates"]
+        answers = history.exists_at([(entered.sha, c) for c in candidates] + [("HEAD", c) for c in candidates])
+        existed = [c for c in candidates if answers.get((entered.sha, c)) and not answers.get(("HEAD", c))]
+        if not existed:
+            return False
+        path = existed[0]
+        if answers.get((entered.sha, path)) == "tree" and not path.endswith("/"):
+            path += "/"
+            what = "folder"
+        self._gone(checker, item, path, Baseline(entered.sha, f"written in {entered.short()}"), what)
+        return True
 
     @staticmethod
     def _named_at_baseline(checker: StalenessChecker, item: Pending, commit: str) -> list[str]:
@@ -212,6 +244,8 @@ class PathCheck:
 
     def _not_at_baseline(self, checker: StalenessChecker, item: Pending, baseline: Baseline, what: str) -> None:
         if not item.ref.strong or _unknown_past(checker):
+            return
+        if self._gone_since_entered(checker, item, baseline, what):
             return
         for candidate in item.data["candidates"]:
             deleted = checker.history.deleted_after(candidate, baseline.commit or "")
