@@ -52,6 +52,7 @@ import {
   serverCommand,
   startFailureText,
   statusText,
+  undoText,
   versionCommand,
 } from "./settings";
 import { Supervisor } from "./supervisor";
@@ -563,8 +564,8 @@ function renderStatus(): void {
     setStatus(`$(error) ${label}: no server`, NO_SERVER_TOOLTIP, true);
   } else if (status) {
     const { text, warning } = statusText(status, name);
-    setStatus(text, `${label}: ${status.tokensText ?? `${status.tokens} tokens in entries`} (the budget is index.md's); `
-      + `${status.stale} stale memories. Click for the Problems view.`, warning);
+    setStatus(text, `${label}: ${status.tokensText ?? `${status.tokens} tokens in entries`}; index.md shows them within `
+      + `${status.budget.toLocaleString("en-US")} tokens. ${status.stale} stale memories. Click for the Problems view.`, warning);
   } else if (supervisor.state(key) === "starting" || supervisor.state(key) === "stopping") {
     setStatus(`$(sync~spin) ${label}`, "The language server is starting.", false);
   } else {
@@ -712,7 +713,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     const result = await execute(key, ServerCommand.undo);
     const undone = result?.undone ?? [];
     if (undone.length) {
-      void vscode.window.showInformationMessage(`Lorekeeper: ${result.reason ?? `undid ${undone.length} operation(s)`}.`);
+      void vscode.window.showInformationMessage(undoText(result.reason, undone.length));
     } else if (result?.refused) {
       // the server has shown why
     } else if (result) {

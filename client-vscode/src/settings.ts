@@ -186,10 +186,21 @@ export function statusText(status: Status, folder?: string): { text: string; war
   const fmt = (n: number) => n.toLocaleString("en-US");
   const stale = status.stale === 1 ? "1 stale" : `${status.stale} stale`;
   const over = status.tokens > status.budget;
+  // the product's name first; the memory's own size (index.md's budget is another figure: the tooltip's)
   return {
-    text: `$(book) ${folder ? `${folder}: ` : ""}${fmt(status.tokens)}/${fmt(status.budget)} tokens · ${status.stale ? "$(warning) " : ""}${stale}`,
+    text: `$(book) Lorekeeper${folder ? ` · ${folder}:` : ":"} ${fmt(status.tokens)} tokens · ${status.stale ? "$(warning) " : ""}${stale}`,
     warning: over || status.stale > 0,
   };
+}
+
+/** The message after "Undo Last Change", in words: what was undone, not the journal's record. */
+export function undoText(reason: string | undefined, count: number): string {
+  const match = /^undo (\S+) \S+: (.*)$/s.exec(reason ?? "");
+  if (!match) {
+    return `Lorekeeper: undid ${count} change(s).`;
+  }
+  const [, op, what] = match;
+  return `Lorekeeper: undone — ${what.replace(/\s+/g, " ").trim()} (${op.replace(/-/g, " ")}).`;
 }
 
 export interface CompactChoice {

@@ -80,11 +80,14 @@ test("settings are read with wrong types ignored", () => {
 });
 
 test("status text shows size against budget and stale count", () => {
-  assert.deepEqual(s.statusText({ tokens: 1234, budget: 2000, stale: 0 }), { text: "$(book) 1,234/2,000 tokens · 0 stale", warning: false });
+  assert.deepEqual(s.statusText({ tokens: 1234, budget: 2000, stale: 0 }), { text: "$(book) Lorekeeper: 1,234 tokens · 0 stale", warning: false });
   assert.deepEqual(s.statusText({ tokens: 2500, budget: 2000, stale: 3 }),
-    { text: "$(book) 2,500/2,000 tokens · $(warning) 3 stale", warning: true });
+    { text: "$(book) Lorekeeper: 2,500 tokens · $(warning) 3 stale", warning: true });
   // several folders: the figures say whose they are
-  assert.equal(s.statusText({ tokens: 10, budget: 2000, stale: 1 }, "api").text, "$(book) api: 10/2,000 tokens · $(warning) 1 stale");
+  assert.equal(s.statusText({ tokens: 10, budget: 2000, stale: 1 }, "api").text, "$(book) Lorekeeper · api: 10 tokens · $(warning) 1 stale");
+  assert.equal(s.undoText("undo verify 20261127-062727-caf42f: verified 1 memory", 1),
+    "Lorekeeper: undone — verified 1 memory (verify).");
+  assert.equal(s.undoText(undefined, 2), "Lorekeeper: undid 2 change(s).");
 });
 
 test("compaction offers the server's stages", () => {
