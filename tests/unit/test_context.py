@@ -256,5 +256,5 @@ def test_remembered_levels_are_kept_for_a_bounded_number_of_renderings(tmp_path:
     ws = Workspace(tmp_path)
     for n in range(KEEP_STATES + 6):  # an agent recalling with a new focus each time
         render(ws, entries, 500, focus=[f"topic{n}"], remember=True)
-    kept = list((tmp_path / ".lore/cache").glob("context-*.json"))
+    kept = list(ws.cache_dir.glob("context-*.json"))  # (no .lore/ here: the user's cache folder)
     assert len(kept) == KEEP_STATES

@@ -1,6 +1,7 @@
-"""Lorekeeper's caches under ``.lore/cache/`` (git-ignored): read and written only while that folder is
-inside the workspace. A cache folder that is a symlink out of the workspace (or otherwise unusable) is
-simply not used — a cache is never worth a write outside the root, nor a failed command."""
+"""Lorekeeper's caches under ``.lore/cache/`` (git-ignored), or, for a workspace that has no ``.lore/``,
+under the user's own cache folder (:func:`.userlevel.workspace_cache`): read and written only while the
+folder is inside one of those. A cache folder that is a symlink out of them (or otherwise unusable) is
+simply not used — a cache is never worth a write elsewhere, nor a failed command."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import os
 from pathlib import Path
 from typing import Any, Protocol
 
+from . import userlevel
 from .safeio import UnsafeFile, atomic_delete, atomic_write, ensure_dir, load_json, read_bytes, real_inside, stale_temp_files
 
 log = logging.getLogger("lorekeeper")
@@ -26,24 +28,34 @@ class CacheHome(Protocol):
     def cache_dir(self) -> Path: ...
 
 
+def home(root: Path, folder: Path) -> Path | None:
+    """What ``folder`` (existing or not) must stay inside: the workspace ``root``, or the user's own cache
+    folder (:func:`.userlevel.cache_dir`, for a workspace that has no ``.lore/``); ``None`` when it
+    resolves inside neither (not used)."""
+    for base in (root, userlevel.cache_dir()):
+        try:
+            real_inside(base, folder)
+            return base
+        except UnsafeFile as exc:
+            problem = exc
+    if str(folder) not in _warned:
+        _warned.add(str(folder))
+        log.warning("cache not used: %s", problem)
+    return None
+
+
 def usable(root: Path, folder: Path) -> bool:
-    """Whether ``folder`` (existing or not) resolves inside ``root``."""
-    try:
-        real_inside(root, folder)
-        return True
-    except UnsafeFile as exc:
-        if str(folder) not in _warned:
-            _warned.add(str(folder))
-            log.warning("cache not used: %s", exc)
-        return False
+    """Whether ``folder`` (existing or not) resolves inside ``root`` or the user's cache folder."""
+    return home(root, folder) is not None
 
 
 def read_json(root: Path, folder: Path, name: str, limit: int = 512 * 1024 * 1024) -> Any | None:
     """A cache file's JSON, or ``None`` when it is missing, unreadable, unsafe or not JSON."""
-    if not usable(root, folder):
+    base = home(root, folder)
+    if base is None:
         return None
     try:
-        return load_json(read_bytes(folder / name, limit, root))
+        return load_json(read_bytes(folder / name, limit, base))
     except (OSError, ValueError):
         return None
 
@@ -101,12 +113,15 @@ def keep_json(root: Path, folder: Path, name: str, data: Any) -> None:
 def write(root: Path, folder: Path, name: str, data: bytes) -> bool:
     """Write a cache file atomically (creating the folder with a ``.gitignore`` of ``*``); ``False`` when
     the folder cannot be used."""
-    if not usable(root, folder):
+    base = home(root, folder)
+    if base is None:
         return False
     try:
-        ensure(root, folder)
-        atomic_write(folder / name, data, root)
-        _sweep(root, folder)
+        if base != root:  # the user's cache folder: made (for this user only) on first use
+            base.mkdir(parents=True, exist_ok=True, mode=0o700)
+        ensure(base, folder)
+        atomic_write(folder / name, data, base)
+        _sweep(base, folder)
         return True
     except OSError as exc:
         log.warning("cache %s not written: %s", name, exc)
@@ -135,8 +150,9 @@ def ensure(root: Path, folder: Path) -> None:
 
 
 def delete(root: Path, folder: Path, name: str) -> None:
-    if usable(root, folder):
+    base = home(root, folder)
+    if base is not None:
         try:
-            atomic_delete(folder / name, root)
+            atomic_delete(folder / name, base)
         except OSError:
             pass

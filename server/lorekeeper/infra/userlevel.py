@@ -9,7 +9,10 @@ or lets it replay a journal without asking, must come from here: a place no ``gi
   ``.lore/config.toml``; read once per process.
 - State: ``$LORE_STATE_DIR``, else ``$XDG_STATE_HOME/lorekeeper``, else ``~/.local/state/lorekeeper``
   (``%LOCALAPPDATA%\\lorekeeper`` on Windows). Holds ``journal.key``, 32 random bytes readable by the
-  user only, made on first use."""
+  user only, made on first use.
+- Caches of workspaces that have no ``.lore/`` folder: ``$LORE_CACHE_DIR``, else
+  ``$XDG_CACHE_HOME/lorekeeper``, else ``~/.cache/lorekeeper``, under ``workspaces/NAME-HASH``: opening a
+  repository nobody initialised writes nothing into it."""
 
 from __future__ import annotations
 
@@ -53,6 +56,20 @@ def config_dir() -> Path:
 def state_dir() -> Path:
     """The folder of Lorekeeper's per-user state (the journal key)."""
     return _base("LORE_STATE_DIR", "XDG_STATE_HOME", ".local/state", "LOCALAPPDATA")
+
+
+def cache_dir() -> Path:
+    """The folder of Lorekeeper's caches for workspaces that have no ``.lore/`` of their own."""
+    return _base("LORE_CACHE_DIR", "XDG_CACHE_HOME", ".cache", "LOCALAPPDATA")
+
+
+def workspace_cache(root: Path) -> Path:
+    """The cache folder of a workspace that has no ``.lore/``: under :func:`cache_dir`, named by the
+    workspace folder's name and a hash of its real path (two clones never share one)."""
+    real = os.path.realpath(root)
+    digest = hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    name = "".join(c if c.isalnum() or c in "._-" else "_" for c in os.path.basename(real))[:40] or "root"
+    return cache_dir() / "workspaces" / f"{name}-{digest}"
 
 
 def user_settings() -> tuple[dict[str, Any], list[str]]:

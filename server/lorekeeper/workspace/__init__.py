@@ -19,7 +19,7 @@ from ..core.bounded import brief
 from ..core.settings import LEAN, TOML, ConfigFiles, settle
 from ..infra.gitcmd import git_command, git_env
 from ..infra.safeio import atomic_write, ensure_dir, load_json, read_text
-from ..infra.userlevel import config_dir, user_settings
+from ..infra.userlevel import config_dir, user_settings, workspace_cache
 
 if TYPE_CHECKING:
     from ..core.settings.compaction import CompactionConfig
@@ -273,8 +273,11 @@ class Workspace:
 
     @property
     def cache_dir(self) -> Path:
-        """Lorekeeper's caches (git-ignored): ``.lore/cache``."""
-        return self.root / ".lore" / "cache"
+        """Lorekeeper's caches: ``.lore/cache`` (git-ignored) in a workspace that has a ``.lore/`` folder;
+        else a folder of the user's cache (:func:`~lorekeeper.infra.userlevel.workspace_cache`), so that
+        opening a repository nobody initialised (in an editor, in Restricted Mode too) writes nothing in it."""
+        own = self.root / ".lore"
+        return own / "cache" if own.is_dir() else workspace_cache(self.root)
 
     def rel(self, path: Path) -> str:
         return rel(self.root, path)

@@ -79,7 +79,7 @@ class StalenessChecker:
         self.ws = ws
         self.store = store
         self.index = index or CodeIndex(ws)
-        self.history = history or GitHistory(ws.root, ws.root / ".lore" / "cache")
+        self.history = history or GitHistory(ws.root, ws.cache_dir)
         self.fingerprints = Fingerprinter(self.index, self.history)
         self.verifications = Verifications.load(ws)
         self.baselines = Baselines(ws, self.history, self.verifications)
