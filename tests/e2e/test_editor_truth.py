@@ -87,11 +87,12 @@ async def test_a_staged_move_is_a_move_and_a_commit_re_checks(client: LanguageCl
     # `git add -A`: the index holds a rename (edited after the move: git's rename detection still sees it)
     git(repo, "add", "-A")
     changed(client, repo, (".git/index", types.FileChangeType.Changed))
-    found = await wait_for_diagnostics(client, claude, lambda d: "moved to `src/log.ts`" in messages(d))
+    found = await wait_for_diagnostics(client, claude, lambda d: "moved to 'src/log.ts'" in messages(d))
     assert "not committed yet" in messages(found)
     # the commit, and nothing else: HEAD moves, the finding names the commit that moved it
     git(repo, "commit", "-qm", "rename the logger", date="2026-04-02T12:00:00Z")
     changed(client, repo, (".git/HEAD", types.FileChangeType.Changed),
             (".git/refs/heads/main", types.FileChangeType.Changed))
     found = await wait_for_diagnostics(client, claude, lambda d: "not committed yet" not in messages(d))
-    assert "moved to `src/log.ts` in " in messages(found) and "on 2026-04-02" in messages(found)  # the commit
+    assert "moved to 'src/log.ts' in " in messages(found) and "on 2026-04-02" in messages(found)  # the commit
+    assert "`" not in messages(found)  # plain text: code quoted as compilers quote it

@@ -101,10 +101,14 @@ def to_diagnostic(server: LoreServer, finding: Finding, lines: list[str],
 _COMMIT_SUBJECT = re.compile(r"(\bin [0-9a-f]{7,40} on \d{4}-\d{2}-\d{2}): [^)\n]*")
 
 
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+
+
 def short_message(message: str) -> str:
-    """A finding's message for a squiggle: the commit's subject is left to the hover (which shows the
-    whole message), the commit and its date stay."""
-    return _COMMIT_SUBJECT.sub(r"\1", message)
+    """A finding's message for a squiggle and the Problems panel, which show plain text: the commit's
+    subject is left to the hover (which shows the whole message), the commit and its date stay, and code
+    is quoted as compilers quote it ('src/log.ts'), not with Markdown's backticks."""
+    return _CODE_SPAN.sub(r"'\1'", _COMMIT_SUBJECT.sub(r"\1", message))
 
 
 def entry_label(entry: Any) -> str:
