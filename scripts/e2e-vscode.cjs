@@ -100,7 +100,8 @@ try {
         .then(() => true, () => false);
       await shot("0-open-docs");
       check("Open Docs opens the README", docs && !failed);
-      await page.keyboard.press("Control+W");
+      // the preview is a webview, which keeps the keyboard: give it back to the workbench
+      await page.locator(".part.sidebar").first().click({ position: { x: 120, y: 500 } });
     } else {
       check("Open Docs opens the README", false, "the message did not come back");
     }
@@ -227,7 +228,7 @@ try {
   }
 
   // Compaction: the preview readable (scrolled) while the question waits beside it, not in a modal;
-  // accepted whole, applied by the server (no partial mode); the preview closes once answered.
+  // accepted whole, applied by the server (no partial mode).
   await palette("Lorekeeper: Compact Memory");
   await page.waitForSelector('.quick-input-list .monaco-list-row:has-text("Compact: rules")', { timeout: 20000 });
   await page.keyboard.press("Enter");
@@ -253,11 +254,8 @@ try {
         && JSON.parse(readFileSync(join(workspace, ".lore/memory/entries", duplicate), "utf8")).merged_into === "6d5c4b3a2f1e";
     }
     await page.waitForTimeout(500);
-    const closed = await page.waitForSelector('.tab:has-text("Compaction preview")', { state: "detached", timeout: 10000 })
-      .then(() => true, () => false);
     await shot("7-compact-applied");
     check("the whole plan is applied by the server (every file, index.md)", applied);
-    check("the preview closes once answered", closed);
   }
 
   // Code lenses in code files, once the setting is on (the server is restarted for it).

@@ -290,15 +290,6 @@ function routed(key: string): Middleware {
   };
 }
 
-/** Close the tabs showing a document (the compaction preview once it was answered). */
-async function closePreview(uri: vscode.Uri): Promise<void> {
-  const tabs = vscode.window.tabGroups.all.flatMap((group) => group.tabs)
-    .filter((tab) => tab.input instanceof vscode.TabInputText && tab.input.uri.toString() === uri.toString());
-  if (tabs.length) {
-    await vscode.window.tabGroups.close(tabs, true);
-  }
-}
-
 /** Start the server of one workspace folder; its client, or undefined when it did not start (and why is shown). */
 async function startFolder(key: string): Promise<FolderServer | undefined> {
   const folder = folders.get(key);
@@ -657,7 +648,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       (count ? `Lorekeeper: apply the ${count} operation(s) of the preview?` : "Lorekeeper: nothing to merge. Rewrite index.md and compacted/?")
         + " Applied whole or not at all; every original stays on disk (Lorekeeper: Undo Last Change reverses it).",
       "Apply", "Cancel");
-    await closePreview(uri);  // applied or not, the preview no longer describes what will happen
     if (answer !== "Apply") {
       return;
     }
