@@ -6,13 +6,17 @@ const { join, resolve } = require("node:path");
 
 const here = resolve(__dirname, "..");
 const project = resolve(here, "..");
-const candidates = [process.env.LORE_PYTHON, join(project, ".venv", "bin", "python"), "python3"].filter(Boolean);
+const venv = join(project, ".venv", "bin", "python");
+const candidates = [process.env.LORE_PYTHON, venv, "python3"].filter(Boolean);
 const python = candidates.find((p) => p === "python3" || existsSync(p));
 const out = join(here, "bundled");
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
-// --no-build-isolation: build with the setuptools already installed (no index needed at packaging time).
-execFileSync(python, ["-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", out, project],
+// The project's environment (scripts/setup) has the setuptools pyproject.toml asks for: build with it, no
+// index needed. Any other Python may have an older one (a system setuptools refuses the SPDX licence):
+// build in isolation, with the build requirements from the index.
+const isolation = python === venv ? ["--no-build-isolation"] : [];
+execFileSync(python, ["-m", "pip", "wheel", "--quiet", "--no-deps", ...isolation, "-w", out, project],
   { stdio: "inherit" });
 const wheels = readdirSync(out).filter((name) => name.endsWith(".whl"));
 if (wheels.length !== 1) {

@@ -317,7 +317,7 @@ _EDITS = st.one_of(
 
 
 @given(st.lists(_EDITS, min_size=1, max_size=5))
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_any_sequence_of_memory_saves_leaves_the_state_a_fresh_server_builds(edits: list[tuple[Any, ...]]) -> None:
     """Saves of entries (ids, links to entries and to bullets, ``supersedes`` that lead nowhere or make a
     cycle, refs, texts that repeat, contradict each other or are long enough to compress), broken files,
