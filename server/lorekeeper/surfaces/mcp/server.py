@@ -467,7 +467,7 @@ Id = Annotated[str, Field(min_length=1, max_length=200, description="A memory's 
 
 def _strict(server: MCPServer) -> None:
     """Every tool takes exactly the arguments it declares, of exactly their types: "false" is not a
-    boolean and "5" not a number (a lax reading turned `dry_run: "false"` into an applied compaction), and
+    boolean and "5" not a number (a lax reading would turn `dry_run: "false"` into an applied compaction), and
     an unknown argument is refused rather than ignored. The schema says so (additionalProperties: false)."""
     for tool in server._tool_manager.list_tools():  # pyright: ignore[reportPrivateUsage]
         base = tool.fn_metadata.arg_model
