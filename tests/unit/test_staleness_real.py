@@ -226,33 +226,37 @@ def test_a_wrong_folder_for_a_file_that_exists_once_says_which_and_offers_it(tre
 
 # -- misses ----------------------------------------------------------------------------------------
 
-def test_a_line_rewritten_after_its_target_died_is_judged_from_when_the_reference_entered(tree: Tree) -> None:
-    # charmbracelet/crush: `internal/llm/prompt` deleted 2025-10-02, the line re-wrapped 2026-03-09; blame
-    # dates the line after the deletion, so the reference looked as if it had never existed
+def prompt_deleted_then_noted(tree: Tree, before: tuple[str, str], after: tuple[str, str]) -> str:
+    """charmbracelet/crush's history, cut small: a note (file, text) written while `internal/llm/prompt`
+    existed, the package deleted on 2025-10-02, then a note (file, text) written on 2026-03-09. The short
+    id of the commit that deleted it."""
     tree.write("internal/llm/prompt/prompt.go", "package prompt\n\nfunc GetContextFromPaths() {}\n")
-    tree.write("CRUSH.md", "# Crush\n\n- Prompts: see `internal/llm/prompt/prompt.go` for GetContextFromPaths.\n")
-    commit(tree, "prompt package and notes", date="2025-06-01T00:00:00Z")
+    tree.write(before[0], before[1])
+    commit(tree, "notes", date="2025-06-13T00:00:00Z")
     shutil.rmtree(tree.root / "internal/llm")
     tree.write("internal/agent/agent.go", "package agent\n")
-    gone = commit(tree, "move the prompt into the agent", date="2025-10-02T00:00:00Z")
-    tree.write("CRUSH.md", "# Crush\n\n- Prompts: see `internal/llm/prompt/prompt.go` (GetContextFromPaths).\n")
-    commit(tree, "re-word the notes", date="2026-03-09T00:00:00Z")
+    gone = commit(tree, "wip: remove old implementation", date="2025-10-02T00:00:00Z")
+    tree.write(after[0], after[1])
+    commit(tree, "notes again", date="2026-03-09T00:00:00Z")
+    return gone
+
+
+def test_a_line_rewritten_after_its_target_died_is_judged_from_when_the_reference_entered(tree: Tree) -> None:
+    # blame dates the re-worded line after the deletion, so the reference looked as if it had never existed
+    gone = prompt_deleted_then_noted(
+        tree, ("CRUSH.md", "# Crush\n\n- Prompts: see `internal/llm/prompt/prompt.go` for GetContextFromPaths.\n"),
+        ("CRUSH.md", "# Crush\n\n- Prompts: see `internal/llm/prompt/prompt.go` (GetContextFromPaths).\n"))
     found = [f for f in check(tree.root) if f.ref == "internal/llm/prompt/prompt.go"]
     assert [(f.kind, f.severity) for f in found] == [("stale-path", Severity.error)]
     assert f"was deleted in {gone}" in found[0].message
 
 
 def test_a_go_package_in_a_test_command_whose_line_moved_to_another_agent_file(tree: Tree) -> None:
-    # charmbracelet/crush: `go test ./internal/llm/prompt -run TestGetContextFromPaths` was written in
-    # CRUSH.md while the package existed, copied into AGENTS.md after it was deleted, and re-worded there
-    tree.write("internal/llm/prompt/prompt.go", "package prompt\n")
-    tree.write("CRUSH.md", "# Crush\n\n- Single test: `go test ./internal/llm/prompt -run TestGetContextFromPaths`\n")
-    commit(tree, "crush notes", date="2025-06-13T00:00:00Z")
-    shutil.rmtree(tree.root / "internal/llm")
-    tree.write("internal/agent/agent.go", "package agent\n")
-    gone = commit(tree, "wip: remove old implementation", date="2025-10-02T00:00:00Z")
-    tree.write("AGENTS.md", "# Crush\n\n- Test: `go test ./...` (one test:\n  `go test ./internal/llm/prompt -run TestGetContextFromPaths`)\n")
-    commit(tree, "agents notes", date="2026-03-09T00:00:00Z")
+    # `go test ./internal/llm/prompt -run TestGetContextFromPaths` was written in CRUSH.md while the package
+    # existed, copied into AGENTS.md after it was deleted, and re-worded there
+    gone = prompt_deleted_then_noted(
+        tree, ("CRUSH.md", "# Crush\n\n- Single test: `go test ./internal/llm/prompt -run TestGetContextFromPaths`\n"),
+        ("AGENTS.md", "# Crush\n\n- Test: `go test ./...` (one test:\n  `go test ./internal/llm/prompt -run TestGetContextFromPaths`)\n"))
     found = [f for f in check(tree.root) if f.source == "AGENTS.md"]
     assert [(f.kind, f.severity, f.ref) for f in found] == [("stale-path", Severity.error, "internal/llm/prompt/")]
     assert f"was deleted in {gone}" in found[0].message

@@ -169,3 +169,13 @@ def test_no_rendering_shows_an_older_value_of_a_subject_without_its_date_or_repl
 def test_numbered_things_are_not_one_subject() -> None:
     assert related("Service 1 keeps its retry budget in config/retry-1.toml.",
                    "Service 2 keeps its retry budget in config/retry-2.toml.") is None
+
+
+def test_candidate_pairs_come_from_rare_shared_keys_each_pair_once() -> None:
+    from lorekeeper.core.candidates import rare_key_pairs
+
+    keys = [{"ruff", "lint"}, {"ruff", "format"}, {"lint", "ruff"}, {"deploy"}, *({"lint"} for _ in range(5))]
+    pairs = list(rare_key_pairs(keys, cap=3, per_item=2))
+    assert pairs == [(0, 1), (0, 2), (1, 2)]  # "lint" is held by 7 items, past the cap: it joins nobody
+    assert len(pairs) == len(set(pairs)) and all(i < j for i, j in pairs)
+    assert list(rare_key_pairs(keys, cap=3, per_item=1)) == [(0, 1), (0, 2), (1, 2)]

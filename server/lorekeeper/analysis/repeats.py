@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from functools import lru_cache
 
+from ..core.candidates import rare_key_pairs
 from ..core.model import Entry, Finding, RemoveRepeatFix, Severity
 from ..core.text import TEXT_CACHE, editor_lines, normalize
 from ..facts.parse import parse, stem
@@ -151,27 +152,12 @@ def says_more(a: str, b: str) -> bool:
 
 def _near_pairs(units: list[Entry]) -> list[tuple[int, int]]:
     """Pairs of ``units`` (indexes) that :func:`near` joins, among those sharing their rarest words."""
-    shapes = [_shape(e.content) for e in units]
-    postings: dict[str, list[int]] = {}
-    for i, shape in enumerate(shapes):
-        for word in shape.words:
-            postings.setdefault(word, []).append(i)
+    words = [_shape(e.content).words for e in units]
     # a word many units write says nothing about which are one fact; the cap also bounds the pairs looked
     # at to 3 x 30 a unit, so that a repository with thousands of instruction lines stays fast on a save
     cap = min(30, max(8, len(units) // 10))
-    seen: set[tuple[int, int]] = set()
-    out: list[tuple[int, int]] = []
-    for i, shape in enumerate(shapes):
-        rare = sorted((w for w in shape.words if len(postings[w]) <= cap), key=lambda w: len(postings[w]))[:3]
-        for word in rare:
-            for j in postings[word]:
-                pair = (min(i, j), max(i, j))
-                if i == j or pair in seen:
-                    continue
-                seen.add(pair)
-                if near(units[pair[0]].content, units[pair[1]].content):
-                    out.append(pair)
-    return out
+    return [pair for pair in rare_key_pairs(words, cap=cap, per_item=3)
+            if near(units[pair[0]].content, units[pair[1]].content)]
 
 
 #: Pairs of texts (indexes) that state one fact in other words: the semantic stage's finder, where it is on.

@@ -29,6 +29,7 @@ from functools import lru_cache
 
 from rapidfuzz import fuzz
 
+from ..core.candidates import rare_key_pairs
 from ..core.model import Entry
 from ..core.text import TEXT_CACHE
 from .scope import apart, is_history
@@ -168,31 +169,17 @@ def related_pairs(entries: Sequence[Entry]) -> list[Relation]:
     caller's to say). Candidates share one of their rarer subject keys (words, commands, names,
     labels), so that a store of thousands stays quick."""
     usable = [e for e in entries if not is_history(e.content)]
-    shapes = [_shape(e.content) for e in usable]
-    keys = [_keys(s) for s in shapes]
-    postings: dict[str, list[int]] = {}
-    for i, mine in enumerate(keys):
-        for key in mine:
-            postings.setdefault(key, []).append(i)
-    cap = min(40, max(12, len(usable) // 10))
-    seen: set[tuple[int, int]] = set()
+    keys = [_keys(_shape(e.content)) for e in usable]
     out: list[Relation] = []
-    for i, mine in enumerate(keys):
-        # labels, commands and openings first (they say most), then the rarest words and names
-        rare = sorted((k for k in mine if 1 < len(postings[k]) <= cap),
-                      key=lambda k: (k[0] not in "lcp", len(postings[k]), k))[:6]
-        for key in rare:
-            for j in postings[key]:
-                pair = (min(i, j), max(i, j))
-                if i == j or pair in seen:
-                    continue
-                seen.add(pair)
-                a, b = usable[pair[0]], usable[pair[1]]
-                if apart(a, b):
-                    continue
-                why = related(a.content, b.content)
-                if why is None or fact_key(a.content) == fact_key(b.content):
-                    continue
-                out.append(Relation(a, b, why))
+    # labels, commands and openings first (they say most), then the rarest words and names
+    for i, j in rare_key_pairs(keys, cap=min(40, max(12, len(usable) // 10)), per_item=6, min_postings=2,
+                               rank=lambda key, held: (int(key[0] not in "lcp"), held)):
+        a, b = usable[i], usable[j]
+        if apart(a, b):
+            continue
+        why = related(a.content, b.content)
+        if why is None or fact_key(a.content) == fact_key(b.content):
+            continue
+        out.append(Relation(a, b, why))
     out.sort(key=lambda r: (r.a.id, r.b.id))
     return out
