@@ -34,7 +34,7 @@ def refactor(root: Path) -> None:
 def test_clean_workspace_exits_0(repo: Path) -> None:
     proc = lore("check-stale", cwd=repo)
     assert proc.returncode == 0 and "every reference holds" in proc.stdout
-    assert json.loads(lore("check-stale", "--json", cwd=repo).stdout) == {"findings": []}
+    assert json.loads(lore("check-stale", "--json", cwd=repo).stdout) == {"findings": [], "suppressed": []}
 
 
 def test_human_and_json_output_after_a_refactor(repo: Path) -> None:
@@ -55,6 +55,41 @@ def test_human_and_json_output_after_a_refactor(repo: Path) -> None:
     assert {f["source"] for f in only} == {".lore/memory/entries/m.json"}
     missing = lore("check-stale", "docs/nothing-here", cwd=repo)
     assert missing.returncode == 2 and "no memory files at docs/nothing-here" in missing.stderr
+
+
+def test_sarif_and_github_annotations_with_suppressions(repo: Path) -> None:
+    """Code scanning reads SARIF (suppressed findings listed with their justification), a workflow reads
+    GitHub's annotation commands; both say what the text output says."""
+    claude = repo / "CLAUDE.md"
+    claude.write_text(claude.read_text().replace("- Run `pnpm test:e2e` before pushing.",
+                                                 "<!-- lore-ignore: e2e moved to the platform repo, kept for history -->\n"
+                                                 "- Run `pnpm test:e2e` before pushing."))
+    git(repo, "commit", "-qam", "note", date="2026-01-11T10:00:00Z")
+    refactor(repo)
+    sarif = json.loads(lore("check-stale", "--format", "sarif", cwd=repo).stdout)
+    assert sarif["version"] == "2.1.0" and sarif["$schema"].endswith("sarif-2.1.0.json")
+    run = sarif["runs"][0]
+    assert run["tool"]["driver"]["name"] == "Lorekeeper"
+    rules = [r["id"] for r in run["tool"]["driver"]["rules"]]
+    results = run["results"]
+    assert all(rules[r["ruleIndex"]] == r["ruleId"] for r in results)
+    shown = {(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+              r["locations"][0]["physicalLocation"]["region"]["startLine"], r["ruleId"], r["level"]): r for r in results}
+    assert set(shown) == {("CLAUDE.md", 5, "stale-script", "error"), ("CLAUDE.md", 6, "moved-path", "error"),
+                          (".lore/memory/entries/m.json", 1, "moved-path", "error")}
+    assert shown[("CLAUDE.md", 5, "stale-script", "error")]["suppressions"] == [
+        {"kind": "inSource", "status": "accepted", "justification": "CLAUDE.md:4: e2e moved to the platform repo, kept for history"}]
+    assert shown[("CLAUDE.md", 6, "moved-path", "error")]["fixes"] == [{"description": {"text": "use src/lib/log.ts"}}]
+    annotations = lore("check-stale", "--format", "github", cwd=repo)
+    assert annotations.returncode == 1
+    lines = annotations.stdout.splitlines()
+    assert len(lines) == 2 and all(line.startswith("::error file=") for line in lines)
+    assert any(line.startswith("::error file=CLAUDE.md,line=6,title=Lorekeeper moved-path::") for line in lines)
+    text = lore("check-stale", cwd=repo).stdout
+    assert "2 error(s), 0 other finding(s); 1 ignored (lore-ignore comments, [[staleness.ignore]] rules)" in text
+    data = json.loads(lore("check-stale", "--json", cwd=repo).stdout)
+    assert [f["kind"] for f in data["suppressed"]] == ["stale-script"] and len(data["findings"]) == 2
+    assert lore("check-stale", "--format", "xml", cwd=repo).returncode == 2
 
 
 def test_mark_then_review_updates_the_reference(repo: Path) -> None:

@@ -42,7 +42,7 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in [
     *_kinds(Family.schema, Severity.error, _BAD_INPUT,
             "invalid-json invalid-entry invalid-mif missing-field ref-outside-root file-outside-root file-too-large"
             " binary-file not-utf8 not-a-file unreadable-file invalid-store"),
-    *_kinds(Family.schema, Severity.warning, _BAD_INPUT, "invalid-field invalid-ref duplicate-id invalid-config"),
+    *_kinds(Family.schema, Severity.warning, _BAD_INPUT, "invalid-field invalid-ref duplicate-id invalid-config invalid-suppression"),
     *_kinds(Family.journal, Severity.warning, _BAD_INPUT, "invalid-journal-record untrusted-batch-marker"),
     *_kinds(Family.staleness, Severity.error, _STALE,
             "stale-path moved-path stale-symbol stale-script stale-make-target stale-just-recipe stale-console-script"
@@ -53,6 +53,7 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in [
             "unresolved-path unresolved-symbol unresolved-script unresolved-make-target unresolved-just-recipe"
             " unresolved-console-script unresolved-module"),
     *_kinds(Family.history, Severity.warning, _STALE, "history-unavailable"),
+    Kind("missing-anchor", Family.staleness, Severity.warning, _STALE),
     Kind("duplicate", Family.duplication, Severity.warning, "compaction.md#dedup"),
     Kind("near-duplicate", Family.duplication, Severity.info, "compaction.md#merge"),
     Kind("contradiction", Family.conflict, Severity.warning, "compaction.md#conflicts"),

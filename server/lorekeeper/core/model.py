@@ -143,6 +143,20 @@ Archived = Annotated[bool | str, BeforeValidator(_archived)]
 DERIVED_FIELDS = frozenset({"created_from", "refs", "format", "location", "section", "raw"})
 
 
+class InFileIgnore(BaseModel):
+    """A ``<!-- lore-ignore[ KIND...]: reason -->`` comment: the findings of its memory (of those kinds, or
+    of every kind) are not reported."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kinds: tuple[str, ...] = ()
+    reason: str
+    line: int  # where the comment is
+
+    def matches(self, kind: str, family: str) -> bool:
+        return not self.kinds or kind in self.kinds or family in self.kinds
+
+
 class Entry(BaseModel):
     """One memory: a fact, whatever file format it was read from.
 
@@ -185,6 +199,8 @@ class Entry(BaseModel):
     location: Location
     #: For instruction files: the heading path above the entry ("Testing > E2E").
     section: str | None = None
+    #: ``<!-- lore-ignore: reason -->`` comments on the entry's lines or on the line above it.
+    ignores: list[InFileIgnore] = Field(default_factory=list, exclude=True)
     raw: dict[str, Any] = Field(default_factory=dict, exclude=True)
 
     @property
@@ -309,6 +325,9 @@ class Finding(BaseModel):
     #: Other places that take part (the other copies of a duplicate, the rest of a cycle):
     #: ``[{"source": PATH, "line": N, "message": "..."}]``.
     related: list[dict[str, Any]] | None = None
+    #: Why it is not reported: a ``lore-ignore`` comment or an ignore rule of the configuration, with its
+    #: place and reason. Such findings are kept apart from the others (SARIF lists them as suppressed).
+    suppressed: str | None = None
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)

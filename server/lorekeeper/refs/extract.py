@@ -25,7 +25,7 @@ class Reference(NamedTuple):
     not a frozen dataclass: as immutable, and four times quicker to make; a cold check makes several an
     entry.)"""
 
-    kind: str  # path | symbol | script | make | just | console | module | package-manager
+    kind: str  # path | symbol | script | make | just | console | module | package-manager | version | anchor
     target: str
     text: str
     line: int = 0
@@ -39,6 +39,8 @@ class Reference(NamedTuple):
     near: str | None = None  # symbols: the file the text places it in ("see `x` in `src/a.py`")
 
     def label(self) -> str:
+        if self.kind == "anchor":
+            return self.target
         return f"{self.file}:{self.target}" if self.file else self.target
 
 
@@ -219,6 +221,23 @@ def _mentions(low: str | None, *words: str) -> bool:
     return low is None or any(w in low for w in words)
 
 
+#: A Markdown link to a heading: ``[text](docs/dev.md#setup)``, ``[text](#setup)``.
+_ANCHOR_LINK = re.compile(r"\]\((?P<file>[^()\s#<>]*)#(?P<anchor>[^()\s#]+)(?:\s+\"[^\"]*\")?\)")
+_MARKDOWN_FILE = re.compile(r"\.(?:md|mdx|mdc|markdown)$", re.IGNORECASE)
+
+
+def _anchor_links(line: str, i: int) -> list[Reference]:
+    """Links to a heading of this Markdown file or another (``target`` is ``FILE#anchor``, ``file`` the file
+    as written, ``None`` for this file). A link to another site, or to a file that is not Markdown, is not one."""
+    refs: list[Reference] = []
+    for match in _ANCHOR_LINK.finditer(line):
+        file = match.group("file")
+        if file and (":" in file or not _MARKDOWN_FILE.search(file)):
+            continue
+        refs.append(Reference("anchor", f"{file}#{match.group('anchor')}", match.group(0), i, file=file or None))
+    return refs
+
+
 def _prose_line(line: str, i: int) -> list[Reference]:
     # Each pattern below needs a word or character the line may not hold; looking for it first spares
     # most lines most of the patterns (a cold check extracts every memory's text).
@@ -226,7 +245,7 @@ def _prose_line(line: str, i: int) -> list[Reference]:
     clean = _URL.sub(lambda m: " " * len(m.group(0)), line) if "://" in line or "www." in line or "@" in line else line
     if _mentions(low, "e.g.", "eg.", "i.e.", "for ", "such as"):
         clean = _without_examples(clean)
-    refs: list[Reference] = []
+    refs: list[Reference] = _anchor_links(line, i) if "](" in line and "#" in line else []
     scopes: list[str] = []
     for match in _SPAN.finditer(clean) if "`" in clean else ():
         if _negated(clean, match.start(), match.end()):

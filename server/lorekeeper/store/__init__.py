@@ -318,7 +318,7 @@ class Store:
         """The store's own problems: the configuration's, and a file where the store's folder should be."""
         findings: list[Finding] = [
             Finding(kind="invalid-config", severity=Severity.warning, message=p, source=".lore/config.toml", line=1)
-            for p in self.ws.config.problems
+            for p in (*self.ws.config.problems, *self.ws.staleness.problems)
         ]
         blocked = next((p for p in (self.ws.store, *self.ws.store.parents) if p.exists() and not p.is_dir()
                         and self.ws.root in p.parents), None)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
-from ..core.model import Entry, Finding, Location
+from ..core.model import Entry, Finding, InFileIgnore, Location, Severity
 from ..core.text import editor_lines
 from ..workspace import Workspace
 from .files import read_text_file
@@ -146,6 +146,59 @@ def _section(headings: list[tuple[int, str]]) -> str | None:
     return " > ".join(h[1] for h in headings) or None
 
 
+_IGNORE = re.compile(r"<!--\s*lore-ignore\b(?P<kinds>[^:>]*?)(?::(?P<reason>.*?))?\s*-->")
+_KIND_WORD = re.compile(r"[a-z][a-z-]*")
+
+
+def ignore_comments(lines: list[str], relpath: str) -> tuple[dict[int, InFileIgnore], list[Finding]]:
+    """The ``<!-- lore-ignore[ KIND...]: reason -->`` comments of a Markdown memory file, by 1-based line,
+    outside fenced code (an example of the comment is not one). A comment without a reason, or naming a
+    kind that does not exist, ignores nothing and is a finding."""
+    from ..core.kinds import KINDS, Family
+
+    known = set(KINDS) | {f.value for f in Family}
+    found: dict[int, InFileIgnore] = {}
+    problems: list[Finding] = []
+    fence: tuple[str, int] | None = None
+    for number, line in enumerate(lines, 1):
+        opener = _FENCE_OPEN.match(line)
+        if opener:
+            mark = opener.group("fence")
+            if fence is None:
+                fence = (mark[0], len(mark))
+            elif mark[0] == fence[0] and len(mark) >= fence[1] and line.strip() == mark:
+                fence = None
+            continue
+        if fence is not None or "lore-ignore" not in line:
+            continue
+        match = _IGNORE.search(line)
+        if match is None:
+            continue
+        kinds = tuple(_KIND_WORD.findall(match.group("kinds").replace(",", " ")))
+        reason = (match.group("reason") or "").strip()
+        unknown = [k for k in kinds if k not in known]
+        if not reason or unknown:
+            why = (f"unknown finding kind {', '.join(unknown)} (docs/staleness.md#finding-kinds lists them)" if unknown
+                   else "it gives no reason (write <!-- lore-ignore: why this finding does not apply -->)")
+            problems.append(Finding(kind="invalid-suppression", severity=Severity.warning, source=relpath, line=number,
+                                    message=f"this lore-ignore comment ignores nothing: {why}"))
+            continue
+        found[number] = InFileIgnore(kinds=kinds, reason=reason, line=number)
+    return found, problems
+
+
+def ignores_of(comments: dict[int, InFileIgnore], lines: list[str], start: int, end: int) -> list[InFileIgnore]:
+    """The comments that cover the memory on lines ``start..end`` (1-based): those on its lines, and those
+    standing alone on the lines right above it."""
+    mine = [comments[n] for n in range(start, end + 1) if n in comments]
+    above = start - 1
+    while above >= 1 and above in comments and lines[above - 1].strip().startswith("<!--") \
+            and lines[above - 1].strip().endswith("-->"):
+        mine.append(comments[above])
+        above -= 1
+    return mine
+
+
 def read_instruction_file(ws: Workspace, path: Path, relpath: str | None = None) -> tuple[list[Entry], list[Finding]]:
     relpath = relpath or ws.rel(path)
     text_file, problem = read_text_file(path, relpath, ws.config.max_file_bytes)
@@ -154,6 +207,12 @@ def read_instruction_file(ws: Workspace, path: Path, relpath: str | None = None)
     assert text_file is not None
     created, created_from = ws.created_time(path, relpath)
     entries: list[Entry] = []
+    comments: dict[int, InFileIgnore] = {}
+    problems: list[Finding] = []
+    lines: list[str] = []
+    if "lore-ignore" in text_file.text:
+        lines = editor_lines(text_file.text)
+        comments, problems = ignore_comments(lines, relpath)
     for start, end, kind, content, section in parse_instructions(text_file.text, relpath):
         entries.append(
             Entry(
@@ -166,9 +225,10 @@ def read_instruction_file(ws: Workspace, path: Path, relpath: str | None = None)
                 format="instruction",
                 location=Location(path=relpath, start_line=start, end_line=end),
                 section=section,
+                ignores=ignores_of(comments, lines, start, end) if comments else [],
             )
         )
-    return entries, []
+    return entries, problems
 
 
 def replace_lines(text: str, start: int, end: int, new_text: str | None) -> str:

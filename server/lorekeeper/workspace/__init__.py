@@ -24,6 +24,7 @@ from ..infra.userlevel import config_dir, user_settings, workspace_cache
 if TYPE_CHECKING:
     from ..core.settings.compaction import CompactionConfig
     from ..core.settings.context import ContextConfig
+    from ..core.settings.staleness import StalenessConfig
 
 #: A compiled ignore file (``.gitignore`` syntax).
 Spec = pathspec.PathSpec[pathspec.Pattern]
@@ -225,6 +226,7 @@ class Workspace:
         self.user_instruction_files = _user_instruction_files(self.config.problems)
         self._compaction: Any = None
         self._context: Any = None
+        self._staleness: Any = None
         self._git_times: dict[str, tuple[datetime, str]] | None = None
         self._git_covered: list[str] = []  # the paths _git_times answers for (see added_in)
         self._files: list[Path] | None = None
@@ -262,6 +264,15 @@ class Workspace:
 
             self._context = ContextConfig.from_files(self.config_files)
         return self._context
+
+    @property
+    def staleness(self) -> StalenessConfig:
+        """The staleness settings (``[staleness]``: files skipped, ignore rules), read once."""
+        if self._staleness is None:
+            from ..core.settings.staleness import StalenessConfig
+
+            self._staleness = StalenessConfig.from_files(self.config_files)
+        return self._staleness
 
     @property
     def entries_dir(self) -> Path:

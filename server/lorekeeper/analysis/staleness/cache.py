@@ -14,7 +14,8 @@ import hashlib
 import json
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import date
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,8 @@ class StaleReport:
     checked: int  # memories covered by the report
     reused: int  # of which answered from the cache
     checker: StalenessChecker | None  # the checker that ran, if any file needed checking
+    #: Findings an ignore comment or rule keeps from being reported (each says why in ``suppressed``).
+    suppressed: list[Finding] = field(default_factory=list)
 
 
 @cache
@@ -74,6 +77,8 @@ def check_cached(ws: Workspace, paths: list[str] | None = None, *, fork: bool = 
     history = GitHistory(ws.root, ws.cache_dir)
     key = {"version": __version__, "checks": checks_version(), "head": history.head,
            "verified": _stat(str(ws.store / Verifications.FILE)), "config": _stat(str(ws.root / ".lore" / "config.toml"))}
+    if any(rule.until for rule in ws.staleness.ignore):  # a rule stops covering findings on its date
+        key["today"] = date.today().isoformat()
     cache = cache_files.read_json(ws.root, ws.cache_dir, CACHE_FILE)
     if not isinstance(cache, dict) or cache.get("key") != key:
         cache = {}
@@ -143,7 +148,9 @@ def check_cached(ws: Workspace, paths: list[str] | None = None, *, fork: bool = 
         body = '{"key": ' + json.dumps(key) + ', "files": {' + ", ".join(members) + "}}"
         cache_files.write(ws.root, ws.cache_dir, CACHE_FILE, body.encode())
     findings.sort(key=finding_order)
-    return StaleReport(findings=findings, checked=checked, reused=reused, checker=checker)
+    reported = [f for f in findings if f.suppressed is None]
+    return StaleReport(findings=reported, checked=checked, reused=reused, checker=checker,
+                       suppressed=[f for f in findings if f.suppressed is not None])
 
 
 Slots = dict[str, dict[str, Any]]
@@ -167,7 +174,7 @@ def _check_files(ws: Workspace, history: GitHistory, files: list[str], listing: 
     store = Store(ws, keep_stats=True, judge=JUDGE)
     store.load(only=set(files), files=listing)
     checker = StalenessChecker(ws, store, history=history)
-    fresh = checker.check(store.live(), save=save)
+    fresh = checker.check(store.live(), save=save) + checker.suppressed()  # (told apart by check_cached)
     by_file: Slots = {rel: _slot() for rel in files}
     for entry in store.live():
         slot = by_file.get(entry.location.path)

@@ -18,9 +18,11 @@ from __future__ import annotations
 from bisect import bisect_left, insort_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import PurePosixPath
 from typing import Any
 
+from ...core.kinds import kind_of
 from ...core.model import Entry, Finding, Fix, Severity, finding_order
 from ...facts import open_memory
 from ...refs.extract import Reference, extract, from_explicit
@@ -45,6 +47,8 @@ class EntryResult:
 
     findings: list[Finding] = field(default_factory=list)
     depends_on: set[str] = field(default_factory=set)
+    #: Findings a ``lore-ignore`` comment or a ``[[staleness.ignore]]`` rule keeps from being reported.
+    suppressed: list[Finding] = field(default_factory=list)
 
 
 @dataclass
@@ -105,7 +109,8 @@ class StalenessChecker:
 
     def check(self, entries: Iterable[Entry] | None = None, save: bool = True) -> list[Finding]:
         """Check entries (default: every live entry); their findings in file and line order."""
-        targets = [e for e in (entries if entries is not None else self.store.live())]
+        skipped = self.ws.staleness.skipped
+        targets = [e for e in (entries if entries is not None else self.store.live()) if not skipped(e.location.path)]
         self.checked = [e.id for e in targets]
         self._baselines = {}
         pending: dict[str, list[Pending]] = {}
@@ -128,8 +133,11 @@ class StalenessChecker:
         for kind, items in pending.items():
             CHECKS[kind].judge(self, items)
         for entry in targets:
+            result = self.results[entry.id]
             for post in post_checks():
-                post(self, entry, self.results[entry.id])
+                post(self, entry, result)
+            if result.findings and (entry.ignores or self.ws.staleness.ignore):
+                self._suppress(entry, result)
         self.history.settle()  # every answer git was asked for in the background is in
         self._report_history_problems(targets)
         self._index_results(self.checked)
@@ -339,6 +347,37 @@ class StalenessChecker:
                 path = self.index.resolve(ref.file, self.base_of(entry, ref))
                 if path is not None:
                     self.index.learn_verified(path, prints[ref.file], ref.target, prints[ref.label()])
+
+    def suppressed(self) -> list[Finding]:
+        """The findings of the last check that ignore comments and rules keep from being reported."""
+        return [f for i in self.checked for f in self.results[i].suppressed]
+
+    def _suppress(self, entry: Entry, result: EntryResult) -> None:
+        """Set apart the findings a ``lore-ignore`` comment of the entry or an ignore rule of the
+        configuration covers, each with why. A rule past its ``until`` date covers nothing, and the
+        finding says the rule expired."""
+        today = date.today()
+        kept: list[Finding] = []
+        for finding in result.findings:
+            family = kind_of(finding.kind).family.value
+            why = next((f"{entry.location.path}:{c.line}: {c.reason}" for c in entry.ignores
+                        if c.matches(finding.kind, family)), None)
+            expired = None
+            if why is None:
+                for rule in self.ws.staleness.ignore:
+                    if rule.matches(finding.kind, family, finding.source, finding.ref):
+                        if not rule.expired(today):
+                            why = f"{rule.where()}: {rule.reason}"
+                            break
+                        expired = expired or rule
+            if why is not None:
+                result.suppressed.append(finding.model_copy(update={"suppressed": why}))
+            elif expired is not None:
+                kept.append(finding.model_copy(update={
+                    "message": f"{finding.message} (the ignore rule {expired.where()} expired on {expired.until})"}))
+            else:
+                kept.append(finding)
+        result.findings = kept
 
     def _report_history_problems(self, targets: list[Entry]) -> None:
         """One warning per reason git could not answer, on the first memory checked."""

@@ -13,6 +13,7 @@ for this memory."""
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Callable
 from pathlib import PurePosixPath
@@ -765,6 +766,58 @@ def _version_change(checker: StalenessChecker, item: Pending, since: str) -> Any
     return None
 
 
+# -- links to headings -------------------------------------------------------------------------------
+
+
+class AnchorCheck:
+    """``[text](docs/dev.md#setup)`` and ``[text](#setup)``: the heading must be in the file the link leads
+    to (the link read relative to the memory file, as Markdown reads it). A missing file is the path
+    check's; a missing heading is a warning (renderers make anchors slightly differently, and a heading
+    renamed long ago is not proven by git here), with a fix when one heading's anchor is close to it."""
+
+    def now(self, checker: StalenessChecker, item: Pending) -> bool:
+        from urllib.parse import unquote
+
+        from ...refs.anchors import anchors
+
+        entry, ref = item.entry, item.ref
+        if entry.format == "entry":
+            return True  # a JSON entry has no headings of its own, nor a folder links are relative to
+        folder = PurePosixPath(entry.location.path).parent
+        if ref.file is None:
+            path = entry.location.path
+        else:
+            joined = posixpath.normpath(str(folder / unquote(ref.file)))
+            path = joined if not joined.startswith("../") and joined != ".." else ""
+        if not path or not checker.index.exists(path):
+            return True  # not in the workspace: the path check says so, or the link leaves it
+        data = checker.index.read(path)
+        if data is None:
+            return True
+        item.result.depends_on.add(path)
+        anchor = unquote(ref.target.rpartition("#")[2]).lower()
+        found = anchors(data.decode("utf-8", "replace"))
+        if anchor in found or anchor.startswith("l") and anchor[1:].replace("-l", "").isdigit():
+            return True  # (#L12, #L12-L20: a line of the file, as a code host shows it)
+        item.data.update(path=path, anchor=anchor, anchors=found)
+        return False
+
+    def judge(self, checker: StalenessChecker, items: list[Pending]) -> None:
+        from rapidfuzz import fuzz, process
+
+        for item in items:
+            anchor, path = item.data["anchor"], item.data["path"]
+            close = process.extract(anchor, sorted(item.data["anchors"]), scorer=fuzz.ratio, score_cutoff=80, limit=2)
+            fix = None
+            if len(close) == 1:
+                old = item.ref.target
+                fix = ReplaceTextFix(old=old, new=old.rpartition("#")[0] + "#" + close[0][0])
+            where = "this file" if item.ref.file is None else f"`{path}`"
+            checker.add(item, "missing-anchor", Severity.warning,
+                        f"no heading of {where} has the anchor #{anchor}"
+                        + (f" (did you mean #{close[0][0]}?)" if fix else ""), fix=fix)
+
+
 CHECKS: dict[str, Any] = {
     "path": PathCheck(),
     "symbol": SymbolCheck(),
@@ -775,6 +828,7 @@ CHECKS: dict[str, Any] = {
     "module": ModuleCheck(),
     "package-manager": PackageManagerCheck(),
     "version": VersionCheck(),
+    "anchor": AnchorCheck(),
 }
 
 

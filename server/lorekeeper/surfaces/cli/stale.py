@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -45,12 +46,19 @@ def check_stale(
                              "still hold; a 'stale' verdict is a warning, never a deletion (config: llmAssisted, "
                              "stalenessCheck, [llm]; see docs/llm.md)."),
     as_json: bool = JsonOption,
+    fmt: str = typer.Option("text", "--format", help="text, json (as --json), sarif (SARIF 2.1.0, for code "
+                            "scanning) or github (GitHub Actions annotations)."),
 ) -> None:
     """Report memories whose references the code made false: deleted or moved files, removed symbols,
     scripts and targets, a contradicted package manager, code changed since verified. Exit 1 on errors."""
     from ...analysis.staleness import mark_stale
     from ...analysis.staleness.cache import check_cached
 
+    if fmt not in _FORMATS:
+        _fail(f"--format must be one of {', '.join(_FORMATS)}, not {fmt!r}", USAGE)
+    if as_json and fmt not in ("text", "json"):
+        _fail(f"--json and --format {fmt} ask for two formats; give one", USAGE)
+    as_json = as_json or fmt == "json"
     ws = workspace_of(ctx)
     wanted = [_memory_path(ws, p) for p in paths or []]
     if wanted:
@@ -70,8 +78,17 @@ def check_stale(
         except Refused as exc:
             _fail(str(exc), REFUSED)
     errors = sum(f.severity == Severity.error for f in findings)
-    if as_json:
-        data: dict[str, Any] = {"findings": [_finding_json(f) for f in findings]}
+    if fmt == "sarif":
+        from .formats import sarif
+
+        _emit(sarif(findings, report.suppressed))
+    elif fmt == "github":
+        from .formats import github
+
+        sys.stdout.write("".join(line + "\n" for line in github(findings)))
+    elif as_json:
+        data: dict[str, Any] = {"findings": [_finding_json(f) for f in findings],
+                                "suppressed": [_finding_json(f) for f in report.suppressed]}
         if mark:
             data["marked"] = [r.entries[0] for r in marked]
             data["operations"] = [r.id for r in marked]
@@ -86,11 +103,14 @@ def check_stale(
             if isinstance(finding.fix, (ReplaceRefFix, ReplaceTextFix)):
                 out.print(f"    [green]fix:[/] use `{escape(finding.fix.new)}`")
         checked = report.checked
+        ignored = (escape(f"; {len(report.suppressed)} ignored (lore-ignore comments, [[staleness.ignore]] rules)")
+                   if report.suppressed else "")
         if findings:
             out.print(f"[dim]{_count(checked, 'memory', 'memories')} checked: {errors} error(s), "
-                      f"{len(findings) - errors} other finding(s)[/]")
+                      f"{len(findings) - errors} other finding(s){ignored}[/]")
         else:
-            out.print(f"[green]{_count(checked, 'memory', 'memories')} checked: every reference holds[/]")
+            out.print(f"[green]{_count(checked, 'memory', 'memories')} checked: every reference holds[/]"
+                      + (f"[dim]{ignored}[/]" if ignored else ""))
         if stage is not None and stage.client is not None:
             _print_llm_report(stage.report)
         if mark:
@@ -99,6 +119,9 @@ def check_stale(
                          if unmarked else "") + " (`lore review` walks through them)")
     if errors:
         raise typer.Exit(PROBLEMS)
+
+
+_FORMATS = ("text", "json", "sarif", "github")
 
 
 def _judge_staleness(ws: Workspace, findings: list[Finding], wanted: bool, asked: bool) -> tuple[Any, list[Finding]]:
@@ -144,6 +167,8 @@ def _finding_json(finding: Finding) -> dict[str, Any]:
             "commit": finding.commit}
     if finding.related:
         data["related"] = finding.related
+    if finding.suppressed is not None:
+        data["suppressed"] = finding.suppressed
     return data
 
 
