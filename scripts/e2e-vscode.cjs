@@ -127,6 +127,16 @@ try {
   const dated = await page.waitForSelector(`.contentWidgets .codelens-decoration:has-text("verified ${today}"), `
     + `.codelens-decoration:has-text("verified ${today}")`, { timeout: 20000 }).then(() => true, () => false);
   check("verify: the lens shows the date", dated);
+  // What the agents make of this file, at its top; and the full answer for it as a read-only document.
+  const agentsLens = await page.waitForSelector('.codelens-decoration:has-text("Loaded by Claude Code")', { timeout: 20000 })
+    .then(() => true, () => false);
+  check("a lens says which agents load CLAUDE.md", agentsLens);
+  await palette("Lorekeeper: Show What Agents Load for This File");
+  const loadsTab = await page.waitForSelector('.tab:has-text("What agents load")', { timeout: 20000 })
+    .then(() => true, () => false);
+  await shot("1b-what-agents-load");
+  check("Show What Agents Load opens the answer", loadsTab);
+  await quickOpen("CLAUDE.md");
 
   await page.keyboard.press("Control+Shift+M");
   const problem = await page.waitForSelector('.markers-panel .monaco-list-row:has-text("test:e2e")', { timeout: 20000 })

@@ -60,6 +60,7 @@ import { ServerCommand } from "./generated";
 
 const PREVIEW_SCHEME = "lorekeeper-preview";
 const JOURNAL_SCHEME = "lorekeeper-journal";
+const LOADS_SCHEME = "lorekeeper-loads";
 const NO_SERVER_TOOLTIP = "The language server is not running: click for what to do.";
 
 /** The journal, as a read-only document with each operation's own time (not the output channel's). */
@@ -77,6 +78,25 @@ class JournalDocument implements vscode.TextDocumentContentProvider {
 
   provideTextDocumentContent(): string {
     return this.text;
+  }
+}
+
+/** Read-only documents saying what each agent loads for a file, by file. */
+class LoadsDocuments implements vscode.TextDocumentContentProvider {
+  private readonly texts = new Map<string, string>();
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+
+  show(path: string, text: string): vscode.Uri {
+    const name = path.replace(/\//g, "∕") || "the root";
+    const uri = vscode.Uri.parse(`${LOADS_SCHEME}:What agents load for ${name}${name.endsWith(".md") ? "" : ".md"}`);
+    this.texts.set(uri.toString(), text);
+    this.changed.fire(uri);
+    return uri;
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.texts.get(uri.toString()) ?? "Run Lorekeeper: Show What Agents Load for This File again.";
   }
 }
 
@@ -679,6 +699,26 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }
     await execute(key, ServerCommand.verify, entry);
     void vscode.window.showInformationMessage(`Lorekeeper: ${entry} verified.`);
+  });
+  const loadsDocuments = new LoadsDocuments();
+  context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(LOADS_SCHEME, loadsDocuments));
+  register("lorekeeper.showLoads", async () => {
+    const editor = vscode.window.activeTextEditor;
+    const key = editor ? folderOf(editor.document.uri) : undefined;
+    if (!editor || key === undefined) {
+      void vscode.window.showWarningMessage("Lorekeeper: open a file of the workspace to see what agents load for it.");
+      return;
+    }
+    const answer = await execute(key, ServerCommand.loads, editor.document.uri.toString());
+    if (answer?.path !== undefined && answer?.path !== null) {
+      const uri = loadsDocuments.show(answer.path, answer.text ?? "");
+      // A read-only Markdown document (not a preview that would follow the next active editor)
+      const document = await vscode.workspace.openTextDocument(uri);
+      await vscode.languages.setTextDocumentLanguage(document, "markdown");
+      await vscode.window.showTextDocument(document, { preview: true });
+    } else if (answer?.text) {
+      void vscode.window.showWarningMessage(`Lorekeeper: ${answer.text}`);
+    }
   });
   const journal = new JournalDocument();
   context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(JOURNAL_SCHEME, journal));

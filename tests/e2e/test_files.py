@@ -50,12 +50,24 @@ async def test_code_lens_on_entries(client: LanguageClient, workspace: Path) -> 
     claude = await client.text_document_code_lens_async(types.CodeLensParams(
         text_document=types.TextDocumentIdentifier(uri=(workspace / "CLAUDE.md").as_uri())))
     by_line = {lens.range.start.line + 1: lens.command.title for lens in claude}
-    assert sorted(by_line) == [8, 9, 10, 11, 16, 17, 18, 22, 23], by_line  # no reference, no problem: no lens
+    assert sorted(by_line) == [1, 8, 9, 10, 11, 16, 17, 18, 22, 23], by_line  # no reference, no problem: no lens
     assert by_line[10] == "2 references · not verified · 1 problem"
     assert by_line[17] == "1 reference · not verified"
+    # At the top: which agents load the file (the workspace has a CLAUDE.md and copilot-instructions).
+    assert by_line[1] == "Loaded by Claude Code, GitHub Copilot (VS Code)"
+    assert claude[0].command.command == "lore.loadsOf"
+    roles = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="lore.loadsOf", arguments=claude[0].command.arguments))
+    assert "- Claude Code: always — the repository's CLAUDE.md, loaded at start" in roles["text"]
+    assert "- Codex: not a file it reads" in roles["text"]
+    loads = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="lore.loads", arguments=[(workspace / "src/db/schema.ts").as_uri(), {"agents": ["claude", "copilot"]}]))
+    assert loads["path"] == "src/db/schema.ts" and [a["agent"] for a in loads["agents"]] == ["claude", "copilot"]
+    assert loads["text"].startswith("# What agents load for `src/db/schema.ts`")
+    assert [f["path"] for f in loads["agents"][0]["files"]] == ["CLAUDE.md"]
     # A lens click says what it summarises; it changes nothing.
     described = await client.workspace_execute_command_async(types.ExecuteCommandParams(
-        command="lore.describe", arguments=[claude[0].command.arguments[0]]))
+        command="lore.describe", arguments=[claude[1].command.arguments[0]]))
     assert described["text"].startswith("Memory CLAUDE.md:") and client.messages[-1].message == described["text"]
     assert not (workspace / ".lore/memory/verified.json").exists()
     # Verified from the palette: the lens and the hover show the date (verified.json for a bullet). A

@@ -315,7 +315,7 @@ async def test_arguments_are_strict_and_the_schema_says_every_limit(project: Tre
             assert prop.get("description"), f"{tool.name}.{name} has no description"
         assert tool.annotations is not None and tool.annotations.read_only_hint is not None, tool.name
     assert {n for n, t in tools.items() if t.annotations and t.annotations.read_only_hint} == {
-        "recall", "query", "status", "check_stale", "list", "export", "log"}
+        "recall", "query", "status", "check_stale", "list", "export", "log", "loads"}
     assert {n for n, t in tools.items() if t.annotations and t.annotations.destructive_hint} == {
         "compact", "forget", "update"}
     assert tools["store"].input_schema["properties"]["tags"]["maxItems"] == 20
@@ -384,3 +384,20 @@ async def test_outside_any_workspace_every_tool_says_why(tmp_path: Path) -> None
         await session.initialize()
         text = await error_of(session, "status")
     assert "no Lorekeeper workspace found" in text and "--from" in text
+
+
+async def test_an_agent_asks_what_it_loads(tree: Tree) -> None:
+    tree.write("CLAUDE.md", "- Read @docs/setup.md\n")
+    tree.write("docs/setup.md", "- Setup\n")
+    tree.write("AGENTS.md", "- Root rules\n")
+    tree.write("pkg/AGENTS.md", "- Package rules\n")
+    tree.write(".cursor/rules/go.mdc", "---\nglobs: pkg/**/*.go\n---\n- Go rules\n")
+    tree.write("pkg/main.go", "package main\n")
+    async with connect(tree.root) as session:
+        answer = await call(session, "loads", path="pkg/main.go", agents=["claude", "codex", "cursor"], cwd="pkg")
+        assert "valid" in await error_of(session, "loads", path="x", agents=["vim"])
+        assert "leaves the workspace" in await error_of(session, "loads", path="../x.go")
+    by_agent = {a["agent"]: a for a in answer["agents"]}
+    assert [f["path"] for f in by_agent["claude"]["files"]] == ["CLAUDE.md", "docs/setup.md"]
+    assert [f["path"] for f in by_agent["codex"]["files"]] == ["AGENTS.md", "pkg/AGENTS.md"]
+    assert [(f["path"], f["how"]) for f in by_agent["cursor"]["files"]] == [(".cursor/rules/go.mdc", "glob"), ("AGENTS.md", "always")]

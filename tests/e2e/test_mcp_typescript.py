@@ -35,7 +35,7 @@ def test_the_typescript_sdk_client_gets_careful_answers(tree: Tree) -> None:
     tools = out["tools"]
     assert all(t["additionalProperties"] is False and not t["undescribed"] for t in tools.values()), tools
     assert {n for n, t in tools.items() if (t["annotations"] or {}).get("readOnlyHint")} == {
-        "recall", "query", "status", "check_stale", "list", "export", "log"}
+        "recall", "query", "status", "check_stale", "list", "export", "log", "loads"}
 
     assert not out["halfEmoji"]["isError"]
     stored = json.loads(out["halfEmoji"]["text"])

@@ -16,6 +16,7 @@ from ..core.model import CompressFix, Entry, Finding, MergeFix, Severity, Supers
 from ..core.settings.compaction import CompactionConfig
 from ..facts.remembered import remembered_facts
 from ..store import Store
+from .agents import loading_findings
 from .compaction.rules import Planner, PoolEdits, SearchMemo, supersession_cycles
 from .repeats import Paraphrases, repeat_findings
 
@@ -274,8 +275,8 @@ def _verbose(entry: Entry, limit: int) -> Finding | None:
 
 def memory_findings(store: Store, config: CompactionConfig, search: SearchMemo | None = None,
                     save: bool = True) -> list[Finding]:
-    """Findings that depend on memory alone (not on the code): store, duplicates, supersession, size.
-    ``search`` and ``save``: see :func:`duplicate_findings`."""
-    return [*store.findings, *duplicate_findings(store, config, search, save),
+    """Findings that depend on memory alone (not on the code): store, duplicates, supersession, size, and
+    how agents load the instruction files. ``search`` and ``save``: see :func:`duplicate_findings`."""
+    return [*store.findings, *loading_findings(store.ws), *duplicate_findings(store, config, search, save),
             *repeat_findings(store.entries, config.source_files, paraphrase_finder(store, config)),
             *supersession_findings(store, config, search), *verbose_findings(store, config, search)]

@@ -20,6 +20,7 @@ class Family(str, Enum):
     size = "size"  # too long for its budget
     journal = "journal"  # the record of changes
     history = "history"  # git history that cannot be used
+    loading = "loading"  # how agents load instruction files: caps, rules that never load, imports
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,9 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in [
     Kind("orphaned-merge", Family.links, Severity.warning, "compaction.md#links-that-lead-nowhere"),
     Kind("link-cycle", Family.links, Severity.error, "compaction.md#links-that-lead-nowhere"),
     Kind("verbose-entry", Family.size, Severity.info, "compaction.md#compress"),
+    *_kinds(Family.loading, Severity.warning, "agents.md#findings",
+            "rule-never-loads past-cap broken-import import-cycle invalid-front-matter"),
+    Kind("never-loaded", Family.loading, Severity.info, "agents.md#findings"),
 ]}
 
 

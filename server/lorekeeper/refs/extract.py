@@ -226,6 +226,23 @@ _ANCHOR_LINK = re.compile(r"\]\((?P<file>[^()\s#<>]*)#(?P<anchor>[^()\s#]+)(?:\s
 _MARKDOWN_FILE = re.compile(r"\.(?:md|mdx|mdc|markdown)$", re.IGNORECASE)
 
 
+#: A file named to an agent: an import or mention ``@docs/api.md`` (Claude Code, Gemini CLI, Cursor), a
+#: Cursor rule link ``[x](mdc:src/a.ts)``, a Kiro reference ``#[[file:src/a.ts]]``. The ``@`` form needs an
+#: extension (``@types/node``, ``@user`` are not files) and stands at the start or after a space or bracket.
+_AGENT_FILE = re.compile(r"(?:(?<![^\s(\[{\"'])@(?P<at>(?:\.{1,2}/)?[\w][\w.\-/]*\.[A-Za-z][A-Za-z0-9]{0,9})(?![\w/@])"
+                         r"|\(mdc:(?P<mdc>[^)\s]+)\)|#\[\[file:(?P<kiro>[^\]\s]+)\]\])")
+
+
+def _agent_files(line: str, i: int) -> list[Reference]:
+    refs: list[Reference] = []
+    for match in _AGENT_FILE.finditer(line):
+        token = match.group("at") or match.group("mdc") or match.group("kiro")
+        path = _as_path(token.rstrip(".,;:"))
+        if path:
+            refs.append(Reference("path", path, match.group(0), i, strong=True))
+    return refs
+
+
 def _anchor_links(line: str, i: int) -> list[Reference]:
     """Links to a heading of this Markdown file or another (``target`` is ``FILE#anchor``, ``file`` the file
     as written, ``None`` for this file). A link to another site, or to a file that is not Markdown, is not one."""
@@ -246,6 +263,8 @@ def _prose_line(line: str, i: int) -> list[Reference]:
     if _mentions(low, "e.g.", "eg.", "i.e.", "for ", "such as"):
         clean = _without_examples(clean)
     refs: list[Reference] = _anchor_links(line, i) if "](" in line and "#" in line else []
+    if "@" in line or "mdc:" in line or "[[file:" in line:
+        refs.extend(_agent_files(line, i))
     scopes: list[str] = []
     for match in _SPAN.finditer(clean) if "`" in clean else ():
         if _negated(clean, match.start(), match.end()):

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
+from ..core.kinds import KINDS, Family
 from ..core.model import Entry, Finding, InFileIgnore, Location, Severity
 from ..core.text import editor_lines
 from ..workspace import Workspace
@@ -154,7 +155,6 @@ def ignore_comments(lines: list[str], relpath: str) -> tuple[dict[int, InFileIgn
     """The ``<!-- lore-ignore[ KIND...]: reason -->`` comments of a Markdown memory file, by 1-based line,
     outside fenced code (an example of the comment is not one). A comment without a reason, or naming a
     kind that does not exist, ignores nothing and is a finding."""
-    from ..core.kinds import KINDS, Family
 
     known = set(KINDS) | {f.value for f in Family}
     found: dict[int, InFileIgnore] = {}

@@ -37,17 +37,25 @@ INSTRUCTION_GLOBS = (
     "CLAUDE.md",
     "CLAUDE.local.md",
     "AGENTS.md",
+    "AGENTS.override.md",
     "GEMINI.md",
     "CRUSH.md",
     ".cursorrules",
     ".windsurfrules",
     ".clinerules",
+    ".continuerules",
+    ".augment-guidelines",
     ".github/copilot-instructions.md",
-    ".github/instructions/*.instructions.md",
-    ".cursor/rules/*.mdc",
-    ".cursor/rules/*.md",
-    ".windsurf/rules/*.md",
-    ".clinerules/*.md",
+    ".github/instructions/**/*.instructions.md",
+    "**/.cursor/rules/**/*.mdc",
+    ".cursor/rules/**/*.md",
+    "**/.windsurf/rules/*.md",
+    ".clinerules/**/*.md",
+    ".claude/rules/**/*.md",
+    ".kiro/steering/*.md",
+    ".continue/rules/**/*.md",
+    ".augment/rules/**/*.md",
+    ".augment/guidelines.md",
     "memory-bank/*.md",
     ".claude/CLAUDE.md",
     ".claude/**/MEMORY.md",
@@ -55,9 +63,11 @@ INSTRUCTION_GLOBS = (
 #: :data:`INSTRUCTION_GLOBS`, compiled.
 _USUAL_SPEC = pathspec.GitIgnoreSpec.from_lines(INSTRUCTION_GLOBS)
 #: Instruction files that apply to their folder, found anywhere in the tree.
-NESTED_INSTRUCTION_NAMES = frozenset({"CLAUDE.md", "AGENTS.md", "GEMINI.md", "CRUSH.md"})
+NESTED_INSTRUCTION_NAMES = frozenset({"CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "AGENTS.override.md", "GEMINI.md",
+                                      "CRUSH.md"})
 #: Instruction files without a Markdown extension.
-_PLAIN_INSTRUCTION_NAMES = frozenset({".cursorrules", ".windsurfrules", ".clinerules"})
+_PLAIN_INSTRUCTION_NAMES = frozenset({".cursorrules", ".windsurfrules", ".clinerules", ".continuerules",
+                                      ".augment-guidelines"})
 
 #: Where the store keeps entries, in either layout (relative to a workspace folder).
 STORE_GLOBS = (".lore/memory/entries/*.json", ".lean-spec/memory/entries/*.json")

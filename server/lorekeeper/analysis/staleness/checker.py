@@ -38,7 +38,10 @@ from .checks import CHECKS, WORD, post_checks
 ANY_CODE = "*"  # reverse-index key: entries that depend on every code file
 #: Folders of an instruction file that say where it is kept, not which part of the code it is about.
 _CONFIG_FOLDERS = (".github/instructions", ".github", ".cursor/rules", ".cursor", ".claude", "memory-bank", ".clinerules",
-                   ".windsurf/rules", ".windsurf", "docs")
+                   ".windsurf/rules", ".windsurf", ".kiro", ".continue", ".augment", "docs")
+#: Folders that hold agent files at any depth below them (``.cursor/rules/frontend/api.mdc``).
+_CONFIG_ROOTS = ("/.github/", "/.cursor/", "/.claude/", "/.windsurf/", "/.kiro/", "/.continue/", "/.augment/",
+                 "/.clinerules/", "/memory-bank/")
 
 
 @dataclass
@@ -283,6 +286,10 @@ class StalenessChecker:
             return ""
         folder = str(PurePosixPath(entry.location.path).parent)
         folder = "" if folder == "." else folder
+        rooted = "/" + folder + "/"
+        cut = min((rooted.find(r) for r in _CONFIG_ROOTS if r in rooted), default=-1)
+        if cut >= 0:
+            return rooted[1:cut + 1].strip("/")
         for suffix in _CONFIG_FOLDERS:
             if folder == suffix:
                 return ""

@@ -18,8 +18,12 @@ import re
 from collections.abc import Callable
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any, Protocol
+from urllib.parse import unquote
+
+from rapidfuzz import fuzz, process
 
 from ...core.model import Entry, Finding, ReplaceRefFix, ReplaceTextFix, Severity, VerifyFix
+from ...refs.anchors import anchors
 from ...refs.extract import BUN_BUILTINS, PNPM_BUILTINS, YARN_BUILTINS
 from ...refs.fingerprint import _config_value
 from ...refs.history import parallel
@@ -776,10 +780,6 @@ class AnchorCheck:
     renamed long ago is not proven by git here), with a fix when one heading's anchor is close to it."""
 
     def now(self, checker: StalenessChecker, item: Pending) -> bool:
-        from urllib.parse import unquote
-
-        from ...refs.anchors import anchors
-
         entry, ref = item.entry, item.ref
         if entry.format == "entry":
             return True  # a JSON entry has no headings of its own, nor a folder links are relative to
@@ -803,8 +803,6 @@ class AnchorCheck:
         return False
 
     def judge(self, checker: StalenessChecker, items: list[Pending]) -> None:
-        from rapidfuzz import fuzz, process
-
         for item in items:
             anchor, path = item.data["anchor"], item.data["path"]
             close = process.extract(anchor, sorted(item.data["anchors"]), scorer=fuzz.ratio, score_cutoff=80, limit=2)

@@ -13,6 +13,7 @@ import pathspec
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError, field_validator
 
 from ..bounded import brief
+from ..kinds import KINDS, Family
 from . import ConfigFiles
 
 _WHERE = ".lore/config.toml [staleness]"
@@ -69,8 +70,6 @@ class StalenessConfig(BaseModel):
 
     @classmethod
     def from_files(cls, files: ConfigFiles) -> StalenessConfig:
-        from ..kinds import KINDS, Family
-
         section = files.section("staleness")
         problems: list[str] = []
         if not isinstance(section, dict):

@@ -12,6 +12,7 @@ from typing import Any
 
 import typer
 
+from ...analysis.agents import loading_findings
 from ...core.display import visible
 from ...core.model import DEFAULT_CATEGORY, Entry, Ref, Severity, finding_order
 from ...facts import open_memory
@@ -425,12 +426,13 @@ def context(
 @app.command()
 def validate(ctx: typer.Context, as_json: bool = JsonOption) -> None:
     """Report memory files that cannot be read as they should: invalid JSON or YAML, wrong field types,
-    missing fields, oversized or binary files, references outside the workspace; and journal records
-    that cannot be used. Exit 1 on any error."""
+    missing fields, oversized or binary files, references outside the workspace; how agents load the
+    instruction files (rules that never load, lines past a cap, imports that lead nowhere); and journal
+    records that cannot be used. Exit 1 on any error."""
     ws = workspace_of(ctx)
     store = open_memory(ws)
     journal_findings = Journal(ws).records()[1]  # records that cannot be used (damaged, crafted)
-    findings = sorted([*store.findings, *journal_findings], key=finding_order)
+    findings = sorted([*store.findings, *loading_findings(ws), *journal_findings], key=finding_order)
     errors = sum(f.severity == Severity.error for f in findings)
     if as_json:
         _emit({"findings": [f.model_dump(mode="json") for f in findings], "entries": len(store.entries)})

@@ -34,6 +34,7 @@ from .common import (
     out,
     workspace_of,
 )
+from .formats import github, sarif
 
 
 @app.command("check-stale")
@@ -79,12 +80,8 @@ def check_stale(
             _fail(str(exc), REFUSED)
     errors = sum(f.severity == Severity.error for f in findings)
     if fmt == "sarif":
-        from .formats import sarif
-
         _emit(sarif(findings, report.suppressed))
     elif fmt == "github":
-        from .formats import github
-
         sys.stdout.write("".join(line + "\n" for line in github(findings)))
     elif as_json:
         data: dict[str, Any] = {"findings": [_finding_json(f) for f in findings],

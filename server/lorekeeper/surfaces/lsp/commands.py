@@ -17,6 +17,8 @@ from typing import Any
 from lsprotocol import types
 from pydantic import TypeAdapter, ValidationError
 
+from ...analysis.agents import AGENTS, Repo, loads, roles_of
+from ...analysis.agents.render import roles_text, to_json, to_markdown
 from ...analysis.compaction.actions import apply_operation
 from ...analysis.diagnose import paraphrase_finder
 from ...analysis.staleness import rename_changes
@@ -430,6 +432,43 @@ def entry_at(ls: LoreServer, uri: str, line: int) -> str | None:
     return entries[0].id if entries else None
 
 
+def agent_loads(ls: LoreServer, *args: Any) -> dict[str, Any]:
+    """What each agent loads for a file: ``[URI or workspace path, {"agents": [...], "cwd": DIR}]``.
+    Returns ``{"path", "text" (Markdown), "agents" (the ``lore loads --json`` shape)}``."""
+    ws = ls.ws
+    if ws is None or not args or not isinstance(args[0], str):
+        return {"path": None, "text": "", "agents": []}
+    target = ls.relpath(args[0]) if "://" in args[0] else args[0].strip("/")
+    if target is None:
+        return {"path": None, "text": "This file is not in the workspace.", "agents": []}
+    options = args[1] if len(args) > 1 and isinstance(args[1], dict) else {}
+    wanted = [a for a in options.get("agents") or AGENTS if a in AGENTS]
+    cwd = str(options.get("cwd") or "").strip("/")
+    answers = loads(ws, target, wanted, cwd=cwd, repo=agent_repo(ls))
+    return {"path": target, "text": to_markdown(target, answers, cwd), "agents": [to_json(a) for a in answers]}
+
+
+def loads_of(ls: LoreServer, relpath: str, *args: Any) -> dict[str, Any]:
+    """What one instruction file is to each agent, in full (the code lens's click; nothing changes)."""
+    if ls.ws is None:
+        return {"text": ""}
+    text = roles_text(str(relpath), roles_of(ls.ws, str(relpath), agent_repo(ls)))
+    ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=text))
+    return {"text": text}
+
+
+def agent_repo(ls: LoreServer) -> Repo:
+    """The repository as agents see it, kept with the snapshot (rebuilt when the files or memory change)."""
+    snapshot = ls.snapshot
+    assert ls.ws is not None
+    if snapshot is None:
+        return Repo(ls.ws)
+    repo = snapshot.memo.get("agent_repo")  # (the memo is the store's: an edited memory file makes a new one)
+    if repo is None or repo.ws is not ls.ws or repo.files is not ls.ws.rel_files():
+        repo = snapshot.memo["agent_repo"] = Repo(ls.ws)
+    return repo
+
+
 def show_log(ls: LoreServer, *args: Any) -> dict[str, Any]:
     assert ls.ws is not None
     return {"operations": log_rows(Journal(ls.ws).records()[0], 50)}
@@ -467,6 +506,8 @@ COMMANDS: dict[Command, Callable[..., Any]] = {
     Command.ENTRY_AT: entry_at,
     Command.SHOW_LOG: show_log,
     Command.UNDO: undo,
+    Command.LOADS: agent_loads,
+    Command.LOADS_OF: loads_of,
 }
 
 

@@ -1,5 +1,6 @@
 # pyright: standard
-"""Code lens: on the memories worth a look — those with references, or with a problem — "N references ·
+"""Code lens: at the top of an instruction file, which agents load it ("Loaded by Claude Code, Codex ·
+sometimes: Cursor · never by Windsurf"); on the memories worth a look — those with references, or with a problem — "N references ·
 verified DATE" (or "· 1 problem"); in code files (setting ``codeLensInCode``), "N memories reference
 this file". A bullet with neither gets no lens: a lens on every line doubles the height of an
 instruction file for nothing. Clicking a lens shows what it says in full, and changes nothing."""
@@ -8,6 +9,9 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from ...analysis.agents import roles_of
+from ...analysis.agents.render import lens_title
+from .commands import agent_repo
 from .names import Command
 from .server import LoreServer
 
@@ -23,6 +27,12 @@ def register(server: LoreServer) -> None:
             return []
         entries = snapshot.entries_in(relpath) if ls.settings.codeLensInMemory else []
         lenses = []
+        if entries and entries[0].format == "instruction" and ls.ws is not None:
+            title = lens_title(roles_of(ls.ws, relpath, agent_repo(ls)))
+            if title:  # what the agents make of this file, at its top
+                lenses.append(types.CodeLens(
+                    range=types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)),
+                    command=types.Command(title=title, command=Command.LOADS_OF, arguments=[relpath])))
         problems = snapshot.problem_counts()
         for entry in entries:
             count = len(snapshot.checked.references(entry))

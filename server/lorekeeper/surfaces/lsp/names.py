@@ -29,3 +29,5 @@ class Command(StrEnum):
     ENTRY_AT = "lore.entryAt"
     SHOW_LOG = "lore.showLog"
     UNDO = "lore.undo"
+    LOADS = "lore.loads"
+    LOADS_OF = "lore.loadsOf"

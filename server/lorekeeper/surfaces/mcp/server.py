@@ -28,6 +28,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel, ConfigDict, Field
 
 from ... import __version__
+from ...analysis.agents import AGENTS
+from ...analysis.agents import loads as agent_loads
+from ...analysis.agents.render import to_json
 from ...analysis.context.access import record
 from ...analysis.llm.bridge import Answer, BridgeError
 from ...analysis.search import SearchIndex
@@ -308,6 +311,21 @@ class Lore:
             out["cut"] = f"{len(findings) - len(shown)} more findings past max_tokens; ask about fewer paths"
         return out
 
+    def loads(self, path: str, agents: list[str] | None, cwd: str, max_tokens: int) -> dict[str, Any]:
+        ws = Workspace(self.root)
+        target = path.strip().strip("/")
+        folder = cwd.strip().strip("/")
+        for value in (target, folder):
+            if value:
+                ws.check_inside(value)  # refused (an error naming why) when it leaves the workspace
+        answers = agent_loads(ws, target, agents or list(AGENTS), cwd=folder)
+        data = [to_json(a) for a in answers]
+        shown, _ = bounded(data, max_tokens)
+        out: dict[str, Any] = {"path": target, "cwd": folder, "agents": shown}
+        if len(shown) < len(data):
+            out["cut"] = f"{len(data) - len(shown)} more agents past max_tokens; ask about fewer agents"
+        return out
+
     def verify(self, ids: list[str]) -> dict[str, Any]:
         ws, store = self.open()
         entries, records = edits.verify(StalenessChecker(ws, store), ids, self.journal(ws, "verify"))
@@ -462,6 +480,7 @@ DEFAULT_MAX_TOKENS = 8000
 MaxTokens = Annotated[int, Field(ge=500, le=100_000, description=(
     "The most this answer may cost, in tokens (default 8000): longer output is cut there and says how to "
     "get the rest."))]
+AgentName = Literal["claude", "codex", "copilot", "cursor", "gemini", "windsurf", "kiro", "cline", "continue"]
 Id = Annotated[str, Field(min_length=1, max_length=200, description="A memory's id (or its file path, or CLAUDE.md:12 for a line).")]
 
 
@@ -574,6 +593,14 @@ def build_server(root: Path | None, problem: str = "") -> MCPServer:
                           max_tokens: MaxTokens = DEFAULT_MAX_TOKENS) -> dict[str, Any]:
         """Memories whose referenced files, symbols, scripts or commands changed or no longer exist."""
         return await run(lore.check_stale, paths, max_tokens)
+
+    @server.tool(annotations=_READ_ONLY)
+    async def loads(path: Annotated[str, Field(max_length=500, description="A file of the repository, relative to its root (it need not exist yet); empty: the root.")],
+                    agents: Annotated[list[AgentName] | None, Field(max_length=20, description="Only these agents (default: all).")] = None,
+                    cwd: Annotated[str, Field(max_length=500, description="The folder the agent is started in, relative to the root (Codex reads AGENTS.md files from the root down to it); empty: the root.")] = "",
+                    max_tokens: MaxTokens = DEFAULT_MAX_TOKENS) -> dict[str, Any]:
+        """Which instruction files each agent (Claude Code, Codex, Copilot, Cursor, Gemini CLI, Windsurf, Kiro, Cline, Continue) loads when working on a file: in its order, why (always, a glob, the folder, an import), tokens, what falls past a size cap, and what it does not load and why. Ask it to learn which rules you are missing."""
+        return await run(lore.loads, path, agents, cwd, max_tokens)
 
     @server.tool(annotations=_SETS)
     async def verify(ids: Annotated[list[Annotated[str, Field(min_length=1, max_length=200)]], Field(min_length=1, max_length=500, description="The memories checked (1-500 ids).")]) -> dict[str, Any]:

@@ -1,0 +1,121 @@
+"""What each agent loads: the instruction files every agent reads for a file of the repository, in its
+order, with imports and size caps (:func:`loads`), what one instruction file is to each agent
+(:func:`roles_of`), and the findings about loading (:func:`loading_findings`): a rule whose globs match
+no file, lines past an agent's cap, imports that lead nowhere or in a circle, files an agent never reads,
+front matter that cannot be read."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ...core.model import Finding, Severity
+from ...workspace import Workspace
+from .roles import AgentLoads, Loaded, Repo, Role, all_roles, imported, line_at, loads, roles_of
+from .sources import matcher
+from .table import AGENTS, Agent, Cap
+
+__all__ = ["AGENTS", "Agent", "AgentLoads", "Cap", "Loaded", "Repo", "Role", "loading_findings", "loads", "roles_of"]
+
+
+def loading_findings(ws: Workspace, repo: Repo | None = None) -> list[Finding]:
+    """Findings about how agents load the workspace's instruction files (one per file and problem)."""
+    repo = repo or Repo(ws)
+    roles = all_roles(repo)
+    found: dict[tuple[str, int, str], Finding] = {}
+
+    def add(path: str, line: int, kind: str, severity: Severity, message: str) -> None:
+        key = (path, line, kind)
+        if key in found:
+            previous = found[key]
+            if message not in previous.message:
+                found[key] = previous.model_copy(update={"message": f"{previous.message}; {message}"})
+            return
+        found[key] = Finding(kind=kind, severity=severity, source=path, line=line, message=message)
+
+    unmatched: dict[tuple[str, int, tuple[str, ...]], list[str]] = {}
+    for agent_id, agent_roles in roles.items():
+        agent = AGENTS[agent_id]
+        for role in agent_roles:
+            if role.how == "glob" and role.globs and not _matches_any(repo, role):
+                unmatched.setdefault((role.path, role.field_line or 1, role.globs), []).append(agent.name)
+            elif role.how == "never" and _worth_saying(role):
+                add(role.path, 1, "never-loaded", Severity.info, f"{agent.name} never loads this file: {role.why}")
+        _caps(repo, agent, agent_roles, add)
+        if agent.imports:
+            for role in agent_roles:
+                if role.how in ("never", "unknown"):
+                    continue
+                answer = AgentLoads(agent)
+                imported(repo, agent, role.path, answer, [role.path], 1)
+                for path, line, kind, message in answer.problems:
+                    add(path, line, kind, Severity.warning, message)
+    for (path, line, globs), names in unmatched.items():
+        add(path, line, "rule-never-loads", Severity.warning,
+            f"no file of the repository matches {', '.join(globs)}: {_and(names)} never load{'s' if len(names) == 1 else ''} "
+            "this rule")
+    for source_path in {r.path for rs in roles.values() for r in rs}:
+        source = repo.source(source_path)
+        if source is None or source.front_problem is None or source_path.endswith(".mdc") or "/.windsurf/" in "/" + source_path:
+            continue  # (Cursor and Windsurf write `globs: *.ts`, which is not YAML, and read it as written)
+        line, problem = source.front_problem
+        add(source_path, line, "invalid-front-matter", Severity.warning,
+            f"the front matter is not valid YAML ({problem}): agents that read it as YAML ignore it, and a rule "
+            "scoped by it may load for every file")
+    return sorted(found.values(), key=lambda f: (f.source, f.line or 0, f.kind))
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _matches_any(repo: Repo, role: Role) -> bool:
+    """Whether some file of the repository matches the role's globs, read from its base folder, or, more
+    loosely, as a file name anywhere (a tool may read ``*.ts`` so): a rule is said to never load only
+    when neither reading finds a file."""
+    globs = list(role.globs)
+    base = role.base + "/" if role.base else ""
+    loose = matcher(tuple([*globs, *(f"**/{g}" for g in globs if "/" not in g.strip("/"))]))
+    for path in repo.files:
+        if base and not path.startswith(base):
+            continue
+        if loose.match(path[len(base):]):
+            return True
+    return False
+
+
+def _worth_saying(role: Role) -> bool:
+    """Files never loaded that are worth a note: a Cursor rule written as .md, an AGENTS.md that Codex
+    skips for the override next to it. (AGENTS.md next to a CLAUDE.md is a choice, not a problem.)"""
+    return role.why.startswith(("Cursor reads only .mdc", "Codex reads AGENTS.override.md"))
+
+
+def _caps(repo: Repo, agent: Agent, roles: list[Role], report: Callable[[str, int, str, Severity, str], None]) -> None:
+    for cap in agent.caps:
+        if cap.per == "file":
+            for role in roles:
+                source = repo.source(role.path)
+                if source is None or role.how in ("never", "unknown") or not cap.covers(role.path):
+                    continue
+                size = len(source.text) if cap.unit == "chars" else source.bytes
+                if size > cap.limit and "skipped" not in cap.past:
+                    first = line_at(source.text, cap.limit, cap.unit)
+                    last = source.text.count("\n") + 1
+                    report(role.path, first, "past-cap", Severity.warning,
+                           f"{agent.name} reads {cap.limit:,} {cap.unit} of a file: lines {first}–{last} are never loaded")
+        else:  # a total over the chain of folders (Codex): from the root down to each file's folder
+            chain = sorted((r for r in roles if r.how == "chain"), key=lambda r: r.order)
+            for role in chain:
+                spent = sum(s.bytes for r in chain if r is not role and _ancestor(r.folder, role.folder)
+                            for s in [repo.source(r.path)] if s is not None)
+                source = repo.source(role.path)
+                if source is None or spent + source.bytes <= cap.limit:
+                    continue
+                room = max(cap.limit - spent, 0)
+                first, last = line_at(source.text, room, "bytes"), source.text.count("\n") + 1
+                above = " with the AGENTS.md files above it" if spent else ""
+                report(role.path, first, "past-cap", Severity.warning,
+                       f"{agent.name} stops reading at {cap.limit // 1024} KiB{above}: lines {first}–{last} are never loaded")
+
+
+def _ancestor(folder: str, of: str) -> bool:
+    return folder == "" or of.startswith(folder + "/")

@@ -1,0 +1,208 @@
+"""What each agent loads: a workspace holding every format, nested and scoped; the exact ordered list per
+agent for several files, caps, rules whose globs match nothing, imports that loop or lead nowhere."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from lorekeeper.analysis.agents import loading_findings, loads, roles_of
+from lorekeeper.analysis.agents.render import lens_title, to_markdown
+from lorekeeper.workspace import Workspace
+from support import Tree, commit, lore
+
+FILES = {
+    "src/api/server.ts": "export {}\n",
+    "src/web/app.tsx": "export {}\n",
+    "packages/pay/index.ts": "export {}\n",
+    "docs/architecture.md": "# Architecture\n",
+    "docs/a.md": "See @b.md\n",
+    "docs/b.md": "See @a.md and `@not-an-import.md`\n",
+    "CLAUDE.md": "# Project\n\n- Read @docs/architecture.md first.\n- Loops: @docs/a.md\n- Gone: @docs/missing.md\n"
+                 "- Mail me@example.com, ping @reviewer, use @types/node.\n\n```sh\necho @docs/in-code.md\n```\n",
+    "src/api/CLAUDE.md": "- API rules for Claude\n",
+    ".claude/rules/api.md": "---\npaths:\n  - \"src/api/**/*.ts\"\n---\n- API rule\n",
+    ".claude/rules/ruby.md": "---\npaths: [\"lib/**/*.rb\"]\n---\n- Ruby rule\n",
+    ".claude/rules/broken.md": "---\npaths: [src/**\n---\n- broken front matter\n",
+    ".claude/rules/general.md": "- no front matter: always\n",
+    "AGENTS.md": "# Agents\n\n- Use pnpm.\n",
+    "AGENTS.override.md": "# Override\n\n- Use pnpm, always.\n",
+    "src/api/AGENTS.md": "- API agents\n",
+    "GEMINI.md": "- Gemini: see @docs/architecture.md\n",
+    "src/GEMINI.md": "- src gemini\n",
+    ".github/copilot-instructions.md": "- General Copilot rule\n",
+    ".github/instructions/react.instructions.md": "---\napplyTo: \"**/*.tsx\"\n---\n- React\n",
+    ".github/instructions/manual.instructions.md": "---\ndescription: by hand\n---\n- attached by hand\n",
+    ".cursor/rules/api.mdc": "---\ndescription: API rules\nglobs: src/api/**/*.ts\nalwaysApply: false\n---\n- api cursor\n",
+    ".cursor/rules/always.mdc": "---\nalwaysApply: true\n---\n- always cursor\n",
+    ".cursor/rules/ask.mdc": "---\ndescription: when designing schemas\n---\n- maybe\n",
+    ".cursor/rules/hand.mdc": "- only when mentioned\n",
+    ".cursor/rules/plain.md": "- a plain md, ignored by Cursor\n",
+    ".cursor/rules/ts.mdc": "---\nglobs: *.ts,**/*.tsx\n---\n- not YAML, read as Cursor reads it\n",
+    "packages/pay/.cursor/rules/pay.mdc": "---\nalwaysApply: true\n---\n- pay\n",
+    ".windsurf/rules/py.md": "---\ntrigger: glob\nglobs: **/*.py\n---\n- py\n",
+    ".windsurf/rules/on.md": "---\ntrigger: always_on\n---\n- on\n",
+    ".kiro/steering/web.md": "---\ninclusion: fileMatch\nfileMatchPattern: \"src/web/**\"\n---\n- web #[[file:docs/architecture.md]]\n",
+    ".kiro/steering/product.md": "- always\n",
+    ".clinerules/never.md": "---\npaths: []\n---\n- never\n",
+    ".clinerules/always.md": "- always\n",
+    ".clinerules/workflows/release.md": "- a workflow, not a rule\n",
+    ".continue/rules/ts.md": "---\nglobs: \"**/*.ts\"\n---\n- ts\n",
+    ".continue/rules/regex.md": "---\nregex: \"useEffect\"\n---\n- effects\n",
+}
+
+
+@pytest.fixture
+def ws(tree: Tree) -> Workspace:
+    for path, text in FILES.items():
+        tree.write(path, text)
+    tree.write("CLAUDE.local.md", "- my own notes\n")
+    tree.write(".gitignore", "CLAUDE.local.md\n")
+    commit(tree, "every format")
+    return Workspace(tree.root)
+
+
+def _listed(ws: Workspace, target: str, agent: str, cwd: str = "") -> list[tuple[str, str, bool | None]]:
+    [answer] = loads(ws, target, [agent], cwd=cwd)
+    return [(f.path, f.how, f.loaded) for f in answer.files]
+
+
+def test_claude_code_loads_root_files_rules_imports_and_the_folder_of_the_file(ws: Workspace) -> None:
+    assert _listed(ws, "src/api/server.ts", "claude") == [
+        ("CLAUDE.md", "always", True),
+        ("docs/architecture.md", "import", True),
+        ("docs/a.md", "import", True),
+        ("docs/b.md", "import", True),
+        (".claude/rules/api.md", "glob", True),
+        (".claude/rules/broken.md", "always", True),  # front matter that is not YAML is ignored: everywhere
+        (".claude/rules/general.md", "always", True),
+        ("CLAUDE.local.md", "always", True),  # git-ignored, and loaded all the same
+        ("src/api/CLAUDE.md", "folder", True),
+    ]
+    [answer] = loads(ws, "README.md", ["claude"])
+    assert [f.path for f in answer.files if f.how != "import"] == [
+        "CLAUDE.md", ".claude/rules/broken.md", ".claude/rules/general.md", "CLAUDE.local.md"]
+    whys = {f.path: f.why for f in answer.not_loaded}
+    assert whys["docs/missing.md"] == "imported at CLAUDE.md:5, and it does not exist"
+    assert whys["AGENTS.md"].startswith("Claude Code reads AGENTS.md only where no CLAUDE.md")
+    assert whys[".claude/rules/ruby.md"] == "a rule of .claude/rules (paths): no pattern matches (lib/**/*.rb)"
+    assert "src/api/CLAUDE.md" in whys
+
+
+def test_codex_reads_one_file_a_folder_from_the_root_to_where_it_starts(ws: Workspace) -> None:
+    assert _listed(ws, "src/api/server.ts", "codex") == [("AGENTS.override.md", "chain", True)]
+    assert _listed(ws, "src/api/server.ts", "codex", cwd="src/api") == [
+        ("AGENTS.override.md", "chain", True), ("src/api/AGENTS.md", "chain", True)]
+    [answer] = loads(ws, "src/api/server.ts", ["codex"])
+    whys = {f.path: f.why for f in answer.not_loaded}
+    assert whys["AGENTS.md"].startswith("Codex reads AGENTS.override.md in this folder instead")
+    assert whys["src/api/AGENTS.md"].endswith("started in src/api/ it loads this one")
+
+
+def test_copilot_cursor_gemini_windsurf_kiro_cline_continue(ws: Workspace) -> None:
+    assert _listed(ws, "src/web/app.tsx", "copilot") == [
+        (".github/copilot-instructions.md", "always", True),
+        (".claude/rules/general.md", "always", True),
+        (".github/instructions/react.instructions.md", "glob", True),
+        ("AGENTS.md", "always", True), ("CLAUDE.local.md", "always", True), ("CLAUDE.md", "always", True),
+        ("src/api/AGENTS.md", "maybe", None)]
+    assert _listed(ws, "src/api/server.ts", "cursor") == [
+        (".cursor/rules/always.mdc", "always", True), (".cursor/rules/api.mdc", "glob", True),
+        (".cursor/rules/ask.mdc", "maybe", None), ("AGENTS.md", "always", True)]
+    # (`*.ts` is a file of the root, as Cursor reads globs: packages/pay/index.ts is not one)
+    assert _listed(ws, "packages/pay/index.ts", "cursor") == [
+        (".cursor/rules/always.mdc", "always", True), (".cursor/rules/ask.mdc", "maybe", None),
+        ("AGENTS.md", "always", True), ("packages/pay/.cursor/rules/pay.mdc", "folder", True)]
+    assert (".cursor/rules/ts.mdc", "glob", True) in _listed(ws, "setup.ts", "cursor")
+    assert _listed(ws, "src/api/server.ts", "gemini") == [
+        ("GEMINI.md", "always", True), ("docs/architecture.md", "import", True), ("src/GEMINI.md", "folder", True)]
+    assert _listed(ws, "src/api/server.ts", "windsurf") == [
+        ("AGENTS.md", "always", True), (".windsurf/rules/on.md", "always", True), ("src/api/AGENTS.md", "folder", True)]
+    assert _listed(ws, "src/web/app.tsx", "kiro") == [
+        (".kiro/steering/product.md", "always", True), (".kiro/steering/web.md", "glob", True),
+        ("docs/architecture.md", "import", True), ("AGENTS.md", "always", True)]
+    assert _listed(ws, "src/api/server.ts", "cline") == [
+        (".clinerules/always.md", "always", True),
+        (".cursor/rules/always.mdc", "maybe", None), (".cursor/rules/api.mdc", "maybe", None),
+        (".cursor/rules/ask.mdc", "maybe", None), (".cursor/rules/hand.mdc", "maybe", None),
+        (".cursor/rules/ts.mdc", "maybe", None), ("AGENTS.md", "maybe", None)]
+    assert _listed(ws, "src/api/server.ts", "continue") == [
+        (".continue/rules/regex.md", "maybe", None), (".continue/rules/ts.md", "glob", True), ("AGENTS.md", "always", True)]
+
+
+def test_findings_about_loading(ws: Workspace) -> None:
+    found = [(f.source, f.line, f.kind, f.message) for f in loading_findings(ws)]
+    assert found == [
+        (".claude/rules/broken.md", 2, "invalid-front-matter",
+         "the front matter is not valid YAML (expected ',' or ']', but got '<stream end>'): agents that read it as "
+         "YAML ignore it, and a rule scoped by it may load for every file"),
+        (".claude/rules/ruby.md", 2, "rule-never-loads",
+         "no file of the repository matches lib/**/*.rb: Claude Code and GitHub Copilot (VS Code) never load this rule"),
+        (".cursor/rules/plain.md", 1, "never-loaded", "Cursor never loads this file: Cursor reads only .mdc files in "
+         ".cursor/rules; a plain .md file there is ignored"),
+        (".windsurf/rules/py.md", 3, "rule-never-loads",
+         "no file of the repository matches **/*.py: Windsurf never loads this rule"),
+        ("AGENTS.md", 1, "never-loaded", "Codex never loads this file: Codex reads AGENTS.override.md in this folder "
+         "instead (one file a folder, AGENTS.override.md first)"),
+        ("CLAUDE.md", 5, "broken-import",
+         "Claude Code imports docs/missing.md here, and it does not exist: nothing is imported"),
+        ("docs/b.md", 1, "import-cycle", "Claude Code imports a.md here, which imports this file again "
+         "(CLAUDE.md -> docs/a.md -> docs/b.md -> docs/a.md): the loop is cut"),
+    ]
+
+
+def test_caps_cut_lines_off(tree: Tree) -> None:
+    """Codex's 32 KiB is spent by the AGENTS.md files from the root down; Windsurf cuts each rule at 12,000
+    characters. The findings name the lines never loaded."""
+    root = "# Root\n\n" + "".join(f"- rule {n:04d} {'x' * 90}\n" for n in range(300))  # ~30 KB
+    nested = "# Package\n\n" + "".join(f"- package rule {n:03d} {'y' * 80}\n" for n in range(60))
+    tree.write("AGENTS.md", root)
+    tree.write("pkg/AGENTS.md", nested)
+    tree.write("pkg/main.go", "package main\n")
+    tree.write(".windsurf/rules/long.md", "---\ntrigger: always_on\n---\n" + "".join(f"- line {n} {'z' * 100}\n" for n in range(150)))
+    commit(tree, "long files")
+    ws = Workspace(tree.root)
+    root_bytes = len(root.encode())
+    room = 32 * 1024 - root_bytes
+    first = nested.encode()[:room].decode().count("\n") + 1
+    [codex] = loads(ws, "pkg/main.go", ["codex"], cwd="pkg")
+    assert [(f.path, f.cut) for f in codex.files] == [
+        ("AGENTS.md", None), ("pkg/AGENTS.md", (first, nested.count("\n") + 1, codex.agent.caps[0].describe()))]
+    found = {(f.source, f.kind): f for f in loading_findings(ws)}
+    cut = found[("pkg/AGENTS.md", "past-cap")]
+    assert cut.line == first and cut.message == (
+        f"Codex stops reading at 32 KiB with the AGENTS.md files above it: lines {first}–{nested.count(chr(10)) + 1} "
+        "are never loaded")
+    long = found[(".windsurf/rules/long.md", "past-cap")]
+    text = (tree.root / ".windsurf/rules/long.md").read_text()
+    assert long.line == text[:12_000].count("\n") + 1
+    assert long.message.startswith("Windsurf reads 12,000 chars of a file: lines ")
+    assert ("AGENTS.md", "past-cap") not in found
+
+
+def test_what_a_file_is_to_each_agent(ws: Workspace) -> None:
+    roles = roles_of(ws, "AGENTS.md")
+    assert {a: (r.how if r else None) for a, r in roles.items()} == {
+        "claude": "never", "codex": "never", "copilot": "always", "cursor": "always", "gemini": None,
+        "windsurf": "always", "kiro": "always", "cline": "maybe", "continue": "always"}
+    assert lens_title(roles) == ("Loaded by GitHub Copilot (VS Code), Cursor, Windsurf, Kiro, Continue · sometimes: Cline"
+                                 " · never by Claude Code, Codex")
+    assert lens_title(roles_of(ws, "docs/architecture.md")) is None
+    text = to_markdown("src/api/server.ts", loads(ws, "src/api/server.ts", ["codex"]))
+    assert text.startswith("# What agents load for `src/api/server.ts`\n\n## Codex: 1 file,")
+    assert "- `src/api/AGENTS.md` — Codex reads AGENTS.md files from the root down" in text
+
+
+def test_lore_loads_command(ws: Workspace) -> None:
+    data = json.loads(lore("loads", "src/api/server.ts", "--agent", "codex", "--cwd", "src/api", "--json", cwd=ws.root).stdout)
+    assert data["path"] == "src/api/server.ts" and data["cwd"] == "src/api"
+    [codex] = data["agents"]
+    assert [f["path"] for f in codex["files"]] == ["AGENTS.override.md", "src/api/AGENTS.md"]
+    assert codex["caps"][0]["limit"] == 32768 and codex["caps"][0]["source"].startswith("https://github.com/openai/codex")
+    text = lore("loads", "src/web/app.tsx", "-a", "kiro", cwd=ws.root)
+    assert text.returncode == 0 and "Kiro — 4 files" in text.stdout and "docs/architecture.md" in text.stdout
+    assert lore("loads", "x.ts", "--agent", "vim", cwd=ws.root).returncode == 2
+    assert lore("loads", "../outside.ts", cwd=ws.root).returncode == 2
+    validate = lore("validate", cwd=ws.root)
+    assert "CLAUDE.md:5: warning: Claude Code imports docs/missing.md here" in validate.stdout
