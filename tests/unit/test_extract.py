@@ -53,8 +53,8 @@ def test_urls_and_email_addresses_are_not_references(text: str) -> None:
 
 
 @pytest.mark.parametrize("span", [
-    "src/**/*.test.ts",  # glob
-    "*.spec.ts",
+    "*.spec.ts",  # a bare glob (any project has such files)
+    "**/*.py",
     "src/pages/<name>.tsx",  # placeholders
     "src/{id}.ts",
     "path/to/file.ts",
@@ -70,6 +70,20 @@ def test_urls_and_email_addresses_are_not_references(text: str) -> None:
 ])
 def test_things_shaped_like_paths_that_are_not_paths_of_this_repository(span: str) -> None:
     assert extract(f"Note `{span}` here.") == []
+
+
+@pytest.mark.parametrize(("text", "refs"), [
+    ("Prompts live in `browser_use/agent/system_prompt*.md`.", [("glob", "browser_use/agent/system_prompt*.md")]),
+    ("Tests: `./src/**/*.test.ts`", [("glob", "src/**/*.test.ts")]),
+    ("Run `cargo run -p oxc_linter -- --fix`, then `cargo +nightly test --package=oxc_parser`.",
+     [("crate", "oxc_linter"), ("crate", "oxc_parser")]),
+    ("Then `git add CHANGELOG.md package-lock.json` and `git add .`", [("path", "CHANGELOG.md"), ("path", "package-lock.json")]),
+    ("`hatch run +py=3.12 test:test`", [("console", "test:test")]),
+    ("Read @docs/architecture.md; ping @reviewer; see [x](mdc:src/a.ts) and #[[file:api/openapi.yaml]].",
+     [("path", "docs/architecture.md"), ("path", "src/a.ts"), ("path", "api/openapi.yaml")]),
+])
+def test_forms_agents_and_commands_write(text: str, refs: list[tuple[str, str]]) -> None:
+    assert [(r.kind, r.target) for r in extract(text)] == refs
 
 
 @pytest.mark.parametrize("text", ["Released 1.2.3 on 2024/01/02", "Ratio is 3/4 and v2/3", "Use `1.2/3.4`"])

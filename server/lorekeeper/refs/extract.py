@@ -25,7 +25,7 @@ class Reference(NamedTuple):
     not a frozen dataclass: as immutable, and four times quicker to make; a cold check makes several an
     entry.)"""
 
-    kind: str  # path | symbol | script | make | just | console | module | package-manager | version | anchor
+    kind: str  # path | symbol | script | make | just | console | module | package-manager | version | anchor | crate | glob
     target: str
     text: str
     line: int = 0
@@ -357,7 +357,7 @@ def _negated(text: str, start: int, end: int) -> bool:
     return bool(_NEGATED_BEFORE.search(text[max(0, start - 40) : start]) or _NEGATED_AFTER.search(text[end : end + 40]))
 
 
-_COMMAND_STARTERS = frozenset(RUNNERS) | {"cd", "go", "cargo", "pytest", "node", "deno", "tsx", "bash", "sh", "bunx",
+_COMMAND_STARTERS = frozenset(RUNNERS) | {"cd", "go", "cargo", "git", "pytest", "node", "deno", "tsx", "bash", "sh", "bunx",
                                            "uvx", "ruff", "mypy", "docker"}
 _CALL = re.compile(r"^([A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*)\((?:[^()]|\([^()]*\))*\)$")
 
@@ -365,6 +365,9 @@ _CALL = re.compile(r"^([A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*)\((?:[^(
 def _span(span: str, i: int) -> list[Reference]:
     words = span.split()
     first = words[0] if words else ""
+    if ("*" in span or "?" in span) and " " not in span:
+        glob = _glob(span)
+        return [Reference("glob", glob, span, i, strong=True)] if glob else []
     if first in _COMMAND_STARTERS or first.startswith("./"):
         if first.startswith("./") and " " not in span:
             path = _as_path(span)
@@ -388,6 +391,20 @@ def _span(span: str, i: int) -> list[Reference]:
         strong = "." in name or span.endswith("()") or "_" in name or bool(_CAMEL.search(name))
         return [Reference("symbol", name, span, i, strong=strong)]
     return []
+
+
+_GLOB = re.compile(r"(?:\./)?[\w.\-]+(?:/[\w.\-*?{},]+)+")
+
+
+def _glob(span: str) -> str | None:
+    """A glob naming files of this repository: folders, then a wildcard (``browser_use/agent/system_prompt*.md``,
+    ``src/**/*.test.ts``); not a bare ``*.ts`` (any project has those), nor a URL or an absolute path."""
+    if not _GLOB.fullmatch(span) or "**" == span.split("/", 1)[0]:
+        return None
+    head = re.split(r"[*?{]", span, maxsplit=1)[0]
+    if "/" not in head or any(part in ("..", "") for part in head.rstrip("/").split("/")):
+        return None
+    return span.removeprefix("./")
 
 
 def _as_path(token: str) -> str | None:
@@ -604,6 +621,8 @@ def _one_command(command: str, args: list[str], segment: str, i: int,
         if not rest or rest[0] != "run":
             return [], cwd
         run_flags, run_args = _split_flags("uv" if command == "uv" else command, rest[1:])
+        if command == "hatch":
+            run_args = [a for a in run_args if not a.startswith(("+", "-"))]  # `+py=3.12`: a matrix variable
         if not run_args:
             return [], cwd
         where = cwd
@@ -627,11 +646,51 @@ def _one_command(command: str, args: list[str], segment: str, i: int,
         if rest and rest[0] in ("test", "run", "build", "vet", "generate", "install", "list"):
             refs.extend(_path_args(rest[1:], segment, i, cwd, packages=True))
         return refs, cwd
+    if command == "git" and rest[:1] in (["add"], ["rm"], ["restore"], ["diff"], ["log"]):
+        return _git_paths(rest[1:], segment, i, cwd), cwd
+    if command == "cargo":
+        return _cargo_packages(args, segment, i, cwd), cwd
     if command in _NO_PATH_ARGS:
         if command in ("docker", "podman"):
             refs.extend(_container_file(rest, segment, i, cwd))
         return refs, cwd
     return _path_args(rest, segment, i, cwd), cwd
+
+
+def _git_paths(args: list[str], segment: str, i: int, cwd: str | None) -> list[Reference]:
+    """The files ``git add CHANGELOG.md package-lock.json`` names: paths, and file names with an extension
+    (``.`` and flags are not). Weak: a file made by a build step may be named before it exists."""
+    refs: list[Reference] = []
+    for arg in args:
+        if arg.startswith("-") or arg in (".", "--") or any(c in arg for c in "*?[{$<"):
+            continue
+        path = _as_path(arg)
+        if path and (_has_code_extension(path) or "/" in path):
+            refs.append(Reference("path", _join(cwd, path), arg, i, strong=False))
+    return refs
+
+
+_CARGO_PACKAGE_COMMANDS = frozenset({"run", "test", "build", "check", "bench", "clippy", "doc", "fmt", "nextest", "insta"})
+
+
+def _cargo_packages(args: list[str], segment: str, i: int, cwd: str | None) -> list[Reference]:
+    """``cargo run -p oxc_linter``, ``cargo test --package=x``: the workspace crate a command targets."""
+    words = [a for a in args if not a.startswith("+")]  # `cargo +nightly test`
+    if not words or words[0] not in _CARGO_PACKAGE_COMMANDS:
+        return []
+    refs: list[Reference] = []
+    rest = words[1:]
+    for j, arg in enumerate(rest):
+        name = None
+        if arg in ("-p", "--package") and j + 1 < len(rest):
+            name = rest[j + 1]
+        elif arg.startswith("--package="):
+            name = arg.split("=", 1)[1]
+        elif arg.startswith("-p") and len(arg) > 2 and not arg.startswith("--"):
+            name = arg[2:]
+        if name and re.fullmatch(r"[A-Za-z_][\w\-]*", name):
+            refs.append(Reference("crate", name, segment, i, scope=cwd))
+    return refs
 
 
 def _container_file(rest: list[str], segment: str, i: int, cwd: str | None) -> list[Reference]:

@@ -348,6 +348,12 @@ class GitHistory:
             self._names_at[commit] = names
         return self._names_at[commit].get(name, [])
 
+    def paths_at(self, commit: str) -> list[str] | None:
+        """Every file path of ``commit``'s tree (the listing :meth:`paths_named` keeps)."""
+        if self.paths_named(commit, "") is None:
+            return None
+        return [p for paths in self._names_at[commit].values() for p in paths]
+
     def read_at(self, pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], bytes | None]:
         """For each ``(commit, path)``: the file's bytes at that commit, or ``None`` if it was not there.
         One ``git cat-file --batch`` for all; when that fails (an object missing from a partial clone),

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ...core.model import Finding, Severity
+from ...refs.globs import matcher
 from ...workspace import Workspace
 from .roles import AgentLoads, Loaded, Repo, Role, all_roles, imported, line_at, loads, roles_of
-from .sources import matcher
 from .table import AGENTS, Agent, Cap
 
 __all__ = ["AGENTS", "Agent", "AgentLoads", "Cap", "Loaded", "Repo", "Role", "loading_findings", "loads", "roles_of"]

@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
+from ...refs.globs import any_match
 from ...workspace import Workspace
-from .sources import Source, any_match, read_source
+from .sources import Source, read_source
 from .table import AGENTS, Agent, Cap
 
 #: How a file is loaded: every time; for the files of a folder; for files matching globs; on the model's

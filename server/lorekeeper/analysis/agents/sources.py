@@ -9,17 +9,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Any, cast
 
-from wcmatch import glob as wcglob
-
 from ...infra.tokens import count_tokens
 from ...store.mif import _yaml  # pyright: ignore[reportPrivateUsage] - the bounded reader of front matter
-
-#: How globs are matched: ``**`` crosses folders, braces expand, dot files match, ``*`` stays in one folder.
-GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.BRACE | wcglob.DOTGLOB
 
 _FRONT_FENCE = re.compile(r"^---\s*$")
 _KEY_VALUE = re.compile(r"^(?P<key>[A-Za-z_][\w-]*)\s*:\s*(?P<value>.*)$")
@@ -207,17 +201,3 @@ def _looks_like_file(target: str) -> bool:
         return target.startswith(("~/", "/"))  # outside the repository: kept, reported as outside
     name = target.rsplit("/", 1)[-1]
     return "." in name.strip(".") or target.startswith(("./", "../"))
-
-
-@lru_cache(maxsize=1024)
-def matcher(patterns: tuple[str, ...]) -> Any:
-    """The patterns compiled once (``.match(path)``), as agents read them (from the root: ``./`` and ``/``
-    dropped)."""
-    return wcglob.compile([p.removeprefix("./").lstrip("/") for p in patterns], flags=GLOB_FLAGS)
-
-
-def any_match(path: str, patterns: list[str]) -> str | None:
-    """The first pattern that matches ``path``."""
-    if not patterns or not matcher(tuple(patterns)).match(path):
-        return None
-    return next((p for p in patterns if matcher((p,)).match(path)), None)

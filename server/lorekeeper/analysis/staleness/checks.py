@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+import tomllib
 from collections.abc import Callable
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any, Protocol
@@ -26,6 +27,7 @@ from ...core.model import Entry, Finding, ReplaceRefFix, ReplaceTextFix, Severit
 from ...refs.anchors import anchors
 from ...refs.extract import BUN_BUILTINS, PNPM_BUILTINS, YARN_BUILTINS
 from ...refs.fingerprint import _config_value
+from ...refs.globs import matcher
 from ...refs.history import parallel
 from ...refs.index import LOCKFILES, narrowed
 from ...refs.manifests import WELL_KNOWN_TOOLS, parse_manifest
@@ -550,7 +552,8 @@ class ManifestNameCheck:
         item.result.depends_on.update(m.path for m in manifests)
         if any(m.defines(name) for m in manifests):
             return True
-        if ref.kind in ("script", "console"):
+        if ref.kind == "console" or (ref.kind == "script" and ref.runner != "npm"):
+            # (`npm run X` runs package.json's scripts only: a dependency's executable is no script for npm)
             builtins = {"pnpm": PNPM_BUILTINS, "yarn": YARN_BUILTINS, "bun": BUN_BUILTINS}.get(ref.runner or "", frozenset())
             if name in builtins or name in WELL_KNOWN_TOOLS or name in index.binaries(folder) \
                     or name.split(":")[0] in index.binaries(folder):
@@ -770,6 +773,135 @@ def _version_change(checker: StalenessChecker, item: Pending, since: str) -> Any
     return None
 
 
+# -- crates of a Cargo workspace ----------------------------------------------------------------------
+
+
+def _crate_name(data: bytes | None) -> str | None:
+    """The ``[package] name`` of a Cargo.toml (``None``: no package, or not TOML)."""
+    if data is None:
+        return None
+    try:
+        package = tomllib.loads(data.decode("utf-8", "replace")).get("package")
+    except (tomllib.TOMLDecodeError, ValueError):
+        return None
+    name = package.get("name") if isinstance(package, dict) else None
+    return name if isinstance(name, str) else None
+
+
+def _crate_key(name: str) -> str:
+    return name.replace("-", "_")
+
+
+class CrateCheck:
+    """``cargo run -p oxc_linter``: a package of the Cargo workspace (a Cargo.toml's ``[package] name``).
+    An error when a Cargo.toml of the tree named it when the memory was written and none does now."""
+
+    def now(self, checker: StalenessChecker, item: Pending) -> bool:
+        index = checker.index
+        manifests = sorted(p for p in index.files if p == "Cargo.toml" or p.endswith("/Cargo.toml"))
+        if not manifests:
+            return True  # not a Rust workspace (or not this part of it): nothing to judge against
+        item.result.depends_on.update(manifests)
+        names = {_crate_key(n) for p in manifests if (n := _crate_name(index.read(p)))}
+        if _crate_key(item.ref.target) in names:
+            return True
+        item.data["manifests"] = manifests
+        return False
+
+    def judge(self, checker: StalenessChecker, items: list[Pending]) -> None:
+        history = checker.history
+        baselines = _baselines(checker, items)
+        for item in items:
+            baseline = baselines[id(item)]
+            name = item.ref.target
+            if baseline is None or baseline.commit is None:
+                continue
+            found = history.grep_at(baseline.commit, [name, name.replace("_", "-")], ("*Cargo.toml",))
+            if found is None:
+                continue
+            then = sorted({p for paths in found.values() for p in paths})
+            blobs = history.read_at([(baseline.commit, p) for p in then])
+            defined = next((p for p in then if (n := _crate_name(blobs.get((baseline.commit, p))))
+                            and _crate_key(n) == _crate_key(name)), None)
+            if defined is None:
+                if item.ref.strong and not _unknown_past(checker):
+                    checker.add(item, "unresolved-crate", Severity.info,
+                                f"no Cargo.toml of this workspace names the package `{name}`, and none did when this "
+                                f"memory was {baseline.how}")
+                continue
+            removal = history.removal(defined, baseline.commit)
+            change = removal.commit if removal else history.word_change(name, baseline.commit, [defined])
+            if removal:
+                when = f" (`{defined}` was {'moved' if removal.moved_to else 'deleted'} in {removal.commit.describe()})"
+            elif change:
+                when = f" (`{defined}` stopped naming it in {change.describe()})"
+            else:
+                when = f" (`{defined}` named it when this memory was {baseline.how})"
+            checker.add(item, "stale-crate", Severity.error,
+                        f"no Cargo.toml of this workspace names the package `{name}` any more{when}", commit=change)
+
+
+# -- globs --------------------------------------------------------------------------------------------
+
+
+def _literal_folder(pattern: str) -> str:
+    """The folders of a glob before its first wildcard (``src/prompts/system*.md`` -> ``src/prompts``)."""
+    head = re.split(r"[*?\[{]", pattern, maxsplit=1)[0]
+    return head.rsplit("/", 1)[0] if "/" in head else ""
+
+
+class GlobCheck:
+    """``browser_use/agent/system_prompt*.md``: some file must match. An error when files matched when the
+    memory was written and none does now, naming what became of the first of them."""
+
+    def now(self, checker: StalenessChecker, item: Pending) -> bool:
+        index = checker.index
+        pattern = item.ref.target
+        bases = [item.base, ""] if item.base else [""]
+        for base in bases:
+            full = f"{base}/{pattern}" if base else pattern
+            folder = _literal_folder(full)
+            if folder and not index.exists(folder):
+                continue
+            item.result.depends_on.add(folder or ".")
+            match = matcher((full,))
+            if any(match.match(p) for p in index.files if not folder or p.startswith(folder + "/")):
+                return True
+        item.data["patterns"] = [f"{b}/{pattern}" if b else pattern for b in bases]
+        return False
+
+    def judge(self, checker: StalenessChecker, items: list[Pending]) -> None:
+        history = checker.history
+        baselines = _baselines(checker, items)
+        for item in items:
+            baseline = baselines[id(item)]
+            if baseline is None or baseline.commit is None:
+                continue
+            then = history.paths_at(baseline.commit)
+            if then is None:
+                continue
+            matched: list[str] = []
+            for full in item.data["patterns"]:
+                folder = _literal_folder(full)
+                match = matcher((full,))
+                matched = sorted(p for p in then if (not folder or p.startswith(folder + "/")) and match.match(p))
+                if matched:
+                    break
+            if not matched:
+                continue  # it matched nothing then either: a pattern for files to come, or not a path
+            first = matched[0]
+            removal = history.removal(first, baseline.commit)
+            others = f" and {len(matched) - 1} more" if len(matched) > 1 else ""
+            if removal and removal.moved_to:
+                what = f"`{first}`{others} matched it; `{first}` was moved to `{removal.moved_to}` in {removal.commit.describe()}"
+            elif removal:
+                what = f"`{first}`{others} matched it; `{first}` was deleted in {removal.commit.describe()}"
+            else:
+                what = f"`{first}`{others} matched it when this memory was {baseline.how}"
+            checker.add(item, "stale-path", Severity.error, f"no file matches `{item.ref.target}` any more ({what})",
+                        commit=removal.commit if removal else None)
+
+
 # -- links to headings -------------------------------------------------------------------------------
 
 
@@ -827,6 +959,8 @@ CHECKS: dict[str, Any] = {
     "package-manager": PackageManagerCheck(),
     "version": VersionCheck(),
     "anchor": AnchorCheck(),
+    "crate": CrateCheck(),
+    "glob": GlobCheck(),
 }
 
 

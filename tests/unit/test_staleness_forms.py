@@ -1,0 +1,92 @@
+"""Forms of reference real instruction files use, each in a small repository cut to the case: a glob whose
+files moved, a Cargo package that is gone, `npm run` of a dependency's executable, `git add` of a lockfile
+after a switch of package manager, a Cursor `@file` mention and an `mdc:` link."""
+
+from __future__ import annotations
+
+import json
+
+from lorekeeper.analysis.staleness import check_workspace
+from lorekeeper.core.model import Severity
+from lorekeeper.workspace import Workspace
+from support import Tree, commit, git
+
+
+def _found(tree: Tree) -> list[tuple[str, int | None, str, Severity, str]]:
+    findings, _ = check_workspace(Workspace(tree.root))
+    return [(f.source, f.line, f.kind, f.severity, f.message) for f in findings]
+
+
+def test_a_glob_whose_files_moved(tree: Tree) -> None:
+    """browser-use: `browser_use/agent/system_prompt*.md`, the prompts since moved to `system_prompts/`."""
+    tree.write("browser_use/agent/system_prompt.md", "You are an agent.\n")
+    tree.write("browser_use/agent/system_prompt_flash.md", "Be quick.\n")
+    tree.write("browser_use/agent/service.py", "def run(): ...\n")
+    tree.write("AGENTS.md", "- Prompts live in `browser_use/agent/system_prompt*.md`.\n- Tests: `tests/**/test_*.py`.\n")
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    (tree.root / "browser_use/agent/system_prompts").mkdir()
+    git(tree.root, "mv", "browser_use/agent/system_prompt.md", "browser_use/agent/system_prompts/system_prompt.md")
+    git(tree.root, "mv", "browser_use/agent/system_prompt_flash.md", "browser_use/agent/system_prompts/system_prompt_flash.md")
+    sha = commit(tree, "Move prompts to their own folder", date="2026-02-01T10:00:00Z")
+    assert _found(tree) == [("AGENTS.md", 1, "stale-path", Severity.error,
+                             "no file matches `browser_use/agent/system_prompt*.md` any more (`browser_use/agent/"
+                             "system_prompt.md` and 1 more matched it; `browser_use/agent/system_prompt.md` was moved "
+                             f"to `browser_use/agent/system_prompts/system_prompt.md` in {sha} on 2026-02-01: Move "
+                             "prompts to their own folder)")]
+    # (`tests/**/test_*.py` matched nothing when it was written: a pattern for files to come, not judged)
+
+
+def test_a_cargo_package_that_is_gone(tree: Tree) -> None:
+    tree.write("Cargo.toml", '[workspace]\nmembers = ["crates/*"]\n')
+    tree.write("crates/oxc_linter/Cargo.toml", '[package]\nname = "oxc_linter"\nversion = "0.1.0"\n')
+    tree.write("crates/oxc_parser/Cargo.toml", '[package]\nname = "oxc-parser"\nversion = "0.1.0"\n')
+    tree.write("CLAUDE.md", "- Lint with `cargo run -p oxc_linter`.\n- Parse with `cargo test -p oxc_parser`.\n"
+                            "- Bench with `cargo bench -p oxc_never_was`.\n")
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    git(tree.root, "rm", "-rq", "crates/oxc_linter")
+    sha = commit(tree, "Drop the old linter", date="2026-02-01T10:00:00Z")
+    assert _found(tree) == [
+        ("CLAUDE.md", 1, "stale-crate", Severity.error, "no Cargo.toml of this workspace names the package `oxc_linter` "
+         f"any more (`crates/oxc_linter/Cargo.toml` was deleted in {sha} on 2026-02-01: Drop the old linter)"),
+        ("CLAUDE.md", 3, "unresolved-crate", Severity.info, "no Cargo.toml of this workspace names the package "
+         "`oxc_never_was`, and none did when this memory was written in " + git(tree.root, "rev-parse", "--short=7",
+                                                                                 "HEAD~1").strip() + " on 2026-01-10")]
+
+
+def test_npm_run_needs_a_script_and_a_lockfile_of_the_old_manager_is_gone(tree: Tree) -> None:
+    """`npm run changeset` with @changesets/cli installed but no script: npm says "Missing script" (pnpm
+    and yarn would run the executable). `git add package-lock.json` after the switch to bun."""
+    tree.write("package.json", json.dumps({"scripts": {"changeset": "changeset", "build": "tsc"},
+                                           "devDependencies": {"@changesets/cli": "^2"}}))
+    tree.write("package-lock.json", '{"name": "app", "lockfileVersion": 3, "packages": {}}\n')
+    tree.write("AGENTS.md", "- Release: `npm run changeset`, then `git add CHANGELOG.md package-lock.json`.\n"
+                            "- `pnpm changeset` works too.\n")
+    tree.write("CHANGELOG.md", "# Changes\n")
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    tree.write("package.json", json.dumps({"scripts": {"build": "tsc"}, "devDependencies": {"@changesets/cli": "^2"}}))
+    (tree.root / "package-lock.json").unlink()
+    tree.write("bun.lock", '{"lockfileVersion": 1, "workspaces": {"": {"name": "app"}}}\n')
+    sha = commit(tree, "Switch to bun", date="2026-02-01T10:00:00Z")
+    found = _found(tree)
+    assert ("AGENTS.md", 1, "stale-script", Severity.error,
+            f'script "changeset" is not defined in package.json (removed in {sha} on 2026-02-01: Switch to bun)') in found
+    assert ("AGENTS.md", 1, "stale-path", Severity.error,
+            f"file `package-lock.json` was deleted in {sha} on 2026-02-01: Switch to bun") in found
+    assert not any(f[1] == 2 and f[2] == "stale-script" for f in found)  # pnpm runs the executable
+
+
+def test_cursor_mentions_and_mdc_links(tree: Tree) -> None:
+    tree.write("src/components/Button.tsx", "export {}\n")
+    tree.write("src/components/Card.tsx", "export {}\n")
+    tree.write(".cursor/rules/ui.mdc", "---\nglobs: src/components/**\n---\n- Start from @src/components/Button.tsx\n"
+                                       "- Cards follow [Card](mdc:src/components/Card.tsx).\n")
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    git(tree.root, "rm", "-q", "src/components/Button.tsx")
+    (tree.root / "src/ui").mkdir()
+    git(tree.root, "mv", "src/components/Card.tsx", "src/ui/Card.tsx")
+    sha = commit(tree, "Rework components", date="2026-02-01T10:00:00Z")
+    assert _found(tree) == [
+        (".cursor/rules/ui.mdc", 4, "stale-path", Severity.error,
+         f"file `src/components/Button.tsx` was deleted in {sha} on 2026-02-01: Rework components"),
+        (".cursor/rules/ui.mdc", 5, "moved-path", Severity.error,
+         f"`src/components/Card.tsx` was moved to `src/ui/Card.tsx` in {sha} on 2026-02-01: Rework components")]
