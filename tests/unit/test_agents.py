@@ -9,6 +9,7 @@ import pytest
 
 from lorekeeper.analysis.agents import loading_findings, loads, roles_of
 from lorekeeper.analysis.agents.render import lens_title, to_markdown
+from lorekeeper.infra.tokens import count_tokens
 from lorekeeper.workspace import Workspace
 from support import Tree, commit, lore
 
@@ -78,7 +79,7 @@ def test_claude_code_loads_root_files_rules_imports_and_the_folder_of_the_file(w
         (".claude/rules/broken.md", "always", True),  # front matter that is not YAML is ignored: everywhere
         (".claude/rules/general.md", "always", True),
         ("CLAUDE.local.md", "always", True),  # git-ignored, and loaded all the same
-        ("src/api/CLAUDE.md", "folder", True),
+        ("src/api/CLAUDE.md", "subtree", True),
     ]
     [answer] = loads(ws, "README.md", ["claude"])
     assert [f.path for f in answer.files if f.how != "import"] == [
@@ -123,10 +124,10 @@ def test_copilot_cursor_gemini_windsurf_kiro_cline_continue(ws: Workspace) -> No
         (".kiro/steering/product.md", "always", True), (".kiro/steering/web.md", "glob", True),
         ("docs/architecture.md", "import", True), ("AGENTS.md", "always", True)]
     assert _listed(ws, "src/api/server.ts", "cline") == [
-        (".clinerules/always.md", "always", True),
-        (".cursor/rules/always.mdc", "maybe", None), (".cursor/rules/api.mdc", "maybe", None),
-        (".cursor/rules/ask.mdc", "maybe", None), (".cursor/rules/hand.mdc", "maybe", None),
-        (".cursor/rules/ts.mdc", "maybe", None), ("AGENTS.md", "maybe", None)]
+        (".clinerules/always.md", "always", True),  # (the files Cline detects are on until turned off)
+        (".cursor/rules/always.mdc", "always", True), (".cursor/rules/api.mdc", "always", True),
+        (".cursor/rules/ask.mdc", "always", True), (".cursor/rules/hand.mdc", "always", True),
+        (".cursor/rules/ts.mdc", "always", True), ("AGENTS.md", "always", True)]
     assert _listed(ws, "src/api/server.ts", "continue") == [
         (".continue/rules/regex.md", "maybe", None), (".continue/rules/ts.md", "glob", True), ("AGENTS.md", "always", True)]
 
@@ -168,11 +169,12 @@ def test_caps_cut_lines_off(tree: Tree) -> None:
     first = nested.encode()[:room].decode().count("\n") + 1
     [codex] = loads(ws, "pkg/main.go", ["codex"], cwd="pkg")
     assert [(f.path, f.cut) for f in codex.files] == [
-        ("AGENTS.md", None), ("pkg/AGENTS.md", (first, nested.count("\n") + 1, codex.agent.caps[0].describe()))]
+        ("AGENTS.md", None), ("pkg/AGENTS.md", (first, len(nested.splitlines()), codex.agent.caps[0].describe()))]
+    assert 0 < codex.files[1].tokens < count_tokens(nested)  # what Codex reads of it
     found = {(f.source, f.kind): f for f in loading_findings(ws)}
     cut = found[("pkg/AGENTS.md", "past-cap")]
     assert cut.line == first and cut.message == (
-        f"Codex stops reading at 32 KiB with the AGENTS.md files above it: lines {first}–{nested.count(chr(10)) + 1} "
+        f"Codex stops reading at 32 KiB with the AGENTS.md files above it: lines {first}–{len(nested.splitlines())} "
         "are never loaded")
     long = found[(".windsurf/rules/long.md", "past-cap")]
     text = (tree.root / ".windsurf/rules/long.md").read_text()
@@ -185,9 +187,10 @@ def test_what_a_file_is_to_each_agent(ws: Workspace) -> None:
     roles = roles_of(ws, "AGENTS.md")
     assert {a: (r.how if r else None) for a, r in roles.items()} == {
         "claude": "never", "codex": "never", "copilot": "always", "cursor": "always", "gemini": None,
-        "windsurf": "always", "kiro": "always", "cline": "maybe", "continue": "always"}
-    assert lens_title(roles) == ("Loaded by GitHub Copilot (VS Code), Cursor, Windsurf, Kiro, Continue · sometimes: Cline"
+        "windsurf": "always", "kiro": "always", "cline": "always", "continue": "always"}
+    assert lens_title(roles) == ("Loaded by GitHub Copilot (VS Code), Cursor, Windsurf, Kiro, Cline, Continue"
                                  " · never by Claude Code, Codex")
+    assert lens_title(roles_of(ws, "src/api/CLAUDE.md")) == "Loaded sometimes by Claude Code"
     assert lens_title(roles_of(ws, "docs/architecture.md")) is None
     text = to_markdown("src/api/server.ts", loads(ws, "src/api/server.ts", ["codex"]))
     assert text.startswith("# What agents load for `src/api/server.ts`\n\n## Codex: 1 file,")
@@ -206,3 +209,41 @@ def test_lore_loads_command(ws: Workspace) -> None:
     assert lore("loads", "../outside.ts", cwd=ws.root).returncode == 2
     validate = lore("validate", cwd=ws.root)
     assert "CLAUDE.md:5: warning: Claude Code imports docs/missing.md here" in validate.stdout
+
+
+def test_nested_rules_the_folder_started_in_descriptions_and_imports(tree: Tree) -> None:
+    """A nested rule folder's rules are for its files, their globs read from that folder; where the agent
+    is started counts for Claude Code and Gemini CLI too; a described .instructions.md may apply; a file
+    imported is not also said to be never loaded; a Claude rule scoped with `globs:` loads everywhere."""
+    tree.write("tools/lint/.cursor/rules/ts.mdc", "---\nglobs: src/**/*.ts\n---\n- lint rules\n")
+    tree.write("tools/lint/src/a.ts", "export {}\n")
+    tree.write("src/a.ts", "export {}\n")
+    tree.write("CLAUDE.md", "- Read @AGENTS.md\n")
+    tree.write("AGENTS.md", "- Shared rules\n")
+    tree.write("pkg/cli/CLAUDE.md", "- CLI rules\n")
+    tree.write("pkg/cli/main.py", "print()\n")
+    tree.write("tests/CLAUDE.md", "- Test rules\n")
+    tree.write("tests/test_a.py", "def test(): ...\n")
+    tree.write("GEMINI.md", "- gemini\n")
+    tree.write("pkg/cli/GEMINI.md", "- cli gemini\n")
+    tree.write(".github/instructions/py.instructions.md", "---\napplyTo: \"**/*.py\"\ndescription: Python style\n---\n- py\n")
+    tree.write(".claude/rules/web.md", "---\nglobs: src/web/**\n---\n- web rules\n")
+    commit(tree, "nested")
+    ws = Workspace(tree.root)
+    assert ("tools/lint/.cursor/rules/ts.mdc", "glob", True) in _listed(ws, "tools/lint/src/a.ts", "cursor")
+    [cursor] = loads(ws, "src/a.ts", ["cursor"])
+    assert {f.path: f.why for f in cursor.not_loaded}["tools/lint/.cursor/rules/ts.mdc"].endswith("only for files under tools/lint/")
+    assert [p for p, _, ok in _listed(ws, "tests/test_a.py", "claude", cwd="pkg/cli") if ok] == [
+        "CLAUDE.md", "AGENTS.md", ".claude/rules/web.md", "pkg/cli/CLAUDE.md"]
+    [claude] = loads(ws, "tests/test_a.py", ["claude"], cwd="pkg/cli")
+    whys = {f.path: f.why for f in claude.not_loaded}
+    assert "AGENTS.md" not in whys  # imported by CLAUDE.md, so loaded, whatever Claude thinks of AGENTS.md files
+    assert "whether it loads tests/'s is not documented" in whys["tests/CLAUDE.md"]
+    assert _listed(ws, "src/a.ts", "gemini", cwd="pkg/cli") == [("GEMINI.md", "always", True), ("pkg/cli/GEMINI.md", "folder", True)]
+    assert _listed(ws, "src/a.ts", "gemini") == [("GEMINI.md", "always", True)]
+    assert (".github/instructions/py.instructions.md", "glob", None) in _listed(ws, "src/a.ts", "copilot")
+    assert (".github/instructions/py.instructions.md", "glob", True) in _listed(ws, "pkg/cli/main.py", "copilot")
+    [unread] = [f for f in loading_findings(ws) if f.kind == "unread-field"]
+    assert (unread.source, unread.line, unread.message) == (
+        ".claude/rules/web.md", 2, "Claude Code reads only `paths` in a rule's front matter: `globs` is ignored, so this "
+        "rule loads for every file")

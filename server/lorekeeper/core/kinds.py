@@ -64,7 +64,7 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in [
     Kind("link-cycle", Family.links, Severity.error, "compaction.md#links-that-lead-nowhere"),
     Kind("verbose-entry", Family.size, Severity.info, "compaction.md#compress"),
     *_kinds(Family.loading, Severity.warning, "agents.md#findings",
-            "rule-never-loads past-cap broken-import import-cycle invalid-front-matter"),
+            "rule-never-loads past-cap broken-import import-cycle invalid-front-matter unread-field"),
     Kind("never-loaded", Family.loading, Severity.info, "agents.md#findings"),
 ]}
 

@@ -12,6 +12,7 @@ from ...core.model import Finding, Severity
 from ...refs.globs import matcher
 from ...workspace import Workspace
 from .roles import AgentLoads, Loaded, Repo, Role, all_roles, imported, line_at, loads, roles_of
+from .sources import Source
 from .table import AGENTS, Agent, Cap
 
 __all__ = ["AGENTS", "Agent", "AgentLoads", "Cap", "Loaded", "Repo", "Role", "loading_findings", "loads", "roles_of"]
@@ -53,6 +54,14 @@ def loading_findings(ws: Workspace, repo: Repo | None = None) -> list[Finding]:
         add(path, line, "rule-never-loads", Severity.warning,
             f"no file of the repository matches {', '.join(globs)}: {_and(names)} never load{'s' if len(names) == 1 else ''} "
             "this rule")
+    for role in roles["claude"]:
+        source = repo.source(role.path) if "/.claude/rules/" in "/" + role.path else None
+        if source is not None and "paths" not in source.front:
+            unread = [f for f in ("globs", "applyTo", "fileMatchPattern") if f in source.front]
+            if unread:
+                add(role.path, _field_line(source, unread[0]) or 1, "unread-field", Severity.warning,
+                    f"Claude Code reads only `paths` in a rule's front matter: `{unread[0]}` is ignored, so this rule "
+                    "loads for every file")
     for source_path in {r.path for rs in roles.values() for r in rs}:
         source = repo.source(source_path)
         if source is None or source.front_problem is None or source_path.endswith(".mdc") or "/.windsurf/" in "/" + source_path:
@@ -62,6 +71,11 @@ def loading_findings(ws: Workspace, repo: Repo | None = None) -> list[Finding]:
             f"the front matter is not valid YAML ({problem}): agents that read it as YAML ignore it, and a rule "
             "scoped by it may load for every file")
     return sorted(found.values(), key=lambda f: (f.source, f.line or 0, f.kind))
+
+
+def _field_line(source: Source, name: str) -> int | None:
+    lines = source.text.splitlines()
+    return next((n for n in range(2, source.body_line) if n - 1 < len(lines) and lines[n - 1].startswith(name + ":")), None)
 
 
 def _and(names: list[str]) -> str:
@@ -99,7 +113,7 @@ def _caps(repo: Repo, agent: Agent, roles: list[Role], report: Callable[[str, in
                 size = len(source.text) if cap.unit == "chars" else source.bytes
                 if size > cap.limit and "skipped" not in cap.past:
                     first = line_at(source.text, cap.limit, cap.unit)
-                    last = source.text.count("\n") + 1
+                    last = len(source.text.splitlines())
                     report(role.path, first, "past-cap", Severity.warning,
                            f"{agent.name} reads {cap.limit:,} {cap.unit} of a file: lines {first}–{last} are never loaded")
         else:  # a total over the chain of folders (Codex): from the root down to each file's folder
@@ -111,7 +125,7 @@ def _caps(repo: Repo, agent: Agent, roles: list[Role], report: Callable[[str, in
                 if source is None or spent + source.bytes <= cap.limit:
                     continue
                 room = max(cap.limit - spent, 0)
-                first, last = line_at(source.text, room, "bytes"), source.text.count("\n") + 1
+                first, last = line_at(source.text, room, "bytes"), len(source.text.splitlines())
                 above = " with the AGENTS.md files above it" if spent else ""
                 report(role.path, first, "past-cap", Severity.warning,
                        f"{agent.name} stops reading at {cap.limit // 1024} KiB{above}: lines {first}–{last} are never loaded")

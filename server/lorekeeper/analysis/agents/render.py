@@ -8,7 +8,7 @@ from typing import Any
 from .roles import AgentLoads, Loaded, Role
 from .table import AGENTS
 
-HOW = {"always": "always", "folder": "folder", "glob": "matches", "chain": "folder chain", "import": "import",
+HOW = {"always": "always", "folder": "folder", "subtree": "folder", "glob": "matches", "chain": "folder chain", "import": "import",
        "maybe": "model decides", "manual": "mentioned only", "never": "never", "unknown": "undocumented"}
 
 
@@ -65,7 +65,7 @@ def to_markdown(target: str, answers: list[AgentLoads], cwd: str = "") -> str:
 
 
 _LOADED = ("always",)
-_SOMETIMES = ("folder", "glob", "chain", "maybe", "manual", "unknown")
+_SOMETIMES = ("folder", "subtree", "glob", "chain", "maybe", "manual", "unknown")
 
 
 def lens_title(roles: dict[str, Role | None]) -> str | None:

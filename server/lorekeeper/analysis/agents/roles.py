@@ -11,14 +11,16 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
+from ...infra.tokens import count_tokens
 from ...refs.globs import any_match
 from ...workspace import Workspace
 from .sources import Source, read_source
 from .table import AGENTS, Agent, Cap
 
-#: How a file is loaded: every time; for the files of a folder; for files matching globs; on the model's
+#: How a file is loaded: every time; for the files of a folder (``subtree``: Claude Code's, at launch above
+#: where it starts and on demand below); for files matching globs; on the model's
 #: judgement (a description); only when someone mentions it; never; or in a way nobody documents.
-HOWS = ("always", "folder", "glob", "chain", "maybe", "manual", "never", "unknown")
+HOWS = ("always", "folder", "subtree", "glob", "chain", "maybe", "manual", "never", "unknown")
 
 
 @dataclass(frozen=True)
@@ -28,12 +30,18 @@ class Role:
     path: str
     how: str
     why: str
-    folder: str = ""  # folder / chain: the folder it speaks for
+    #: The folder it speaks for: ``folder`` and ``subtree`` roles load for files under it; a ``glob`` role of
+    #: a nested rule folder only for files under it ("" = the whole repository).
+    folder: str = ""
     globs: tuple[str, ...] = ()  # glob: the patterns
     base: str = ""  # glob: the folder the patterns are relative to ("" = the root)
     order: tuple[Any, ...] = ()
     #: 1-based line of the field that scopes it (paths:, globs:...), for findings.
     field_line: int | None = None
+    #: A ``folder`` role also loaded at start when the agent is started in or under the folder (Gemini CLI).
+    at_start: bool = False
+    #: A ``glob`` role whose description may still bring it in when no pattern matches (Copilot).
+    described: bool = False
 
     def applies(self, target: str, cwd: str) -> tuple[bool | None, str]:
         """Whether the agent loads this file when working on ``target`` (started in ``cwd``): ``True``,
@@ -41,7 +49,18 @@ class Role:
         if self.how == "always":
             return True, self.why
         if self.how == "folder":
-            return (_under(target, self.folder), self.why)
+            if self.at_start and _under(cwd, self.folder):
+                return True, f"{self.why}; loaded at start here, as it is started in {cwd}/"
+            return _under(target, self.folder), self.why
+        if self.how == "subtree":  # Claude Code: at launch above where it starts, on demand below
+            if _under(cwd, self.folder):
+                return True, f"loaded at launch: Claude Code is started in {cwd + '/' if cwd else 'the root'}, in or under {self.folder}/"
+            if _under(self.folder, cwd) and _under(target, self.folder):
+                return True, self.why
+            if _under(target, self.folder):
+                return False, (f"Claude Code loads a folder's file on demand below the folder it is started in "
+                               f"({cwd}/); whether it loads {self.folder}/'s is not documented")
+            return False, self.why
         if self.how == "chain":  # Codex: the folders from the root down to where it is started
             if _under(cwd, self.folder):
                 return True, self.why
@@ -50,10 +69,14 @@ class Role:
                                f"({cwd + '/' if cwd else 'the root'}); started in {self.folder}/ it loads this one")
             return False, f"for work in {self.folder}/ (Codex started there)"
         if self.how == "glob":
+            if self.folder and not _under(target, self.folder):
+                return False, f"{self.why}: only for files under {self.folder}/"
             relative = _relative(target, self.base)
             hit = any_match(relative, list(self.globs)) if relative is not None else None
             if hit:
                 return True, f"{self.why}: {hit} matches"
+            if self.described:
+                return None, f"{self.why}: no pattern matches ({', '.join(self.globs)}), but the model may apply it from its description"
             return False, f"{self.why}: no pattern matches ({', '.join(self.globs)})"
         if self.how == "maybe":
             return None, self.why
@@ -127,27 +150,34 @@ class Repo:
 _CLAUDE_FILES = ("CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md")
 
 
-def _scoped(repo: Repo, path: str, fields: tuple[str, ...], why: str, *, base: str = "", order: tuple[Any, ...],
-            default: str = "always", empty: str = "never", broken: str = "unknown") -> Role:
-    """A rule scoped by globs in its front matter (``paths:``, ``applyTo:``, ``globs:``...). ``broken``: what
-    the agent does with front matter that is not YAML (Claude Code and Cline load the rule everywhere)."""
+def _scoped(repo: Repo, path: str, fields: tuple[str, ...], why: str, *, folder: str = "", order: tuple[Any, ...],
+            default: str = "always", empty: str = "never", broken: str = "unknown", described: bool = False) -> Role:
+    """A rule scoped by globs in its front matter (``paths:``, ``applyTo:``, ``globs:``...), read relative to
+    ``folder`` (a nested rule folder's, whose rules are for its files only). ``default``: what a rule
+    without the field is (``always``, ``manual``, or ``subtree``/``folder`` for a nested one). ``broken``:
+    what the agent does with front matter that is not YAML (Claude Code and Cline load the rule everywhere).
+    ``described``: a description may still bring the rule in (Copilot)."""
     source = repo.source(path)
     if source is not None and source.front_problem is not None:
         if broken == "always":
-            return Role(path, "always", f"{why}: its front matter is not valid YAML, so it is ignored and the rule "
-                        "loads for every file", order=order)
+            return Role(path, default if default in ("subtree", "folder") else "always",
+                        f"{why}: its front matter is not valid YAML, so it is ignored and the rule loads for every file"
+                        + (f" under {folder}/" if folder else ""), folder=folder, order=order)
         return Role(path, "unknown", f"{why}: its front matter is not valid YAML; what happens then is not documented",
                     order=order)
     globs = source.globs(*fields) if source else None
     line = _field_line(source, fields) if source else None
     if globs is None:
-        return Role(path, default, f"{why} (no {fields[0]}: loaded {'always' if default == 'always' else 'only when mentioned'})"
-                    if default != "always" else why, order=order)
+        said = {"always": "loaded always", "manual": "loaded only when attached or mentioned",
+                "subtree": f"loaded when working under {folder}/", "folder": f"loaded for files under {folder}/"}[default]
+        return Role(path, default, f"{why} (no {fields[0]}: {said})", folder=folder, order=order)
     if not globs:
         return Role(path, empty, f"{why}: {fields[0]} is empty, so it never loads", order=order, field_line=line)
-    if any(g.strip() in ("**", "**/*", "*") for g in globs) and not base:
+    if any(g.strip() in ("**", "**/*") for g in globs) and not folder:
         return Role(path, "always", f"{why} ({fields[0]}: {', '.join(globs)})", order=order, field_line=line)
-    return Role(path, "glob", f"{why} ({fields[0]})", globs=tuple(globs), base=base, order=order, field_line=line)
+    has_description = described and bool(source and source.field("description"))
+    return Role(path, "glob", f"{why} ({fields[0]})", folder=folder, globs=tuple(globs), base=folder, order=order,
+                field_line=line, described=has_description)
 
 
 def _field_line(source: Source, fields: tuple[str, ...]) -> int | None:
@@ -173,13 +203,12 @@ def claude_roles(repo: Repo) -> list[Role]:
         for rank, name in enumerate(("CLAUDE.md", "CLAUDE.local.md")):
             path = f"{folder}/{name}"
             if repo.exists(path):
-                roles.append(Role(path, "folder", f"loaded when Claude reads or edits a file under {folder}/",
+                roles.append(Role(path, "subtree", f"loaded when Claude reads or edits a file under {folder}/",
                                   folder=folder, order=(_depth(folder), rank, folder)))
         for path in repo.under(f"{folder}/.claude/rules/", (".md",)):
             if path.count("/.claude/rules/") == 1:
-                role = _scoped(repo, path, ("paths",), f"a rule of {folder}/.claude/rules, loaded when Claude works under {folder}/",
-                               order=(_depth(folder), 2, path), default="folder", broken="always")
-                roles.append(role if role.how != "folder" else Role(path, "folder", role.why, folder=folder, order=role.order))
+                roles.append(_scoped(repo, path, ("paths",), f"a rule of {folder}/.claude/rules", folder=folder,
+                                     order=(_depth(folder), 2, path), default="subtree", broken="always"))
     for path in repo.named("AGENTS.md"):
         folder = _folder(path)
         own_claude = any(repo.exists(f"{folder}/{n}" if folder else n) for n in _CLAUDE_FILES)
@@ -189,7 +218,7 @@ def claude_roles(repo: Repo) -> list[Role]:
         elif not folder:
             roles.append(Role(path, "always", "AGENTS.md, read at start because no CLAUDE.md exists", order=(0, 0)))
         else:
-            roles.append(Role(path, "folder", f"AGENTS.md, read when Claude reads a file under {folder}/ (no CLAUDE.md "
+            roles.append(Role(path, "subtree", f"AGENTS.md, read when Claude reads a file under {folder}/ (no CLAUDE.md "
                               "there)", folder=folder, order=(_depth(folder), 0, folder)))
     return roles
 
@@ -217,7 +246,8 @@ def copilot_roles(repo: Repo) -> list[Role]:
         roles.append(Role(".github/copilot-instructions.md", "always", "the repository's copilot-instructions.md",
                           order=(0, 0)))
     for path in repo.under(".github/instructions/", (".instructions.md",)):
-        roles.append(_scoped(repo, path, ("applyTo",), "an .instructions.md file", order=(1, path), default="manual"))
+        roles.append(_scoped(repo, path, ("applyTo",), "an .instructions.md file", order=(1, path), default="manual",
+                             described=True))
     for path in repo.under(".claude/rules/", (".md",)):
         roles.append(_scoped(repo, path, ("paths",), "a Claude rule, which Copilot reads as instructions", order=(1, path)))
     for path in repo.named("AGENTS.md"):
@@ -238,11 +268,13 @@ def _cursor_rule(repo: Repo, path: str, folder: str) -> Role:
     where = f"a rule of {folder}/.cursor/rules" if folder else "a rule of .cursor/rules"
     order = (_depth(folder), path)
     if front.get("alwaysApply") is True:
-        return Role(path, "always" if not folder else "folder", f"{where} (alwaysApply: true)", folder=folder, order=order)
+        return Role(path, "always" if not folder else "folder", f"{where} (alwaysApply: true)"
+                    + (f", for files under {folder}/" if folder else ""), folder=folder, order=order)
     globs = source.globs("globs") if source else None
     if globs:
         line = _field_line(source, ("globs",)) if source else None
-        return Role(path, "glob", f"{where} (globs)", globs=tuple(globs), base="", order=order, field_line=line)
+        return Role(path, "glob", f"{where} (globs)", folder=folder, globs=tuple(globs), base=folder, order=order,
+                    field_line=line)
     if front.get("description"):
         return Role(path, "maybe", f"{where}: the model decides from its description", order=order)
     return Role(path, "manual", f"{where} with no alwaysApply, globs or description: only when you @-mention it",
@@ -276,7 +308,7 @@ def gemini_roles(repo: Repo) -> list[Role]:
             roles.append(Role(path, "always", "GEMINI.md at the root, loaded at start", order=(0,)))
         else:
             roles.append(Role(path, "folder", f"loaded when a tool first touches a file under {folder}/", folder=folder,
-                              order=(_depth(folder), folder)))
+                              order=(_depth(folder), folder), at_start=True))
     return roles
 
 
@@ -291,18 +323,23 @@ def windsurf_roles(repo: Repo) -> list[Role]:
         source = repo.source(path)
         trigger = str(source.field("trigger") or "") if source else ""
         how = _WINDSURF_TRIGGERS.get(trigger)
+        folder = path.split(".windsurf/rules/", 1)[0].rstrip("/")
+        where = f"a Windsurf rule of {folder}/" if folder else "a Windsurf rule"
         order = (path.count("/"), path)
         if how is None:
-            roles.append(Role(path, "unknown", f"a Windsurf rule with trigger {trigger or '(none)'}: what Windsurf does "
+            roles.append(Role(path, "unknown", f"{where} with trigger {trigger or '(none)'}: what Windsurf does "
                               "with it is not documented", order=order))
         elif how == "glob":
             globs = source.globs("globs") if source else None
             line = _field_line(source, ("globs",)) if source else None
-            roles.append(Role(path, "glob", "a Windsurf rule (trigger: glob)", globs=tuple(globs or ()), order=order,
-                              field_line=line) if globs else
-                         Role(path, "never", "a Windsurf rule with trigger: glob and no globs", order=order))
+            roles.append(Role(path, "glob", f"{where} (trigger: glob)", folder=folder, globs=tuple(globs or ()), base=folder,
+                              order=order, field_line=line) if globs else
+                         Role(path, "never", f"{where} with trigger: glob and no globs", order=order))
+        elif how == "always" and folder:
+            roles.append(Role(path, "folder", f"{where} (trigger: always_on), for files under {folder}/", folder=folder,
+                              order=order))
         else:
-            roles.append(Role(path, how, f"a Windsurf rule (trigger: {trigger})", order=order))
+            roles.append(Role(path, how, f"{where} (trigger: {trigger})", order=order))
     for path in repo.named("AGENTS.md"):
         folder = _folder(path)
         roles.append(Role(path, "always", "AGENTS.md at the root: an always-on rule", order=(0, "~")) if not folder else
@@ -348,10 +385,11 @@ def cline_roles(repo: Repo) -> list[Role]:
         roles.append(Role(".clinerules", "always", ".clinerules (a single file)", order=(0, "")))
     for name in ("AGENTS.md", ".cursorrules", ".windsurfrules"):
         if repo.exists(name):
-            roles.append(Role(name, "maybe", f"{name}: Cline detects it and lets you turn it on or off in its rules panel",
+            roles.append(Role(name, "always", f"{name}: Cline detects it, on unless you turn it off in its rules panel",
                               order=(1, name)))
     for path in repo.under(".cursor/rules/", (".mdc",)):
-        roles.append(Role(path, "maybe", "a Cursor rule: Cline detects it and lets you turn it on or off", order=(1, path)))
+        roles.append(Role(path, "always", "a Cursor rule: Cline detects it, on unless you turn it off in its rules panel",
+                          order=(1, path)))
     return roles
 
 
@@ -447,6 +485,8 @@ def loads(ws: Workspace, target: str, agents: Iterable[str] | None = None, cwd: 
             answer.files.append(item)
             if agent.imports:
                 answer.files.extend(imported(repo, agent, role.path, answer, [role.path], 1))
+        loaded = {f.path for f in answer.files if f.loaded}
+        answer.not_loaded = [f for f in answer.not_loaded if f.path not in loaded]  # (a file imported all the same)
         _measure(repo, answer)
         answers.append(answer)
     return answers
@@ -507,22 +547,26 @@ def _measure(repo: Repo, answer: AgentLoads) -> None:
             room = cap.limit - (spent if cap.per == "total" else 0)
             if size <= room:
                 continue
+            last = len(source.text.splitlines())
             if "skipped" in cap.past:
-                item.skipped = True
-                item.cut = (1, source.text.count("\n") + 1, cap.describe())
+                item.skipped, item.tokens = True, 0
+                item.cut = (1, last, cap.describe())
             else:
-                item.cut = (line_at(source.text, max(room, 0), cap.unit), source.text.count("\n") + 1, cap.describe())
+                head = _head(source.text, max(room, 0), cap.unit)
+                item.cut = (head.count("\n") + 1, last, cap.describe())
+                item.tokens = count_tokens(head)  # what the agent reads of it
         if any(cap.per == "total" for cap in answer.agent.caps):
             spent += item.bytes
 
 
+def _head(text: str, limit: int, unit: str) -> str:
+    """The first ``limit`` bytes or characters of ``text``."""
+    return text.encode("utf-8")[:limit].decode("utf-8", "ignore") if unit == "bytes" else text[:limit]
+
+
 def line_at(text: str, limit: int, unit: str) -> int:
     """The 1-based line holding the first character past ``limit`` (bytes or characters)."""
-    if unit == "bytes":
-        head = text.encode("utf-8")[:limit].decode("utf-8", "ignore")
-    else:
-        head = text[:limit]
-    return head.count("\n") + 1
+    return _head(text, limit, unit).count("\n") + 1
 
 
 def roles_of(ws: Workspace, path: str, repo: Repo | None = None) -> dict[str, Role | None]:

@@ -69,7 +69,10 @@ AGENTS: dict[str, Agent] = {a.id: a for a in [
           "two that disagree", CLAUDE_DOCS + "#how-claude-md-files-load",
           caps=(Cap(4 * 1024 * 1024, "bytes", "file", "a larger file is skipped whole",
                     CLAUDE_DOCS + "#my-claude-md-is-too-large"),),
-          undocumented=("what the `paths` globs of a rule in a nested .claude/rules folder are relative to",),
+          undocumented=("what the `paths` globs of a rule in a nested .claude/rules folder are relative to (read here "
+                        "from that folder; such a rule is for the files under it)",
+                        "whether a folder's CLAUDE.md outside the folder Claude is started in loads when it reads a "
+                        "file there"),
           imports="at", import_depth=4, import_source=CLAUDE_DOCS + "#import-additional-files"),
     Agent("codex", "Codex",
           "from the repository root down to the folder Codex is started in, one file a folder (AGENTS.override.md "
@@ -78,12 +81,15 @@ AGENTS: dict[str, Agent] = {a.id: a for a in [
     Agent("copilot", "GitHub Copilot (VS Code)",
           "all applicable files are combined in no guaranteed order; personal instructions win over the repository's",
           COPILOT_DOCS + "#instruction-priority",
-          undocumented=("a size limit for instruction files",)),
+          undocumented=("a size limit for instruction files",
+                        "Markdown links to other files are followed with chat.includeReferencedInstructions; they are "
+                        "not followed here")),
     Agent("cursor", "Cursor",
           "applied rules go first in the model's context; the order among project rules is not documented",
           CURSOR_DOCS,
           undocumented=("the order among project rules", "whether AGENTS.md files in subfolders are read",
-                        "what the globs of a rule in a nested .cursor/rules folder are relative to",
+                        "what the globs of a rule in a nested .cursor/rules folder are relative to (read here from "
+                        "that folder; such a rule is for the files under it)",
                         "a size limit (the docs advise under 500 lines a rule)")),
     Agent("gemini", "Gemini CLI",
           "the global file, then the repository's GEMINI.md files from the root down (a folder's when a tool first "
@@ -93,7 +99,8 @@ AGENTS: dict[str, Agent] = {a.id: a for a in [
           "rules are combined; the order among them is not documented", WINDSURF_DOCS,
           caps=(Cap(12_000, "chars", "file", "past it the rest is cut off", WINDSURF_DOCS, only="/.windsurf/rules/"),),
           undocumented=("the order among rules", "what the globs of a rule in a nested .windsurf/rules folder are "
-                        "relative to", "the front matter key names (taken from the files Windsurf writes: trigger, "
+                        "relative to (read here from that folder)", "whether the 12,000-character limit applies to "
+                        "AGENTS.md (applied here to .windsurf/rules files only)", "the front matter key names (taken from the files Windsurf writes: trigger, "
                         "globs, description)")),
     Agent("kiro", "Kiro",
           "steering files are combined; the workspace's win over global ones; their order is not documented",
