@@ -247,3 +247,26 @@ def test_nested_rules_the_folder_started_in_descriptions_and_imports(tree: Tree)
     assert (unread.source, unread.line, unread.message) == (
         ".claude/rules/web.md", 2, "Claude Code reads only `paths` in a rule's front matter: `globs` is ignored, so this "
         "rule loads for every file")
+
+
+def test_a_repeat_says_which_agents_read_it_twice(tree: Tree) -> None:
+    from lorekeeper.analysis.diagnose import memory_findings
+    from lorekeeper.facts import open_memory
+
+    fact = "- Run `pnpm lint` before every commit; CI rejects unformatted code.\n"
+    tree.write("CLAUDE.md", "# Rules\n\n" + fact)
+    tree.write("AGENTS.md", "# Rules\n\n" + fact)
+    tree.write(".github/copilot-instructions.md", "# Copilot\n\n" + fact)
+    tree.write("package.json", '{"scripts": {"lint": "eslint ."}}')
+    commit(tree, "three files say it")
+    ws = Workspace(tree.root)
+    store = open_memory(ws)
+    said = {(f.source, str((f.related or [{}])[0].get("source"))): f.message
+            for f in memory_findings(store, ws.compaction) if f.kind == "duplicate"}
+    # Claude Code reads AGENTS.md only where no CLAUDE.md exists, Codex no CLAUDE.md, Cursor no
+    # copilot-instructions: of these agents, only Copilot loads both files of each pair.
+    assert said == {
+        ("CLAUDE.md", "AGENTS.md"): "repeats AGENTS.md:3 (also .github/copilot-instructions.md:3): GitHub Copilot "
+                                    "(VS Code) loads both files and reads it twice",
+        (".github/copilot-instructions.md", "AGENTS.md"): "repeats AGENTS.md:3 (also CLAUDE.md:3): GitHub Copilot "
+                                                          "(VS Code) loads both files and reads it twice"}

@@ -16,7 +16,7 @@ from ..core.model import CompressFix, Entry, Finding, MergeFix, Severity, Supers
 from ..core.settings.compaction import CompactionConfig
 from ..facts.remembered import remembered_facts
 from ..store import Store
-from .agents import loading_findings
+from .agents import Repo, loading_findings, who_reads_twice
 from .compaction.rules import Planner, PoolEdits, SearchMemo, supersession_cycles
 from .repeats import Paraphrases, repeat_findings
 
@@ -277,6 +277,8 @@ def memory_findings(store: Store, config: CompactionConfig, search: SearchMemo |
                     save: bool = True) -> list[Finding]:
     """Findings that depend on memory alone (not on the code): store, duplicates, supersession, size, and
     how agents load the instruction files. ``search`` and ``save``: see :func:`duplicate_findings`."""
-    return [*store.findings, *loading_findings(store.ws), *duplicate_findings(store, config, search, save),
-            *repeat_findings(store.entries, config.source_files, paraphrase_finder(store, config)),
+    repo = Repo(store.ws)
+    repeated = repeat_findings(store.entries, config.source_files, paraphrase_finder(store, config))
+    return [*store.findings, *loading_findings(store.ws, repo), *duplicate_findings(store, config, search, save),
+            *who_reads_twice(store.ws, repeated, repo),
             *supersession_findings(store, config, search), *verbose_findings(store, config, search)]

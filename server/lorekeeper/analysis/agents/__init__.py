@@ -73,6 +73,44 @@ def loading_findings(ws: Workspace, repo: Repo | None = None) -> list[Finding]:
     return sorted(found.values(), key=lambda f: (f.source, f.line or 0, f.kind))
 
 
+_TWICE = ": an agent that loads both reads it twice"
+
+
+def who_reads_twice(ws: Workspace, findings: list[Finding], repo: Repo | None = None) -> list[Finding]:
+    """Repeat findings between instruction files, saying which agents load both files (and so read the
+    fact twice) instead of "an agent that loads both"."""
+    repeats = [f for f in findings if f.kind in ("duplicate", "near-duplicate") and _TWICE in f.message and f.related]
+    if not repeats:
+        return findings
+    repo = repo or Repo(ws)
+    roles = all_roles(repo)
+    by_path = {agent_id: {r.path: r for r in agent_roles} for agent_id, agent_roles in roles.items()}
+    out: list[Finding] = []
+    for finding in findings:
+        if finding not in repeats:
+            out.append(finding)
+            continue
+        other = str((finding.related or [{}])[0].get("source"))
+        if other == finding.source:
+            said = f": every agent that loads {finding.source} reads it twice"
+        else:
+            always: list[str] = []
+            some: list[str] = []
+            for agent_id, paths in by_path.items():
+                mine, theirs = paths.get(finding.source), paths.get(other)
+                if mine is None or theirs is None or "never" in (mine.how, theirs.how):
+                    continue
+                (always if mine.how == theirs.how == "always" else some).append(AGENTS[agent_id].name)
+            if always:
+                said = f": {_and(always)} load{'s' if len(always) == 1 else ''} both files and read{'s' if len(always) == 1 else ''} it twice"
+            elif some:
+                said = f": {_and(some)} may load both files (for some files) and read it twice"
+            else:
+                said = ": no agent loads both files, so none reads it twice"
+        out.append(finding.model_copy(update={"message": finding.message.replace(_TWICE, said)}))
+    return out
+
+
 def _field_line(source: Source, name: str) -> int | None:
     lines = source.text.splitlines()
     return next((n for n in range(2, source.body_line) if n - 1 < len(lines) and lines[n - 1].startswith(name + ":")), None)
