@@ -241,6 +241,9 @@ try {
   // accepted whole, applied by the server (no partial mode).
   await palette("Lorekeeper: Compact Memory");
   await page.waitForSelector('.quick-input-list .monaco-list-row:has-text("Compact: rules")', { timeout: 20000 });
+  const stagesOffered = await page.locator(".quick-input-list .monaco-list-row").allInnerTexts();
+  check("no language-model stage offered in an editor without a model", !stagesOffered.some((t) => t.includes("language model")),
+        stagesOffered.join(" | ").slice(0, 200));
   await page.keyboard.press("Enter");
   const previewTab = await page.waitForSelector('.tab:has-text("Compaction preview")', { timeout: 30000 })
     .then(() => true, () => false);
@@ -263,9 +266,13 @@ try {
         && existsSync(join(workspace, ".lore/memory/index.md"))
         && JSON.parse(readFileSync(join(workspace, ".lore/memory/entries", duplicate), "utf8")).merged_into === "6d5c4b3a2f1e";
     }
-    await page.waitForTimeout(500);
+    await page.locator(".editor-instance .view-line").first().click();
+    await page.keyboard.press("Control+Home");
+    const says = await page.waitForSelector('.editor-instance .view-line:has-text("Applied")', { timeout: 10000 })
+      .then(() => true, () => false);
     await shot("7-compact-applied");
     check("the whole plan is applied by the server (every file, index.md)", applied);
+    check("the preview then says it was applied", says);
   }
 
   // Code lenses in code files, once the setting is on (the server is restarted for it).

@@ -34,7 +34,7 @@ import {
   statusFolder,
   unrouteArguments,
 } from "./folders";
-import { CHAT_METHOD, EditorModelHost, answerChat, editorModelAvailable } from "./lm";
+import { CHAT_METHOD, EditorModelHost, answerChat, editorModelAvailable, modelSelector } from "./lm";
 import {
   RESTART_KEYS,
   Status,
@@ -49,6 +49,7 @@ import {
   pythonCandidates,
   pythonIsRecentEnough,
   readSettings,
+  settingReader,
   serverCommand,
   startFailureText,
   statusText,
@@ -195,13 +196,27 @@ const helpOnScreen = new Set<string>();
 
 function settings(folder?: vscode.WorkspaceFolder) {
   const config = vscode.workspace.getConfiguration("lorekeeper", folder?.uri);
-  return readSettings((key) => config.get(key));
+  return readSettings(settingReader((key) => config.get(key), (key) => config.inspect(key), vscode.workspace.isTrusted));
 }
 
 /** `vscode.lm`, or undefined in an editor without the Language Model API (a fork, a very old build). */
 function editorLm(): typeof vscode.lm | undefined {
   const lm = (vscode as { lm?: typeof vscode.lm }).lm;
   return editorModelAvailable(true, lm) ? lm : undefined;
+}
+
+/** Whether this editor has a language model the server could borrow (code-server without Copilot has none). */
+async function editorHasModel(key: string): Promise<boolean> {
+  const lm = editorLm();
+  if (!lm) {
+    return false;
+  }
+  try {
+    const selector = modelSelector(settings(folders.get(key)).editorModelFamily);
+    return (await lm.selectChatModels(selector ?? {})).length > 0;
+  } catch {
+    return false;
+  }
 }
 
 /** The editor's model as lm.ts sees it, with the folder's settings read at each request. */
@@ -636,8 +651,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     if (key === undefined) {
       return;
     }
-    const status = (await execute(key, ServerCommand.status)) as { stages?: string[] } | undefined;
-    const choice = await vscode.window.showQuickPick(compactChoices(status?.stages ?? ["rules"]), {
+    const status = (await execute(key, ServerCommand.status)) as { stages?: string[]; llmFrom?: string } | undefined;
+    let stages = status?.stages ?? ["rules"];
+    if (stages.includes("llm") && status?.llmFrom === "editor" && !(await editorHasModel(key))) {
+      stages = stages.filter((stage) => stage !== "llm");  // the editor lends a model only if it has one
+    }
+    const choice = await vscode.window.showQuickPick(compactChoices(stages), {
       title: named(key, "Lorekeeper: Compact Memory"),
       placeHolder: "Nothing is written before you accept the preview",
     });
@@ -672,6 +691,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       return;
     }
     const result = await execute(key, ServerCommand.compact, compactArguments(choice, { plan: plan.plan }));
+    // The preview says what is true now: applied (and how to undo it), or why not.
+    previews.show(plan.plan, (result?.applied
+      ? `> **Applied** at ${new Date().toLocaleTimeString()}: the ${count} operation(s) below are written. `
+        + `"Lorekeeper: Undo Last Change" reverses them.`
+      : `> **Not applied**: ${result?.reason ?? "the server did not answer"}. Nothing below was written.`)
+      + `\n\n${summary}\n\n${plan.preview ?? ""}`);
     if (result?.applied) {
       void vscode.window.showInformationMessage(
         `Lorekeeper: compaction applied (${count} operation(s)). "Lorekeeper: Undo Last Change" reverses it.`);
@@ -753,6 +778,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   });
   // Every folder's server: a restart requested while one is under way is folded into it (Supervisor).
   register("lorekeeper.restart", () => supervisor.restartAll());
+  // Trusted now: the workspace's own path settings may apply (they were not read before).
+  context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(() => void supervisor.restartAll()));
   register("lorekeeper.showProblems", async () => {
     const key = statusFolder(served(), activeFolder(), shownFolder);
     const why = key !== undefined ? notRunning.get(key) : undefined;

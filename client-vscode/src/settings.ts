@@ -32,6 +32,18 @@ export const DEFAULTS: Settings = {
 };
 
 /** Settings from a `get(key, default)` reader (VS Code's WorkspaceConfiguration), wrong types ignored. */
+/** Settings a workspace may not choose until it is trusted: what runs (package.json's restrictedConfigurations). */
+export const RESTRICTED_KEYS = ["server.path", "python.interpreter"];
+
+/**
+ * How to read a setting: in a workspace not trusted, a path setting is the user's own value only (the
+ * workspace's is what a cloned repository would choose), read explicitly rather than left to the editor.
+ */
+export function settingReader(get: (key: string) => unknown, inspect: (key: string) => { globalValue?: unknown } | undefined,
+                              trusted: boolean): (key: string) => unknown {
+  return (key) => (!trusted && RESTRICTED_KEYS.includes(key) ? inspect(key)?.globalValue : get(key));
+}
+
 export function readSettings(get: (key: string) => unknown): Settings {
   const str = (key: string, fallback: string) => (typeof get(key) === "string" ? (get(key) as string).trim() : fallback);
   const bool = (key: string, fallback: boolean) => (typeof get(key) === "boolean" ? (get(key) as boolean) : fallback);

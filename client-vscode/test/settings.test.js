@@ -51,8 +51,10 @@ test("code lenses in code files give the server every file", () => {
   const selector = s.documentSelector(s.DEFAULTS);
   const patterns = selector.map((filter) => filter.pattern);
   assert.ok(selector.every((filter) => filter.scheme === "file" && filter.language === undefined));
-  for (const memory of ["**/CLAUDE.md", ".github/copilot-instructions.md", ".github/instructions/*.instructions.md",
-    "**/CRUSH.md", ".windsurf/rules/*.md", ".clinerules/*.md", ".lore/memory/entries/*.json", "**/*.memory.md"]) {
+  for (const memory of ["**/CLAUDE.md", ".github/copilot-instructions.md", ".github/instructions/**/*.instructions.md",
+    "**/CRUSH.md", "**/AGENTS.override.md", "**/.windsurf/rules/*.md", ".clinerules/**/*.md", "**/.cursor/rules/**/*.mdc",
+    ".claude/rules/**/*.md", ".kiro/steering/*.md", ".continue/rules/**/*.md", ".lore/memory/entries/*.json",
+    "**/*.memory.md"]) {
     assert.ok(patterns.includes(memory), memory);
   }
   assert.ok(s.RESTART_KEYS.includes("lorekeeper.codeLensInCode"));
@@ -77,6 +79,17 @@ test("settings are read with wrong types ignored", () => {
     { lorekeeper: { debounceMs: 50, codeLensInCode: true, budget: 2000, docsUrl: "", editorModel: false } });
   const published = s.readSettings((key) => ({ docsUrl: " https://docs.example.org/lore " })[key]);
   assert.equal(s.initializationOptions(published).lorekeeper.docsUrl, "https://docs.example.org/lore");
+});
+
+test("a workspace not trusted chooses no server: the user's own path settings only", () => {
+  const workspace = { "server.path": "/repo/evil/lore", debounceMs: 10 };
+  const inspect = (key) => ({ "server.path": { globalValue: "/home/me/lore", workspaceValue: "/repo/evil/lore" } })[key];
+  const untrusted = s.readSettings(s.settingReader((key) => workspace[key], inspect, false));
+  assert.equal(untrusted.serverPath, "/home/me/lore");
+  assert.equal(untrusted.interpreter, "");
+  assert.equal(untrusted.debounceMs, 10);  // (settings that choose nothing to run are read as usual)
+  const trusted = s.readSettings(s.settingReader((key) => workspace[key], inspect, true));
+  assert.equal(trusted.serverPath, "/repo/evil/lore");
 });
 
 test("status text shows size against budget and stale count", () => {

@@ -32,7 +32,7 @@ from ...infra.safeio import read_text
 from ...store import FileChange, Journal, Operation, Record, Refused, Store
 from .code_actions import fuse_operation, same_fix
 from .diagnostics import publish
-from .model_bridge import editor_model, stages
+from .model_bridge import editor_model, llm_source, stages
 from .names import Command
 from .server import LoreServer
 
@@ -398,7 +398,7 @@ def status(ls: LoreServer, *args: Any) -> dict[str, Any]:
     tokens = ls.memory_tokens()
     # "tokens" is the entries' figure (what the index budget is about); "tokensByScope" says all of it.
     return {"tokens": tokens["entries"], "tokensByScope": tokens, "tokensText": describe_tokens(tokens),
-            "budget": ls.config.budget, "stale": len(ls.stale_entries()), "stages": stages(ls)}
+            "budget": ls.config.budget, "stale": len(ls.stale_entries()), "stages": stages(ls), "llmFrom": llm_source(ls)}
 
 
 async def context(ls: LoreServer, *args: Any) -> dict[str, Any]:

@@ -25,6 +25,14 @@ CHAT_TIMEOUT = 180.0
 _REASONS = ("disabled", "no-model", "declined", "blocked", "not-found", "failed")
 
 
+def llm_source(ls: LoreServer) -> str | None:
+    """Where the "llm" stage's model comes from: ``endpoint`` (configured for the workspace), ``editor``
+    (the editor lends its own; whether it has one, only the editor knows), or ``None``."""
+    if ls.ws is not None and endpoint(ls.ws.config_files)[0] is not None:
+        return "endpoint"
+    return "editor" if ls.ws is not None and ls.settings.editorModel else None
+
+
 def stages(ls: LoreServer) -> list[str]:
     """The compaction stages this server offers: the rules always; the language model when one is
     configured for the workspace or the editor lends its own."""
