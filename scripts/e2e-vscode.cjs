@@ -169,9 +169,13 @@ try {
   // .github/copilot-instructions.md (VS Code's language "instructions"): hover and quick fix there too.
   await quickOpen("copilot-instructions.md");
   const schemaLine = page.locator(".view-line", { hasText: "src/db/schema.ts" }).first();
-  await schemaLine.hover({ position: { x: 80, y: 5 } });
-  const copilotHover = await page.waitForSelector('.monaco-hover:has-text("Memory")', { timeout: 20000 })
-    .then(() => true, () => false);
+  let copilotHover = false;
+  for (let attempt = 0; attempt < 3 && !copilotHover; attempt++) {  // (a hover can be lost while the editor settles)
+    await page.mouse.move(5, 5);
+    await schemaLine.hover({ position: { x: 80 + 10 * attempt, y: 5 } });
+    copilotHover = await page.waitForSelector('.monaco-hover:has-text("Memory")', { timeout: 10000 })
+      .then(() => true, () => false);
+  }
   await shot("2-copilot-hover");
   await page.mouse.move(5, 5);
   await schemaLine.click({ position: { x: 80, y: 5 } });

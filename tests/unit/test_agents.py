@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from lorekeeper.analysis.agents import loading_findings, loads, roles_of
+from lorekeeper.analysis.agents import Repo, loading_findings, loads, roles_of
 from lorekeeper.analysis.agents.render import lens_title, to_markdown
 from lorekeeper.infra.tokens import count_tokens
 from lorekeeper.workspace import Workspace
-from support import Tree, commit, lore
+from support import Tree, commit, git, lore
 
 FILES = {
     "src/api/server.ts": "export {}\n",
@@ -270,3 +270,35 @@ def test_a_repeat_says_which_agents_read_it_twice(tree: Tree) -> None:
                                     "(VS Code) loads both files and reads it twice",
         (".github/copilot-instructions.md", "AGENTS.md"): "repeats AGENTS.md:3 (also CLAUDE.md:3): GitHub Copilot "
                                                           "(VS Code) loads both files and reads it twice"}
+
+
+def test_which_agents_load_two_files_together(tree: Tree) -> None:
+    """Sibling folders' AGENTS.md are never in one Codex chain; a file imported counts as loaded with its
+    importer; a file git tracks in an ignored folder is read all the same; a link is one file for Gemini."""
+    from lorekeeper.analysis.agents import co_loaded
+    from lorekeeper.analysis.agents.roles import all_roles
+
+    tree.write("AGENTS.md", "- root\n")
+    tree.write("web/AGENTS.md", "- web\n")
+    tree.write("api/AGENTS.md", "- api\n")
+    tree.write("GEMINI.md", "- Read @./docs/shared.md\n")
+    tree.write("docs/shared.md", "- shared\n")
+    tree.write(".gitignore", ".kiro/*\n")
+    tree.write(".kiro/steering/tech.md", "- always steer\n")
+    (tree.root / "CLAUDE.md").symlink_to("AGENTS.md")
+    commit(tree, "folders")
+    git(tree.root, "add", "-f", ".kiro/steering/tech.md")
+    commit(tree, "force-add the steering file")
+    ws = Workspace(tree.root)
+    repo = Repo(ws)
+    roles = {a: {r.path: r for r in rs} for a, rs in all_roles(repo).items()}
+    codex = roles["codex"]
+    assert co_loaded(codex["web/AGENTS.md"], codex["api/AGENTS.md"]) is None  # never in one chain
+    assert co_loaded(codex["AGENTS.md"], codex["web/AGENTS.md"]) is False  # started in web/: both
+    assert ("docs/shared.md", "import", True) in _listed(ws, "x.py", "gemini")
+    assert _listed(ws, "x.py", "kiro") == [(".kiro/steering/tech.md", "always", True), ("AGENTS.md", "always", True)]
+    [copilot] = loads(ws, "x.py", ["copilot"])
+    assert [(f.path, f.loaded) for f in copilot.files] == [
+        ("AGENTS.md", True), ("CLAUDE.md", True), ("api/AGENTS.md", None), ("web/AGENTS.md", None)]
+    claude_link = next(f for f in copilot.files if f.path == "CLAUDE.md")
+    assert claude_link.why.endswith("(the same file as AGENTS.md, a link: whether it is read twice is not documented)")

@@ -90,3 +90,25 @@ def test_cursor_mentions_and_mdc_links(tree: Tree) -> None:
          f"file `src/components/Button.tsx` was deleted in {sha} on 2026-02-01: Rework components"),
         (".cursor/rules/ui.mdc", 5, "moved-path", Severity.error,
          f"`src/components/Card.tsx` was moved to `src/ui/Card.tsx` in {sha} on 2026-02-01: Rework components")]
+
+
+def test_a_ruby_method_and_a_proto_message_that_are_gone(tree: Tree) -> None:
+    """Symbols of languages read without a grammar: the account's `sync_data` method (Ruby), a Protocol
+    Buffers message; `explainChanges` on the same line is still defined."""
+    tree.write("app/models/account.rb", "class Account < ApplicationRecord\n  def sync_data\n    true\n  end\nend\n")
+    tree.write("proto/explain.proto", "service Explain {\n  rpc explainChanges(ExplainChangesRequest) returns (Reply);\n}\n"
+                                      "message ExplainChangesRequest {\n  string diff = 1;\n}\n")
+    tree.write("CLAUDE.md", "- Refresh with the account's `sync_data` method.\n"
+                            "- `explainChanges` takes an `ExplainChangesRequest`.\n")
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    tree.write("app/models/account.rb", "class Account < ApplicationRecord\n  def refresh!\n    true\n  end\nend\n")
+    tree.write("proto/explain.proto", "service Explain {\n  rpc explainChanges(ExplainRequest) returns (Reply);\n}\n"
+                                      "message ExplainRequest {\n  string diff = 1;\n}\n")
+    sha = commit(tree, "Rename sync and the request", date="2026-02-01T10:00:00Z")
+    assert _found(tree) == [
+        ("CLAUDE.md", 1, "stale-symbol", Severity.error, "`sync_data` is no longer defined anywhere in the code (removed "
+         f"in {sha} on 2026-02-01: Rename sync and the request; it was in `app/models/account.rb` when this memory was "
+         "written in " + git(tree.root, "rev-parse", "--short=7", "HEAD~1").strip() + " on 2026-01-10)"),
+        ("CLAUDE.md", 2, "stale-symbol", Severity.error, "`ExplainChangesRequest` is no longer defined anywhere in the "
+         f"code (removed in {sha} on 2026-02-01: Rename sync and the request; it was in `proto/explain.proto` when this "
+         "memory was written in " + git(tree.root, "rev-parse", "--short=7", "HEAD~1").strip() + " on 2026-01-10)")]

@@ -1,7 +1,8 @@
 # pyright: standard
 """Which symbols a code file defines, and which identifiers it mentions.
 
-Python goes through ``ast``; JavaScript, TypeScript, Go, Rust and Java through tree-sitter grammars.
+Python goes through ``ast``; JavaScript, TypeScript, Go, Rust and Java through tree-sitter grammars; Ruby,
+PHP, C#, Kotlin, Swift and Protocol Buffers by the lines that declare a type or a function.
 A definition is recorded under its own name and qualified by its container (``StripeClient.createCharge``,
 ``Server.Start`` for a Go method, ``A.go`` for a method in ``impl A``), with its line range so that a
 fingerprint can cover the symbol's body only."""
@@ -35,6 +36,28 @@ LANGUAGES = {
     ".js": "javascript", ".jsx": "javascript", ".mjs": "javascript", ".cjs": "javascript",
     ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
     ".go": "go", ".rs": "rust", ".java": "java",
+    ".rb": "ruby", ".rake": "ruby", ".php": "php", ".cs": "csharp", ".kt": "kotlin", ".kts": "kotlin",
+    ".swift": "swift", ".proto": "proto",
+}
+
+_MODIFIERS = (rb"(?:(?:public|private|protected|internal|fileprivate|open|static|final|abstract|sealed|override|virtual|"
+              rb"async|suspend|inline|data|enum|annotation|inner|value|partial|readonly|mutating|class|new|unsafe|extern)"
+              rb"[ \t]+)*")
+#: Definitions of the languages read without a grammar: a line that declares a type (``cls``) or a function or
+#: member (``fn``), by the keyword that opens it. Enough to say whether a name is defined, and where.
+_DECLARATIONS: dict[str, re.Pattern[bytes]] = {
+    "ruby": re.compile(rb"^(?P<indent>[ \t]*)(?:def[ \t]+(?:self\.)?(?P<fn>[A-Za-z_]\w*[?!=]?)"
+                       rb"|(?:class|module)[ \t]+(?P<cls>[A-Z]\w*(?:::[A-Z]\w*)*))", re.M),
+    "php": re.compile(rb"^(?P<indent>[ \t]*)" + _MODIFIERS + rb"(?:function[ \t]+&?(?P<fn>[A-Za-z_]\w*)"
+                      rb"|(?:class|interface|trait|enum)[ \t]+(?P<cls>[A-Za-z_]\w*))", re.M),
+    "csharp": re.compile(rb"^(?P<indent>[ \t]*)" + _MODIFIERS + rb"(?:(?:class|interface|struct|record|enum)[ \t]+"
+                         rb"(?P<cls>[A-Za-z_]\w*)|[\w<>\[\],.?]+[ \t]+(?P<fn>[A-Z]\w*)[ \t]*[(<])", re.M),
+    "kotlin": re.compile(rb"^(?P<indent>[ \t]*)" + _MODIFIERS + rb"(?:fun[ \t]+(?:<[^>]*>[ \t]*)?(?:[\w.]+\.)?"
+                         rb"(?P<fn>[A-Za-z_]\w*)|(?:class|object|interface)[ \t]+(?P<cls>[A-Za-z_]\w*))", re.M),
+    "swift": re.compile(rb"^(?P<indent>[ \t]*)" + _MODIFIERS + rb"(?:func[ \t]+(?P<fn>[A-Za-z_]\w*)"
+                        rb"|(?:struct|enum|protocol|extension|actor|class)[ \t]+(?P<cls>[A-Za-z_]\w*))", re.M),
+    "proto": re.compile(rb"^(?P<indent>[ \t]*)(?:(?:message|service|enum)[ \t]+(?P<cls>[A-Za-z_]\w*)"
+                        rb"|rpc[ \t]+(?P<fn>[A-Za-z_]\w*))", re.M),
 }
 
 
@@ -67,9 +90,29 @@ def file_symbols(path: str, data: bytes) -> FileSymbols:
     lang = language_of(path)
     if lang == "python":
         _python(data, symbols)
+    elif lang in _DECLARATIONS:
+        _declarations(_DECLARATIONS[lang], data, symbols)
     elif lang is not None:
         _tree_sitter(lang, data, symbols)
     return symbols
+
+
+def _declarations(pattern: re.Pattern[bytes], data: bytes, symbols: FileSymbols) -> None:
+    """Definitions by their opening line: a type opens a scope for what is declared more indented after
+    it (``Account#sync_data`` is recorded as ``Account.sync_data`` too), until a line at its indentation."""
+    scopes: list[tuple[int, list[str]]] = []  # (indentation, name) of the types around the current line
+    for match in pattern.finditer(data):
+        indent = len(match.group("indent").expandtabs(4))
+        while scopes and scopes[-1][0] >= indent:
+            scopes.pop()
+        line = data.count(b"\n", 0, match.start()) + 1
+        name = (match.group("cls") or match.group("fn") or b"").decode("utf-8", "replace")
+        if not name:
+            continue
+        parts = name.replace("::", ".").split(".")
+        symbols.add([*(p for _, scope in scopes for p in scope), *parts], line, line)
+        if match.group("cls"):
+            scopes.append((indent, parts))
 
 
 def _python(data: bytes, symbols: FileSymbols) -> None:

@@ -83,8 +83,7 @@ def who_reads_twice(ws: Workspace, findings: list[Finding], repo: Repo | None = 
     if not repeats:
         return findings
     repo = repo or Repo(ws)
-    roles = all_roles(repo)
-    by_path = {agent_id: {r.path: r for r in agent_roles} for agent_id, agent_roles in roles.items()}
+    by_path = {agent_id: _roles_with_imports(repo, agent_id, agent_roles) for agent_id, agent_roles in all_roles(repo).items()}
     out: list[Finding] = []
     for finding in findings:
         if finding not in repeats:
@@ -97,18 +96,50 @@ def who_reads_twice(ws: Workspace, findings: list[Finding], repo: Repo | None = 
             always: list[str] = []
             some: list[str] = []
             for agent_id, paths in by_path.items():
-                mine, theirs = paths.get(finding.source), paths.get(other)
-                if mine is None or theirs is None or "never" in (mine.how, theirs.how):
-                    continue
-                (always if mine.how == theirs.how == "always" else some).append(AGENTS[agent_id].name)
+                together = co_loaded(paths.get(finding.source), paths.get(other))
+                if together is not None:
+                    (always if together else some).append(AGENTS[agent_id].name)
+            verb = "loads" if len(always) == 1 else "load"
             if always:
-                said = f": {_and(always)} load{'s' if len(always) == 1 else ''} both files and read{'s' if len(always) == 1 else ''} it twice"
+                said = f": {_and(always)} {verb} both files and read{'s' if len(always) == 1 else ''} it twice"
+                if some:
+                    said += f" ({_and(some)} for some files)"
             elif some:
                 said = f": {_and(some)} may load both files (for some files) and read it twice"
             else:
                 said = ": no agent loads both files, so none reads it twice"
         out.append(finding.model_copy(update={"message": finding.message.replace(_TWICE, said)}))
     return out
+
+
+def _roles_with_imports(repo: Repo, agent_id: str, roles: list[Role]) -> dict[str, Role]:
+    """Each file's role for the agent, a file imported taking the role of the file that imports it."""
+    agent = AGENTS[agent_id]
+    by_path = {r.path: r for r in roles}
+    if agent.imports:
+        for role in roles:
+            if role.how in ("never", "unknown", "manual"):
+                continue
+            answer = AgentLoads(agent)
+            for item in imported(repo, agent, role.path, answer, [role.path], 1):
+                by_path.setdefault(item.path, role)
+    return by_path
+
+
+def co_loaded(a: Role | None, b: Role | None) -> bool | None:
+    """Whether an agent loads two files together: ``True`` for every file, ``False`` for some files (when
+    it works in a folder both speak for, or a glob matches), ``None`` never (or not known: a file the model
+    picks, one mentioned by hand, a behaviour no one documents)."""
+    if a is None or b is None or {a.how, b.how} & {"never", "unknown", "manual", "maybe"}:
+        return None
+    if a.how == b.how == "always":
+        return True
+    scoped = [r for r in (a, b) if r.how in ("folder", "subtree", "chain")]
+    if len(scoped) == 2:  # two folders' files: together only where one folder holds the other
+        x, y = scoped[0].folder, scoped[1].folder
+        if not (x == y or not x or not y or x.startswith(y + "/") or y.startswith(x + "/")):
+            return None
+    return False
 
 
 def _field_line(source: Source, name: str) -> int | None:

@@ -6,11 +6,13 @@ The rules and their sources are in :mod:`.table`."""
 from __future__ import annotations
 
 import os
+import subprocess
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
+from ...infra.gitcmd import git_command, git_env
 from ...infra.tokens import count_tokens
 from ...refs.globs import any_match
 from ...workspace import Workspace
@@ -111,6 +113,10 @@ class Repo:
         self.ws = ws
         self.files = ws.rel_files()
         self._set = set(self.files)
+        ignored = _tracked_but_ignored(ws, self._set)
+        if ignored:  # (agents read what git tracks, even where .gitignore says otherwise)
+            self.files = sorted([*self.files, *ignored])
+            self._set.update(ignored)
         self._sources: dict[tuple[str, str], Source | None] = {}
         folders = {""}
         for path in self.files:
@@ -143,6 +149,34 @@ class Repo:
             else:
                 self._sources[key] = read_source(path, text, imports)
         return self._sources[key]
+
+
+_AGENT_DIRS = (".claude/", ".cursor/", ".github/", ".windsurf/", ".kiro/", ".clinerules", ".continue/", ".augment/")
+_AGENT_NAMES = frozenset({"CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "AGENTS.override.md", "GEMINI.md", "rules.md",
+                          ".cursorrules", ".windsurfrules", ".continuerules"})
+
+
+def _tracked_but_ignored(ws: Workspace, listed: set[str]) -> list[str]:
+    """Agent files git tracks in folders ``.gitignore`` ignores (``git add -f .kiro/steering/x.md`` under an
+    ignored ``.kiro/*``): the walk of the tree leaves them out, and every agent reads them."""
+    if not (ws.root / ".git").exists():
+        return []
+    try:
+        proc = subprocess.run(git_command(ws.root, "ls-files", "-z", "--cached", "--ignored", "--exclude-standard"),
+                              env=git_env(), capture_output=True, timeout=20, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    if proc.returncode != 0:
+        return []
+    out: list[str] = []
+    for raw in proc.stdout.split(b"\0"):
+        path = raw.decode("utf-8", "replace")
+        name = path.rsplit("/", 1)[-1]
+        if not path or path in listed:
+            continue
+        if name in _AGENT_NAMES or any("/" + d in "/" + path for d in _AGENT_DIRS):
+            out.append(path)
+    return out
 
 
 # -- the roles, agent by agent -------------------------------------------------------------------------
@@ -355,6 +389,10 @@ _KIRO = {"always": "always", "filematch": "glob", "manual": "manual", "auto": "m
 
 def kiro_roles(repo: Repo) -> list[Role]:
     roles: list[Role] = []
+    for path in repo.files:
+        if "/.kiro/steering/" in "/" + path and not path.startswith(".kiro/steering/") and path.endswith(".md"):
+            roles.append(Role(path, "unknown", "a steering file of a nested .kiro folder: whether Kiro reads it is not "
+                              "documented", order=(9, path)))
     for path in repo.under(".kiro/steering/", (".md",)):
         source = repo.source(path)
         inclusion = str(source.field("inclusion") or "always") if source else "always"
@@ -487,6 +525,7 @@ def loads(ws: Workspace, target: str, agents: Iterable[str] | None = None, cwd: 
                 answer.files.extend(imported(repo, agent, role.path, answer, [role.path], 1))
         loaded = {f.path for f in answer.files if f.loaded}
         answer.not_loaded = [f for f in answer.not_loaded if f.path not in loaded]  # (a file imported all the same)
+        _same_files(repo, answer)
         _measure(repo, answer)
         answers.append(answer)
     return answers
@@ -527,6 +566,24 @@ def imported(repo: Repo, agent: Agent, path: str, answer: AgentLoads, chain: lis
         out.append(Loaded(joined, "import", f"imported at {where}", True, via=where))
         out.extend(imported(repo, agent, joined, answer, [*chain, joined], depth + 1))
     return out
+
+
+def _same_files(repo: Repo, answer: AgentLoads) -> None:
+    """A file loaded under two names (CLAUDE.md a symlink to AGENTS.md): Gemini CLI reads it once (it
+    documents so); for the others the second name is said to be the same file."""
+    seen: dict[str, str] = {}
+    kept: list[Loaded] = []
+    for item in answer.files:
+        real = os.path.realpath(os.path.join(repo.ws.root, item.path))
+        first = seen.setdefault(real, item.path)
+        if first == item.path:
+            kept.append(item)
+        elif answer.agent.id == "gemini":
+            answer.not_loaded.append(Loaded(item.path, item.how, f"the same file as {first} (a link): read once", False))
+        else:
+            item.why += f" (the same file as {first}, a link: whether it is read twice is not documented)"
+            kept.append(item)
+    answer.files = kept
 
 
 def _measure(repo: Repo, answer: AgentLoads) -> None:

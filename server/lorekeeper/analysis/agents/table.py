@@ -90,6 +90,7 @@ AGENTS: dict[str, Agent] = {a.id: a for a in [
           undocumented=("the order among project rules", "whether AGENTS.md files in subfolders are read",
                         "what the globs of a rule in a nested .cursor/rules folder are relative to (read here from "
                         "that folder; such a rule is for the files under it)",
+                        "how far @file mentions in a rule are followed (they attach the file; not followed here)",
                         "a size limit (the docs advise under 500 lines a rule)")),
     Agent("gemini", "Gemini CLI",
           "the global file, then the repository's GEMINI.md files from the root down (a folder's when a tool first "
@@ -105,6 +106,8 @@ AGENTS: dict[str, Agent] = {a.id: a for a in [
     Agent("kiro", "Kiro",
           "steering files are combined; the workspace's win over global ones; their order is not documented",
           KIRO_DOCS, undocumented=("the order among steering files", "a size limit",
+                                   "what fileMatchPattern is relative to (read here from the root)",
+                                   "whether steering folders below the root are read",
                                    "how deep #[[file:…]] references are followed (one level here)"),
           imports="kiro", import_depth=1, import_source=KIRO_DOCS),
     Agent("cline", "Cline",

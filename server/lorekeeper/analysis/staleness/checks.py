@@ -31,7 +31,7 @@ from ...refs.globs import matcher
 from ...refs.history import parallel
 from ...refs.index import LOCKFILES, narrowed
 from ...refs.manifests import WELL_KNOWN_TOOLS, parse_manifest
-from ...refs.symbols import FileSymbols, file_symbols, language_of, qualified_definition
+from ...refs.symbols import LANGUAGES, FileSymbols, file_symbols, language_of, qualified_definition
 from ...refs.versions import declared_version, folders_up, version_matches
 from ...workspace import PathOutsideRoot
 from .baseline import Baseline
@@ -44,8 +44,7 @@ WORD = "word:"  # reverse-index keys "word:NAME": entries waiting for NAME to ap
 #: Generated, dependency and runtime folders: references into them are not judged.
 GENERATED = frozenset({"dist", "build", "out", "target", "node_modules", "coverage", ".next", ".nuxt", ".venv", "venv",
                        "__pycache__", ".cache", ".turbo", ".git", "tmp", ".tox"})
-CODE_PATHSPECS = tuple(f"*{ext}" for ext in (".py", ".pyi", ".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs",
-                                              ".go", ".rs", ".java"))
+CODE_PATHSPECS = tuple(f"*{ext}" for ext in LANGUAGES)  # every file a symbol can be defined in
 _MAX_FILES_PER_SYMBOL = 40
 
 
