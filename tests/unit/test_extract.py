@@ -272,6 +272,7 @@ def test_ascii_trees_hang_from_their_label_and_keep_the_unlabelled_spelling() ->
                       "│   └── routes/", "│       └── orders.ts", "└── jobs/", "```"])
     refs = extract(text)
     assert [(r.target, r.alt, r.line) for r in refs] == [
+        ("src/", None, 1),  # the tree's root (`.spec/` drawn with its files): a folder too
         ("src/api/", "api/", 2), ("src/api/handlers.ts", "api/handlers.ts", 3), ("src/api/routes/", "api/routes/", 5),
         ("src/api/routes/orders.ts", "api/routes/orders.ts", 6), ("src/jobs/", "jobs/", 7)]
     assert not any(r.strong for r in refs)  # drawn, not named: weak
@@ -279,7 +280,7 @@ def test_ascii_trees_hang_from_their_label_and_keep_the_unlabelled_spelling() ->
 
 def test_trees_drawn_with_ascii_and_rooted_at_dot() -> None:
     assert found("app/\n|-- models/\n|   `-- user.py\n`-- views.py") == [
-        ("path", "app/models/"), ("path", "app/models/user.py"), ("path", "app/views.py")]
+        ("path", "app/"), ("path", "app/models/"), ("path", "app/models/user.py"), ("path", "app/views.py")]
     refs = extract(".\n├── Makefile\n└── src/\n    └── main.go")
     assert [(r.target, r.alt) for r in refs] == [("src/", None), ("src/main.go", None)]
 

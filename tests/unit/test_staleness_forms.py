@@ -112,3 +112,15 @@ def test_a_ruby_method_and_a_proto_message_that_are_gone(tree: Tree) -> None:
         ("CLAUDE.md", 2, "stale-symbol", Severity.error, "`ExplainChangesRequest` is no longer defined anywhere in the "
          f"code (removed in {sha} on 2026-02-01: Rename sync and the request; it was in `proto/explain.proto` when this "
          "memory was written in " + git(tree.root, "rev-parse", "--short=7", "HEAD~1").strip() + " on 2026-01-10)")]
+
+
+def test_the_root_of_an_ascii_tree(tree: Tree) -> None:
+    tree.write(".spec/design.md", "# Design\n")
+    tree.write("src/main.go", "package main\n")
+    tree.write("AGENTS.md", "Specs:\n\n```\n.spec/\n└── design.md\n```\n")
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    git(tree.root, "rm", "-rq", ".spec")
+    sha = commit(tree, "Drop the specs", date="2026-02-01T10:00:00Z")
+    assert [(line, kind, message) for _, line, kind, _, message in _found(tree)] == [
+        (4, "stale-path", f"folder `.spec/` was deleted in {sha} on 2026-02-01: Drop the specs"),
+        (5, "stale-path", f"file `.spec/design.md` was deleted in {sha} on 2026-02-01: Drop the specs")]

@@ -162,6 +162,10 @@ def _trees(lines: list[str]) -> list[Reference]:
             continue
         above = _LABEL.match(lines[i - 1]) if i > 0 else None
         label = above.group("label").rstrip("/") if above and above.group("label") not in (".", "./") else None
+        if label and above and above.group("label").endswith("/"):
+            root = _as_path(label + "/")  # the tree's root folder (`.spec/`), weak like its entries
+            if root:
+                refs.append(Reference("path", root, label + "/", i - 1, strong=False))
         stack: list[tuple[int, str]] = []  # (column of the branch, name) of the entries above
         while i < len(lines) and (_BRANCH.match(lines[i]) or _SPACER.match(lines[i])):
             match = _BRANCH.match(lines[i])
