@@ -270,6 +270,9 @@ def test_a_repeat_says_which_agents_read_it_twice(tree: Tree) -> None:
                                     "(VS Code) loads both files and reads it twice",
         (".github/copilot-instructions.md", "AGENTS.md"): "repeats AGENTS.md:3 (also CLAUDE.md:3): GitHub Copilot "
                                                           "(VS Code) loads both files and reads it twice"}
+    [repeat] = json.loads(lore("repeats", "--json", cwd=tree.root).stdout)["repeats"]
+    assert {c["path"]: c["read_twice_by"] for c in repeat["copies"]} == {
+        "CLAUDE.md": ["GitHub Copilot (VS Code)"], ".github/copilot-instructions.md": ["GitHub Copilot (VS Code)"]}
 
 
 def test_which_agents_load_two_files_together(tree: Tree) -> None:

@@ -15,7 +15,8 @@ from .roles import AgentLoads, Loaded, Repo, Role, all_roles, imported, line_at,
 from .sources import Source
 from .table import AGENTS, Agent, Cap
 
-__all__ = ["AGENTS", "Agent", "AgentLoads", "Cap", "Loaded", "Repo", "Role", "loading_findings", "loads", "roles_of"]
+__all__ = ["AGENTS", "Agent", "AgentLoads", "Cap", "Loaded", "ReadersOfBoth", "Repo", "Role", "loading_findings", "loads",
+           "roles_of", "who_reads_twice"]
 
 
 def loading_findings(ws: Workspace, repo: Repo | None = None) -> list[Finding]:
@@ -93,12 +94,7 @@ def who_reads_twice(ws: Workspace, findings: list[Finding], repo: Repo | None = 
         if other == finding.source:
             said = f": every agent that loads {finding.source} reads it twice"
         else:
-            always: list[str] = []
-            some: list[str] = []
-            for agent_id, paths in by_path.items():
-                together = co_loaded(paths.get(finding.source), paths.get(other))
-                if together is not None:
-                    (always if together else some).append(AGENTS[agent_id].name)
+            always, some = both_loaded_by(by_path, finding.source, other)
             verb = "loads" if len(always) == 1 else "load"
             if always:
                 said = f": {_and(always)} {verb} both files and read{'s' if len(always) == 1 else ''} it twice"
@@ -110,6 +106,28 @@ def who_reads_twice(ws: Workspace, findings: list[Finding], repo: Repo | None = 
                 said = ": no agent loads both files, so none reads it twice"
         out.append(finding.model_copy(update={"message": finding.message.replace(_TWICE, said)}))
     return out
+
+
+class ReadersOfBoth:
+    """Which agents load two instruction files together (:func:`both_loaded_by`), for many pairs."""
+
+    def __init__(self, repo: Repo):
+        self.by_path = {agent_id: _roles_with_imports(repo, agent_id, agent_roles)
+                        for agent_id, agent_roles in all_roles(repo).items()}
+
+    def __call__(self, a: str, b: str) -> tuple[list[str], list[str]]:
+        return both_loaded_by(self.by_path, a, b)
+
+
+def both_loaded_by(by_path: dict[str, dict[str, Role]], a: str, b: str) -> tuple[list[str], list[str]]:
+    """The agents that load files ``a`` and ``b`` together for every file, and those that do for some."""
+    always: list[str] = []
+    some: list[str] = []
+    for agent_id, paths in by_path.items():
+        together = co_loaded(paths.get(a), paths.get(b))
+        if together is not None:
+            (always if together else some).append(AGENTS[agent_id].name)
+    return always, some
 
 
 def _roles_with_imports(repo: Repo, agent_id: str, roles: list[Role]) -> dict[str, Role]:

@@ -191,6 +191,7 @@ def repeats_command(
     """Facts that instruction files state more than once (CLAUDE.md and AGENTS.md, a memory bank's files,
     copilot-instructions...): each with the copy kept and the copies that would go, and the removal as a
     diff. `--apply` writes it. A copy that says more than the kept one stays, to be merged by hand."""
+    from ...analysis.agents import ReadersOfBoth, Repo
     from ...analysis.diagnose import paraphrase_finder
     from ...analysis.repeats import removal, repeats, says_more
     from ...app import compact as compaction
@@ -213,10 +214,19 @@ def repeats_command(
     def where(entry: Any) -> dict[str, Any]:
         return {"path": entry.location.path, "line": entry.location.start_line, "id": entry.id, "text": entry.content}
 
+    readers = ReadersOfBoth(Repo(ws)) if found else None
+
+    def read_twice(copy: Any, kept: Any) -> tuple[list[str], list[str]]:
+        if readers is None or copy.location.path == kept.location.path:
+            return [], []
+        return readers(copy.location.path, kept.location.path)
+
     if as_json:
         _emit({"repeats": [{"kept": where(r.kept), "copies": [
             {**where(c), "same_text": r.exact or c.content.split() == r.kept.content.split(),
-             "removable": not says_more(c.content, r.kept.content)} for c in r.copies]} for r in found],
+             "removable": not says_more(c.content, r.kept.content),
+             "read_twice_by": read_twice(c, r.kept)[0], "read_twice_sometimes_by": read_twice(c, r.kept)[1]}
+            for c in r.copies]} for r in found],
             "removable": len(removable), "applied": record.id if record is not None else None})
         return
     if not found:
@@ -227,6 +237,9 @@ def repeats_command(
         out.print(f"[bold]{escape(kept.location.path)}:{kept.location.start_line}[/] kept: {escape(_one_line(kept.content))}")
         for copy in repeat.copies:
             note = "says more: stays" if says_more(copy.content, kept.content) else "would go" if not apply else "removed"
+            always, some = read_twice(copy, kept)
+            if always or some:
+                note += "; read twice by " + ", ".join(always + [f"{name} (some files)" for name in some])
             out.print(f"  {escape(copy.location.path)}:{copy.location.start_line} [dim]({note})[/] {escape(_one_line(copy.content))}")
     if not apply:
         op = removal(store, removable, "preview") if removable else None
