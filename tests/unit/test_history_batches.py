@@ -1,0 +1,44 @@
+"""Questions to git asked together give the answers asked one at a time: which commit removed each path
+(one `git log` for many paths) and when each text entered a file (one `git log -p` for many texts)."""
+
+from __future__ import annotations
+
+from lorekeeper.refs.history import GitHistory
+from support import Tree, commit, git
+
+
+def test_batched_history_answers_are_the_single_ones(tree: Tree) -> None:
+    tree.write("src/a.ts", "a\n")
+    tree.write("src/b.ts", "b\n")
+    tree.write("lib/c.ts", "c\n")
+    tree.write("lib/d/e.ts", "e\n")
+    tree.write("AGENTS.md", "- see `src/a.ts`\n")
+    first = commit(tree, "one", date="2026-01-01T10:00:00Z")
+    tree.write("AGENTS.md", "- see `src/a.ts`\n- and `lib/c.ts`\n")
+    git(tree.root, "mv", "src/a.ts", "src/a2.ts")
+    commit(tree, "two", date="2026-01-02T10:00:00Z")
+    git(tree.root, "rm", "-rq", "lib")
+    tree.write("AGENTS.md", "- see `src/a2.ts`\n- and `lib/c.ts`, `src/b.ts`\n")
+    commit(tree, "three", date="2026-01-03T10:00:00Z")
+    full = git(tree.root, "rev-parse", first).strip()
+    head = git(tree.root, "rev-parse", "HEAD").strip()
+    paths = ["src/a.ts", "src/b.ts", "lib/c.ts", "lib/d/", "nowhere.ts"]
+    texts = ["src/a.ts", "lib/c.ts", "src/b.ts", "src/a2.ts", "never.ts"]
+
+    single = GitHistory(tree.root, None)
+    expected = [(single.removal(p, full), single.deleted_after(p, full)) for p in paths]
+    entered = [single.entered(t, "AGENTS.md", head) for t in texts]
+
+    batched = GitHistory(tree.root, None)
+    batched.prefetch_logs(full, paths, "--diff-filter=DR", "--no-renames")
+    batched.prefetch_logs(full, paths, "--diff-filter=D", "--no-renames", first=True)
+    batched.entered_many(texts, "AGENTS.md", head)
+    asked: list[str] = []
+    run = batched._run
+    batched._run = lambda *args, **kw: asked.append(args[0]) or run(*args, **kw)  # type: ignore[method-assign]
+    got = [(batched.removal(p, full), batched.deleted_after(p, full)) for p in paths]
+    assert [(r and (r.commit.sha, r.moved_to), d and d.sha) for r, d in got] == \
+        [(r and (r.commit.sha, r.moved_to), d and d.sha) for r, d in expected]
+    assert [c and c.sha for c in (batched.entered(t, "AGENTS.md", head) for t in texts)] == [c and c.sha for c in entered]
+    assert "log" not in asked  # every log answer came from the batches (renames are asked with `show`)
+    assert [e and e.subject for e in entered] == ["one", "two", "three", "three", None]
