@@ -305,3 +305,12 @@ def test_which_agents_load_two_files_together(tree: Tree) -> None:
         ("AGENTS.md", True), ("CLAUDE.md", True), ("api/AGENTS.md", None), ("web/AGENTS.md", None)]
     claude_link = next(f for f in copilot.files if f.path == "CLAUDE.md")
     assert claude_link.why.endswith("(the same file as AGENTS.md, a link: whether it is read twice is not documented)")
+
+
+def test_claude_auto_memory_past_its_cap(tree: Tree) -> None:
+    tree.write(".claude/memory/MEMORY.md", "".join(f"- note {n}\n" for n in range(1, 261)))
+    tree.write(".claude/memory/short/MEMORY.md", "- one note\n")
+    commit(tree, "auto memory")
+    found = [(f.source, f.line, f.message) for f in loading_findings(Workspace(tree.root)) if f.kind == "past-cap"]
+    assert found == [(".claude/memory/MEMORY.md", 201, "Claude Code loads the first 200 lines or 25 KB of its auto memory "
+                      "MEMORY.md: if this is it, lines 201–260 are never loaded (topic files it links are read on demand)")]

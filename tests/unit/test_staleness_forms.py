@@ -124,3 +124,19 @@ def test_the_root_of_an_ascii_tree(tree: Tree) -> None:
     assert [(line, kind, message) for _, line, kind, _, message in _found(tree)] == [
         (4, "stale-path", f"folder `.spec/` was deleted in {sha} on 2026-02-01: Drop the specs"),
         (5, "stale-path", f"file `.spec/design.md` was deleted in {sha} on 2026-02-01: Drop the specs")]
+
+
+def test_library_versions_against_package_json(tree: Tree) -> None:
+    """"React 18.3 + TypeScript + Vite 7": each library's version against the range package.json gives it,
+    a warning when it matched when the memory was written and matches no more."""
+    tree.write("package.json", json.dumps({"dependencies": {"react": "^18.3.1"},
+                                           "devDependencies": {"vite": "^7.0.2", "typescript": "~5.6.0"}}))
+    tree.write("AGENTS.md", "- Stack: React 18.3 + TypeScript 5.6 + Vite 7.\n- Styling: Tailwind 4.\n")
+    first = commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    tree.write("package.json", json.dumps({"dependencies": {"react": "^19.1.0"},
+                                           "devDependencies": {"vite": "^7.1.0", "typescript": "~5.6.3"}}))
+    sha = commit(tree, "React 19", date="2026-02-01T10:00:00Z")
+    assert _found(tree) == [("AGENTS.md", 1, "stale-version", Severity.warning,
+                             f"react 18.3: `package.json` now says ^19.1.0 (changed in {sha} on 2026-02-01: React 19; it "
+                             f"said ^18.3.1 when this memory was written in {first} on 2026-01-10)")]
+    # (Tailwind is no dependency here: nothing to compare with)

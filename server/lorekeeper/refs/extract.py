@@ -18,6 +18,7 @@ from pathlib import PurePosixPath
 from typing import NamedTuple
 
 from ..core.model import Ref
+from .versions import LIBRARIES
 
 
 class Reference(NamedTuple):
@@ -104,6 +105,10 @@ _IDENT = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*(?:\(\))?
 _PM = re.compile(r"\b(?:use|using|uses|prefer|prefers)\s+(npm|pnpm|yarn|bun)\b(?!\s*(?:run|exec|dlx|-))", re.I)
 _PM_ONLY = re.compile(r"\b(npm|pnpm|yarn|bun)\s+only\b", re.I)
 _RUNTIME_VERSION = re.compile(r"\b(Go|Golang|Node(?:\.js|JS)?|Python|Rust)\s+v?(\d+(?:\.\d+){0,2})(?![\w.])", re.I)
+#: "React 18.3", "Vite 7", "Tailwind CSS v4": a library and the version a memory states (refs/versions.LIBRARIES).
+_LIBRARY_VERSION = re.compile(r"\b(React|Vite|TypeScript|Next\.?js|Vue|SvelteKit|Svelte|Angular|Tailwind(?: ?CSS)?|Express|"
+                              r"Astro|Nuxt|Vitest|Jest|Electron|Prisma|Zod|Playwright|ESLint|Storybook|Webpack)"
+                              r"\s+v?(\d+(?:\.\d+){0,2})(?![\w.])")
 _RUNTIMES = {"go": "go", "golang": "go", "node": "node", "node.js": "node", "nodejs": "node", "python": "python", "rust": "rust"}
 
 
@@ -304,6 +309,10 @@ def _prose_line(line: str, i: int) -> list[Reference]:
         tool, version = _RUNTIMES[match.group(1).lower()], match.group(2)
         if ("." in version or tool == "node") and not _negated(plain, match.start(), match.end()):
             refs.append(Reference("version", f"{tool}@{version}", match.group(0), i, strong=False))
+    for match in _LIBRARY_VERSION.finditer(plain) if any(c.isdigit() for c in plain) else ():
+        package = LIBRARIES.get(match.group(1).lower())
+        if package and not _negated(plain, match.start(), match.end()):
+            refs.append(Reference("version", f"npm:{package}@{match.group(2)}", match.group(0), i, strong=False))
     if len(set(scopes)) == 1:
         # "run `npm test` from `clients/web/`": the commands of the sentence run in that folder.
         scope = scopes[0]

@@ -79,6 +79,37 @@ SOURCES: dict[str, list[tuple[str, Callable[[bytes], str | None]]]] = {
 }
 
 
+#: Libraries memories state versions of ("React 18.3", "Vite 7"), by the name they are written with, and the
+#: npm package that declares it.
+LIBRARIES = {
+    "react": "react", "vite": "vite", "typescript": "typescript", "next.js": "next", "nextjs": "next", "vue": "vue",
+    "svelte": "svelte", "sveltekit": "@sveltejs/kit", "angular": "@angular/core", "tailwind": "tailwindcss",
+    "tailwind css": "tailwindcss", "tailwindcss": "tailwindcss", "express": "express", "astro": "astro",
+    "nuxt": "nuxt", "vitest": "vitest", "jest": "jest", "electron": "electron", "prisma": "prisma", "zod": "zod",
+    "playwright": "@playwright/test", "eslint": "eslint", "storybook": "storybook", "webpack": "webpack",
+}
+
+
+def _package_json_dependency(package: str) -> Callable[[bytes], str | None]:
+    """The version range package.json gives ``package`` (dependencies, then dev, peer, optional)."""
+
+    def parse(data: bytes) -> str | None:
+        try:
+            doc = json.loads(data.decode("utf-8", "replace"))
+        except (ValueError, RecursionError):
+            return None
+        if not isinstance(doc, dict):
+            return None
+        for table in ("dependencies", "devDependencies", "peerDependencies", "optionalDependencies"):
+            deps = doc.get(table)
+            value = deps.get(package) if isinstance(deps, dict) else None
+            if isinstance(value, str) and not value.startswith(("workspace:", "catalog:", "file:", "link:", "npm:")):
+                return value
+        return None
+
+    return parse
+
+
 def folders_up(base: str) -> list[str]:
     """``a/b`` -> ``["a/b", "a", ""]``."""
     out = []
@@ -93,7 +124,10 @@ def declared_version(tool: str, base: str, nearest: Callable[[tuple[str, ...], s
                      read: Callable[[str], bytes | None]) -> tuple[str, str] | None:
     """The file and version string a project declares for ``tool`` (the nearest declaring file from
     ``base`` up), or ``None``."""
-    for name, parse in SOURCES.get(tool, []):
+    sources = SOURCES.get(tool, [])
+    if tool.startswith("npm:"):
+        sources = [("package.json", _package_json_dependency(tool[4:]))]
+    for name, parse in sources:
         path = nearest((name,), base)
         if path is None:
             continue

@@ -34,6 +34,17 @@ def loading_findings(ws: Workspace, repo: Repo | None = None) -> list[Finding]:
             return
         found[key] = Finding(kind=kind, severity=severity, source=path, line=line, message=message)
 
+    for path in repo.files:  # Claude Code's auto memory, where a repository keeps it
+        if path.startswith(".claude/") and path.endswith("/MEMORY.md"):
+            source = repo.source(path)
+            if source is None:
+                continue
+            first = _auto_memory_cut(source.text)
+            if first is not None:
+                add(path, first, "past-cap", Severity.warning,
+                    f"Claude Code loads the first {AUTO_MEMORY_LINES} lines or {AUTO_MEMORY_BYTES // 1024} KB of its auto "
+                    f"memory MEMORY.md: if this is it, lines {first}–{len(source.text.splitlines())} are never loaded "
+                    "(topic files it links are read on demand)")
     unmatched: dict[tuple[str, int, tuple[str, ...]], list[str]] = {}
     for agent_id, agent_roles in roles.items():
         agent = AGENTS[agent_id]
@@ -163,6 +174,23 @@ def co_loaded(a: Role | None, b: Role | None) -> bool | None:
 def _field_line(source: Source, name: str) -> int | None:
     lines = source.text.splitlines()
     return next((n for n in range(2, source.body_line) if n - 1 < len(lines) and lines[n - 1].startswith(name + ":")), None)
+
+
+#: Claude Code's auto memory loads at start up to this many lines or bytes, whichever comes first
+#: (https://code.claude.com/docs/en/memory#how-it-works).
+AUTO_MEMORY_LINES = 200
+AUTO_MEMORY_BYTES = 25 * 1024
+
+
+def _auto_memory_cut(text: str) -> int | None:
+    """The first line of an auto memory file that Claude Code does not load (``None``: all of it loads)."""
+    lines = text.splitlines(keepends=True)
+    size = 0
+    for number, line in enumerate(lines, 1):
+        size += len(line.encode("utf-8"))
+        if number > AUTO_MEMORY_LINES or size > AUTO_MEMORY_BYTES:
+            return number
+    return None
 
 
 def _and(names: list[str]) -> str:

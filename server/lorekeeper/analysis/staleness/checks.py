@@ -764,7 +764,7 @@ class VersionCheck:
                 continue  # the memory did not match the project even then: not a drift we can prove
             change = _version_change(checker, item, commit)
             checker.add(item, "stale-version", Severity.warning,
-                        f"{item.data['tool']} {item.data['stated']}: `{item.data['path']}` now says {item.data['now']} "
+                        f"{item.data['tool'].removeprefix('npm:')} {item.data['stated']}: `{item.data['path']}` now says {item.data['now']} "
                         + (f"(changed in {change.describe()}; " if change else "(")
                         + f"it said {then[1]} when this memory was {baseline.how})", commit=change)
 
