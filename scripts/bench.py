@@ -276,8 +276,10 @@ async def _startup(root: Path, pull: bool = False) -> float:
     def on_diagnostics(params: types.PublishDiagnosticsParams) -> None:
         first.set()
 
-    capabilities = types.ClientCapabilities(
-        text_document=types.TextDocumentClientCapabilities(diagnostic=types.DiagnosticClientCapabilities()) if pull else None)
+    capabilities = types.ClientCapabilities(  # (a pulling client that takes refreshes, as VS Code's)
+        text_document=types.TextDocumentClientCapabilities(diagnostic=types.DiagnosticClientCapabilities()) if pull else None,
+        workspace=types.WorkspaceClientCapabilities(diagnostics=types.DiagnosticWorkspaceClientCapabilities(
+            refresh_support=True)) if pull else None)
     start = time.perf_counter()
     await client.start_io(str(LORE), "serve")
     await client.initialize_async(types.InitializeParams(capabilities=capabilities, root_uri=root.as_uri()))

@@ -75,3 +75,60 @@ async def test_a_memory_written_during_the_first_check_is_checked_right_after(wa
     before = len(open_memory(Workspace(big)).entries) - 1  # every memory but the late one
     assert before > EXTRA and f"checking the references of {before} memories" in messages, messages
     assert timeline[-1][0] == "end" and "stale memories" in (timeline[-1][1] or "")
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[str(LORE), "serve"]))
+async def plain(lsp_client: LanguageClient, big: Path):
+    await lsp_client.initialize_session(types.InitializeParams(capabilities=types.ClientCapabilities(),
+                                                               root_uri=big.as_uri()))
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_stale_memories_are_shown_before_the_duplicate_search_ends(plain: LanguageClient, big: Path) -> None:
+    """What the references say is final once they are checked: it is pushed then, and the duplicate and
+    conflict findings (a search over every memory) follow in a second push of the files they change."""
+    seen: list[set[str]] = []
+
+    def codes() -> set[str]:
+        return {str(d.code) for found in list(plain.diagnostics.values()) for d in found}
+
+    for _ in range(3000):  # (the pushes, as the client holds them, every 20 ms)
+        now = codes()
+        if now and (not seen or seen[-1] != now):
+            seen.append(now)
+        if now & {"duplicate", "near-duplicate", "contradiction"}:
+            break
+        await asyncio.sleep(0.02)
+    searched = {"duplicate", "near-duplicate", "contradiction"}
+    before = [codes for codes in seen if not codes & searched]
+    assert before and {"stale-script", "moved-path"} <= before[-1]  # every stale memory, before any duplicate
+    assert seen[-1] & searched and before[-1] <= seen[-1]
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[str(LORE), "serve"]))
+async def puller(lsp_client: LanguageClient, big: Path):
+    capabilities = types.ClientCapabilities(
+        text_document=types.TextDocumentClientCapabilities(diagnostic=types.DiagnosticClientCapabilities()),
+        workspace=types.WorkspaceClientCapabilities(diagnostics=types.DiagnosticWorkspaceClientCapabilities(
+            refresh_support=True)))
+    await lsp_client.initialize_session(types.InitializeParams(capabilities=capabilities, root_uri=big.as_uri()))
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_a_pulling_client_is_answered_before_the_duplicate_search(puller: LanguageClient) -> None:
+    """A client that takes refreshes (VS Code) is answered once the references are checked; pulling again
+    (as the refresh the server then sends asks it to) brings the duplicates and conflicts."""
+    def codes(report) -> set[str]:
+        return {str(d.code) for item in report.items for d in getattr(item, "items", [])}
+
+    searched = {"duplicate", "near-duplicate", "contradiction"}
+    first = await puller.workspace_diagnostic_async(types.WorkspaceDiagnosticParams(previous_result_ids=[]))
+    assert {"stale-script", "moved-path"} <= codes(first) and not codes(first) & searched
+    for _ in range(300):
+        again = await puller.workspace_diagnostic_async(types.WorkspaceDiagnosticParams(previous_result_ids=[]))
+        if codes(again) & searched:
+            break
+        await asyncio.sleep(0.1)
+    assert codes(again) & searched and codes(first) <= codes(again)

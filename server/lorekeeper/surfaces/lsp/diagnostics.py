@@ -228,8 +228,7 @@ def register(server: LoreServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC, types.DiagnosticOptions(
         identifier="lorekeeper", inter_file_dependencies=True, workspace_diagnostics=True))
     async def on_document_diagnostic(ls: LoreServer, params: types.DocumentDiagnosticParams):
-        if ls.initial_check is not None:
-            await ls.initial_check
+        await ls.first_check_answered()
         items = diagnostics_by_uri(ls, ls.all_findings()).get(params.text_document.uri, [])
         rid = result_id(items)
         if params.previous_result_id == rid:
@@ -241,8 +240,7 @@ def register(server: LoreServer) -> None:
         """Every memory file with findings; every file the client holds a report for (its previous result
         ids) or was told about before, and that has none now, with an empty report: a file whose problems
         went away is cleared even when it is not open (a client keeps a report until it gets another)."""
-        if ls.initial_check is not None:
-            await ls.initial_check
+        await ls.first_check_answered()
         current = diagnostics_by_uri(ls, ls.all_findings())
         previous = {p.uri: p.value for p in params.previous_result_ids}
         reports: list[types.WorkspaceDocumentDiagnosticReport] = []

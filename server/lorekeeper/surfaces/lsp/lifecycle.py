@@ -11,8 +11,9 @@ from typing import Any
 
 from lsprotocol import types
 
+from ...core.model import Finding
 from .commands import suggest_compaction
-from .diagnostics import publish, refresh_lenses
+from .diagnostics import publish, pull_mode, refresh_lenses
 from .server import LoreServer
 from .settings import layer
 
@@ -35,7 +36,19 @@ def register(server: LoreServer) -> None:
     async def on_initialized(ls: LoreServer, params: types.InitializedParams) -> None:
         loop = asyncio.get_running_loop()
         progress = FirstCheckProgress(ls, loop)
-        ls.initial_check = asyncio.ensure_future(ls.write(ls.full_check, progress.step))
+
+        ls.first_snapshot = asyncio.Event()
+
+        def early(findings: list[Finding]) -> None:  # (from the checking thread) stale memories first
+            try:
+                if pull_mode(ls):
+                    loop.call_soon_threadsafe(ls.first_snapshot.set)  # type: ignore[union-attr]
+                else:
+                    loop.call_soon_threadsafe(publish, ls, findings)
+            except RuntimeError:  # the loop closed: the client left
+                pass
+
+        ls.initial_check = asyncio.ensure_future(ls.write(ls.full_check, progress.step, early))
         try:
             await progress.begin()
             await _register_watchers(ls)

@@ -28,6 +28,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.uris import from_fs_path, to_fs_path
 
 from ... import __version__
+from ...analysis.agents import loading_findings
 from ...analysis.compaction.rules import SearchMemo
 from ...analysis.diagnose import memory_findings
 from ...analysis.staleness import StalenessChecker
@@ -117,6 +118,9 @@ class LoreServer(LanguageServer):
         #: the next one is reported empty, so that the client clears it.
         self.workspace_reported: set[str] = set()
         self.initial_check: asyncio.Future | None = None  # the first full check, awaited by pull requests
+        #: Set once the first check's references are checked (its first snapshot): a client that can be
+        #: asked to pull again is answered from then on, and asked again when the check is whole.
+        self.first_snapshot: asyncio.Event | None = None
         #: Edits handed to the client (references that follow a rename), journaled as they reach disk:
         #: the user may accept only some of them.
         self.pending_edits: list[tuple[Any, float]] = []
@@ -179,11 +183,15 @@ class LoreServer(LanguageServer):
         self._ws = ws
         self.config = ws.compaction  # a frozen value: replaced, never changed
 
-    def full_check(self, progress: Callable[[str, int], None] | None = None) -> list[Finding]:
+    def full_check(self, progress: Callable[[str, int], None] | None = None,
+                   early: Callable[[list[Finding]], None] | None = None) -> list[Finding]:
         """Load every memory file and check everything; returns all findings. Runs off the event loop.
         Skipped (the current findings are returned) when a check that began after this one was asked
         for has landed meanwhile: it read every file this one would. ``progress(message, percent)`` is
-        told as each phase starts (called from the thread that checks)."""
+        told as each phase starts (called from the thread that checks). ``early(findings)`` is given the
+        findings that are final once the references are checked (staleness, the files' own problems, how
+        agents load them) before the search for duplicates and conflicts, so that an editor shows them
+        first."""
         if self.ws is None:
             return []
         step = progress or (lambda message, percent: None)
@@ -200,9 +208,15 @@ class LoreServer(LanguageServer):
                 step(f"checking the references of {len(store.entries)} memories", 30)
                 checker = StalenessChecker(ws, store)
                 checker.check()
+                kept = _kept_verdicts(ws, checker)
+                if early is not None:  # a first snapshot: hover, lenses and fixes work on it at once
+                    self._checker = checker
+                    self._publish_snapshot(Snapshot.build(self._next_generation(), ws, store, checker, self.config,
+                                                          [*store.findings, *loading_findings(ws), *kept]))
+                    early(self.all_findings())
                 step("looking for duplicates and conflicts", 70)
                 found = memory_findings(store, self.config, self._search)
-                found += _kept_verdicts(ws, checker)
+                found += kept
                 step("preparing diagnostics", 90)
                 self._checker = checker
                 self._publish_snapshot(Snapshot.build(self._next_generation(), ws, store, checker, self.config, found))
@@ -396,6 +410,23 @@ class LoreServer(LanguageServer):
         """The current findings of some memory files only: what a code change can have touched."""
         snapshot = self.snapshot
         return {path: list(snapshot.by_file.get(path, [])) for path in files} if snapshot is not None else {}
+
+    async def first_check_answered(self) -> None:
+        """Wait until a pull can be answered: the first check's first snapshot, for a client that takes a
+        refresh (it is asked to pull again when the check is whole), else the whole first check."""
+        check = self.initial_check
+        if check is None or check.done():
+            return
+        caps = self.client_capabilities.workspace
+        refreshes = bool(caps and caps.diagnostics and caps.diagnostics.refresh_support)
+        ready = self.first_snapshot
+        if not refreshes or ready is None:
+            await check
+            return
+        waiter = asyncio.ensure_future(ready.wait())
+        done, _ = await asyncio.wait({check, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        if waiter not in done:
+            waiter.cancel()
 
     def all_findings(self) -> list[Finding]:
         return list(self.snapshot.findings) if self.snapshot is not None else []
