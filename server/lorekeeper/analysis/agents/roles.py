@@ -113,7 +113,7 @@ class Repo:
         self.ws = ws
         self.files = ws.rel_files()
         self._set = set(self.files)
-        ignored = _tracked_but_ignored(ws, self._set)
+        ignored = _tracked_but_ignored_once(ws, self.files, self._set)
         if ignored:  # (agents read what git tracks, even where .gitignore says otherwise)
             self.files = sorted([*self.files, *ignored])
             self._set.update(ignored)
@@ -154,6 +154,20 @@ class Repo:
 _AGENT_DIRS = (".claude/", ".cursor/", ".github/", ".windsurf/", ".kiro/", ".clinerules", ".continue/", ".augment/")
 _AGENT_NAMES = frozenset({"CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "AGENTS.override.md", "GEMINI.md", "rules.md",
                           ".cursorrules", ".windsurfrules", ".continuerules"})
+
+
+_TRACKED_IGNORED: dict[int, tuple[Any, list[str]]] = {}
+
+
+def _tracked_but_ignored_once(ws: Workspace, files: list[str], listed: set[str]) -> list[str]:
+    """:func:`_tracked_but_ignored`, asked once per listing of the tree (a save in the editor reuses it)."""
+    known = _TRACKED_IGNORED.get(id(ws))
+    if known is not None and known[0] is files:
+        return known[1]
+    found = _tracked_but_ignored(ws, listed)
+    _TRACKED_IGNORED.clear()  # (one workspace at a time is enough: the listing changes only with the tree)
+    _TRACKED_IGNORED[id(ws)] = (files, found)
+    return found
 
 
 def _tracked_but_ignored(ws: Workspace, listed: set[str]) -> list[str]:
