@@ -812,13 +812,22 @@ class CrateCheck:
     """``cargo run -p oxc_linter``: a package of the Cargo workspace (a Cargo.toml's ``[package] name``).
     An error when a Cargo.toml of the tree named it when the memory was written and none does now."""
 
+    def __init__(self) -> None:
+        #: The Cargo manifests and the package names they declare, read once per check (the check's own
+        #: memo of baselines, made anew by every check, says which check it is).
+        self._known: tuple[Any, list[str], set[str]] | None = None
+
     def now(self, checker: StalenessChecker, item: Pending) -> bool:
         index = checker.index
-        manifests = sorted(p for p in index.files if p == "Cargo.toml" or p.endswith("/Cargo.toml"))
+        known = self._known
+        if known is None or known[0] is not checker._baselines:  # pyright: ignore[reportPrivateUsage]
+            manifests = sorted(p for p in index.files if p == "Cargo.toml" or p.endswith("/Cargo.toml"))
+            names = {_crate_key(n) for p in manifests if (n := _crate_name(index.read(p)))}
+            known = self._known = (checker._baselines, manifests, names)  # pyright: ignore[reportPrivateUsage]
+        _, manifests, names = known
         if not manifests:
             return True  # not a Rust workspace (or not this part of it): nothing to judge against
         item.result.depends_on.update(manifests)
-        names = {_crate_key(n) for p in manifests if (n := _crate_name(index.read(p)))}
         if _crate_key(item.ref.target) in names:
             return True
         item.data["manifests"] = manifests
