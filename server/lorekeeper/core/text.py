@@ -137,3 +137,25 @@ def summarize(text: str, limit: int) -> str:
     cut = flat[: limit - 1]
     end = max(cut.rfind(". "), cut.rfind("; "))
     return (cut[: end + 1] if end > limit // 2 else cut.rsplit(" ", 1)[0]) + "…"
+
+
+_FENCE_MARK = re.compile(r" {0,3}(`{3,}|~{3,})")
+
+
+class Fences:
+    """Where fenced code runs in Markdown read line by line: :meth:`code` says whether a line is a fence or
+    inside one (a fence closes at a bare run of its character at least as long as the one that opened it)."""
+
+    def __init__(self) -> None:
+        self.open: str | None = None
+
+    def code(self, line: str) -> bool:
+        opened = _FENCE_MARK.match(line)
+        if opened:
+            mark = opened.group(1)
+            if self.open is None:
+                self.open = mark
+            elif mark[0] == self.open[0] and len(mark) >= len(self.open) and line.strip() == mark:
+                self.open = None
+            return True
+        return self.open is not None

@@ -9,9 +9,10 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from ..core.text import Fences
+
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _CUSTOM_ID = re.compile(r"\s*\{#([\w.:-]+)\}\s*$")
 _HTML_ID = re.compile(r"""<[a-zA-Z][^>]*?\b(?:id|name)\s*=\s*["']([^"']+)["']""")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
@@ -44,22 +45,14 @@ def anchors(text: str) -> frozenset[str]:
         found.add(base if count == 0 else f"{base}-{count}")
 
     lines = text.splitlines()
-    fence: str | None = None
+    fences = Fences()
     start = 0
     if lines and lines[0].strip() == "---":  # front matter
         start = next((i + 1 for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), 0)
     previous = ""
     for line in lines[start:]:
-        opened = _FENCE.match(line)
-        if opened:
-            mark = opened.group(1)
-            if fence is None:
-                fence = mark
-            elif mark[0] == fence[0] and len(mark) >= len(fence) and line.strip() == mark:
-                fence = None
+        if fences.code(line):
             previous = ""
-            continue
-        if fence is not None:
             continue
         if "=" in line or "id" in line or "name" in line:
             found.update(m.group(1).lower() for m in _HTML_ID.finditer(line))

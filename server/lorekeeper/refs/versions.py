@@ -41,12 +41,17 @@ def _toml(data: bytes, *keys: tuple[str, ...]) -> str | None:
     return None
 
 
-def _package_json_node(data: bytes) -> str | None:
+def _package_json(data: bytes) -> dict[str, Any] | None:
     try:
         doc = json.loads(data.decode("utf-8", "replace"))
     except (ValueError, RecursionError):
         return None
-    if not isinstance(doc, dict):
+    return doc if isinstance(doc, dict) else None
+
+
+def _package_json_node(data: bytes) -> str | None:
+    doc = _package_json(data)
+    if doc is None:
         return None
     for table, key in (("volta", "node"), ("engines", "node")):
         value = doc.get(table, {}).get(key) if isinstance(doc.get(table), dict) else None
@@ -94,11 +99,8 @@ def _package_json_dependency(package: str) -> Callable[[bytes], str | None]:
     """The version range package.json gives ``package`` (dependencies, then dev, peer, optional)."""
 
     def parse(data: bytes) -> str | None:
-        try:
-            doc = json.loads(data.decode("utf-8", "replace"))
-        except (ValueError, RecursionError):
-            return None
-        if not isinstance(doc, dict):
+        doc = _package_json(data)
+        if doc is None:
             return None
         for table in ("dependencies", "devDependencies", "peerDependencies", "optionalDependencies"):
             deps = doc.get(table)

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 from ..core.kinds import KINDS, Family
 from ..core.model import Entry, Finding, InFileIgnore, Location, Severity
-from ..core.text import editor_lines
+from ..core.text import Fences, editor_lines
 from ..workspace import Workspace
 from .files import read_text_file
 
@@ -159,17 +159,9 @@ def ignore_comments(lines: list[str], relpath: str) -> tuple[dict[int, InFileIgn
     known = set(KINDS) | {f.value for f in Family}
     found: dict[int, InFileIgnore] = {}
     problems: list[Finding] = []
-    fence: tuple[str, int] | None = None
+    fences = Fences()
     for number, line in enumerate(lines, 1):
-        opener = _FENCE_OPEN.match(line)
-        if opener:
-            mark = opener.group("fence")
-            if fence is None:
-                fence = (mark[0], len(mark))
-            elif mark[0] == fence[0] and len(mark) >= fence[1] and line.strip() == mark:
-                fence = None
-            continue
-        if fence is not None or "lore-ignore" not in line:
+        if fences.code(line) or "lore-ignore" not in line:
             continue
         match = _IGNORE.search(line)
         if match is None:

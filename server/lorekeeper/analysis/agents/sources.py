@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any, cast
 
+from ...core.text import Fences
 from ...infra.tokens import count_tokens
 from ...store.mif import _yaml  # pyright: ignore[reportPrivateUsage] - the bounded reader of front matter
 
@@ -22,7 +23,6 @@ _LIST_ITEM = re.compile(r"^\s+-\s*(?P<value>.*)$")
 #: space; not in code. ``#[[file:path]]`` (Kiro).
 _AT_IMPORT = re.compile(r"(?:(?<=\s)|^)@(?P<path>(?:\.{1,2}/|~/|/)?[\w.][^\s`)\]]*)")
 _KIRO_IMPORT = re.compile(r"#\[\[file:(?P<path>[^\]\s]+)\]\]")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 
 
@@ -172,19 +172,11 @@ def _plain_fields(lines: list[str]) -> dict[str, Any]:
 
 def _imports(lines: list[str], start: int, style: str) -> list[Import]:
     found: list[Import] = []
-    fence: str | None = None
+    fences = Fences()
     pattern = _AT_IMPORT if style == "at" else _KIRO_IMPORT
     for number in range(start, len(lines) + 1):
         line = lines[number - 1]
-        opened = _FENCE.match(line)
-        if opened:
-            mark = opened.group(1)
-            if fence is None:
-                fence = mark
-            elif mark[0] == fence[0] and len(mark) >= len(fence) and line.strip() == mark:
-                fence = None
-            continue
-        if fence is not None or ("@" not in line and "[[file:" not in line):
+        if fences.code(line) or ("@" not in line and "[[file:" not in line):
             continue
         bare = _CODE_SPAN.sub(lambda m: " " * len(m.group(0)), line)
         for match in pattern.finditer(bare):
