@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lorekeeper.analysis.compaction import CompactionConfig, plan_compaction
-from lorekeeper.analysis.context.timeline import timeline
+from lorekeeper.analysis.context.timeline import replaced_part, timeline
 from lorekeeper.app.context import render_context
 from lorekeeper.core.model import DEFAULT_CATEGORY as CATEGORY
 from lorekeeper.facts.subjects import related
@@ -80,8 +80,24 @@ def test_an_older_memory_is_shown_dated_under_the_newest_of_its_subject(tree: Tr
         text = shown[name]
         assert ("- `uv run ruff check src tests`: lint the codebase.\n"
                 "  - older, 2025-06-24: `make lint` or `uv run ruff check src` - Run code linting\n") in text, name
-        assert "- Run tests with `make test-quiet`.\n  - was, until 2026-02-24: Run tests with `make test`.\n" in text
+        assert "- Run tests with `make test-quiet`.\n  - was, until 2026-02-24: `make test`\n" in text
         assert "- Use **uv** (not pip/pipx/poetry).\n" in text and "Not settled" not in text
+
+
+def test_an_older_value_is_shown_by_the_words_its_replacement_took_the_place_of() -> None:
+    # updates-entries: simulacra's CLAUDE.md and terence-python's AGENTS.md, before and after
+    assert replaced_part("Run tests with `make test`.", "Run tests with `make test-quiet`.") == "`make test`"
+    assert replaced_part("Lint and format with `make lint`.", "Lint and format with `make lint-quiet`.") == "`make lint`"
+    # a code span is never cut; one bare word comes with the word before it
+    assert replaced_part("Use Node 18 for the API", "Use Node 20 for the API") == "Node 18"
+    assert replaced_part("Install with `uv pip install -e .` first", "Install with `uv sync` first") == "`uv pip install -e .`"
+    # two places changed: both, in order
+    assert replaced_part("Deploy staging with fly on Mondays", "Deploy production with fly on Fridays") == "staging … Mondays"
+    # sharing less than 60% of its words, short, on several lines, or nothing replaced: shown whole
+    assert replaced_part("Write for Python 3.11-3.13", "Target Python 3.12-3.13") is None
+    assert replaced_part("Use Jest", "Use Vitest") is None
+    assert replaced_part("Run:\n- make test", "Run:\n- make check") is None
+    assert replaced_part("Run tests with pytest", "Run tests with pytest and coverage") is None
 
 
 def test_two_that_disagree_with_no_order_are_not_settled(tree: Tree) -> None:

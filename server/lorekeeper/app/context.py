@@ -10,6 +10,7 @@ from typing import Any
 from ..analysis.context import ContextConfig, ContextResult, render_entries
 from ..analysis.diagnose import conflicts as find_conflicts
 from ..core.model import Finding
+from ..infra.safeio import read_text
 from ..store import Store
 from ..workspace import Workspace
 
@@ -19,7 +20,8 @@ def render_context(ws: Workspace, store: Store, *, budget: int | None = None, fo
                    config: ContextConfig | None = None, conflicts: Sequence[dict[str, Any]] | None = None,
                    remember: bool = True) -> ContextResult:
     """The memory to load now for ``focus`` (workspace-relative paths, or free-text queries) within
-    ``budget`` tokens (default: ``[context] budget``, else the index.md budget). ``findings``: staleness
+    ``budget`` tokens (default: ``[context] budget``, else the index.md budget). Where `lore compact` wrote compacted/
+    and it holds what the rendering leaves out, the text points into it as index.md does. ``findings``: staleness
     findings when the caller has them (stale memories score less and say so); ``conflicts``: the
     contradictions compaction finds (computed when not given). ``remember``: keep the levels for the
     next rendering's hysteresis (a cache file; memory itself is never written)."""
@@ -27,7 +29,24 @@ def render_context(ws: Workspace, store: Store, *, budget: int | None = None, fo
     if conflicts is None:
         conflicts = _conflicts(store) if sum(e.live for e in store.entries) > 1 else []
     return render_entries(ws, store.entries, budget=budget, focus=focus, findings=findings, now=now, config=config,
-                          conflicts=conflicts, remember=remember)
+                          conflicts=conflicts, remember=remember, compacted=compacted_views(ws))
+
+
+def compacted_views(ws: Workspace) -> dict[str, str]:
+    """The compacted/ files `lore compact` wrote (``compacted/<category>.md`` → text): the context points
+    into them where they hold what it leaves out."""
+    folder = ws.store / "compacted"
+    out: dict[str, str] = {}
+    try:
+        paths = sorted(folder.glob("*.md")) if folder.is_dir() else []
+    except OSError:
+        return out
+    for path in paths:
+        try:
+            out[f"compacted/{path.name}"] = read_text(path, root=ws.root)
+        except (OSError, UnicodeDecodeError):
+            continue
+    return out
 
 
 def _conflicts(store: Store) -> list[dict[str, Any]]:

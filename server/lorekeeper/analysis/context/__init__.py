@@ -32,8 +32,8 @@ from ...workspace import Workspace
 from .access import with_reads
 from .render import CONFLICT, CONTEXT, FULL, INDEX, LEVELS, OMITTED, PINNED, Item, Layout, Style, Unit, assign, layout
 from .score import Focus, focus_relevance, score, signals
-from .timeline import Timeline, blame_dates, elsewhere_note, lead, timeline
-from .views import titled
+from .timeline import Timeline, blame_dates, elsewhere_note, lead, replaced_part, timeline
+from .views import bullet, slug, titled
 
 __all__ = ["CONFLICT", "CONTEXT", "INDEX", "PINNED", "ContextConfig", "ContextResult", "Focus", "RenderedEntry", "Style",
            "render_entries", "stale_entries"]
@@ -75,13 +75,16 @@ def render_entries(ws: Workspace, entries: Sequence[Entry], *, budget: int | Non
                    config: ContextConfig | None = None, conflicts: Sequence[dict[str, Any]] = (),
                    style: Style = CONTEXT, remember: bool = True,
                    narrate: Callable[[dict[str, list[tuple[str, str]]], int], Mapping[str, str]] | None = None,
-                   counts: TokenMemo | None = None) -> ContextResult:
+                   counts: TokenMemo | None = None, compacted: Mapping[str, str] | None = None) -> ContextResult:
     """:func:`lorekeeper.app.context.render_context` over a list of entries (compaction passes the memory as its plan leaves
     it); ``style`` ``INDEX`` renders index.md, which reads the remembered levels but never writes them.
     ``narrate`` (the narrative index): given the full entries of each plain category section (no pinned,
     conflicting, superseded or stale entries among them) as (id, text) and the tokens their bullets take,
     returns prose per category, which stands in for those bullets. ``counts``: token counts to share
-    with the caller (used when its tokenizer is the configured one)."""
+    with the caller (used when its tokenizer is the configured one). ``compacted``: the compacted/ files
+    (``compacted/<category>.md`` → text) when the caller read them: the context then points into them as
+    index.md does, and is index.md's text without its generated-file comment, as long as they hold
+    every entry it points at."""
     config = config or ws.context
     limit = budget if budget is not None else config.budget if config.budget is not None else ws.compaction.budget
     # Recency in whole days: the same memory renders the same all day (prompt caches keep working).
@@ -104,21 +107,36 @@ def render_entries(ws: Workspace, entries: Sequence[Entry], *, budget: int | Non
     times = timeline(live, conflicts, dater=blame_dates(ws))
     units = _units(shown, scores, stale, config, count, times, {e.id: e for e in live})
     key = _state_key(wanted, limit, config)
-    previous = _read_state(ws, key)
-    levels: list[int] = []
-    result = None
-    for _ in range(_PASSES):
-        for unit in units:
-            bonus = 3 - min((LEVELS.index(previous.get(i.id, "omitted")) for i in unit.items), default=OMITTED)
-            unit.rank = unit.score + config.hysteresis * bonus
-        units.sort(key=Unit.sort_key)
-        levels, result = assign(units, limit, style, count, config.compressed_value, config.placeholder_value,
-                                config.full_share)
-        now_levels = {i.id: LEVELS[level] for unit, level in zip(units, levels, strict=True) for i in unit.items}
-        if now_levels == {k: v for k, v in previous.items() if k in now_levels}:
-            break
-        previous = now_levels
-    assert result is not None  # the loop runs at least once
+    remembered = _read_state(ws, key)
+
+    def settle(style: Style) -> tuple[list[int], Layout]:
+        previous = remembered
+        levels: list[int] = []
+        result = None
+        for _ in range(_PASSES):
+            for unit in units:
+                bonus = 3 - min((LEVELS.index(previous.get(i.id, "omitted")) for i in unit.items), default=OMITTED)
+                unit.rank = unit.score + config.hysteresis * bonus
+            units.sort(key=Unit.sort_key)
+            levels, result = assign(units, limit, style, count, config.compressed_value, config.placeholder_value,
+                                    config.full_share)
+            now_levels = {i.id: LEVELS[level] for unit, level in zip(units, levels, strict=True) for i in unit.items}
+            if now_levels == {k: v for k, v in previous.items() if k in now_levels}:
+                break
+            previous = now_levels
+        assert result is not None  # the loop runs at least once
+        return levels, result
+
+    if compacted and not style.index:
+        # laid out as index.md is (its header counted), printed without the header: the same text, as long
+        # as compacted/ holds what it points at (else memory changed since: the context's own words)
+        levels, result = settle(replace(INDEX, elsewhere=style.elsewhere))
+        if _points_hold(result, compacted):
+            result = layout(units, levels, replace(INDEX, elsewhere=style.elsewhere, header=False), limit, count)
+        else:
+            levels, result = settle(style)
+    else:
+        levels, result = settle(style)
     if narrate is not None:
         result = _narrated(units, levels, style, limit, count, narrate, result)
     if remember and not style.index and units:
@@ -126,6 +144,21 @@ def render_entries(ws: Workspace, entries: Sequence[Entry], *, budget: int | Non
     rendered = [RenderedEntry(item.id, LEVELS[level], round(item.score, 3), text) for item, level, text in result.shown]
     omitted = [i.id for i in sorted(result.omitted, key=lambda i: (-i.score, i.id))]
     return ContextResult(result.tokens, limit, rendered, omitted, result.text, list(config.problems), scores)
+
+
+def _points_hold(result: Layout, compacted: Mapping[str, str]) -> bool:
+    """Whether every entry ``result`` does not show in full is in the compacted/ file its line points at
+    (its text, or its summary, as that file lists it)."""
+    for item in [*result.omitted, *(i for i, level, _ in result.shown if level != FULL)]:
+        if item.lead:
+            continue  # shown with the newest memory of its subject, which is checked
+        text = compacted.get(f"compacted/{slug(item.entry.category)}.md")
+        if text is None:
+            return False
+        forms = [item.entry.content] + ([item.entry.summary] if item.entry.summary else [])
+        if not any(bullet(titled(form)).split("\n", 1)[0] in text for form in forms):
+            return False
+    return True
 
 
 def _narrated(units: Sequence[Unit], levels: Sequence[int], style: Style, limit: int, count: Callable[[str], int],
@@ -203,12 +236,16 @@ def _units(entries: list[Entry], scores: dict[str, float], stale: dict[str, str]
 
     notes: dict[str, list[str]] = {e.id: [] for e in entries}
     leads: dict[str, str] = {}
+    replaced: dict[str, str] = {}  # an older memory shown by the words its replacement took the place of
     for older, earlier in times.links.items():
         if older not in by_id:
             continue
         if earlier.root in by_id:
             union(older, earlier.root)
             leads[older] = lead(earlier)
+            if earlier.how == "was" and (part := replaced_part(titled(by_id[older].content),
+                                                               titled(by_id[earlier.root].content))):
+                replaced[older] = part
         elif earlier.root in every:
             newer = every[earlier.root]
             where = (f"{newer.location.path}:{newer.location.start_line}" if newer.format == "instruction"
@@ -240,6 +277,8 @@ def _units(entries: list[Entry], scores: dict[str, float], stale: dict[str, str]
         items: list[Item] = []
         for entry in members:
             full, short = texts[entry.id]
+            if entry.id in replaced:
+                full, short = replaced[entry.id], None
             full_tokens = count(full)
             items.append(Item(entry, scores[entry.id], full, short if short and count(short) < full_tokens else None,
                               full_tokens, "".join(notes[entry.id]), leads.get(entry.id, "")))

@@ -35,6 +35,9 @@ class Style:
     #: Instruction files whose facts the text does not repeat (agents load them as they are): named at
     #: the end, so that every fact is stated or pointed at.
     elsewhere: tuple[str, ...] = ()
+    #: The generated-file comment first (index.md itself; `lore context` pointing into compacted/ prints
+    #: the same text without it).
+    header: bool = False
 
     @property
     def index(self) -> bool:
@@ -42,7 +45,7 @@ class Style:
 
 
 CONTEXT = Style("context")
-INDEX = Style("index")
+INDEX = Style("index", header=True)
 
 
 @dataclass
@@ -219,7 +222,7 @@ def layout(units: Sequence[Unit], levels: Sequence[int], style: Style, budget: i
     body += elsewhere_lines(style)
     counts = [sum(f == FULL for _, f, _ in shown), sum(f == COMPRESSED for _, f, _ in shown),
               sum(f == PLACEHOLDER for _, f, _ in shown), len(omitted)]
-    head = [HEADER] if style.index else []
+    head = [HEADER] if style.header else []
     tokens = 0
     text = ""
     for _ in range(6):  # the text states its own size: settle the number

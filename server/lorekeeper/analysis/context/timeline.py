@@ -2,8 +2,9 @@
 memory of its subject, dated — never as an undated equal of its replacement.
 
 - **was** — a newer memory replaced it (it ``supersedes`` this one), or disagrees with it and was written
-  later: "was, until 2026-02-24: Run tests with `make test`." The newer is what holds now; the older stays
-  visible, dated, until someone keeps one (`lore review`).
+  later: "was, until 2026-02-24: `make test`" under "Run tests with `make test-quiet`." (the words it
+  replaced, :func:`replaced_part`; the whole older text when the two share less than 60% of its words). The newer is
+  what holds now; the older stays visible, dated, until someone keeps one (`lore review`).
 - **older** — a newer memory may speak of the same subject (:func:`lorekeeper.facts.subjects.related`):
   "older, 2025-05-25: uv run ruff check ." The relation is no verdict; the date lets the reader judge.
 
@@ -16,9 +17,11 @@ Invariant: pure function of the entries and the conflicts found (no I/O)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from difflib import SequenceMatcher
 from typing import Any
 
 from ...core.model import Entry
@@ -43,6 +46,31 @@ def lead(earlier: Earlier) -> str:
     if earlier.how == "was" and earlier.until is not None:
         return f"was, until {earlier.until:%Y-%m-%d}: "
     return f"older, {earlier.created:%Y-%m-%d}: "
+
+
+#: The words of a text for :func:`replaced_part`: a code span is one word, so that a part never cuts one.
+_WORDS = re.compile(r"`[^`\n]*`|[^\s`]+")
+
+
+def replaced_part(old: str, new: str) -> str | None:
+    """What an older memory said that the newer one under which it is shown replaced: the older's words
+    the newer does not have, in order, gaps as " … " ("Run tests with `make test`." under "Run tests with
+    `make test-quiet`." is "`make test`"; one bare word comes with the word before it: "Node 18"). ``None``
+    (show the older whole) when the two share less than 60% of the older's words, when it is shorter than
+    three words or spans lines, or when nothing of it was replaced."""
+    if "\n" in old.strip():
+        return None
+    a, b = _WORDS.findall(old), _WORDS.findall(new)
+    if len(a) < 3:
+        return None
+    matcher = SequenceMatcher(a=a, b=b, autojunk=False)
+    if sum(block.size for block in matcher.get_matching_blocks()) < 0.6 * len(a):
+        return None
+    spans = [(i1, i2) for tag, i1, i2, _, _ in matcher.get_opcodes()
+             if tag in ("replace", "delete") and any(w.strip(".,;:!?()[]'\"") for w in a[i1:i2])]
+    if len(spans) == 1 and spans[0][1] - spans[0][0] == 1 and spans[0][0] > 0 and not a[spans[0][0]].startswith("`"):
+        spans = [(spans[0][0] - 1, spans[0][1])]  # one bare word says more with the one before it: "Node 18"
+    return " … ".join(" ".join(a[i1:i2]) for i1, i2 in spans) or None
 
 
 def elsewhere_note(earlier: Earlier, where: str) -> str:
