@@ -58,7 +58,33 @@ def test_updates_written_in_other_words_are_related() -> None:
                    "just start-release 0.2.0   # bump version, commit, tag, and push") == "words"
 
 
+def test_a_rule_restated_wider_or_moved_to_a_nearby_folder_is_related() -> None:
+    # simulacra's CLAUDE.md (2025-04-16) and AGENTS.md (2025-11-06); tokentoss's CLAUDE.md, then AGENTS.md
+    assert related("Do not use type annotations.",
+                   "Add types where sensible, but avoid overly verbose annotations.") == "words"
+    assert related("Once a plan or implementation is complete, move it to `_blueprint/archive/`",
+                   "Completed specs move to `_blueprint/archive/features/` with `[completed]` prefix; superseded ones "
+                   "with `[discarded]`.") == "paths"
+    assert related("When plan mode produces an implementation plan, save it to `_blueprint/implement/`",
+                   "Plan-mode outputs and roadmap-committed work go to `_blueprint/features/` as "
+                   "`[planning]<name>-v1.md` specs, linked from `roadmap/ROADMAP.md`.") == "paths"
+    # telegram-bot's type check command, then the one recipe that runs it
+    assert related("`make type` or `uv run ty check src` - Run type checking",
+                   "Run `just` for formatting, linting, type checking, and the coverage test suite.") == "words"
+
+
 def test_different_things_are_not_related() -> None:
+    # lead-ins, labels, short names, table rows and texts about two different commands are two subjects
+    # (awesome-claude-code's, nftbk's and deadonfilm's agent files)
+    assert related("**Error Handling**:", "Follow the established error handling patterns with detailed logging") is None
+    assert related("Tezos blockchain", "**tezos-core**, **tezos-rpc**, **tezos-contract**: Libraries for Tezos "
+                   "blockchain interaction") is None
+    assert related("`uv run discover-claude-files`: Run the discovery script",
+                   "`complexipy scripts/discover_claude_files.py`: Check complexity of main discovery script") is None
+    assert related("**File paths**: use `fileURLToPath(import.meta.url)`, not `new URL().pathname`",
+                   "When modifying an untested file, create a test file with at least happy-path and error tests") is None
+    # sibling folders with one word in common are two places side by side
+    assert related("`src/api/` holds the HTTP handlers", "`src/db/` holds the database models") is None
     assert related("uv run ruff check .", "uv run ruff format .") is None  # two commands of one tool
     assert related("Do not use type annotations.", "Do not use system python or pip.") is None
     assert related("Run tests: `uv run pytest`", "Lint: `uv run ruff check`") is None

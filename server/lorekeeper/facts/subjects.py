@@ -15,7 +15,13 @@ merge or flag anything. Two memories are related when, in one scope (:func:`.sco
 - run the same command (the same tool and subcommand: `uv run ruff check .` / `uv run ruff check --fix .`);
 - open with the same three words, one of them a content word ("MCP servers are configured …" / "MCP
   servers are assembled …");
-- share most of their prose words (at least half, and two or more); or
+- share most of their prose words (at least half, and two or more);
+- are two sentences (four words or more, no label; not a lead-in ending in a colon, not a table row; not
+  both running commands or opening with two different code spans, which would be two subjects) where one's prose words, two or more, are all among the
+  other's ("Do not use type annotations." / "Add types where sensible, but avoid overly verbose
+  annotations."), or that name a folder and its subfolder with a prose word in common ("… move it to
+  `_blueprint/archive/`" / "Completed specs move to `_blueprint/archive/features/` …"), or two sibling
+  folders with two (`_blueprint/implement/` / `_blueprint/features/`, "plan mode"); or
 - are one sentence with one name swapped ("Build solar-cli image: `docker build -t solar-cli:latest …`").
 
 Invariant: pure functions of the entries (texts, scopes); no I/O."""
@@ -45,6 +51,7 @@ _TOOLS = frozenset("cargo go make just docker git uv npm pnpm yarn bun dotnet mi
 #: A leading label: "**Bot Framework**:", "**Run dev server:**", "Run tests:" (a few words before a colon).
 _LABEL = re.compile(r"^\s*(?:(?:[-*+]|\d+[.)])\s+)?(?:\*\*(?P<bold>[^*`]{2,60}?):?\*\*:?|(?P<plain>[A-Za-z][^:`*\n]{1,50}):)(?:\s|$)")
 _CODE = re.compile(r"`([^`\n]+)`")
+_OPENING = re.compile(r"^\s*(?:(?:[-*+]|\d+[.)])\s+)?`([^`\n]+)`")
 _DIGITS = re.compile(r"\d+")
 _WORDS = re.compile(r"[A-Za-z0-9][\w'-]*")
 #: A name-like token: words joined by a hyphen, slash or dot (`solar-cli`, `src/bot/retry_utils.py`).
@@ -66,6 +73,10 @@ class _Shape:
     words: frozenset[str]
     names: frozenset[str]
     low: str
+    #: Folders and files the text names in code (`_blueprint/archive/`), without ./ and a final /.
+    paths: frozenset[str] = frozenset()
+    #: The code span the text opens with ("`ty check`: Run type checking"), if any.
+    opening: str | None = None
 
 
 _SUBCOMMAND = re.compile(r"[a-z][\w:-]*")
@@ -111,11 +122,47 @@ def _shape(text: str) -> _Shape:
     if len(opening) == 3 and any(w not in _WEAK and len(w) > 2 and not w.isdigit() for w in opening[:2]):
         lead = " ".join(opening)
     names = frozenset(n.lower().rstrip("./") for n in _NAME.findall(text))
-    return _Shape(label, commands, lead, words, names, " ".join(text.lower().split()))
+    paths = frozenset(p for code in codes if (p := _path(code)))
+    opens = _OPENING.match(text)
+    return _Shape(label, commands, lead, words, names, " ".join(text.lower().split()), paths,
+                  opens.group(1).lower() if opens else None)
+
+
+def _statement(shape: _Shape) -> bool:
+    """A sentence of four words or more with no label: not a lead-in ("**Error Handling**:"), a table row
+    or a name."""
+    text = shape.low.rstrip("*_ ")
+    return (shape.label is None and not text.endswith(":") and not text.startswith("|")
+            and len(_WORDS.findall(text)) >= 4)
+
+
+def _path(code: str) -> str | None:
+    """A code span that is a path of two parts or more (`_blueprint/archive/`, `src/db/models.py`)."""
+    text = code.strip().removeprefix("./").rstrip("/").lower()
+    if " " in text or "/" not in text or "://" in text or text.startswith(("/", "~", "$")):
+        return None
+    return text if all(text.split("/")) else None
+
+
+def _paths_related(sa: _Shape, sb: _Shape) -> bool:
+    """Two texts naming folders of one tree where the other names its parent, or a sibling of it, with
+    prose words in common: one, for a folder and what it holds (`_blueprint/archive/` /
+    `_blueprint/archive/features/`, "move completed plans"); two for siblings, which are as often two
+    subjects side by side (`src/api/` / `src/db/`)."""
+    if not sa.paths or not sb.paths or sa.paths & sb.paths:
+        return False
+    shared = len((sa.words & sb.words) - _WEAK)
+    for x in sa.paths:
+        for y in sb.paths:
+            if shared >= 1 and (y.startswith(x + "/") or x.startswith(y + "/")):
+                return True
+            if shared >= 2 and x.rsplit("/", 1)[0] == y.rsplit("/", 1)[0]:
+                return True
+    return False
 
 
 def related(a: str, b: str) -> str | None:
-    """Why two texts may speak of one subject ("label", "command", "lead", "words", "renamed"), else
+    """Why two texts may speak of one subject ("label", "command", "lead", "words", "paths", "renamed"), else
     ``None``. The same fact (the verifier's key) is not a relation: that is a duplicate."""
     sa, sb = _shape(a), _shape(b)
     if _DIGITS.sub("#", sa.low) == _DIGITS.sub("#", sb.low):
@@ -131,6 +178,13 @@ def related(a: str, b: str) -> str | None:
     shared = sa.words & sb.words
     if len(shared) >= 2 and len(shared) >= WORDS_SHARED * len(sa.words | sb.words):
         return "words"
+    # two commands, or two texts about the code each opens with, are two subjects
+    if (_statement(sa) and _statement(sb) and not (sa.commands and sb.commands)
+            and not (sa.opening and sb.opening and sa.opening != sb.opening)):
+        if len(shared) >= 2 and shared in (sa.words, sb.words):
+            return "words"
+        if _paths_related(sa, sb):
+            return "paths"
     if _renamed(sa, sb):
         return "renamed"
     return None
@@ -154,6 +208,8 @@ def _keys(shape: _Shape) -> set[str]:
         keys.add(f"l:{shape.label}")
     if shape.lead:
         keys.add(f"p:{shape.lead}")
+    for path in shape.paths:  # a folder, and its parent: a folder and its subfolders, and siblings, meet
+        keys.update((f"f:{path}", f"f:{path.rsplit('/', 1)[0]}"))
     return keys
 
 
