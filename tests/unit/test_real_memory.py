@@ -16,7 +16,8 @@ import pytest
 
 from lorekeeper.analysis.compaction import CompactionConfig, plan_compaction
 from lorekeeper.analysis.diagnose import memory_findings
-from lorekeeper.analysis.repeats import near, repeats
+from lorekeeper.analysis.repeats import repeats
+from lorekeeper.facts.near import near
 from lorekeeper.facts.scope import apart, is_history
 from support import Tree, files, lore
 

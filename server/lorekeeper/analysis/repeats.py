@@ -14,7 +14,6 @@ Invariant: reads only the store's entries; never merges across projects (:mod:`.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
@@ -23,10 +22,9 @@ from functools import lru_cache
 from ..core.candidates import rare_key_pairs
 from ..core.model import Entry, Finding, RemoveRepeatFix, Severity
 from ..core.text import TEXT_CACHE, editor_lines, normalize
-from ..facts.parse import parse, stem
+from ..facts.near import may_be_one, near, says_more, words_of
 from ..facts.scope import other_projects as apart_projects
-from ..facts.updates import disagreement
-from ..facts.verify import compare, fact_key, fact_keys, fact_size, prepared
+from ..facts.verify import fact_key, fact_keys, fact_size, prepared
 from ..store import FileChange, Operation, Store
 from ..store.instructions import replace_lines
 from .compaction.search import groups_of_one_fact
@@ -42,9 +40,8 @@ DEFAULT_SOURCES = ("AGENTS.md", "CLAUDE.md", "GEMINI.md", ".github/copilot-instr
                    "memory-bank/techContext.md", "memory-bank/activeContext.md", "memory-bank/progress.md")
 
 #: A unit must carry at least this many words that state something to count as a repeated fact ("- None",
-#: "- TBD" and bare headings repeat harmlessly); and this many to be found in other words.
+#: "- TBD" and bare headings repeat harmlessly).
 MIN_FACT_WORDS = 2
-NEAR_MIN_WORDS = 3
 
 
 @dataclass(frozen=True)
@@ -72,87 +69,9 @@ def _worth(entry: Entry) -> bool:
 
 # -- near repeats ------------------------------------------------------------------------------------
 
-#: Words whose presence on one side only changes what a text says ("Run X" / "Never run X", "all" /
-#: "some", "before" / "after").
-_CHANGES_MEANING = frozenset(stem(w) for w in (
-    "not no never none nor without except unless only avoid don't doesn't isn't shouldn't mustn't cannot can't"
-    " instead rather all some any every each most few many more less least before after above below first last"
-    " optional required deprecated removed replaced old new previous former until since").split())
-_PART = re.compile(r"[a-z0-9]+")
-
-
-@dataclass(frozen=True)
-class _Shape:
-    words: frozenset[str]  # stems of the words, and of the parts of the literals
-    plain: frozenset[str]  # stems of the words alone
-    literals: frozenset[str]  # code, paths, numbers... in one spelling (`docs/` = docs)
-    negated: bool
-    marks: frozenset[str]  # status marks: done, planned, struck through
-
-
-#: Marks that give an item a status ("✅ Metadata retrieval" is done, "⬜ ..." planned): a copy with a
-#: mark the kept one lacks says more than it.
-_MARKS = re.compile(r"[✅✔☑⬜☐❌✗]|\[[ xX]\]|~~")
-
-
-@lru_cache(maxsize=TEXT_CACHE)
-def _shape(text: str) -> _Shape:
-    statement = parse(text)
-    words: set[str] = set()
-    plain: set[str] = set()
-    literals: set[str] = set()
-    for token in statement.tokens:
-        if token.literal or token.code:
-            spelled = (token.code or token.text).strip("`").rstrip("/").lower()
-            literals.add(spelled)
-            words.update(stem(part) for part in _PART.findall(spelled))
-        else:
-            plain.add(token.text)
-    marks = frozenset(m.lower() for m in _MARKS.findall(text))
-    return _Shape(frozenset(words | plain), frozenset(plain), frozenset(literals), statement.negated, marks)
-
-
-def near(a: str, b: str) -> bool:
-    """Whether two instruction lines state one fact in nearly the same words: the literals of one are
-    among the other's, and the words of one are among the other's (a few more: "Jekyll configuration" /
-    "Jekyll configuration (baseurl, title, theme settings)") or nearly all shared; no word that turns
-    the meaning (not, only, all, before...) on one side only, no conflict the verifier sees."""
-    sa, sb = _shape(a), _shape(b)
-    if sa.negated != sb.negated:
-        return False
-    short, long_ = (sa, sb) if len(sa.words) <= len(sb.words) else (sb, sa)
-    if len(short.words) < NEAR_MIN_WORDS or not short.literals <= long_.literals:
-        return False
-    if (short.words ^ long_.words) & _CHANGES_MEANING:
-        return False
-    if len(short.plain & long_.plain) < 0.6 * len(short.words):
-        return False  # mostly words of a name on one side ("New Relic APM" / `NEW_RELIC_LICENSE_KEY`)
-    extra = long_.words - short.words
-    # more words on one side: few, unless a literal both name pins what they are about
-    room = max(3, len(short.words)) if short.literals else max(1, len(short.words) // 3)
-    subsumed = short.words <= long_.words and len(extra) <= room
-    if not subsumed and len(short.words & long_.words) < 0.85 * len(short.words | long_.words):
-        return False
-    return compare(a, b).verdict != "conflict" and disagreement(a, b) is None and disagreement(b, a) is None
-
-
-def _may_be_one(a: str, b: str) -> bool:
-    """What a pair found in other words must also hold: the same polarity, and no word that turns the
-    meaning on one side only ("tokens are processed sequentially rather than concurrently" /
-    "Implementing concurrent token processing")."""
-    sa, sb = _shape(a), _shape(b)
-    return sa.negated == sb.negated and not (sa.words ^ sb.words) & _CHANGES_MEANING
-
-
-def says_more(a: str, b: str) -> bool:
-    """Whether ``a`` states something ``b`` does not (a word, literal or status mark ``b`` lacks)."""
-    sa, sb = _shape(a), _shape(b)
-    return bool(sa.words - sb.words or sa.literals - sb.literals or sa.marks - sb.marks)
-
-
 def _near_pairs(units: list[Entry]) -> list[tuple[int, int]]:
     """Pairs of ``units`` (indexes) that :func:`near` joins, among those sharing their rarest words."""
-    words = [_shape(e.content).words for e in units]
+    words = [words_of(e.content) for e in units]
     # a word many units write says nothing about which are one fact; the cap also bounds the pairs looked
     # at to 3 x 30 a unit, so that a repository with thousands of instruction lines stays fast on a save
     cap = min(30, max(8, len(units) // 10))
@@ -183,7 +102,7 @@ def repeats(entries: Iterable[Entry], sources: Iterable[str] = (), paraphrases: 
         pairs = _near_pairs(units)
         if paraphrases is not None:
             pairs += [(i, j) for i, j in paraphrases([e.content for e in units])
-                      if _may_be_one(units[i].content, units[j].content) and not apart_projects(units[i], units[j])]
+                      if may_be_one(units[i].content, units[j].content) and not apart_projects(units[i], units[j])]
         direct = {frozenset((units[i].id, units[j].id)) for i, j in pairs}
         for n, (i, j) in enumerate(pairs):
             joined.setdefault(i, []).append(f"\x01near{n}")

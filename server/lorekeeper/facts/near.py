@@ -1,0 +1,105 @@
+"""Two texts that state one fact in nearly the same words: "Jekyll configuration" / "Jekyll configuration
+(baseurl, title, theme settings)", "**Python**: Use `uv` for package management." / "**Package
+Management**: Use `uv` for package management." The same literals, the words of one among the other's
+(a few more) or nearly all shared, no word that turns the meaning on one side only, no conflict the
+verifier sees. Instruction files' repeats (:mod:`lorekeeper.analysis.repeats`) and compaction's merge of
+entries ask here.
+
+Invariant: pure functions of text (with caches of their answers)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ..core.text import TEXT_CACHE
+from .parse import parse, stem
+from .updates import disagreement
+from .verify import compare
+
+#: Fewer words than this, and a text is too short to be found in other words.
+NEAR_MIN_WORDS = 3
+
+#: Words whose presence on one side only changes what a text says ("Run X" / "Never run X", "all" /
+#: "some", "before" / "after").
+_CHANGES_MEANING = frozenset(stem(w) for w in (
+    "not no never none nor without except unless only avoid don't doesn't isn't shouldn't mustn't cannot can't"
+    " instead rather all some any every each most few many more less least before after above below first last"
+    " optional required deprecated removed replaced old new previous former until since").split())
+_PART = re.compile(r"[a-z0-9]+")
+
+
+@dataclass(frozen=True)
+class _Shape:
+    words: frozenset[str]  # stems of the words, and of the parts of the literals
+    plain: frozenset[str]  # stems of the words alone
+    literals: frozenset[str]  # code, paths, numbers... in one spelling (`docs/` = docs)
+    negated: bool
+    marks: frozenset[str]  # status marks: done, planned, struck through
+
+
+#: Marks that give an item a status ("✅ Metadata retrieval" is done, "⬜ ..." planned): a copy with a
+#: mark the kept one lacks says more than it.
+_MARKS = re.compile(r"[✅✔☑⬜☐❌✗]|\[[ xX]\]|~~")
+
+
+@lru_cache(maxsize=TEXT_CACHE)
+def _shape(text: str) -> _Shape:
+    statement = parse(text)
+    words: set[str] = set()
+    plain: set[str] = set()
+    literals: set[str] = set()
+    for token in statement.tokens:
+        if token.literal or token.code:
+            spelled = (token.code or token.text).strip("`").rstrip("/").lower()
+            literals.add(spelled)
+            words.update(stem(part) for part in _PART.findall(spelled))
+        else:
+            plain.add(token.text)
+    marks = frozenset(m.lower() for m in _MARKS.findall(text))
+    return _Shape(frozenset(words | plain), frozenset(plain), frozenset(literals), statement.negated, marks)
+
+
+def near(a: str, b: str) -> bool:
+    """Whether two instruction lines state one fact in nearly the same words: the literals of one are
+    among the other's, and the words of one are among the other's (a few more: "Jekyll configuration" /
+    "Jekyll configuration (baseurl, title, theme settings)") or nearly all shared; no word that turns
+    the meaning (not, only, all, before...) on one side only, no conflict the verifier sees."""
+    sa, sb = _shape(a), _shape(b)
+    if sa.negated != sb.negated:
+        return False
+    short, long_ = (sa, sb) if len(sa.words) <= len(sb.words) else (sb, sa)
+    if len(short.words) < NEAR_MIN_WORDS or not short.literals <= long_.literals:
+        return False
+    if (short.words ^ long_.words) & _CHANGES_MEANING:
+        return False
+    if len(short.plain & long_.plain) < 0.6 * len(short.words):
+        return False  # mostly words of a name on one side ("New Relic APM" / `NEW_RELIC_LICENSE_KEY`)
+    extra = long_.words - short.words
+    # more words on one side: few, unless a literal both name pins what they are about
+    room = max(3, len(short.words)) if short.literals else max(1, len(short.words) // 3)
+    subsumed = short.words <= long_.words and len(extra) <= room
+    if not subsumed and len(short.words & long_.words) < 0.85 * len(short.words | long_.words):
+        return False
+    return compare(a, b).verdict != "conflict" and disagreement(a, b) is None and disagreement(b, a) is None
+
+
+def may_be_one(a: str, b: str) -> bool:
+    """What a pair found in other words must also hold: the same polarity, and no word that turns the
+    meaning on one side only ("tokens are processed sequentially rather than concurrently" /
+    "Implementing concurrent token processing")."""
+    sa, sb = _shape(a), _shape(b)
+    return sa.negated == sb.negated and not (sa.words ^ sb.words) & _CHANGES_MEANING
+
+
+def says_more(a: str, b: str) -> bool:
+    """Whether ``a`` states something ``b`` does not (a word, literal or status mark ``b`` lacks)."""
+    sa, sb = _shape(a), _shape(b)
+    return bool(sa.words - sb.words or sa.literals - sb.literals or sa.marks - sb.marks)
+
+
+def words_of(text: str) -> frozenset[str]:
+    """The stems :func:`near` compares (words, and the parts of the literals)."""
+    return _shape(text).words
+
