@@ -223,6 +223,9 @@ def test_agent_files_that_repeat_each_other_are_found_and_the_fuller_copy_is_kep
     ("- Run make setup before the first build", "- Run just setup before the first build"),
     ("- All GPU nodes run the training jobs", "- Some GPU nodes run the training jobs"),
     ("- Migrations run before the new pods start", "- Migrations run after the new pods start"),
+    # written word for word in the other, which turns it around
+    ("- Use pnpm for packages", "- Do not use pnpm for packages"),
+    ("- Run the linter on CI", "- Run the linter on CI only before a release"),
 ])
 def test_near_misses_are_not_repeats(a: str, b: str) -> None:
     assert not near(a, b) and not near(b, a)
@@ -234,6 +237,9 @@ def test_near_misses_are_not_repeats(a: str, b: str) -> None:
     ("- **Rate Limiting**: Many RPC providers and content hosts impose rate limits",
      "- Many RPC providers and content hosts impose rate limits"),
     ("- Adding IPFS gateway rotation and fallbacks", "- IPFS gateway rotation and fallbacks"),
+    # the shorter written word for word in the longer (nftbk's activeContext.md and projectbrief.md)
+    ("   - Ethereum-based chains (Ethereum, Zora, Base, Arbitrum)",
+     "   - Back up NFTs from Ethereum-based chains (Ethereum, Zora, Base, Arbitrum)"),
 ])
 def test_near_repeats_are_found(a: str, b: str) -> None:
     assert near(a, b) and near(b, a)

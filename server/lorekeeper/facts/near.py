@@ -23,11 +23,14 @@ NEAR_MIN_WORDS = 3
 
 #: Words whose presence on one side only changes what a text says ("Run X" / "Never run X", "all" /
 #: "some", "before" / "after").
-_CHANGES_MEANING = frozenset(stem(w) for w in (
+_CHANGES_MEANING = frozenset(form for w in (
     "not no never none nor without except unless only avoid don't doesn't isn't shouldn't mustn't cannot can't"
     " instead rather all some any every each most few many more less least before after above below first last"
-    " optional required deprecated removed replaced old new previous former until since").split())
+    " optional required deprecated removed replaced old new previous former until since").split()
+    for form in (w, stem(w)))
 _PART = re.compile(r"[a-z0-9]+")
+_SEQUENCE = re.compile(r"[a-z0-9][a-z0-9.+#/-]*")
+_EMPHASIS = str.maketrans("", "", "*_`")
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,7 @@ class _Shape:
     literals: frozenset[str]  # code, paths, numbers... in one spelling (`docs/` = docs)
     negated: bool
     marks: frozenset[str]  # status marks: done, planned, struck through
+    sequence: tuple[str, ...] = ()  # the words as written, lower case, without marks and emphasis
 
 
 #: Marks that give an item a status ("✅ Metadata retrieval" is done, "⬜ ..." planned): a copy with a
@@ -58,7 +62,8 @@ def _shape(text: str) -> _Shape:
         else:
             plain.add(token.text)
     marks = frozenset(m.lower() for m in _MARKS.findall(text))
-    return _Shape(frozenset(words | plain), frozenset(plain), frozenset(literals), statement.negated, marks)
+    sequence = tuple(stem(w.strip("./-")) for w in _SEQUENCE.findall(_MARKS.sub("", text.lower()).translate(_EMPHASIS)))
+    return _Shape(frozenset(words | plain), frozenset(plain), frozenset(literals), statement.negated, marks, sequence)
 
 
 def near(a: str, b: str) -> bool:
@@ -72,17 +77,25 @@ def near(a: str, b: str) -> bool:
     short, long_ = (sa, sb) if len(sa.words) <= len(sb.words) else (sb, sa)
     if len(short.words) < NEAR_MIN_WORDS or not short.literals <= long_.literals:
         return False
-    if (short.words ^ long_.words) & _CHANGES_MEANING:
+    if _turns(short, long_):
         return False
     if len(short.plain & long_.plain) < 0.6 * len(short.words):
         return False  # mostly words of a name on one side ("New Relic APM" / `NEW_RELIC_LICENSE_KEY`)
     extra = long_.words - short.words
-    # more words on one side: few, unless a literal both name pins what they are about
+    # more words on one side: few, unless a literal both name pins what they are about, or the shorter is
+    # written in the longer word for word ("Ethereum-based chains (Ethereum, Zora, Base, Arbitrum)" / "Back
+    # up NFTs from Ethereum-based chains (Ethereum, Zora, Base, Arbitrum)")
     room = max(3, len(short.words)) if short.literals else max(1, len(short.words) // 3)
-    subsumed = short.words <= long_.words and len(extra) <= room
+    subsumed = short.words <= long_.words and (len(extra) <= room or _written_in(short.sequence, long_.sequence))
     if not subsumed and len(short.words & long_.words) < 0.85 * len(short.words | long_.words):
         return False
     return compare(a, b).verdict != "conflict" and disagreement(a, b) is None and disagreement(b, a) is None
+
+
+def _written_in(short: tuple[str, ...], long_: tuple[str, ...]) -> bool:
+    """Whether the words of ``short`` (three or more) run, in order, within ``long_``."""
+    n = len(short)
+    return n >= NEAR_MIN_WORDS and any(long_[k:k + n] == short for k in range(len(long_) - n + 1))
 
 
 def may_be_one(a: str, b: str) -> bool:
@@ -90,7 +103,13 @@ def may_be_one(a: str, b: str) -> bool:
     meaning on one side only ("tokens are processed sequentially rather than concurrently" /
     "Implementing concurrent token processing")."""
     sa, sb = _shape(a), _shape(b)
-    return sa.negated == sb.negated and not (sa.words ^ sb.words) & _CHANGES_MEANING
+    return sa.negated == sb.negated and not _turns(sa, sb)
+
+
+def _turns(sa: _Shape, sb: _Shape) -> bool:
+    """Whether a word that turns the meaning is written on one side only (the parse drops some of them,
+    "only" among them: the words as written are asked too)."""
+    return bool(((sa.words ^ sb.words) | (set(sa.sequence) ^ set(sb.sequence))) & _CHANGES_MEANING)
 
 
 def says_more(a: str, b: str) -> bool:
