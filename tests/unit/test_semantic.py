@@ -35,6 +35,14 @@ PARAPHRASES = [
     ("`scripts/bootstrap.sh` creates the local `.env` from `.env.example`.",
      "The local `.env` is created from `.env.example` by `scripts/bootstrap.sh`.", 0.95),
     ("Run `pnpm install` after pulling lockfile changes.", "Execute `pnpm install` after pulling lockfile changes.", 0.99),
+    # the same code word and number on both sides: further apart in words, still one fact
+    ("The on-call engineer must acknowledge a page within 5 minutes.", "Whoever is on call has 5 minutes to ack a page.",
+     0.69),
+    # a restriction on both sides ("restricted to")
+    ("Only release managers can push tags matching `v*`.", "Pushing `v*` tags is restricted to release managers.", 0.95),
+    # a name written as code on one side, as a word on the other (awesome-claude-code's agent files)
+    ("`complex-projects/` - Multi-service projects with detailed architecture",
+     "**complex-projects**: Multi-service projects with detailed architecture", 0.95),
 ]
 NEVER = [
     ("Max line length is 100", "Max line length is 120", 0.99),
@@ -49,6 +57,15 @@ NEVER = [
     ("Use npm", "Don't use npm, use pnpm", 0.8),
     ("Feature flags are enabled in staging.", "Feature flags are disabled in staging.", 0.95),
     ("The E2E suite runs on Chromium only.", "The E2E suite runs on chromium, firefox and webkit.", 0.8),
+    # a list that grew, a status that changed: updates (real pairs of public repositories' memory)
+    ("npm run quality:check    # Complete quality verification (lint + type + format + test)",
+     "npm run quality:check    # Complete quality verification (lint + type + format + calisthenics + test)", 0.96),
+    ("Status endpoints will allow clients to poll application progress",
+     "Status endpoints allow clients to poll application progress (implemented)", 0.98),
+    # the same name, two steps that mirror each other
+    ("In e2e setup, create the org before the user.", "In e2e teardown, delete the user before the org.", 0.70),
+    # sharing a number is not enough when they are far apart in words
+    ("Retries back off for 5 seconds.", "The cache holds 5 entries per user.", 0.40),
 ]
 
 

@@ -52,10 +52,13 @@ _PATHISH = re.compile(r"(?<![\w./@{}~-])[\w.@{}~-]*+/[\w./@{}~-]+")
 _PASSIVE = re.compile(r"\b(?:is|are|was|were|be|been|being|gets?|got)\s+(?:\w+ly\s+)?\w+(?:ed|en|wn|t)\b(?:[^.;:]|\.(?=\S)){0,60}?\bby\b",
                       re.I)
 #: Opposites the verifier's list lacks that matter for a merge (it only ever makes the guard stricter).
-_OPPOSITES = {frozenset(p) for p in (("add", "drop"), ("automat", "manual"), ("success", "fail"), ("web", "mobil"))}
+_OPPOSITES = {frozenset(p) for p in (("add", "drop"), ("automat", "manual"), ("success", "fail"), ("web", "mobil"),
+                                     ("setup", "teardown"), ("creat", "delet"))}
 SUBSUMED_MARGIN = 0.2
+#: How much closer than the threshold two texts naming the same literals need not be.
+LITERALS_MARGIN = 0.1
 #: Words that restrict a statement: "runs on Chromium only" is not subsumed by "runs on chromium, firefox".
-_RESTRICTION = re.compile(r"\b(?:only|exclusively|solely|except|unless|just)\b", re.I)
+_RESTRICTION = re.compile(r"\b(?:only|exclusively|solely|except|unless|just|restricted)\b", re.I)
 PROHIBITIONS = frozenset("forbidden banned prohibited disallowed".split())
 _CLAUSE_SPLIT = re.compile(r"[,;.()—:]|\bbut\b|\band\b")
 _WORD_RUN = re.compile(r"\w+")
@@ -85,12 +88,15 @@ def _emails(text: str) -> list[str]:
 
 
 def _only(mine: tuple[set[str], set[str]], theirs: tuple[set[str], set[str]], other: str) -> set[str]:
-    """The names of one text the other does not write: exact names missing from its exact names,
-    loose names it does not write in any form ("SSH" / "SSH-key", "Alembic" / "alembic")."""
+    """The names of one text the other does not write: exact names missing from its exact names and
+    from its text, loose names it does not write in any form ("SSH" / "SSH-key", "Alembic" / "alembic")."""
     low = other.lower()
+    # an exact name the other writes as it is, though not as code ("`complex-projects/` - …" /
+    # "**complex-projects**: …"), is written there
+    exact = {n for n in mine[0] - theirs[0] if not _written_as_is(n.strip("`").rstrip("/"), low)}
     loose = mine[1] - theirs[1] - theirs[0]
     if not loose:
-        return mine[0] - theirs[0]
+        return exact
     words = sorted(set(_WORD_RUN.findall(low)))
 
     def written(name: str) -> bool:
@@ -101,7 +107,11 @@ def _only(mine: tuple[set[str], set[str]], theirs: tuple[set[str], set[str]], ot
             return at < len(words) and words[at].startswith(name)
         return re.search(r"\b" + re.escape(name), low) is not None  # (a few tool names: "next.js")
 
-    return (mine[0] - theirs[0]) | {n for n in loose if not written(n)}
+    return exact | {n for n in loose if not written(n)}
+
+
+def _written_as_is(name: str, low: str) -> bool:
+    return len(name) > 2 and re.search(r"(?<![\w./-])" + re.escape(name) + r"(?![\w-])", low) is not None
 
 
 def _negated(text: str) -> bool:
@@ -132,14 +142,18 @@ class _Text:
     restricted: bool
     negated: bool
     passive: bool
+    #: What pins what the text is about: its code words and numbers.
+    pins: frozenset[str] = frozenset()
 
 
 @lru_cache(maxsize=1 << 16)
 def _read(text: str) -> _Text:
     statement = parse.parse(text)
     words = frozenset(t.text for t in statement.tokens if not t.literal) - parse.CLAUSE_WORDS
+    pins = frozenset({(t.code or "").strip("\x03").lower() for t in statement.tokens if t.code} - {""}
+                     | set(parse.RAW_NUMBER.findall(text)))
     return _Text(statement, names(text), words, Counter(t.text for t in statement.tokens),
-                 bool(_RESTRICTION.search(text)), _negated(text), bool(_PASSIVE.search(text)))
+                 bool(_RESTRICTION.search(text)), _negated(text), bool(_PASSIVE.search(text)), pins)
 
 
 def vouch(a: str, b: str, cosine: float, threshold: float) -> Vouch:
@@ -152,7 +166,10 @@ def vouch(a: str, b: str, cosine: float, threshold: float) -> Vouch:
     # A text whose every word and name the other repeats ("Always use pnpm" / "Package management must
     # use pnpm, not npm or yarn") is subsumed: the embedding of a short text says little, so it needs less.
     subsumed = not xa and not only_a and (xb or only_b) and not ra.restricted and not rb.restricted
-    needed = threshold - SUBSUMED_MARGIN if subsumed else threshold
+    # Two texts that name the same things (a literal, a number or a code word each, none on one side only)
+    # may say them in words further apart: the names pin what they are about.
+    pinned = bool(ra.pins) and ra.pins == rb.pins and not only_a and not only_b and ra.names[0] == rb.names[0]
+    needed = threshold - SUBSUMED_MARGIN if subsumed else threshold - LITERALS_MARGIN if pinned else threshold
     if cosine < needed and not set(verify.fact_keys(a)) & set(verify.fact_keys(b)):
         return Vouch(False, f"not close enough ({cosine:.2f} < {needed:.2f})")
     verdict = verify.compare(a, b)
@@ -184,10 +201,54 @@ def vouch(a: str, b: str, cosine: float, threshold: float) -> Vouch:
     if kinds or any(frozenset((x, y)) in _OPPOSITES for x in xa for y in xb):
         return Vouch(False, f"another thing of the same kind ({', '.join(sorted(xa))} / {', '.join(sorted(xb))})")
     if (only_b or xb) and not xa:
+        changed = _changed_within(a, b)
+        if changed:
+            return Vouch(False, changed)
         return Vouch(True, f"the newer says more; cosine {cosine:.2f}", "b")
     if xa and not xb:
+        changed = _changed_within(b, a)
+        if changed:
+            return Vouch(False, changed)
         return Vouch(True, f"the older says more; cosine {cosine:.2f}", "a")
     return Vouch(True, f"cosine {cosine:.2f}")
+
+
+#: Words that say a statement is planned, or done: one side planned, the other done, is an update.
+_PLANNED = frozenset(parse.stem(w) for w in "will planned todo future soon later".split()) | {"⬜", "☐"}
+_DONE = frozenset(parse.stem(w) for w in "implemented done completed fixed resolved shipped".split()) | {"✅", "✔", "☑"}
+_STATUS_WORDS = re.compile(r"[a-z]+|[⬜☐✅✔☑]")
+_GROUP = re.compile(r"\(([^()]*)\)")
+
+
+def _items(text: str) -> list[frozenset[str]]:
+    """The lists a text gives, each as the set of its items: a group in parentheses of two items or more
+    ("(lint + type + test)", "(achievements, streaks, XP)"), and a run of three or more joined by "+"."""
+    def item(raw: str) -> str:
+        return " ".join(parse.stem(w) for w in re.findall(r"[a-z0-9]+", raw.lower()))
+
+    groups = [re.split(r"[,+]", g) for g in _GROUP.findall(text)]
+    groups += [parts for parts in [_GROUP.sub(" ", text).split("+")] if len(parts) >= 3]
+    return [frozenset(filter(None, map(item, g))) for g in groups if len(g) >= 2]
+
+
+def _changed_within(older: str, newer: str) -> str:
+    """Why a text that says more than another (``newer`` here; also asked the other way round) is an
+    update rather than the same fact with more said: one is planned and the other done ("Status endpoints
+    will allow …" / "… allow … (implemented)"), or one's list has an item more than the same list in
+    the other ("(lint + type + format + test)" / "(lint + type + format + calisthenics + test)"). ""
+    when neither."""
+    def status(text: str) -> set[str]:
+        words = {w if not w.isalpha() else parse.stem(w) for w in _STATUS_WORDS.findall(text.lower())}
+        return ({"planned"} if words & _PLANNED else set()) | ({"done"} if words & _DONE else set())
+
+    sa, sb = status(older), status(newer)
+    if ("planned" in sa and "done" in sb and "done" not in sa) or ("done" in sa and "planned" in sb and "planned" not in sa):
+        return "one text says planned, the other done: an update, not the same fact"
+    for la in _items(older):
+        for lb in _items(newer):
+            if len(la & lb) >= 2 and (la < lb or lb < la):
+                return "one text has an item more in a list the other gives: an update, not the same fact"
+    return ""
 
 
 #: A label of a few plain words that opens a line ("**Initialize database:** ...", "Migrations: ...").
