@@ -214,8 +214,8 @@ def vouch(a: str, b: str, cosine: float, threshold: float) -> Vouch:
 
 
 #: Words that say a statement is planned, or done: one side planned, the other done, is an update.
-_PLANNED = frozenset(parse.stem(w) for w in "will planned todo future soon later".split()) | {"⬜", "☐"}
-_DONE = frozenset(parse.stem(w) for w in "implemented done completed fixed resolved shipped".split()) | {"✅", "✔", "☑"}
+_PLANNED = frozenset("will planned todo future soon later ⬜ ☐".split())  # as written: "implementing" is neither
+_DONE = frozenset("implemented done completed fixed resolved shipped ✅ ✔ ☑".split())
 _STATUS_WORDS = re.compile(r"[a-z]+|[⬜☐✅✔☑]")
 _GROUP = re.compile(r"\(([^()]*)\)")
 
@@ -238,7 +238,7 @@ def _changed_within(older: str, newer: str) -> str:
     the other ("(lint + type + format + test)" / "(lint + type + format + calisthenics + test)"). ""
     when neither."""
     def status(text: str) -> set[str]:
-        words = {w if not w.isalpha() else parse.stem(w) for w in _STATUS_WORDS.findall(text.lower())}
+        words = set(_STATUS_WORDS.findall(text.lower()))
         return ({"planned"} if words & _PLANNED else set()) | ({"done"} if words & _DONE else set())
 
     sa, sb = status(older), status(newer)

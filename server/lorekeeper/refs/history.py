@@ -156,11 +156,13 @@ class GitHistory:
             self._logs.update(data.get("logs", {}))
             self._greps.update(data.get("greps", {}))
             self._renames.update(data.get("renames", {}))
+            self._exists.update({(commit, path): kind for key, kind in data.get("exists", {}).items()
+                                 for commit, _, path in [key.partition("\x00")]})
         except (OSError, ValueError, KeyError, TypeError):
             pass
 
     def save(self) -> None:
-        """Write what was learnt about this HEAD (commit details, baselines, blame) for the next run."""
+        """Write what was learnt about this HEAD (commit details, baselines, blame, what trees held) for the next run."""
         self.settle()
         cache = self._cache_file()
         if not (cache and self._changed):
@@ -173,7 +175,8 @@ class GitHistory:
         blame = {k: v for k, v in self._blame.items() if v is not None}
         data = {"version": CACHE_VERSION, "before": self._before, "blame": blame,
                 "commits": {k: [c.sha, c.date, c.subject] for k, c in self._commits.items()},
-                "logs": self._logs, "greps": self._greps, "renames": self._renames}
+                "logs": self._logs, "greps": self._greps, "renames": self._renames,
+                "exists": {f"{commit}\x00{path}": kind for (commit, path), kind in self._exists.items()}}
         cache_files.write(self.root, cache.parent, cache.name, json.dumps(data).encode("utf-8"))
         self._changed = False
 
@@ -308,6 +311,7 @@ class GitHistory:
         (never file contents, which a partial clone may lack); pairs git could not answer are left out
         of the result (unknown)."""
         pairs = list(pairs)
+        self._load()  # (what earlier runs at this HEAD learnt: trees never change)
         wanted: dict[str, set[str]] = {}
         for commit, path in pairs:
             clean = path.rstrip("/")
@@ -330,6 +334,7 @@ class GitHistory:
                     if kind is None and any(name.startswith(path + "/") for name in listed):
                         kind = "tree"  # a folder given as a path lists its content
                     self._exists[(commit, path)] = kind
+                self._changed = True
         return {(c, p): self._exists[(c, p.rstrip("/"))] for c, p in pairs if (c, p.rstrip("/")) in self._exists}
 
     def paths_named(self, commit: str, name: str) -> list[str] | None:

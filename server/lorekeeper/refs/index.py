@@ -57,6 +57,10 @@ class CodeIndex:
         self._binaries: dict[str, set[str]] = {}
         self._mentions: dict[str, set[str]] = {}  # word asked about -> the code files that mention it
         self._file_words: dict[str, set[str]] = {}  # path -> the asked-about words it mentions
+        #: The words of the last run's scan and, per code file as it then was, which of them it mentions
+        #: (``mentions.json``): a file unchanged since is not read again for those words.
+        self._mention_cache: tuple[frozenset[str], dict[str, list[Any]]] | None = None
+        self._mentions_dirty = False
         self._hashes: dict[str, str | None] = {}
         #: Each file read: its modification time (ns) and size, from the open file (the version read).
         self.stats: dict[str, list[int]] = {}
@@ -409,13 +413,31 @@ class CodeIndex:
         if missing:
             for word in missing:
                 self._mentions[word] = set()
+            self._mentions_dirty = True
+            known_words, known_files = self._load_mention_cache()
+            reusable = missing & known_words
             # Compared as bytes (no decoding of the ~1.7M identifiers of a 3,000-file tree).
-            wanted_bytes = {word.encode("utf-8"): word for word in missing}
+            every = {word.encode("utf-8"): word for word in missing}
+            fresh = {word.encode("utf-8"): word for word in missing - reusable}
+            root = str(self.ws.root) + os.sep
             for path in self.code_files:
-                data = self.read(path)
-                if data is None:
-                    continue
-                found = {wanted_bytes[m] for m in wanted_bytes.keys() & set(_IDENTIFIER.findall(data))}
+                found: set[str] = set()
+                scan = every
+                record = known_files.get(path) if reusable else None
+                if record is not None:
+                    try:
+                        info = os.stat(root + path, follow_symlinks=False)
+                    except OSError:
+                        info = None
+                    if info is not None and record[:2] == [info.st_mtime_ns, info.st_size]:
+                        found = reusable.intersection(record[2])
+                        scan = fresh
+                        self.stats.setdefault(path, [info.st_mtime_ns, info.st_size])
+                if scan:
+                    data = self.read(path)
+                    if data is None:
+                        continue
+                    found |= {scan[m] for m in scan.keys() & set(_IDENTIFIER.findall(data))}
                 for word in found:
                     self._mentions[word].add(path)
                 if found:
@@ -440,8 +462,27 @@ class CodeIndex:
             cache = self._symbol_cache = files if isinstance(files, dict) else {}
         return cache
 
+    def _load_mention_cache(self) -> tuple[frozenset[str], dict[str, list[Any]]]:
+        if self._mention_cache is None:
+            data = cache_files.read_json(self.ws.root, self.cache_dir, MENTIONS_FILE)
+            words, files = (data.get("words"), data.get("files")) if isinstance(data, dict) and \
+                data.get("version") == CACHE_VERSION else (None, None)
+            valid = isinstance(words, list) and isinstance(files, dict) and all(
+                isinstance(r, list) and len(r) == 3 and isinstance(r[2], list) for r in files.values())
+            self._mention_cache = (frozenset(words), files) if valid else (frozenset(), {})
+        return self._mention_cache
+
     def save(self) -> None:
-        """Persist the symbol cache if it learnt anything."""
+        """Persist the symbol cache and the words code files mention, if they learnt anything."""
+        if self._mentions_dirty:
+            # every code file that could be read was looked at for every word asked about in this run
+            asked = set(self._mentions)
+            files = {path: [*self.stats[path], sorted(self._file_words.get(path, set()) & asked)]
+                     for path in self.code_files if path in self.stats}
+            cache_files.write(self.ws.root, self.cache_dir, MENTIONS_FILE,
+                              json.dumps({"version": CACHE_VERSION, "words": sorted(asked), "files": files}).encode())
+            self._mention_cache = (frozenset(asked), files)
+            self._mentions_dirty = False
         if not self._cache_dirty or self._symbol_cache is None:
             return
         live = {p: v for p, v in self._symbol_cache.items() if (self.ws.root / p).exists()}
@@ -452,6 +493,8 @@ class CodeIndex:
 
 #: Below this many code files to parse, one process does it (starting workers costs more than it saves).
 PARSE_AHEAD_MIN_FILES = 400
+#: The cache of which asked-about words each code file mentions (:meth:`CodeIndex.files_mentioning`).
+MENTIONS_FILE = "mentions.json"
 
 
 def narrowed(files: set[str], mentioning: set[str], word: str) -> set[str]:

@@ -5,6 +5,8 @@ The rules and their sources are in :mod:`.table`."""
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import os
 import subprocess
 from collections.abc import Callable, Iterable
@@ -111,12 +113,11 @@ class Repo:
 
     def __init__(self, ws: Workspace):
         self.ws = ws
-        self.files = ws.rel_files()
-        self._set = set(self.files)
-        ignored = _tracked_but_ignored_once(ws, self.files, self._set)
-        if ignored:  # (agents read what git tracks, even where .gitignore says otherwise)
-            self.files = sorted([*self.files, *ignored])
-            self._set.update(ignored)
+        listing = ws.rel_files()
+        self._set = set(listing)
+        ignored = _tracked_but_ignored_once(ws, listing, self._set)
+        self._set.update(ignored)  # (agents read what git tracks, even where .gitignore says otherwise)
+        self.files = sorted(self._set)  # (sorted: the files under a folder are one run, see under())
         self._sources: dict[tuple[str, str], Source | None] = {}
         folders = {""}
         for path in self.files:
@@ -134,7 +135,15 @@ class Repo:
         return [p for f in self.folders for p in [f"{f}/{name}" if f else name] if self.exists(p)]
 
     def under(self, prefix: str, suffixes: tuple[str, ...]) -> list[str]:
-        return sorted(p for p in self.files if p.startswith(prefix) and p.endswith(suffixes))
+        """The files whose path starts with ``prefix`` and ends with one of ``suffixes``, in order: the run
+        of sorted paths that start with it (asked for every folder of a large tree)."""
+        out: list[str] = []
+        for path in itertools.islice(self.files, bisect.bisect_left(self.files, prefix), None):
+            if not path.startswith(prefix):
+                break
+            if path.endswith(suffixes):
+                out.append(path)
+        return out
 
     def source(self, path: str, imports: str = "") -> Source | None:
         key = (path, imports)

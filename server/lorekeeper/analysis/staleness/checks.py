@@ -123,16 +123,17 @@ class PathCheck:
         gone = {(c, b.commit) for item in items if (b := baselines[id(item)]) and b.commit
                 for c in item.data["candidates"][:1] if answers.get((b.commit, c)) and not answers.get(("HEAD", c))}
         spelled = {(c + ("/" if answers.get((since, c)) == "tree" else ""), since) for c, since in gone}
-        for since in {since for _, since in spelled}:  # one git log for the paths of each baseline
-            history.prefetch_logs(since, [p.rstrip("/") + ("/" if p.endswith("/") else "") for p, s in spelled if s == since],
-                                  "--diff-filter=DR", "--no-renames")
+        # one git log for the paths of each baseline, the baselines side by side
+        parallel(lambda since: history.prefetch_logs(
+            since, [p.rstrip("/") + ("/" if p.endswith("/") else "") for p, s in spelled if s == since],
+            "--diff-filter=DR", "--no-renames"), sorted({since for _, since in spelled}))
         removals = parallel(lambda q: history.removal(q[0], q[1]), sorted(spelled))
         # Where a path was moved to, and that place is gone too (moved again, deleted), `_gone` follows the
         # chain: its next questions asked together as well, per commit of the move.
         onward = {(r.moved_to, r.commit.sha) for r in removals
                   if r is not None and r.moved_to and not checker.index.exists(r.moved_to.rstrip("/"))}
-        for since in {since for _, since in onward}:
-            history.prefetch_logs(since, [p for p, s in onward if s == since], "--diff-filter=DR", "--no-renames")
+        parallel(lambda since: history.prefetch_logs(since, [p for p, s in onward if s == since], "--diff-filter=DR",
+                                                     "--no-renames"), sorted({since for _, since in onward}))
         # Paths that did not exist when the memory was written either: whether one was created and deleted
         # since, asked side by side as well (a bare file name is first looked for at the baseline).
         if not _unknown_past(checker):
@@ -141,9 +142,9 @@ class PathCheck:
                      and not any(answers[(b.commit, c)] for c in item.data["candidates"])
                      and ("/" in item.ref.target or not _FILE_NAME.match(item.ref.target))
                      for c in item.data["candidates"]}
-            for since in {since for _, since in never}:
-                history.prefetch_logs(since, [p.rstrip("/") + ("/" if p.endswith("/") else "") for p, s in never if s == since],
-                                      "--diff-filter=D", "--no-renames", first=True)
+            parallel(lambda since: history.prefetch_logs(
+                since, [p.rstrip("/") + ("/" if p.endswith("/") else "") for p, s in never if s == since],
+                "--diff-filter=D", "--no-renames", first=True), sorted({since for _, since in never}))
             parallel(lambda q: history.deleted_after(q[0], q[1]), sorted(never))
             # and, for lines of instruction files, when the reference's text entered the file (a line
             # re-worded after its target was gone is dated after it by blame): asked side by side too
