@@ -140,3 +140,28 @@ def test_library_versions_against_package_json(tree: Tree) -> None:
                              f"react 18.3: `package.json` now says ^19.1.0 (changed in {sha} on 2026-02-01: React 19; it "
                              f"said ^18.3.1 when this memory was written in {first} on 2026-01-10)")]
     # (Tailwind is no dependency here: nothing to compare with)
+
+
+def test_comments_placeholders_and_each_lines_cd_are_not_references(tree: Tree) -> None:
+    """Info-level misreadings that real instruction files caused: a shell comment read as make targets
+    (`make py-check  # Typecheck and lint`), placeholders read as script names (`<script>`, `X`), and a
+    block of `cd web && pnpm …` lines read as `web/web/…`."""
+    tree.write("Makefile", "py-check:\n\techo ok\n")
+    tree.write("package.json", json.dumps({"scripts": {"test": "vitest"}}))
+    tree.write("web/package.json", json.dumps({"scripts": {"build": "vite build", "dev": "vite"}}))
+    tree.write("CLAUDE.md", "\n".join([
+        "- `make py-check  # Typecheck and lint`",
+        "- Run `npm run <script>` for any script (`npm run X`, `pnpm run ...`)",
+        "```bash",
+        "cd web && pnpm build",
+        "cd web && pnpm dev",
+        "make py-check  # Typecheck and lint",
+        "cd web",
+        "pnpm build",
+        "```",
+        "- Then `npm run gone` and `make gone-target # a comment`",
+        ""]))
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    found = _found(tree)
+    assert sorted((kind, message.split(" is not")[0]) for _, _, kind, _, message in found) == [
+        ("unresolved-make-target", 'make target "gone-target"'), ("unresolved-script", 'script "gone"')], found

@@ -454,6 +454,8 @@ def _has_code_extension(path: str) -> bool:
 
 
 _SCRIPT = r"([\w][\w:.\-/@]*)"
+#: A name that stands for any name: ``<script>``, ``{name}``, ``[task]``, ``...``, ``X``, ``NAME``.
+_ANY_NAME = re.compile(r"<[^<>]*>|\{[^{}]*\}|\[[^\[\]]*\]|\.\.\.|…|[A-Z]|NAME|SCRIPT|TASK|TARGET|COMMAND|CMD")
 # (compiled once: these run on every line of every memory)
 _NEGATED_END = re.compile(r"\b(never|not|don't|no)\s*$", re.I)
 _CAMEL = re.compile(r"[a-z][A-Z]")
@@ -473,13 +475,14 @@ def _prose_commands(text: str, i: int) -> list[Reference]:
     ``pnpm X`` / ``yarn X`` weak unless the name looks like a script (``test:e2e``)."""
     refs: list[Reference] = []
     for m in _RUN_SCRIPT.finditer(text):
-        refs.append(Reference("script", m.group(2).rstrip(".:"), m.group(0), i, runner=m.group(1)))
+        if not _ANY_NAME.fullmatch(m.group(2).rstrip(".:")):
+            refs.append(Reference("script", m.group(2).rstrip(".:"), m.group(0), i, runner=m.group(1)))
     for m in _NPM_LIFECYCLE.finditer(text):
         refs.append(Reference("script", m.group(1), m.group(0), i, runner="npm"))
     for m in _PM_SHORTHAND.finditer(text):
         name = m.group(2).rstrip(".:")
         builtins = PNPM_BUILTINS if m.group(1) == "pnpm" else YARN_BUILTINS
-        if name in builtins or name.startswith("-"):
+        if name in builtins or name.startswith("-") or _ANY_NAME.fullmatch(name):
             continue
         strong = ":" in name or "-" in name
         refs.append(Reference("script", name, m.group(0), i, strong=strong, runner=m.group(1)))
@@ -540,7 +543,8 @@ def _shell(text: str, i: int, cwd: str | None) -> tuple[list[Reference], str | N
     into its command, flags and arguments. ``cd DIR`` moves ``cwd`` for the segments and lines that
     follow; ``make -C DIR``, ``pnpm --filter PKG``, ``npm --prefix DIR`` scope their own command."""
     refs: list[Reference] = []
-    for segment in _SEGMENTS.split(text):
+    start, last = cwd, ""
+    for segment in _SEGMENTS.split(_without_comment(text)):
         tokens = _tokens(segment)
         while tokens and (_ENV_ASSIGN.match(tokens[0]) or tokens[0] in _PREFIXES):
             tokens.pop(0)
@@ -551,7 +555,27 @@ def _shell(text: str, i: int, cwd: str | None) -> tuple[list[Reference], str | N
             command = "python"
         found, cwd = _one_command(command, args, segment.strip(), i, cwd)
         refs.extend(found)
-    return refs, cwd
+        last = command
+    # `cd web && pnpm build`: the folder of that line's commands; the lines below start where this one
+    # did (a block of such lines lists commands each run from the root). A line that only changes folder
+    # (`cd web`) moves the lines below.
+    return refs, cwd if last == "cd" else start
+
+
+def _without_comment(text: str) -> str:
+    """A shell line without its comment: from a ``#`` that starts a word outside quotes (``make check  #
+    Typecheck and lint`` is ``make check``)."""
+    if "#" not in text:
+        return text
+    quote = ""
+    for at, char in enumerate(text):
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == "#" and (at == 0 or text[at - 1] in " \t"):
+            return text[:at].rstrip()
+    return text
 
 
 def _split_flags(command: str, args: list[str]) -> tuple[dict[str, str], list[str]]:
@@ -770,6 +794,8 @@ def _package_script(runner: str, flags: dict[str, str], rest: list[str], segment
         if not run_args:
             return []
         name = run_args[0]
+        if _ANY_NAME.fullmatch(name):
+            return []  # `npm run <script>`, `npm run X`: any script, not one named so
         if runner == "bun" and (name.endswith((".ts", ".js", ".tsx", ".mjs")) or "/" in name):
             path = _as_path(name)
             return [Reference("path", _join(where, path), name, i, strong=True)] if path else []
@@ -784,7 +810,7 @@ def _package_script(runner: str, flags: dict[str, str], rest: list[str], segment
         name = _NPM_SCRIPT_COMMANDS.get(first)
         return [Reference("script", name, segment, i, runner=runner, scope=where, package=package)] if name else []
     builtins = {"pnpm": PNPM_BUILTINS, "yarn": YARN_BUILTINS, "bun": BUN_BUILTINS}[runner]
-    if first in builtins or first.startswith("-") or not re.fullmatch(_SCRIPT, first):
+    if first in builtins or first.startswith("-") or not re.fullmatch(_SCRIPT, first) or _ANY_NAME.fullmatch(first):
         return []
     if runner == "bun" and (first.endswith((".ts", ".js", ".tsx", ".mjs")) or "/" in first):
         path = _as_path(first)
