@@ -419,3 +419,21 @@ def test_copies_the_kept_line_does_not_state_alike_are_a_repeat_of_their_own(tre
     tree.write("memory-bank/techContext.md", "# Tech\n\n## Future\n\n- Adding IPFS gateway rotation and fallbacks\n")
     groups = [{r.kept.id, *(c.id for c in r.copies)} for r in repeats(tree.store().live())]
     assert any({"memory-bank/activeContext.md:5", "memory-bank/progress.md:5"} <= g for g in groups), groups
+
+
+def test_a_fact_told_in_two_repeats_names_every_place_it_is_in(tree: Tree) -> None:
+    # nftbk's memory bank: one planned item in three files, two wordings
+    tree.write("memory-bank/progress.md", "# Progress\n\n- ⬜ IPFS gateway rotation and fallbacks\n\n"
+               "## Next\n\n2. ⬜ **IPFS Gateway Improvements**: Add gateway rotation and fallbacks\n")
+    tree.write("memory-bank/activeContext.md", "# Active\n\n- IPFS gateway rotation and fallbacks\n")
+    tree.write("memory-bank/techContext.md", "# Tech\n\n- Adding IPFS gateway rotation and fallbacks\n")
+    found = repeats(tree.store().entries)
+    places = {(r.kept.location.path, r.kept.location.start_line): {(e.location.path, e.location.start_line)
+                                                                   for e in (*r.copies, *r.also)} for r in found}
+    every = {("memory-bank/progress.md", 3), ("memory-bank/progress.md", 7), ("memory-bank/activeContext.md", 3),
+             ("memory-bank/techContext.md", 3)}
+    assert len(found) == 2 and all(kept | others == every for kept, others in
+                                   (({k}, v) for k, v in places.items()))
+    # only the direct copies may be removed for their kept one
+    for r in found:
+        assert not {e.id for e in r.copies} & {e.id for e in r.also}

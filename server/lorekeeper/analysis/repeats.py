@@ -51,6 +51,9 @@ class Repeat:
     kept: Entry
     copies: tuple[Entry, ...]
     exact: bool  # every copy is the same text as the kept one
+    #: The other units of the group this fact was found in (each near one of its members, not this
+    #: kept one): named with every copy, never removed for it.
+    also: tuple[Entry, ...] = ()
 
 
 def _source_rank(entry: Entry, sources: tuple[str, ...]) -> tuple[int, str, int]:
@@ -116,6 +119,7 @@ def repeats(entries: Iterable[Entry], sources: Iterable[str] = (), paraphrases: 
         out: list[Repeat] = []
         for _, group in groups_of_one_fact(units, keys):
             members = sorted(group, key=lambda e: _source_rank(e, order))
+            first = len(out)
             while len(members) >= 2:
                 kept = members[0]
                 if _source_rank(kept, chosen)[0] == len(chosen):  # no file the team named: keep the fullest copy
@@ -130,6 +134,12 @@ def repeats(entries: Iterable[Entry], sources: Iterable[str] = (), paraphrases: 
                 if copies:
                     exact = all(_normal(c.content) == _normal(kept.content) for c in copies)
                     out.append(Repeat(kept, copies, exact))
+            if len(out) - first > 1:  # one group told in several repeats: each names the group's other units
+                whole = {id(e) for r in out[first:] for e in (r.kept, *r.copies)}
+                for k in range(first, len(out)):
+                    mine = {id(out[k].kept), *map(id, out[k].copies)}
+                    rest = tuple(e for e in group if id(e) in whole and id(e) not in mine)
+                    out[k] = Repeat(out[k].kept, out[k].copies, out[k].exact, rest)
     out.sort(key=lambda r: (r.kept.location.path, r.kept.location.start_line))
     return out
 
@@ -143,7 +153,7 @@ def repeat_findings(entries: Iterable[Entry], sources: Iterable[str] = (), parap
     """One finding per copy that may go, naming the kept copy and every other one."""
     findings: list[Finding] = []
     for repeat in repeats(entries, sources, paraphrases):
-        every = (repeat.kept, *repeat.copies)
+        every = (repeat.kept, *repeat.copies, *repeat.also)
         for copy in repeat.copies:
             same = _normal(copy.content) == _normal(repeat.kept.content)
             others = [e for e in every if e is not copy]
@@ -158,7 +168,8 @@ def repeat_findings(entries: Iterable[Entry], sources: Iterable[str] = (), parap
                 source=copy.location.path, line=copy.location.start_line, entry=copy.id,
                 fix=None if more else RemoveRepeatFix(entry=copy.id, kept=repeat.kept.id),
                 related=[{"source": e.location.path, "line": e.location.start_line, "entry": e.id,
-                          "message": "the copy kept" if e is repeat.kept else "another copy"} for e in others]))
+                          "message": "the copy kept" if e is repeat.kept else
+                          "another copy" if e in repeat.copies else "the same fact, in other words"} for e in others]))
     return findings
 
 
