@@ -484,6 +484,7 @@ def score(truth, R):
     body_lines = [x for x in index.split("\n") if not x.startswith("<!--")]
     body_text = re.sub(r"disagrees with `[^`]*`", "", "\n".join(body_lines))
     pointers = re.findall(r"compacted/([\w.-]+\.md)", body_text)
+    has_entries = any(e.get("format") != "instruction" for e in R["listed0"]["entries"])
     missing, stated, pointed = [], 0, 0
     for f in truth["facts"]:
         if not f.get("current", True):
@@ -496,6 +497,9 @@ def score(truth, R):
         for loc in f.get("locations", []):
             if "file" in loc and loc["file"] in body_text:
                 where.append(loc["file"])
+            elif "file" in loc and not index.strip() and not has_entries:
+                # no index.md: the memory is instruction files only, which agents load as they are
+                where.append(loc["file"] + " (loaded as it is)")
         for p in set(pointers):
             if any(similarity(x, f["text"]) >= 85 for x in [y["text"] for y in rendered_lines(R["compacted"].get(p, ""), p)]):
                 where.append("compacted/" + p)
@@ -721,8 +725,11 @@ def score(truth, R):
                 continue
             out.append(re.sub(r"\s*\(more: `lore show [^`]+`\)$", "", line))
         return "\n".join(out)
-    S["index_equals_context"] = body(index) == body(ctx)
-    S["index_equals_context_except_pointers"] = content_only(index) == content_only(ctx)
+    if index.strip():
+        S["index_equals_context"] = body(index) == body(ctx)
+        S["index_equals_context_except_pointers"] = content_only(index) == content_only(ctx)
+    else:  # memory of instruction files only: nothing to say, no index.md (and nothing journaled to undo)
+        S["index_equals_context"] = S["index_equals_context_except_pointers"] = "no index.md"
     S["undo"] = R["undo"]
     S["index_bullets"] = len(rendered_lines(index, "i"))
     return S

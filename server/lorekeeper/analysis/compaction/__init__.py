@@ -103,20 +103,22 @@ def _plan(store: Store, config: CompactionConfig, only: Iterable[str] | None, no
     store_prefix = store.ws.rel(store.ws.store)
     views = {f"{store_prefix}/{path}": text for path, text in render_compacted(after, times.links, lines).items()}
     counts = TokenMemo(ws=store.ws)  # the index and the figures below share the counts; kept for next time
-    views[f"{store_prefix}/index.md"] = render_index(store, planner, config, now, llm, counts, live=live, changes=changes)
+    index_path = f"{store_prefix}/index.md"
+    if after or (store.ws.store / "index.md").is_file():
+        views[index_path] = render_index(store, planner, config, now, llm, counts, live=live, changes=changes)
+    # (memory that is only instruction files, which agents load as they are: no index.md with nothing to say)
     on_disk = {path: _read_text(store, path) for path in views}
     for old in (store.ws.store / "compacted").glob("*.md") if (store.ws.store / "compacted").is_dir() else []:
         on_disk.setdefault(store.ws.rel(old), _read_text(store, store.ws.rel(old)))
-    index_path = f"{store_prefix}/index.md"
     # The memory before the plan, as view_entries(live, []) shows it: its texts are all the count needs.
     before = {e.id: e.content for e in live if e.format != "instruction"}
     # Counted in one batch (over the cores when large); most texts are both before and after.
-    counts.many([*before.values(), *(e.content for e in after), *views.values(), *(t or "" for t in on_disk.values())])
+    counts.many(["", *before.values(), *(e.content for e in after), *views.values(), *(t or "" for t in on_disk.values())])
     counts.save()
     counted = counts.known
     tokens = {
         "entries": [sum(counted[text] for text in before.values()), sum(counted[e.content] for e in after)],
-        "index": [counted[on_disk.get(index_path) or ""], counted[views[index_path]]],
+        "index": [counted[on_disk.get(index_path) or ""], counted[views.get(index_path, "")]],
         "compacted": [sum(counted[t or ""] for p, t in on_disk.items() if p != index_path),
                       sum(counted[t] for p, t in views.items() if p != index_path)],
     }

@@ -87,7 +87,10 @@ def _run_compaction(ws: Workspace, only: list[str] | None, dry_run: bool, as_jso
               f" [dim](plan {made.id})[/]")
     figures = [f"{name} {_change(*plan.tokens[key])}" for name, key in (("index.md", "index"), ("compacted/", "compacted"))
                if key in plan.tokens]
-    if figures:
+    if not plan.views:
+        out.print("[dim]views: none (memory here is instruction files only, which agents load as they are: "
+                  "no index.md to write)[/]")
+    elif figures:
         out.print(f"[dim]views: {'; '.join(figures)}[/]")
     for conflict in plan.conflicts:
         out.print(f"[yellow]review:[/] {escape(conflict['message'])}")
