@@ -20,6 +20,7 @@ launching the language server (cold) to its first published diagnostics."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -31,14 +32,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pathspec
+
+from lorekeeper.infra.userlevel import workspace_cache
+from lorekeeper.workspace import INSTRUCTION_GLOBS, MARKDOWN_SUFFIXES, PLAIN_INSTRUCTION_NAMES
+
 ROOT = Path(__file__).resolve().parent.parent
 LABELS = ROOT / "tests" / "data" / "staleness"
 LORE = Path(sys.executable).parent / "lore"
 STALE_VERDICTS = {"stale", "moved"}
-INSTRUCTION = re.compile(
-    rb"(^|/)(CLAUDE\.md|CLAUDE\.local\.md|AGENTS\.md|GEMINI\.md|CRUSH\.md|\.cursorrules|\.windsurfrules|\.clinerules)$"
-    rb"|^\.github/copilot-instructions\.md$|^\.github/instructions/|^\.cursor/rules/|(^|/)memory-bank/|^\.claude/CLAUDE\.md$"
-)
+#: The files the ``old`` variant keeps as they were: every kind of instruction file Lorekeeper reads
+#: (lorekeeper.workspace.INSTRUCTION_GLOBS), so that none of them is newer than the code it is judged by.
+FROZEN = pathspec.GitIgnoreSpec.from_lines(INSTRUCTION_GLOBS)
+#: Part of a built tree's stamp: a change to what is frozen rebuilds the ``old`` trees.
+FROZEN_VERSION = hashlib.sha1("\n".join(INSTRUCTION_GLOBS).encode()).hexdigest()[:8]
+
+
+def frozen(path: bytes) -> bool:
+    """Whether the ``old`` variant keeps ``path`` (a path of the repository) as it was at OLD."""
+    text = path.decode("utf-8", "surrogateescape")
+    name = text.rsplit("/", 1)[-1]
+    return (name.endswith(MARKDOWN_SUFFIXES) or name in PLAIN_INSTRUCTION_NAMES) and FROZEN.match_file(text)
 
 
 def _git(cwd: Path, *args: str, check: bool = True, **kw: Any) -> subprocess.CompletedProcess:
@@ -116,7 +130,7 @@ def _filter_stream(stream: bytes) -> bytes:
         if path is not None:
             if path.startswith(b'"'):
                 path = path[1:-1]  # C-style quoted; instruction file names need no unescaping
-            if INSTRUCTION.search(path):
+            if frozen(path):
                 continue
         out.append(line + b"\n")
     return b"".join(out)
@@ -128,7 +142,7 @@ def prepare(item: Labelled, variant: str, source: Path, cache: Path) -> tuple[Pa
     tree = cache / "trees" / f"{item.slug}-{variant}"
     mapping_file = tree.parent / f"{item.slug}-{variant}.map.json"
     stamp = tree / ".git" / "lore-bench-ready"
-    if stamp.is_file() and stamp.read_text().strip() == f"{item.head} {item.old}":
+    if stamp.is_file() and stamp.read_text().strip() == f"{item.head} {item.old} {FROZEN_VERSION}":
         return tree, json.loads(mapping_file.read_text()) if mapping_file.is_file() else {}
     shutil.rmtree(tree, ignore_errors=True)
     tree.parent.mkdir(parents=True, exist_ok=True)
@@ -152,7 +166,7 @@ def prepare(item: Labelled, variant: str, source: Path, cache: Path) -> tuple[Pa
         mapping = {rewritten[m]: original[m] for m in rewritten if m in original}
         _git(tree, "checkout", "-q", "-f", "bench")
         mapping_file.write_text(json.dumps(mapping))
-    stamp.write_text(f"{item.head} {item.old}\n")
+    stamp.write_text(f"{item.head} {item.old} {FROZEN_VERSION}\n")
     return tree, mapping
 
 
@@ -171,8 +185,14 @@ class Outcome:
     error: str = ""
 
 
-def run_lore(tree: Path) -> tuple[list[dict[str, Any]], float, str]:
+def _no_cache(tree: Path) -> None:
+    """Cold: neither the tree's ``.lore/cache`` nor the user-level cache a tree without ``.lore/`` uses."""
     shutil.rmtree(tree / ".lore" / "cache", ignore_errors=True)
+    shutil.rmtree(workspace_cache(tree), ignore_errors=True)
+
+
+def run_lore(tree: Path) -> tuple[list[dict[str, Any]], float, str]:
+    _no_cache(tree)
     # A fresh checkout's index marks every file "racily clean" until some git command refreshes it (any
     # `git status` a developer runs does): without this, each `git status` of the check re-hashes the tree.
     _git(tree, "update-index", "-q", "--refresh", check=False)
@@ -192,7 +212,7 @@ def lsp_first(tree: Path) -> float | None:
 
     from bench import _startup  # scripts/bench.py; imported late: it imports this module
 
-    shutil.rmtree(tree / ".lore" / "cache", ignore_errors=True)
+    _no_cache(tree)
     try:
         return asyncio.run(_startup(tree, pull=True))
     except Exception:  # noqa: BLE001 - a benchmark row says "failed" rather than stopping the run

@@ -165,3 +165,23 @@ def test_comments_placeholders_and_each_lines_cd_are_not_references(tree: Tree) 
     found = _found(tree)
     assert sorted((kind, message.split(" is not")[0]) for _, _, kind, _, message in found) == [
         ("unresolved-make-target", 'make target "gone-target"'), ("unresolved-script", 'script "gone"')], found
+
+
+def test_a_jvm_test_class_run_by_gradle_that_is_gone(tree: Tree) -> None:
+    """continue's .continue/rules/intellij-plugin-test-execution.md: `./gradlew test --tests
+    "com.github.continuedev.continueintellijextension.unit.ApplyToFileHandlerTest"`, the test deleted since."""
+    test = "extensions/intellij/src/test/kotlin/com/acme/unit/ApplyToFileHandlerTest.kt"
+    tree.write(test, "package com.acme.unit\n\nclass ApplyToFileHandlerTest {\n    fun shouldApply() {}\n}\n")
+    tree.write("extensions/intellij/src/test/kotlin/com/acme/unit/OtherTest.kt", "class OtherTest\n")
+    tree.write(".continue/rules/intellij-tests.md", "\n".join([
+        "# Running IntelliJ tests", "",
+        '- One class: `./gradlew test --tests "com.acme.unit.ApplyToFileHandlerTest"`',
+        '- Its tests that apply: `./gradlew test --tests "com.acme.unit.ApplyToFileHandlerTest.should*"`',
+        '- Another: `./gradlew test --tests "com.acme.unit.OtherTest"`, any: `./gradlew test --tests "*Test"`', ""]))
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    git(tree.root, "rm", "-q", test)
+    sha = commit(tree, "fix: fix JCEF browser issues", date="2026-02-01T10:00:00Z")
+    found = _found(tree)
+    assert [(line, kind, severity) for _, line, kind, severity, _ in found] == [
+        (3, "stale-symbol", Severity.error), (4, "stale-symbol", Severity.error)], found
+    assert all("ApplyToFileHandlerTest" in message and sha in message for *_, message in found)

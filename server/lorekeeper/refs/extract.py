@@ -371,7 +371,7 @@ def _negated(text: str, start: int, end: int) -> bool:
 
 
 _COMMAND_STARTERS = frozenset(RUNNERS) | {"cd", "go", "cargo", "git", "pytest", "node", "deno", "tsx", "bash", "sh", "bunx",
-                                           "uvx", "ruff", "mypy", "docker"}
+                                           "uvx", "ruff", "mypy", "docker", "gradle", "mvn"}
 _CALL = re.compile(r"^([A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*)\((?:[^()]|\([^()]*\))*\)$")
 
 
@@ -631,6 +631,8 @@ def _one_command(command: str, args: list[str], segment: str, i: int,
             return [], None
         folder = _join(cwd, path.rstrip("/"))
         return [Reference("path", folder + "/", segment, i, strong=True)], folder
+    if command.rsplit("/", 1)[-1] in ("gradlew", "gradle", "mvn", "mvnw"):
+        return _jvm_tests(command, args, segment, i, cwd), cwd
     if command.startswith("./") or (command.endswith((".sh", ".py", ".ts", ".js", ".mjs")) and "/" in command):
         path = _as_path(command)
         if path:
@@ -692,6 +694,29 @@ def _one_command(command: str, args: list[str], segment: str, i: int,
             refs.extend(_container_file(rest, segment, i, cwd))
         return refs, cwd
     return _path_args(rest, segment, i, cwd), cwd
+
+
+def _jvm_tests(command: str, args: list[str], segment: str, i: int, cwd: str | None) -> list[Reference]:
+    """``./gradlew test --tests "com.acme.unit.ApplyToFileHandlerTest.should*"`` and ``mvn test
+    -Dtest=ApplyToFileHandlerTest#shouldApply``: the test class they run (a symbol), and the wrapper script."""
+    refs: list[Reference] = []
+    if command.startswith("./"):
+        path = _as_path(command)
+        if path:
+            refs.append(Reference("path", _join(cwd, path), command, i, strong=True))
+    for j, arg in enumerate(args):
+        if arg == "--tests" and j + 1 < len(args):
+            pattern = args[j + 1]
+        elif arg.startswith(("--tests=", "-Dtest=")):
+            pattern = arg.split("=", 1)[1]
+        else:
+            continue
+        for one in pattern.split(","):
+            parts = [p for p in one.split("#", 1)[0].split(".") if p and not any(c in p for c in "*?")]
+            classes = [p for p in parts if p[0].isupper() and _IDENT.match(p)]
+            if classes and len(classes[-1]) >= 3:
+                refs.append(Reference("symbol", classes[-1], segment, i, strong=True))
+    return refs
 
 
 def _git_paths(args: list[str], segment: str, i: int, cwd: str | None) -> list[Reference]:

@@ -68,7 +68,7 @@ _USUAL_SPEC = pathspec.GitIgnoreSpec.from_lines(INSTRUCTION_GLOBS)
 NESTED_INSTRUCTION_NAMES = frozenset({"CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "AGENTS.override.md", "GEMINI.md",
                                       "CRUSH.md"})
 #: Instruction files without a Markdown extension.
-_PLAIN_INSTRUCTION_NAMES = frozenset({".cursorrules", ".windsurfrules", ".clinerules", ".continuerules",
+PLAIN_INSTRUCTION_NAMES = frozenset({".cursorrules", ".windsurfrules", ".clinerules", ".continuerules",
                                       ".augment-guidelines"})
 
 #: Where the store keeps entries, in either layout (relative to a workspace folder).
@@ -340,7 +340,7 @@ class Workspace:
         name = relpath.rsplit("/", 1)[-1]
         if self.user_instruction_files and self._user_spec().match_file(relpath):
             return True
-        if not (name.endswith(MARKDOWN_SUFFIXES) or name in _PLAIN_INSTRUCTION_NAMES):
+        if not (name.endswith(MARKDOWN_SUFFIXES) or name in PLAIN_INSTRUCTION_NAMES):
             return False
         if _USUAL_SPEC.match_file(relpath):
             return True
@@ -548,7 +548,7 @@ class Workspace:
             name = relpath.rsplit("/", 1)[-1]
             if store_prefix and relpath.startswith(store_prefix) and not relpath.endswith(".memory.md"):
                 continue  # the store's own files: entries are read above; log/, index.md are ours
-            if not (name.endswith(MARKDOWN_SUFFIXES) or name in _PLAIN_INSTRUCTION_NAMES):
+            if not (name.endswith(MARKDOWN_SUFFIXES) or name in PLAIN_INSTRUCTION_NAMES):
                 if widened and self._user_spec().match_file(relpath):  # (the user's own patterns: any file)
                     instructions.add(self.root / relpath)
                 continue  # every other memory and instruction file is Markdown (or a .cursorrules-like file)

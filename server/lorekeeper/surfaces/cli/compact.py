@@ -15,6 +15,7 @@ from ...infra.safeio import load_json
 from ...store import Refused
 from ...workspace import Workspace
 from .common import (
+    IO_ERROR,
     REFUSED,
     USAGE,
     JsonOption,
@@ -46,6 +47,10 @@ def _run_compaction(ws: Workspace, only: list[str] | None, dry_run: bool, as_jso
         _fail("; ".join(f"--{'-'.join(str(e['loc'][0]).split('_'))}: {e['msg']}" for e in exc.errors()), USAGE)
         return
     store = _load(ws, quiet_findings=as_json)
+    blocked = next((f for f in store.findings if f.kind == "invalid-store"), None)
+    if blocked is not None:  # (with nothing to write it would say "nothing to compact" over a broken store)
+        _fail(blocked.message, IO_ERROR)
+        return
     try:
         made = compaction.plan(ws, store, config=config, only=only)
     except ValueError as exc:
