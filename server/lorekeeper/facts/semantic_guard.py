@@ -239,7 +239,12 @@ def _changed_within(older: str, newer: str) -> str:
     when neither."""
     def status(text: str) -> set[str]:
         words = set(_STATUS_WORDS.findall(text.lower()))
-        return ({"planned"} if words & _PLANNED else set()) | ({"done"} if words & _DONE else set())
+        said: set[str] = set()
+        if words & _PLANNED:
+            said.add("planned")
+        if words & _DONE:
+            said.add("done")
+        return said
 
     sa, sb = status(older), status(newer)
     if ("planned" in sa and "done" in sb and "done" not in sa) or ("done" in sa and "planned" in sb and "planned" not in sa):

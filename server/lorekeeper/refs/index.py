@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable
 from functools import cached_property
 from pathlib import PurePosixPath
-from typing import Any
+from typing import Any, cast
 
 from ..infra import cache as cache_files
 from ..infra.safeio import read_bytes_stat
@@ -463,14 +463,18 @@ class CodeIndex:
         return cache
 
     def _load_mention_cache(self) -> tuple[frozenset[str], dict[str, list[Any]]]:
-        if self._mention_cache is None:
-            data = cache_files.read_json(self.ws.root, self.cache_dir, MENTIONS_FILE)
-            words, files = (data.get("words"), data.get("files")) if isinstance(data, dict) and \
-                data.get("version") == CACHE_VERSION else (None, None)
-            valid = isinstance(words, list) and isinstance(files, dict) and all(
-                isinstance(r, list) and len(r) == 3 and isinstance(r[2], list) for r in files.values())
-            self._mention_cache = (frozenset(words), files) if valid else (frozenset(), {})
-        return self._mention_cache
+        cache = self._mention_cache
+        if cache is None:
+            data: Any = cache_files.read_json(self.ws.root, self.cache_dir, MENTIONS_FILE)
+            cache = (frozenset(), {})
+            if isinstance(data, dict) and data.get("version") == CACHE_VERSION:
+                words: Any = data.get("words")
+                files: Any = data.get("files")
+                if isinstance(words, list) and isinstance(files, dict) and all(
+                        isinstance(r, list) and len(r) == 3 and isinstance(r[2], list) for r in files.values()):
+                    cache = (frozenset(str(w) for w in words), cast(dict[str, list[Any]], files))
+            self._mention_cache = cache
+        return cache
 
     def save(self) -> None:
         """Persist the symbol cache and the words code files mention, if they learnt anything."""

@@ -611,10 +611,12 @@ class Workspace:
         head = _git_head(self.root)
         if head is None:
             return _git_add_times(self.root, paths)
-        kept = cache_files.read_json(self.root, self.cache_dir, ADDED_TIMES_FILE)
-        if isinstance(kept, dict) and kept.get("head") == head and kept.get("paths") == paths:
+        read: Any = cache_files.read_json(self.root, self.cache_dir, ADDED_TIMES_FILE)
+        kept = cast(dict[str, Any], read) if isinstance(read, dict) else {}
+        if kept.get("head") == head and kept.get("paths") == paths:
             try:
-                return {p: (datetime.fromisoformat(t), sha) for p, (t, sha) in kept["times"].items()}
+                stored = cast(dict[str, list[str]], kept["times"])
+                return {p: (datetime.fromisoformat(t), sha) for p, (t, sha) in stored.items()}
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
         times = _git_add_times(self.root, paths)
