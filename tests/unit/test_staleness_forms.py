@@ -185,3 +185,20 @@ def test_a_jvm_test_class_run_by_gradle_that_is_gone(tree: Tree) -> None:
     assert [(line, kind, severity) for _, line, kind, severity, _ in found] == [
         (3, "stale-symbol", Severity.error), (4, "stale-symbol", Severity.error)], found
     assert all("ApplyToFileHandlerTest" in message and sha in message for *_, message in found)
+
+
+def test_a_path_that_moved_is_stale_though_another_file_ends_the_same(tree: Tree) -> None:
+    """typescript-sdk's CLAUDE.md: "Define schema in `src/types.ts`", moved into a package by the monorepo
+    split, while `packages/core/src/types.ts` is another file; a short form that never existed as written
+    (`common/launcher.ts` for `src/testing/common/launcher.ts`) still holds."""
+    tree.write("src/types.ts", "export type Request = {};\n")
+    tree.write("packages/core/src/types.ts", "export type Other = {};\n")
+    tree.write("src/testing/common/launcher.ts", "export const launch = 1;\n")
+    tree.write("CLAUDE.md", "- Define schema in `src/types.ts`\n- The launcher: `common/launcher.ts`\n")
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    (tree.root / "packages/core-internal/src/types").mkdir(parents=True)
+    git(tree.root, "mv", "src/types.ts", "packages/core-internal/src/types/types.ts")
+    sha = commit(tree, "monorepo split", date="2026-02-01T10:00:00Z")
+    found = _found(tree)
+    assert [(line, kind, severity) for _, line, kind, severity, _ in found] == [(1, "moved-path", Severity.error)], found
+    assert "packages/core-internal/src/types/types.ts" in found[0][4] and sha in found[0][4]

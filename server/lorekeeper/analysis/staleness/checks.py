@@ -96,10 +96,15 @@ class PathCheck:
             item.result.depends_on.add(index.by_name[name][0])  # `conftest.py`: one exists somewhere
             return True
         tail = _tail_of(index, name) if not ref.target.endswith("/") else None
-        if tail is not None:  # `common/debugLauncher.ts`: the end of a path that exists (a short form)
-            item.result.depends_on.add(tail)
-            return True
         item.result.depends_on.update(c.rstrip("/") for c in candidates)
+        if tail is not None:
+            # `common/debugLauncher.ts`: the end of a path that exists, a short form, unless the path
+            # existed as written when the memory was written (`src/types.ts`, since moved into a package,
+            # while `packages/core/src/types.ts` is another file): history says which (judge)
+            item.result.depends_on.add(tail)
+            item.data["tail"] = tail
+            item.data["candidates"] = [c.rstrip("/") for c in candidates]
+            return False
         folder = ref.target.endswith("/")
         if any(PurePosixPath(c).parts and PurePosixPath(c).parts[0] in GENERATED for c in candidates) or \
                 any(index.ignored(c.rstrip("/")) or index.ignored(c.rstrip("/") + "/") for c in candidates):
@@ -137,7 +142,8 @@ class PathCheck:
         # Paths that did not exist when the memory was written either: whether one was created and deleted
         # since, asked side by side as well (a bare file name is first looked for at the baseline).
         if not _unknown_past(checker):
-            never = {(c, b.commit) for item in items if item.ref.strong and (b := baselines[id(item)]) and b.commit
+            never = {(c, b.commit) for item in items if item.ref.strong and not item.data.get("tail")
+                     and (b := baselines[id(item)]) and b.commit
                      and all((b.commit, c) in answers for c in item.data["candidates"])
                      and not any(answers[(b.commit, c)] for c in item.data["candidates"])
                      and ("/" in item.ref.target or not _FILE_NAME.match(item.ref.target))
@@ -149,7 +155,8 @@ class PathCheck:
             # and, for lines of instruction files, when the reference's text entered the file (a line
             # re-worded after its target was gone is dated after it by blame): asked side by side too
             entering = {(item.ref.target.rstrip("/"), item.entry.location.path, b.commit) for item in items
-                        if item.ref.strong and item.entry.format == "instruction" and (b := baselines[id(item)])
+                        if item.ref.strong and not item.data.get("tail") and item.entry.format == "instruction"
+                        and (b := baselines[id(item)])
                         and b.commit and not checker.baselines.verified(item.entry)
                         and all((b.commit, c) in answers for c in item.data["candidates"])
                         and not any(answers[(b.commit, c)] for c in item.data["candidates"])}
@@ -163,7 +170,7 @@ class PathCheck:
             candidates = item.data["candidates"]
             what = "folder" if item.ref.target.endswith("/") else "file"
             if baseline is None or baseline.commit is None:
-                if baseline is not None and baseline.uncommitted and item.ref.strong:
+                if baseline is not None and baseline.uncommitted and item.ref.strong and not item.data.get("tail"):
                     checker.add(item, "unresolved-path", Severity.info,
                                 f"{what} `{item.ref.target}` does not exist (this line is not committed yet)")
                 continue
@@ -173,7 +180,8 @@ class PathCheck:
             if not existed:
                 existed = self._named_at_baseline(checker, item, baseline.commit)
             if not existed:
-                self._not_at_baseline(checker, item, baseline, what)
+                if not item.data.get("tail"):  # (a short form of a path that exists: it holds)
+                    self._not_at_baseline(checker, item, baseline, what)
                 continue
             path = existed[0]
             if answers.get((baseline.commit, path)) == "tree" and not path.endswith("/"):
@@ -289,7 +297,7 @@ class PathCheck:
 
     def _without_git(self, checker: StalenessChecker, item: Pending) -> None:
         """No history: a missing file that exists elsewhere under the same name probably moved."""
-        if not item.ref.strong:
+        if not item.ref.strong or item.data.get("tail"):
             return
         target = item.ref.target
         what = "folder" if target.endswith("/") else "file"
