@@ -218,7 +218,7 @@ ORIGINAL = {
 }
 _LITERAL_OTHER = parse.LITERAL_OTHER.replace(
     r"[\w.-]{1,255}+(?:/[\w.-]{1,255}+)+/?", r"[\w.-]+(?:/[\w.-]+)+/?").replace(
-    r"\b[\w-]{1,255}+(?:\.[\w-]{1,255}+){0,16}\.", r"\b[\w-]+(?:\.[\w-]+)*\.").replace(
+    r"\b(?=\w)[\w-]{1,255}+(?:\.[\w-]{1,255}+){0,16}\.", r"\b(?=\w)[\w-]+(?:\.[\w-]+)*\.").replace(
     r"\b[A-Za-z]\w{0,254}+(?:-\w{1,255}+){0,16}-v?\d+\b", r"\b[A-Za-z][\w]*(?:-[\w]+)*-v?\d+\b")
 ORIGINAL["parse.LITERAL_SCAN"] = re.compile(
     r"(?P<code>`[^`]+`)|(?<!\w)(?!(?:[a-z]+|[A-Z][a-z]*)(?:[\s,;!?)\]}\"'(]|\.(?:\s|\Z)|\Z))(?:" + _LITERAL_OTHER + ")")

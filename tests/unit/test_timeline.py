@@ -160,6 +160,25 @@ def test_an_entry_older_than_a_line_of_an_instruction_file_says_where_the_newer_
         assert "- MCP servers are configured in `config/*.json`. (older, 2026-02-04, than AGENTS.md:4)" in shown[name]
 
 
+def test_a_conflict_with_a_line_of_an_instruction_file_is_ordered_by_the_lines_own_commit(tree: Tree) -> None:
+    # telegram-bot: the entry "Python 3.12+." (2026-02-04) and AGENTS.md's "Target Python 3.14 or newer.",
+    # a line added 2026-08-09 to a file first committed 2026-01-14: the line is the newer
+    tree.write("AGENTS.md", "# Agents\n\n- Run `uv sync` to install dependencies.\n")
+    commit(tree, "agents", date="2026-01-14T10:00:00Z")
+    tree.write("AGENTS.md", "# Agents\n\n- Run `uv sync` to install dependencies.\n- Target Python 3.14 or newer.\n")
+    commit(tree, "python 3.14", date="2026-08-09T05:44:56Z")
+    entry(tree, "py", "Python 3.12+.", "2026-02-04T19:33:40Z")
+    store = tree.store()
+    plan = plan_compaction(store, CompactionConfig(), now=NOW)
+    [conflict] = [c for c in plan.conflicts if c["kind"] == "contradiction"]
+    assert conflict["entries"] == ["AGENTS.md:4", "py"] and "newer: Target Python 3.14 or newer." in conflict["message"]
+    from lorekeeper.analysis.diagnose import duplicate_findings
+
+    [said] = [f for f in duplicate_findings(store, CompactionConfig()) if f.kind == "contradiction" and f.entry == "py"]
+    assert "disagrees with the newer AGENTS.md:4" in said.message and said.fix is not None
+    assert said.fix.entry == "py" and said.fix.by == "AGENTS.md:4"  # keeping the newer retires the entry
+
+
 # -- the property --------------------------------------------------------------------------------
 
 _SUBJECTS = ["Run tests", "Lint", "Type checking", "Package manager", "Bot framework", "Deploy target",

@@ -18,6 +18,7 @@ from ..facts.remembered import remembered_facts
 from ..store import Store
 from .agents import Repo, loading_findings, who_reads_twice
 from .compaction.rules import Planner, PoolEdits, SearchMemo, supersession_cycles
+from .context.timeline import blame_dates
 from .repeats import Paraphrases, repeat_findings
 
 log = logging.getLogger("lorekeeper")
@@ -39,6 +40,7 @@ def duplicate_findings(store: Store, config: CompactionConfig, search: SearchMem
     :func:`.compaction.remembered.remembered_facts`)."""
     planner = Planner(store.entries, config, datetime.now(UTC), by_id=store.by_id(), live=store.live())
     planner.ws = store.ws  # its caches: the verifier's readings, the candidate pairs, the vectors
+    planner.dater = blame_dates(store.ws)
     planner.search = search
     edited = _changed(store, search, "grouped")
     if edited is not None:  # the entries a save changed, for the search to group again
@@ -178,6 +180,7 @@ def conflicts(store: Store, config: CompactionConfig) -> list[dict[str, object]]
     """The contradictions among live memories, as compaction finds them (newer first in ``entries``)."""
     planner = Planner(store.entries, config, datetime.now(UTC))
     planner.ws = store.ws
+    planner.dater = blame_dates(store.ws)
     with remembered_facts(store.ws, (e.content for e in store.entries)):
         planner.dedup()
         planner.merge()

@@ -99,6 +99,7 @@ CODE_EXTENSIONS = ("ts tsx js jsx mjs cjs py go rs java kt rb php cs json jsonc 
                     " sql prisma css scss html lock env local example sample").split()
 
 _LITERAL_CODE = r"(?P<code>`[^`]+`)"
+#: A file name starts with a word character (after "UTC+2", "-.env" is no name; ".env" is one).
 #: A path, a file name or a dashed name may be tried from each ``-`` or ``.`` of a run such as ``a-b-c``:
 #: each of its parts (a name, a path's segment) is read to at most 255 characters (the longest file name
 #: common file systems allow), a file name or a dashed name to at most 16 dots or dashes, so that a start
@@ -108,7 +109,7 @@ LITERAL_OTHER = (
     r"(?P<url>\b(?:https?|ftp|ssh|git)://[^\s`)]+)"
     r"|(?P<tz>\b(?:UTC|GMT)\s*[+-]\s*\d{1,2}(?::?\d{2})?)"
     r"|(?P<path>(?<![\w@])(?:\.{1,2}/)?[\w.-]{1,255}+(?:/[\w.-]{1,255}+)+/?|(?<![\w.])\.[A-Za-z0-9][\w.-]*"
-    r"|\b[\w-]{1,255}+(?:\.[\w-]{1,255}+){0,16}\.(?:" + "|".join(CODE_EXTENSIONS) + r")\b)"
+    r"|\b(?=\w)[\w-]{1,255}+(?:\.[\w-]{1,255}+){0,16}\.(?:" + "|".join(CODE_EXTENSIONS) + r")\b)"
     r"|(?P<env>\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b)"
     r"|(?P<time>(?<![\w.:])\d{1,2}:\d{2}(?::\d{2})?(?![\w:]))"
     r"|(?P<number>(?<![\w.])(?:[<>]=?|[=!]=|~|\^)?\s?v?[-+]?\d+(?:[.,]\d+)*"

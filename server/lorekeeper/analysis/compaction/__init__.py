@@ -75,6 +75,7 @@ def _plan(store: Store, config: CompactionConfig, only: Iterable[str] | None, no
     live = store.live()  # one pass over the entries for every rule and view below (~60 ms each at 110k)
     planner = Planner(store.entries, config, now, by_id=store.by_id(), live=live)
     planner.ws = store.ws
+    planner.dater = blame_dates(store.ws)  # a line of an instruction file is as old as its last commit
     planner.fuse_drafts = llm is not None and config.entry_fusion and "fuse" in selected
     entries_dir = store.ws.rel(store.ws.entries_dir)
     with remembered_facts(store.ws, (e.content for e in store.entries)):

@@ -15,7 +15,7 @@ import hashlib
 import json
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -29,7 +29,7 @@ from ...core.settings.compaction import CompactionConfig
 from ...core.text import TEXT_CACHE, normalize, summarize
 from ...facts.remembered import rules_version, text_key
 from ...facts.scope import apart, is_history, scope_tags
-from ...facts.verify import compare_all, fact_key, fact_keys, prepared
+from ...facts.verify import compare, compare_all, fact_key, fact_keys, prepared
 from ...infra import cache as cache_files
 from ...infra.tokens import count_tokens
 from .plan import PlanOperation
@@ -93,6 +93,9 @@ class Planner:
         self.conflicts: list[dict[str, Any]] = []
         self.new_entries: list[dict[str, Any]] = []
         self.ws: Workspace | None = None  # where caches live (the semantic stage's vectors)
+        #: The dates of instruction lines by their own last commit (entry id -> date), which orders a
+        #: conflict between a line and another memory; None: by the file's date, as the store reads it.
+        self.dater: Callable[[list[Entry]], Mapping[str, datetime]] | None = None
         #: What the candidate search read of each text and found, kept by the caller between plans of a
         #: store that changes a little at a time (the language server after a save).
         self.search: SearchMemo | None = None
@@ -295,6 +298,8 @@ class Planner:
             conflicting = {pair: j for pair, j in judged.items() if j is not None and j[3].verdict == "conflict"}
         else:
             conflicting = self._judged_again(pool, candidates, self.search)
+        conflicting = dict(conflicting)  # (a kept search's answer is not changed)
+        self._order_by_lines(conflicting)
         for pair in sorted(conflicting):
             newer, older, score, verdict = conflicting[pair]
             if (newer.id, older.id) in known:
@@ -304,6 +309,29 @@ class Planner:
                 "old": verdict.old, "new": verdict.new, "reason": verdict.reason,
                 "message": f"{newer.id} and {older.id} disagree ({verdict.reason}); both stay until one is "
                            f"kept — newer: {_short(newer.content)} / older: {_short(older.content)}"})
+
+    def _order_by_lines(self, conflicting: dict[tuple[str, str], Judgement]) -> None:
+        """Conflicts with a line of an instruction file: the newer is the one written later, the line
+        dated by its own last commit (:attr:`dater`), not by its file's first ("Python 3.12+." in an entry
+        of February is older than AGENTS.md's "Target Python 3.14 or newer." added in August, though
+        AGENTS.md itself is older). Re-judged in that order; kept as it was where the verifier then sees
+        no conflict."""
+        if self.dater is None:
+            return
+        lines = {e.id: e for newer, older, _, _ in conflicting.values() for e in (newer, older)
+                 if e.format == "instruction"}
+        if not lines:
+            return
+        dates = self.dater(list(lines.values()))
+        for pair, (newer, older, score, _) in list(conflicting.items()):
+            if newer.id not in lines and older.id not in lines:
+                continue
+            when_newer, when_older = dates.get(newer.id, newer.created), dates.get(older.id, older.created)
+            if when_newer is None or when_older is None or when_older <= when_newer:
+                continue
+            verdict = compare(newer.content, older.content)  # (the older text first: now the other one)
+            if verdict.verdict == "conflict":
+                conflicting[pair] = (older, newer, score, verdict)
 
     def _judged(self, candidates: dict[tuple[str, str], float], *, kept: bool = False) -> dict[tuple[str, str], Judgement | None]:
         """The verifier's judgement of each candidate pair (ids in order, with their similarity): the newer

@@ -17,6 +17,7 @@ Invariant: pure function of the entries and the conflicts found (no I/O)."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -172,27 +173,56 @@ def blame_dates(ws: Workspace) -> Dater:
     committed, or where git cannot say, keep their file's date."""
 
     def dates(entries: Sequence[Entry]) -> dict[str, datetime]:
+        out: dict[str, datetime] = {}
+        asked: list[tuple[Entry, tuple[Any, ...] | None]] = []
+        for entry in entries:
+            key = _line_key(ws, entry)
+            if key is not None and key in _DATED:
+                if (known := _DATED[key]) is not None:
+                    out[entry.id] = known
+            else:
+                asked.append((entry, key))
+        if not asked:
+            return out
         history = GitHistory(ws.root, ws.cache_dir)
         if not history.available:
-            return {}
-        by_path: dict[str, list[Entry]] = {}
-        for entry in entries:
-            by_path.setdefault(entry.location.path, []).append(entry)
-        out: dict[str, datetime] = {}
+            return out
+        by_path: dict[str, list[tuple[Entry, tuple[Any, ...] | None]]] = {}
+        for entry, key in asked:
+            by_path.setdefault(entry.location.path, []).append((entry, key))
+        if len(_DATED) > _DATED_MAX:
+            _DATED.clear()
         for path, group in sorted(by_path.items()):
             shas = history.blame(path)
-            if not shas:
-                continue
-            for entry in group:
-                stamps = [_parse(commit.date) for sha in shas[entry.location.start_line - 1: entry.location.end_line]
+            for entry, key in group:
+                stamps = [_parse(commit.date) for sha in (shas or [])[entry.location.start_line - 1: entry.location.end_line]
                           if sha != ZERO and (commit := history.commit(sha)) is not None]
-                known = [s for s in stamps if s is not None]
-                if known:
-                    out[entry.id] = max(known)
+                known = max((s for s in stamps if s is not None), default=None)
+                if known is not None:
+                    out[entry.id] = known
+                if key is not None and shas is not None:
+                    _DATED[key] = known
         history.save()
         return out
 
     return dates
+
+
+#: Lines dated before, by where they are and their file as it was (an editor asks again at every save).
+_DATED: dict[tuple[Any, ...], datetime | None] = {}
+_DATED_MAX = 20_000
+
+
+def _line_key(ws: Workspace, entry: Entry) -> tuple[Any, ...] | None:
+    """What a line's date depends on: its file as it is on disk (size, time), its place in it, and what
+    git last recorded (the index changes with every commit, checkout and stage)."""
+    try:
+        info = os.stat(ws.root / entry.location.path)
+        index = os.stat(ws.root / ".git" / "index").st_mtime_ns if (ws.root / ".git").is_dir() else 0
+    except OSError:
+        return None
+    return (str(ws.root), entry.location.path, info.st_mtime_ns, info.st_size, index, entry.location.start_line,
+            entry.location.end_line)
 
 
 def _parse(value: str) -> datetime | None:
