@@ -92,6 +92,9 @@ class GitHistory:
         self._exists: dict[tuple[str, str], str | None] = {}
         self._blobs: dict[tuple[str, str], bytes | None] = {}
         self._renames: dict[str, dict[str, str]] = {}
+        #: One lock per commit whose renames are being asked: threads asking of one commit at once wait
+        #: for the first one's answer instead of each running `git show -M` (3 at once, seen on cline).
+        self._renames_asked: dict[str, threading.Lock] = {}
         self._names_at: dict[str, dict[str, list[str]]] = {}  # commit -> file name -> paths (not persisted)
         #: Answers of ``git log`` and ``git grep`` by their question: fixed while HEAD is (persisted with it).
         self._logs: dict[str, list[list[Any]]] = {}
@@ -501,17 +504,22 @@ class GitHistory:
     def renames_in(self, sha: str) -> dict[str, str]:
         """The renames one commit made (old path -> new path), with git's rename detection."""
         self._load()
-        if sha not in self._renames:
-            out = self._run("show", "-M", "--name-status", "--format=", sha, what="show -M")
-            if out is None:
-                return {}  # unknown: asked again next time, never kept as "no renames"
-            renames = {}
-            for line in out.splitlines():
-                parts = line.split("\t")
-                if len(parts) == 3 and parts[0].startswith("R"):
-                    renames[parts[1]] = parts[2]
-            self._renames[sha] = renames
-            self._changed = True
+        if sha in self._renames:
+            return self._renames[sha]
+        with _POOL_LOCK:
+            asking = self._renames_asked.setdefault(sha, threading.Lock())
+        with asking:
+            if sha not in self._renames:
+                out = self._run("show", "-M", "--name-status", "--format=", sha, what="show -M")
+                if out is None:
+                    return {}  # unknown: asked again next time, never kept as "no renames"
+                renames = {}
+                for line in out.splitlines():
+                    parts = line.split("\t")
+                    if len(parts) == 3 and parts[0].startswith("R"):
+                        renames[parts[1]] = parts[2]
+                self._renames[sha] = renames
+                self._changed = True
         return self._renames[sha]
 
     def removal(self, path: str, since: str) -> Removal | None:
