@@ -16,7 +16,7 @@ import pytest
 
 from lorekeeper.analysis.compaction import CompactionConfig, plan_compaction
 from lorekeeper.analysis.diagnose import memory_findings
-from lorekeeper.analysis.repeats import repeats
+from lorekeeper.analysis.repeats import repeat_findings, repeats
 from lorekeeper.facts.near import near
 from lorekeeper.facts.scope import apart, is_history
 from support import Tree, files, lore
@@ -237,6 +237,9 @@ def test_near_misses_are_not_repeats(a: str, b: str) -> None:
     ("- **Rate Limiting**: Many RPC providers and content hosts impose rate limits",
      "- Many RPC providers and content hosts impose rate limits"),
     ("- Adding IPFS gateway rotation and fallbacks", "- IPFS gateway rotation and fallbacks"),
+    # a path both name, and few words of their own (awesome-claude-md's CLAUDE.md and copilot-instructions)
+    ("- `docs/_config.yml`: Jekyll configuration (baseurl, title, theme settings)", "- `docs/_config.yml`: Jekyll configuration"),
+    ("- `docs/index.html`: Main page with all examples as filterable cards", "- `docs/index.html`: Main page with all examples"),
     # the shorter written word for word in the longer (nftbk's activeContext.md and projectbrief.md)
     ("   - Ethereum-based chains (Ethereum, Zora, Base, Arbitrum)",
      "   - Back up NFTs from Ethereum-based chains (Ethereum, Zora, Base, Arbitrum)"),
@@ -264,6 +267,75 @@ def test_lore_repeats_previews_applies_and_undo_restores_every_byte(tree: Tree) 
     undone = lore("undo", "--last", cwd=tree.root)
     assert undone.returncode == 0, undone.stderr
     assert files(tree.root, journal=False) == {p: d for p, d in before.items() if "/log/" not in p.as_posix()}
+
+
+# awesome-claude-md's CLAUDE.md and copilot-instructions.md: a section copied with its labels and its
+# command block; one label's list has an item that says less in the copy ("required" dropped)
+SECTIONS = {
+    "CLAUDE.md": "# CLAUDE.md\n\n### Automated Discovery\n"
+                 "- **Modular Architecture**: Discovery system is split into focused modules:\n"
+                 "  - `scripts/discovery/loader.py`: Loads existing repositories to avoid duplicates\n"
+                 "  - `scripts/discovery/searcher.py`: Searches GitHub for CLAUDE.md files\n"
+                 "- **Community Review**: Creates issues with ranked candidates for manual review\n\n"
+                 "### Quality Standards\n"
+                 "Our selection prioritizes **content quality and educational value over popularity metrics**:\n\n"
+                 "#### Primary Criteria (70% weight)\n"
+                 "1. **Content Depth** - Comprehensive architecture, workflows, and context\n"
+                 "2. **Educational Value** - Demonstrates unique patterns and best practices\n\n"
+                 "### Adding New Examples to the Site\n"
+                 "When adding new examples to `scenarios/`, also update `docs/index.html`:\n"
+                 "1. Add a new `<div class=\"example-card\">` in the appropriate category section\n"
+                 "2. Include required data attributes: `data-category`, `data-language`, `data-title`\n\n"
+                 "### Local Development\n```bash\ncd docs\nbundle install  # First time only\n"
+                 "bundle exec jekyll serve\n```\n",
+    ".github/copilot-instructions.md": "# Copilot\n\n### Automated Discovery\n"
+                 "- **Modular Architecture**: Discovery system is split into focused modules:\n"
+                 "  - `scripts/discovery/loader.py`: Loads existing repositories to avoid duplicates\n"
+                 "  - `scripts/discovery/searcher.py`: Searches GitHub for CLAUDE.md files\n"
+                 "- **Quality Evaluation**: Automatic scoring based on repository metrics and content\n\n"
+                 "### Repository Selection Criteria\n"
+                 "Our selection prioritizes **content quality and educational value over popularity metrics**:\n\n"
+                 "#### Primary Criteria (70% weight)\n"
+                 "1. **Content Depth** - Comprehensive architecture, workflows, and context\n"
+                 "2. **Educational Value** - Demonstrates unique patterns and best practices\n\n"
+                 "### Adding New Examples to the Site\n"
+                 "When adding new examples to `scenarios/`, also update `docs/index.html`:\n"
+                 "1. Add a new `<div class=\"example-card\">` in the appropriate category section\n"
+                 "2. Include data attributes: `data-category`, `data-language`, `data-title`\n\n"
+                 "### Local Development\n```bash\ncd docs\nbundle install  # First time only\n"
+                 "bundle exec jekyll serve\n```\n",
+}
+
+
+def test_a_copied_section_repeats_with_its_labels_and_its_code_block(tree: Tree) -> None:
+    for path, text in SECTIONS.items():
+        tree.write(path, text)
+    found = {(c.location.start_line, r.kept.location.start_line): r for r in repeats(tree.store().entries)
+             for c in r.copies if c.location.path == ".github/copilot-instructions.md"}
+    # the nested list's label, the paragraph that introduces a subsection, and the command block
+    assert {(4, 4), (10, 10), (22, 22)} <= set(found), sorted(found)
+    assert [e.location.start_line for e in found[4, 4].under] == [5, 6]  # not the sibling "Quality Evaluation"
+    assert [e.location.start_line for e in found[10, 10].under] == [13, 14]
+    # "Include data attributes" says less than "Include required data attributes": its label stays, as
+    # does the bullet that introduces nothing nested
+    assert (17, 17) not in found and (7, 7) not in found
+    messages = {f.line: f.message for f in repeat_findings(tree.store().entries)
+                if f.source == ".github/copilot-instructions.md" and f.kind == "duplicate"}
+    assert "the 2 line(s) it introduces repeat too: it goes with them" in messages[4], messages
+
+
+def test_a_label_removed_as_a_repeat_takes_its_list_along(tree: Tree) -> None:
+    for path, text in SECTIONS.items():
+        tree.write(path, text)
+    applied = lore("repeats", "--apply", "--json", cwd=tree.root)
+    assert applied.returncode == 0, applied.stderr
+    copilot = (tree.root / ".github/copilot-instructions.md").read_text()
+    assert "Modular Architecture" not in copilot and "loader.py" not in copilot
+    assert "**Quality Evaluation**" in copilot  # said only here
+    assert "Our selection prioritizes" not in copilot and "bundle exec jekyll serve" not in copilot
+    # the label whose list says less stays with its list
+    assert "When adding new examples to `scenarios/`" in copilot and "Include data attributes" in copilot
+    assert (tree.root / "CLAUDE.md").read_text() == SECTIONS["CLAUDE.md"]
 
 
 # -- the index names where the facts it does not repeat are -----------------------------------------
@@ -296,11 +368,13 @@ PARAPHRASED = {
     "CLAUDE.md": "# CLAUDE.md\n\n## Code quality\n\n"
                  "- These must remain JS/CJS for tooling compatibility: `eslint.config.js`, `postcss.config.js`, "
                  "`tailwind.config.js`, `server/migrations/*.cjs`, `server/newrelic.cjs`\n"
-                 "- Prefer early returns over deep nesting (guard clauses at top of function)\n",
+                 "- Prefer early returns over deep nesting (guard clauses at top of function)\n"
+                 "- Different platforms use varying metadata schemas\n",
     ".github/copilot-instructions.md": "# Copilot\n\n## Rules\n\n"
                                        "- Must remain JS/CJS: `eslint.config.js`, `postcss.config.js`, `tailwind.config.js`, "
                                        "`server/migrations/*.cjs`, `server/newrelic.cjs`\n"
-                                       "- **Early returns** over deep nesting — guard clauses at top of function\n",
+                                       "- **Early returns** over deep nesting — guard clauses at top of function\n"
+                                       "- **Metadata Formats**: Handling different metadata schemas across platforms\n",
     "memory-bank/activeContext.md": "# Active Context\n\n## Current\n\n"
                                     "- Currently, tokens are processed sequentially rather than concurrently\n",
     "memory-bank/techContext.md": "# Tech\n\n## Planned\n\n- Implementing concurrent token processing for performance\n",
@@ -316,12 +390,16 @@ def test_repeats_in_other_words_are_found_with_the_semantic_stage_and_never_remo
         return {(r["kept"]["path"], r["kept"]["line"], c["path"], c["line"], c["removable"])
                 for r in found["repeats"] for c in r["copies"]}
 
-    # the rules alone find the early-returns rule (nearly the same words), not the JS/CJS one
-    assert pairs() == {("CLAUDE.md", 6, ".github/copilot-instructions.md", 6, True)}
+    # the rules alone find the early-returns rule (nearly the same words) and the JS/CJS one (the same
+    # files; the CLAUDE.md copy says more: kept, the shorter copy goes), not the metadata schemas
+    assert pairs() == {("CLAUDE.md", 5, ".github/copilot-instructions.md", 5, True),
+                       ("CLAUDE.md", 6, ".github/copilot-instructions.md", 6, True)}
     found = pairs("--semantic")
-    # the JS/CJS rule is stated twice in other words (the CLAUDE.md copy says more: kept; the shorter copy
-    # goes); "processed sequentially rather than concurrently" is never the plan to process concurrently
-    assert ("CLAUDE.md", 5, ".github/copilot-instructions.md", 5, True) in found
+    # nftbk's memory bank states the metadata schemas in other words (the copilot copy says more: it stays
+    # to be merged by hand); "processed sequentially rather than concurrently" is never the plan to
+    # process concurrently
+    assert {(p[0], p[2]) for p in found if p[1] == 7 and p[3] == 7 and not p[4]} == {
+        ("CLAUDE.md", ".github/copilot-instructions.md")}
     assert not [p for p in found if p[0].startswith("memory-bank") or p[2].startswith("memory-bank")]
 
 

@@ -26,7 +26,7 @@ from ..facts.near import may_be_one, near, says_more, words_of
 from ..facts.scope import other_projects as apart_projects
 from ..facts.verify import fact_key, fact_keys, fact_size, prepared
 from ..store import FileChange, Operation, Store
-from ..store.instructions import replace_lines
+from ..store.instructions import LIST_END, replace_lines
 from .compaction.search import groups_of_one_fact
 
 _normal = lru_cache(maxsize=TEXT_CACHE)(normalize)
@@ -54,6 +54,9 @@ class Repeat:
     #: The other units of the group this fact was found in (each near one of its members, not this
     #: kept one): named with every copy, never removed for it.
     also: tuple[Entry, ...] = ()
+    #: For a label that introduces a list (its one copy ends with ":"): the copies of the list's facts
+    #: under it, removed with it.
+    under: tuple[Entry, ...] = ()
 
 
 def _source_rank(entry: Entry, sources: tuple[str, ...]) -> tuple[int, str, int]:
@@ -66,8 +69,98 @@ def _worth(entry: Entry) -> bool:
     """A line that states something by itself: not a label that introduces what follows ("**Multi-Chain
     Support**:", "When adding examples, use these categories:"), whose removal would orphan it."""
     text = entry.content.rstrip()
-    return (entry.format == "instruction" and entry.live and not text.rstrip("*_` ").endswith(":")
+    return (entry.format == "instruction" and entry.live and not _introduces(text)
             and fact_size(text) >= MIN_FACT_WORDS)
+
+
+def _introduces(text: str) -> bool:
+    return text.rstrip().rstrip("*_` ").endswith(":")
+
+
+def _code_words(entry: Entry) -> int:
+    """How many words a code block holds inside its fences (0: not a code block)."""
+    if entry.source != "code":
+        return 0
+    lines = entry.content.splitlines()
+    if lines and lines[0].lstrip().startswith(("```", "~~~")):
+        lines = lines[1:-1] if len(lines) > 1 and lines[-1].lstrip().startswith(("```", "~~~")) else lines[1:]
+    return sum(len(line.split()) for line in lines)
+
+
+def _whole(units: list[Entry], order: tuple[str, ...]) -> list[Repeat]:
+    """Code blocks written the same in several places (a command block copied from CLAUDE.md into
+    copilot-instructions): the same text, whitespace aside, and two words or more."""
+    blocks: dict[str, list[Entry]] = {}
+    for e in units:
+        if e.format == "instruction" and e.live and not _worth(e) and _code_words(e) >= MIN_FACT_WORDS:
+            blocks.setdefault(" ".join(e.content.split()), []).append(e)
+    out: list[Repeat] = []
+    for group in blocks.values():
+        if len(group) >= 2:
+            kept, *copies = sorted(group, key=lambda e: _source_rank(e, order))
+            out.append(Repeat(kept, tuple(copies), True))
+    return out
+
+
+def _run_after(entry: Entry, lines: dict[str, list[Entry]]) -> list[Entry]:
+    """The list ``entry`` introduces: the bullets nested in it, or after a paragraph the bullets right
+    after it in its file (one blank line at most between two of them), else what the subsections right
+    under it hold."""
+    siblings = lines.get(entry.location.path, [])
+    nested = entry.raw.get(LIST_END) if entry.source == "bullet" else None
+    if entry.source == "bullet" and not isinstance(nested, int):
+        return []  # a bullet introduces only the list nested in it
+    run: list[Entry] = []
+    end = entry.location.end_line
+    for e in siblings:
+        if e.location.start_line <= entry.location.start_line:
+            continue
+        if e.source != "bullet" or e.location.start_line > end + 2 or (
+                isinstance(nested, int) and e.location.start_line > nested):
+            break
+        run.append(e)
+        end = e.location.end_line
+    if not run and entry.section is not None and entry.source == "paragraph":
+        # a paragraph that introduces the subsections under it ("Our selection prioritizes …:" then
+        # "#### Primary Criteria" and its list): what they hold, up to the first line not under them
+        under = entry.section + " > "
+        for e in siblings:
+            if e.location.start_line <= entry.location.start_line:
+                continue
+            if not (e.section or "").startswith(under):
+                break
+            run.append(e)
+    return run
+
+
+def _intros(entries: list[Entry], found: list[Repeat], order: tuple[str, ...]) -> list[Repeat]:
+    """The labels that introduce a repeated list ("**Modular Architecture**: Discovery system is split
+    into focused modules:" before the same modules in two files): a copy of a label, written the same, is
+    a repeat when every bullet of its list is a copy that may go of a fact the kept label's list states,
+    so that removing the label with its list leaves nothing behind that it introduced."""
+    goes = {c.id: r.kept.id for r in found for c in r.copies if not says_more(c.content, r.kept.content)}
+    fact = {e.id: r.kept.id for r in found for e in (r.kept, *r.copies)}  # each unit's repeat, by its kept copy
+    labels: dict[str, list[Entry]] = {}
+    lines: dict[str, list[Entry]] = {}
+    for e in entries:
+        if e.format != "instruction" or not e.live:
+            continue
+        lines.setdefault(e.location.path, []).append(e)
+        if _introduces(e.content) and fact_size(e.content) >= MIN_FACT_WORDS:
+            labels.setdefault(_normal(e.content), []).append(e)
+    for siblings in lines.values():
+        siblings.sort(key=lambda e: e.location.start_line)
+    out: list[Repeat] = []
+    for group in labels.values():
+        if len(group) < 2:
+            continue
+        kept, *others = sorted(group, key=lambda e: _source_rank(e, order))
+        listed = {fact[e.id] for e in _run_after(kept, lines) if e.id in fact}
+        for other in others:
+            run = _run_after(other, lines)
+            if run and all(e.id in goes and fact[e.id] in listed for e in run):
+                out.append(Repeat(kept, (other,), True, under=tuple(run)))
+    return out
 
 
 # -- near repeats ------------------------------------------------------------------------------------
@@ -95,9 +188,10 @@ def repeats(entries: Iterable[Entry], sources: Iterable[str] = (), paraphrases: 
     (the semantic stage)."""
     chosen = tuple(sources)
     order = (*chosen, *DEFAULT_SOURCES)
-    units = [e for e in entries if _worth(e)]
+    every = list(entries)
+    units = [e for e in every if _worth(e)]
     if len(units) < 2:
-        return []
+        return _whole(every, order)
 
     with prepared(e.content for e in units):
         # one key per pair found near: the groups join them as they join the verifier's keys
@@ -140,6 +234,8 @@ def repeats(entries: Iterable[Entry], sources: Iterable[str] = (), paraphrases: 
                     mine = {id(out[k].kept), *map(id, out[k].copies)}
                     rest = tuple(e for e in group if id(e) in whole and id(e) not in mine)
                     out[k] = Repeat(out[k].kept, out[k].copies, out[k].exact, rest)
+    out += _whole(every, order)
+    out += _intros(every, out, order)
     out.sort(key=lambda r: (r.kept.location.path, r.kept.location.start_line))
     return out
 
@@ -164,7 +260,8 @@ def repeat_findings(entries: Iterable[Entry], sources: Iterable[str] = (), parap
                 message=(f"{'repeats' if same else 'states the same fact as'} {_where(repeat.kept)}"
                          f"{f' (also {also})' if also else ''}"
                          + ("; this copy says more: bring it together by hand" if more
-                            else ": an agent that loads both reads it twice")),
+                            else f"; the {len(repeat.under)} line(s) it introduces repeat too: it goes with them"
+                            if repeat.under else ": an agent that loads both reads it twice")),
                 source=copy.location.path, line=copy.location.start_line, entry=copy.id,
                 fix=None if more else RemoveRepeatFix(entry=copy.id, kept=repeat.kept.id),
                 related=[{"source": e.location.path, "line": e.location.start_line, "entry": e.id,

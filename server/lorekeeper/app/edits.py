@@ -130,7 +130,8 @@ def remove_repeats(store: Store, journal: Journal, sources: Sequence[str] = (), 
     operation. Copies that say more than the kept one stay (they are merged by hand). ``only``: just
     these (copy id, kept id) pairs, each refused unless it is still such a repeat. ``None``: nothing
     to remove. ``paraphrases``: the semantic stage's finder, where the repeats were found with it."""
-    removable = {(copy.id, r.kept.id): copy for r in repeats(store.entries, sources, paraphrases) for copy in r.copies
+    found = repeats(store.entries, sources, paraphrases)
+    removable = {(copy.id, r.kept.id): copy for r in found for copy in r.copies
                  if not says_more(copy.content, r.kept.content)}
     if only is not None:
         wanted = list(dict.fromkeys(only))
@@ -141,6 +142,12 @@ def remove_repeats(store: Store, journal: Journal, sources: Sequence[str] = (), 
         removable = {pair: removable[pair] for pair in wanted}
     if not removable:
         return None
-    files = sorted({e.location.path for e in removable.values()})
-    op = removal(store, removable.values(), f"{len(removable)} repeated fact(s) removed from {', '.join(files)}")
+    # a label goes with the list it introduces (each of its lines a copy too: see repeats._intros)
+    lines = {copy.id: copy for copy in removable.values()}
+    for r in found:
+        for copy in r.copies:
+            if (copy.id, r.kept.id) in removable:
+                lines.update((line.id, line) for line in r.under)
+    files = sorted({e.location.path for e in lines.values()})
+    op = removal(store, lines.values(), f"{len(lines)} repeated fact(s) removed from {', '.join(files)}")
     return journal.apply(op) if op is not None else None

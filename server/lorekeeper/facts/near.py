@@ -79,7 +79,9 @@ def near(a: str, b: str) -> bool:
         return False
     if _turns(short, long_):
         return False
-    if len(short.plain & long_.plain) < 0.6 * len(short.words):
+    # the words not spelled by a literal both name ("`docs/_config.yml`: Jekyll configuration" has two)
+    own = short.words - {stem(part) for literal in short.literals for part in _PART.findall(literal)}
+    if len(short.plain & long_.plain) < 0.6 * max(len(own), 1):
         return False  # mostly words of a name on one side ("New Relic APM" / `NEW_RELIC_LICENSE_KEY`)
     extra = long_.words - short.words
     # more words on one side: few, unless a literal both name pins what they are about, or the shorter is

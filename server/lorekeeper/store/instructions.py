@@ -27,6 +27,9 @@ def _markdown() -> MarkdownIt:
     from markdown_it import MarkdownIt
 
     return MarkdownIt("commonmark").enable("table")
+#: In an instruction unit's ``raw``: the last line of the lists nested in a bullet.
+LIST_END = "list_end"
+
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
 _FRONT_FENCE = re.compile(r"^---\s*$")
 
@@ -38,6 +41,15 @@ def parse_instructions(text: str, relpath: str) -> list[tuple[int, int, str, str
     """The entries of an instruction file as ``(start_line, end_line, kind, content, section)`` with
     1-based inclusive lines. Nested bullets are entries of their own; YAML front matter (``.mdc``) is
     skipped."""
+    return [unit[:5] for unit in _units(text)]
+
+
+#: An instruction unit: ``(start_line, end_line, kind, content, section, list_end)``; ``list_end``: the
+#: last line of the lists nested in a bullet (``None``: it holds none).
+_Unit = tuple[int, int, str, str, "str | None", "int | None"]
+
+
+def _units(text: str) -> list[_Unit]:
     lines = editor_lines(text)
     masked = list(lines)
     if lines and _FRONT_FENCE.match(lines[0]):
@@ -47,10 +59,11 @@ def parse_instructions(text: str, relpath: str) -> list[tuple[int, int, str, str
                     masked[j] = ""
                 break
     tokens = _markdown().parse("\n".join(_nested_fences(masked)))
-    out: list[tuple[int, int, str, str, str | None]] = []
+    out: list[_Unit] = []
     headings: list[tuple[int, str]] = []
     item_depth = 0
-    # The list items we are inside, each with the line where its own text stops (its first child list).
+    # The list items we are inside, each with the line where its own text stops (its first child list)
+    # and the line where the item stops.
     open_items: list[list[int]] = []
     for index, tok in enumerate(tokens):
         if tok.type == "heading_open" and tok.map:
@@ -59,18 +72,20 @@ def parse_instructions(text: str, relpath: str) -> list[tuple[int, int, str, str
             headings = [h for h in headings if h[0] < level] + [(level, title)]
         elif tok.type == "list_item_open" and tok.map:
             item_depth += 1
-            open_items.append([tok.map[0], tok.map[1]])
+            open_items.append([tok.map[0], tok.map[1], tok.map[1]])
         elif tok.type in ("bullet_list_open", "ordered_list_open") and tok.map and open_items:
             parent = open_items[-1]
             parent[1] = min(parent[1], tok.map[0])
         elif tok.type == "list_item_close":
             item_depth -= 1
-            start, stop = open_items.pop()
+            start, stop, whole = open_items.pop()
             body = _trim(lines, start, stop)
             if body:
                 first, last, chunk = body
                 content = "\n".join([_BULLET.sub("", chunk[0], count=1), *(c.strip() for c in chunk[1:])]).strip()
-                out.append((first + 1, last + 1, "bullet", content, _section(headings)))
+                nested = _trim(lines, stop, whole) if stop < whole else None
+                out.append((first + 1, last + 1, "bullet", content, _section(headings),
+                            nested[1] + 1 if nested else None))
         elif tok.type in _BLOCKS and tok.map and item_depth == 0:
             body = _trim(lines, tok.map[0], tok.map[1])
             if body:
@@ -80,7 +95,7 @@ def parse_instructions(text: str, relpath: str) -> list[tuple[int, int, str, str
                 content = "\n".join(chunk) if kind == "code" else "\n".join(c.strip() for c in chunk)
                 if kind == "paragraph":
                     content = content.strip()
-                out.append((first + 1, last + 1, kind, content.rstrip("\n"), _section(headings)))
+                out.append((first + 1, last + 1, kind, content.rstrip("\n"), _section(headings), None))
     out.sort(key=lambda e: e[0])
     return [e for e in out if e[3].strip()]
 
@@ -205,7 +220,7 @@ def read_instruction_file(ws: Workspace, path: Path, relpath: str | None = None)
     if "lore-ignore" in text_file.text:
         lines = editor_lines(text_file.text)
         comments, problems = ignore_comments(lines, relpath)
-    for start, end, kind, content, section in parse_instructions(text_file.text, relpath):
+    for start, end, kind, content, section, list_end in _units(text_file.text):
         entries.append(
             Entry(
                 id=f"{relpath}:{start}",
@@ -218,6 +233,7 @@ def read_instruction_file(ws: Workspace, path: Path, relpath: str | None = None)
                 location=Location(path=relpath, start_line=start, end_line=end),
                 section=section,
                 ignores=ignores_of(comments, lines, start, end) if comments else [],
+                raw={LIST_END: list_end} if list_end else {},
             )
         )
     return entries, problems
