@@ -338,6 +338,22 @@ def test_a_label_removed_as_a_repeat_takes_its_list_along(tree: Tree) -> None:
     assert (tree.root / "CLAUDE.md").read_text() == SECTIONS["CLAUDE.md"]
 
 
+def test_a_list_of_commands_written_as_a_block_elsewhere_is_one_finding_with_no_fix(tree: Tree) -> None:
+    # awesome-claude-md: CLAUDE.md lists the commands, AGENTS.md has them as one block
+    tree.write("CLAUDE.md", "# CLAUDE.md\n\n## Commands\n\n- `pytest`: Run tests\n"
+                            "- `pytest --cov`: Run tests with coverage\n- **Lint**: `ruff check .`\n"
+                            "- Never use bare `except:`\n- `npm run dev` - Start the app\n")
+    tree.write("AGENTS.md", "# AGENTS.md\n\n```bash\n# Testing\npytest                     # All tests\n"
+                            "pytest --cov               # With coverage\n```\n\n"
+                            "```python\ntry:\n    run()\nexcept:\n    pass\n```\n\n```sh\nnpm run dev\n```\n")
+    [finding] = [f for f in repeat_findings(tree.store().entries) if f.source == "AGENTS.md"]
+    assert (finding.kind, finding.line, finding.fix) == ("near-duplicate", 3, None)
+    assert [(r["source"], r["line"]) for r in finding.related] == [("CLAUDE.md", 5), ("CLAUDE.md", 6)]
+    assert "its commands are listed as items too (CLAUDE.md:5, CLAUDE.md:6)" in finding.message
+    # a block of Python is no list of commands; one command named once is no list
+    assert not [f for f in repeat_findings(tree.store().entries) if f.source == "AGENTS.md" and f.line > 3]
+
+
 # -- the index names where the facts it does not repeat are -----------------------------------------
 
 def test_an_instruction_only_memory_gets_no_index_with_nothing_to_say(tree: Tree) -> None:

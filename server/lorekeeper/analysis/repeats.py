@@ -14,6 +14,7 @@ Invariant: reads only the store's entries; never merges across projects (:mod:`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
@@ -23,6 +24,7 @@ from ..core.candidates import rare_key_pairs
 from ..core.model import Entry, Finding, RemoveRepeatFix, Severity
 from ..core.text import TEXT_CACHE, editor_lines, normalize
 from ..facts.near import may_be_one, near, says_more, words_of
+from ..facts.scope import folder
 from ..facts.scope import other_projects as apart_projects
 from ..facts.verify import fact_key, fact_keys, fact_size, prepared
 from ..store import FileChange, Operation, Store
@@ -240,13 +242,71 @@ def repeats(entries: Iterable[Entry], sources: Iterable[str] = (), paraphrases: 
     return out
 
 
+# -- a list written as a code block elsewhere ---------------------------------------------------------
+
+#: A list item that names a command first: "`pytest --cov`: …", "**Python**: `filename:X user:y`".
+_NAMED_FIRST = re.compile(r"^(?:(?:\*\*|__)[^*_\n]{1,60}(?:\*\*|__)\s*[:\-–—]?\s*)?`([^`\n]{3,})`")
+_COMMENT = re.compile(r"\s+#(?:\s.*)?$")
+_FENCE_INFO = re.compile(r"^\s*(?:```|~~~)\s*([\w+-]*)")
+#: Code blocks of commands (the languages of shells and of no language); a block of source code is not
+#: a list of commands.
+_SHELLS = frozenset({"", "bash", "sh", "shell", "console", "zsh", "fish", "powershell", "ps1", "pwsh", "cmd",
+                     "bat", "text", "txt", "plaintext"})
+
+
+def _commands(block: Entry) -> dict[str, int]:
+    """The lines of a block of shell commands (comments and blank lines aside, whitespace as one
+    space), each with its line number; none for a block of another language."""
+    lines = block.content.splitlines()
+    info = _FENCE_INFO.match(lines[0]) if lines else None
+    if info is None or info.group(1).lower() not in _SHELLS:
+        return {}
+    out: dict[str, int] = {}
+    for k, line in enumerate(lines[1:-1] if len(lines) > 1 else (), start=1):
+        command = " ".join(_COMMENT.sub("", line).split())
+        if command and not command.startswith("#"):
+            out.setdefault(command, block.location.start_line + k)
+    return out
+
+
+def listed_in_code(entries: Iterable[Entry]) -> list[tuple[Entry, list[Entry]]]:
+    """Blocks of commands that another file lists item by item ("`pytest --cov`: Run tests with
+    coverage" in CLAUDE.md, ``pytest --cov  # With coverage`` in AGENTS.md's block): each block with the
+    list items that name one of its lines first, whole, in a code span — two lines or more by the items
+    of one file, of the same folder's files (a command of a nested AGENTS.md runs in its folder). Two forms of one
+    list; which to keep is the team's to say, so nothing here is removed."""
+    live = [e for e in entries if e.format == "instruction" and e.live]
+    blocks = [(b, c) for b in live if b.source == "code" and (c := _commands(b))]
+    if not blocks:
+        return []
+    named: dict[str, list[Entry]] = {}
+    for e in live:
+        if e.source == "bullet" and (first := _NAMED_FIRST.match(e.content)):
+            named.setdefault(" ".join(first.group(1).split()), []).append(e)
+    out: list[tuple[Entry, list[Entry]]] = []
+    for block, commands in blocks:
+        by_file: dict[str, dict[str, Entry]] = {}
+        lines: dict[str, set[str]] = {}
+        for command in commands:
+            for e in named.get(command, ()):
+                if e.location.path != block.location.path and folder(e) == folder(block) and not apart_projects(e, block):
+                    by_file.setdefault(e.location.path, {})[e.id] = e
+                    lines.setdefault(e.location.path, set()).add(command)
+        bullets = [e for path, items in by_file.items() if len(lines[path]) >= 2 for e in items.values()]
+        if bullets:
+            out.append((block, sorted(bullets, key=lambda e: (e.location.path, e.location.start_line))))
+    return out
+
+
 def _where(entry: Entry) -> str:
     return f"{entry.location.path}:{entry.location.start_line}"
 
 
 def repeat_findings(entries: Iterable[Entry], sources: Iterable[str] = (), paraphrases: Paraphrases | None = None
                     ) -> list[Finding]:
-    """One finding per copy that may go, naming the kept copy and every other one."""
+    """One finding per copy that may go, naming the kept copy and every other one; one per code block
+    whose commands other files list (:func:`listed_in_code`)."""
+    entries = list(entries)
     findings: list[Finding] = []
     for repeat in repeats(entries, sources, paraphrases):
         every = (repeat.kept, *repeat.copies, *repeat.also)
@@ -267,6 +327,15 @@ def repeat_findings(entries: Iterable[Entry], sources: Iterable[str] = (), parap
                 related=[{"source": e.location.path, "line": e.location.start_line, "entry": e.id,
                           "message": "the copy kept" if e is repeat.kept else
                           "another copy" if e in repeat.copies else "the same fact, in other words"} for e in others]))
+    for block, bullets in listed_in_code(entries):
+        named = ", ".join(_where(b) for b in bullets)
+        findings.append(Finding(
+            kind="near-duplicate", severity=Severity.info,
+            message=(f"its commands are listed as items too ({named}): an agent that loads both reads them twice;"
+                     " keep one form by hand"),
+            source=block.location.path, line=block.location.start_line, entry=block.id,
+            related=[{"source": b.location.path, "line": b.location.start_line, "entry": b.id,
+                      "message": "the same command, as a list item"} for b in bullets]))
     return findings
 
 
