@@ -354,6 +354,29 @@ def test_a_list_of_commands_written_as_a_block_elsewhere_is_one_finding_with_no_
     assert not [f for f in repeat_findings(tree.store().entries) if f.source == "AGENTS.md" and f.line > 3]
 
 
+def test_a_shorter_copy_whose_every_sentence_the_longer_states_is_a_repeat(tree: Tree) -> None:
+    # deadonfilm: copilot-instructions.md restates CLAUDE.md's rules, shorter; the longer's other
+    # sentences ("Don't use `aria-hidden` …", "Exception: …") do not make the shorter say another thing
+    tree.write("CLAUDE.md", "# CLAUDE.md\n\n## Rules\n\n"
+               "- **Accessibility**: All text must meet WCAG AA contrast ratios (4.5:1 normal, 3:1 large). Icon-only "
+               "links/buttons need `aria-label`. Touch targets minimum 44x44px. Don't use `aria-hidden` as the only "
+               "content in a cell\n"
+               "- **External links**: All links to external domains must use `target=\"_blank\" rel=\"nofollow noopener "
+               "noreferrer\"`. Exception: editorially verified source links (`sourceReliable: true`) may drop `nofollow`\n")
+    tree.write(".github/copilot-instructions.md", "# Copilot\n\n## Rules\n\n"
+               "- **Accessibility**: all text must meet WCAG AA contrast ratios (4.5:1 normal, 3:1 large); icon-only "
+               "buttons need `aria-label`; minimum 44x44px touch targets\n"
+               "- **External links**: all links to external domains must use `target=\"_blank\" rel=\"nofollow noopener "
+               "noreferrer\"`\n")
+    # one file describing two fields under two headings: "Updated by" of each is its own fact
+    tree.write("memory-bank/techContext.md", "# Fields\n\n## death_manner\n\n- **Updated by**: Re-enrichment runs\n\n"
+               "## death_sources\n\n- **Updated by**: Re-enrichment; admin review/approval\n")
+    pairs = {(r.kept.location.path, r.kept.location.start_line, c.location.path, c.location.start_line)
+             for r in repeats(tree.store().entries) for c in r.copies}
+    assert pairs == {("CLAUDE.md", 5, ".github/copilot-instructions.md", 5),
+                     ("CLAUDE.md", 6, ".github/copilot-instructions.md", 6)}
+
+
 # -- the index names where the facts it does not repeat are -----------------------------------------
 
 def test_an_instruction_only_memory_gets_no_index_with_nothing_to_say(tree: Tree) -> None:

@@ -23,8 +23,8 @@ from functools import lru_cache
 from ..core.candidates import rare_key_pairs
 from ..core.model import Entry, Finding, RemoveRepeatFix, Severity
 from ..core.text import TEXT_CACHE, editor_lines, normalize
-from ..facts.near import may_be_one, near, says_more, words_of
-from ..facts.scope import folder
+from ..facts.near import may_be_one, near, near_in_parts, says_more, words_of
+from ..facts.scope import apart, folder
 from ..facts.scope import other_projects as apart_projects
 from ..facts.verify import fact_key, fact_keys, fact_size, prepared
 from ..store import FileChange, Operation, Store
@@ -168,13 +168,17 @@ def _intros(entries: list[Entry], found: list[Repeat], order: tuple[str, ...]) -
 # -- near repeats ------------------------------------------------------------------------------------
 
 def _near_pairs(units: list[Entry]) -> list[tuple[int, int]]:
-    """Pairs of ``units`` (indexes) that :func:`near` joins, among those sharing their rarest words."""
+    """Pairs of ``units`` (indexes) that :func:`near` joins, among those sharing their rarest words; or
+    whose shorter states only what sentences of the longer do (:func:`near_in_parts`), in one scope (not
+    under two headings of one file, where "**Updated by**: Re-enrichment" describes two fields)."""
     words = [words_of(e.content) for e in units]
     # a word many units write says nothing about which are one fact; the cap also bounds the pairs looked
     # at to 3 x 30 a unit, so that a repository with thousands of instruction lines stays fast on a save
     cap = min(30, max(8, len(units) // 10))
     return [pair for pair in rare_key_pairs(words, cap=cap, per_item=3)
-            if near(units[pair[0]].content, units[pair[1]].content)]
+            if near(units[pair[0]].content, units[pair[1]].content)
+            or (near_in_parts(units[pair[0]].content, units[pair[1]].content)
+                and not apart(units[pair[0]], units[pair[1]]))]
 
 
 #: Pairs of texts (indexes) that state one fact in other words: the semantic stage's finder, where it is on.

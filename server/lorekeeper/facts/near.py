@@ -124,3 +124,30 @@ def words_of(text: str) -> frozenset[str]:
     """The stems :func:`near` compares (words, and the parts of the literals)."""
     return _shape(text).words
 
+
+
+#: Where a text's sentences and clauses part ("… large). Icon-only …", "…; minimum 44x44px …").
+_PARTS = re.compile(r"(?<=[.;!?])\s+(?=\S)")
+
+
+def _parts(text: str) -> list[str]:
+    return [p for p in (q.strip() for q in _PARTS.split(" ".join(text.split()))) if p]
+
+
+def near_in_parts(a: str, b: str) -> bool:
+    """Whether every sentence or clause of the shorter text is :func:`near` one of the longer's, which
+    has two or more ("**External links**: all links to external domains must use `target="_blank" …`"
+    / the same, then "Exception: editorially verified source links may drop `nofollow`"): the shorter
+    states nothing the longer does not, though the longer's other sentences may turn another way."""
+    pa, pb = _parts(a), _parts(b)
+    short, long_ = (pa, pb) if len(_shape(a).words) <= len(_shape(b).words) else (pb, pa)
+    if len(long_) < 2 or len(short) > len(long_):
+        return False
+    matched = 0
+    for part in short:
+        if len(_shape(part).words) < 2:
+            continue
+        if not any(near(part, other) for other in long_):
+            return False
+        matched += 1
+    return matched >= 1 and sum(len(_shape(p).words) for p in short) >= NEAR_MIN_WORDS
