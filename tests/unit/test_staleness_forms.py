@@ -202,3 +202,55 @@ def test_a_path_that_moved_is_stale_though_another_file_ends_the_same(tree: Tree
     found = _found(tree)
     assert [(line, kind, severity) for _, line, kind, severity, _ in found] == [(1, "moved-path", Severity.error)], found
     assert "packages/core-internal/src/types/types.ts" in found[0][4] and sha in found[0][4]
+
+
+def test_a_file_named_in_a_heading_is_checked_like_a_line(tree: Tree) -> None:
+    """crush's internal/ui/AGENTS.md describes each file under a heading that names it ("### Main Model
+    (`model/ui.go`)"); deadonfilm's rules do the same with full paths. The file title (`# AGENTS.md`) and
+    headings that name no place are no units."""
+    tree.write("internal/ui/model/ui.go", "package model\n")
+    tree.write("internal/ui/model/chat.go", "package model\n")
+    tree.write("server/src/lib/run-logger.ts", "export class RunLogger {}\n")
+    tree.write("internal/ui/AGENTS.md", "# AGENTS.md\n\n## Architecture\n\n### Main Model (`model/ui.go`)\n\n"
+                                        "- Holds the state.\n\n### Chat View (`model/chat.go`)\n\n- Renders messages.\n")
+    tree.write("CLAUDE.md", "# CLAUDE.md\n\n### RunLogger (`server/src/lib/run-logger.ts`)\n\n- Logs runs.\n")
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    assert _found(tree) == []
+    git(tree.root, "rm", "-q", "internal/ui/model/chat.go")
+    git(tree.root, "mv", "server/src/lib/run-logger.ts", "server/src/lib/logging.ts")
+    sha = commit(tree, "Fold the chat view into the model; rename the logger", date="2026-02-01T10:00:00Z")
+    found = _found(tree)
+    assert [(source, line, kind, severity) for source, line, kind, severity, _ in found] == [
+        ("CLAUDE.md", 3, "moved-path", Severity.error), ("internal/ui/AGENTS.md", 9, "stale-path", Severity.error)], found
+    assert found[0][4].startswith("`server/src/lib/run-logger.ts` was moved to `server/src/lib/logging.ts`"), found
+    assert found[1][4] == (f"file `model/chat.go` was deleted in {sha} on 2026-02-01: Fold the chat view into the "
+                           "model; rename the logger"), found
+    from lorekeeper.store import Store
+    store = Store(Workspace(tree.root))
+    store.load()
+    assert sorted(e.id for e in store.entries if e.source == "heading") == [
+        "CLAUDE.md:3", "internal/ui/AGENTS.md:5", "internal/ui/AGENTS.md:9"]
+
+
+def test_extras_and_dependency_groups_a_command_names(tree: Tree) -> None:
+    """pipecat: `uv sync --group dev --all-extras --no-extra krisp`, the krisp extra removed since."""
+    tree.write("pyproject.toml", '[project]\nname = "acme"\nversion = "1"\n\n[project.optional-dependencies]\n'
+                                 'krisp = ["pipecat-ai-krisp"]\nsilero_vad = ["onnxruntime"]\n\n'
+                                 '[dependency-groups]\ndev = ["pytest"]\n')
+    tree.write("AGENTS.md", "- Set up with `uv sync --group dev --all-extras --no-extra krisp`.\n"
+                            "- VAD: `pip install -e \".[silero-vad]\"`.\n"
+                            "- GPU: `uv sync --extra gpu --group docs`.\n")
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    found = _found(tree)
+    initial = git(tree.root, "rev-parse", "--short=7", "HEAD").strip()
+    assert sorted(found) == [
+        ("AGENTS.md", 3, "unresolved-dependency-group", Severity.info, 'dependency group "docs" is not defined in '
+         f"pyproject.toml, and was not when this memory was written in {initial} on 2026-01-10"),
+        ("AGENTS.md", 3, "unresolved-extra", Severity.info, 'extra "gpu" is not defined in pyproject.toml, and was not '
+         f"when this memory was written in {initial} on 2026-01-10")], found
+    tree.write("pyproject.toml", '[project]\nname = "acme"\nversion = "1"\n\n[project.optional-dependencies]\n'
+                                 'silero_vad = ["onnxruntime"]\n\n[dependency-groups]\ndev = ["pytest"]\n')
+    sha = commit(tree, "Drop the krisp extra", date="2026-02-01T10:00:00Z")
+    stale = [f for f in _found(tree) if f[3] != Severity.info]
+    assert stale == [("AGENTS.md", 1, "stale-extra", Severity.error,
+                      f'extra "krisp" is not defined in pyproject.toml (removed in {sha} on 2026-02-01: Drop the krisp extra)')]

@@ -71,7 +71,7 @@ def _worth(entry: Entry) -> bool:
     """A line that states something by itself: not a label that introduces what follows ("**Multi-Chain
     Support**:", "When adding examples, use these categories:"), whose removal would orphan it."""
     text = entry.content.rstrip()
-    return (entry.format == "instruction" and entry.live and not _introduces(text)
+    return (entry.format == "instruction" and entry.live and entry.source != "heading" and not _introduces(text)
             and fact_size(text) >= MIN_FACT_WORDS)
 
 
@@ -148,7 +148,7 @@ def _intros(entries: list[Entry], found: list[Repeat], order: tuple[str, ...]) -
         if e.format != "instruction" or not e.live:
             continue
         lines.setdefault(e.location.path, []).append(e)
-        if _introduces(e.content) and fact_size(e.content) >= MIN_FACT_WORDS:
+        if e.source != "heading" and _introduces(e.content) and fact_size(e.content) >= MIN_FACT_WORDS:
             labels.setdefault(_normal(e.content), []).append(e)
     for siblings in lines.values():
         siblings.sort(key=lambda e: e.location.start_line)

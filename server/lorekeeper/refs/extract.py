@@ -26,7 +26,7 @@ class Reference(NamedTuple):
     not a frozen dataclass: as immutable, and four times quicker to make; a cold check makes several an
     entry.)"""
 
-    kind: str  # path | symbol | script | make | just | console | module | package-manager | version | anchor | crate | glob
+    kind: str  # path | symbol | script | make | just | console | extra | group | module | package-manager | version | anchor | crate | glob
     target: str
     text: str
     line: int = 0
@@ -656,9 +656,11 @@ def _one_command(command: str, args: list[str], segment: str, i: int,
         return refs, cwd
     if command in ("npm", "pnpm", "yarn", "bun"):
         return _package_script(command, flags, rest, segment, i, cwd), cwd
+    if command in ("uv", "poetry", "pdm", "pip", "pip3"):
+        refs.extend(_extras(command, args, segment, i, cwd))
     if command in ("uv", "poetry", "pdm", "hatch", "rye"):
         if not rest or rest[0] != "run":
-            return [], cwd
+            return refs, cwd
         run_flags, run_args = _split_flags("uv" if command == "uv" else command, rest[1:])
         if command == "hatch":
             run_args = [a for a in run_args if not a.startswith(("+", "-"))]  # `+py=3.12`: a matrix variable
@@ -670,7 +672,7 @@ def _one_command(command: str, args: list[str], segment: str, i: int,
                 where = _join(cwd, run_flags[key])
         target, more = run_args[0], run_args[1:]
         if target in ("python", "python3"):
-            return _python(more, segment, i, where), cwd
+            return refs + _python(more, segment, i, where), cwd
         if target.endswith(".py") or "/" in target:
             path = _as_path(target)
             if path:
@@ -694,6 +696,46 @@ def _one_command(command: str, args: list[str], segment: str, i: int,
             refs.extend(_container_file(rest, segment, i, cwd))
         return refs, cwd
     return _path_args(rest, segment, i, cwd), cwd
+
+
+#: Flags that name extras (``extra``) or dependency groups (``group``) of the project's pyproject.toml.
+_EXTRA_FLAGS = {
+    "uv": {"--extra": "extra", "--no-extra": "extra", "--group": "group", "--no-group": "group", "--only-group": "group"},
+    "poetry": {"-E": "extra", "--extras": "extra", "--with": "group", "--without": "group", "--only": "group"},
+    "pdm": {"-G": "group", "--group": "group", "--without": "group"},
+}
+#: ``pip install -e ".[dev,test]"``: the project's own extras.
+_LOCAL_EXTRAS = re.compile(r"^\.?/?\[([\w.\-]+(?:\s*,\s*[\w.\-]+)*)\]$")
+_EXTRA_NAME = re.compile(r"[A-Za-z0-9][\w.\-]*")
+
+
+def _extras(command: str, args: list[str], segment: str, i: int, cwd: str | None) -> list[Reference]:
+    """The extras and dependency groups a command installs or leaves out: ``uv sync --no-extra krisp``,
+    ``uv sync --group docs``, ``poetry install -E pdf --with docs``, ``pip install -e ".[dev]"``."""
+    if command in ("pip", "pip3") or args[:1] == ["pip"]:
+        tail = args[1:] if args[:1] == ["pip"] else args
+        if tail[:1] != ["install"]:
+            return []
+        out = []
+        for arg in tail[1:]:
+            local = _LOCAL_EXTRAS.match(arg)
+            for name in local.group(1).split(",") if local else ():
+                out.append(Reference("extra", name.strip(), segment, i, scope=cwd, runner=command))
+        return out
+    flags = _EXTRA_FLAGS.get(command, {})
+    where = cwd
+    out: list[Reference] = []
+    for k, arg in enumerate(args):
+        flag, eq, value = arg.partition("=")
+        if flag in ("--directory", "--project", "-C") and (value or k + 1 < len(args)):
+            where = _join(cwd, value or args[k + 1])
+        kind = flags.get(flag)
+        if kind is None or not (eq or k + 1 < len(args)):
+            continue
+        for name in re.split(r"[\s,]+", value if eq else args[k + 1]):
+            if _EXTRA_NAME.fullmatch(name) and not _ANY_NAME.fullmatch(name):
+                out.append(Reference(kind, name, segment, i, scope=where, runner=command))
+    return [r._replace(scope=where) for r in out]
 
 
 def _jvm_tests(command: str, args: list[str], segment: str, i: int, cwd: str | None) -> list[Reference]:

@@ -2,7 +2,8 @@
 """Definitions files and the names they define: package.json scripts and dependency executables,
 Makefile targets (includes, pattern rules), justfile recipes (parameters, aliases, imports, modules),
 pyproject.toml console scripts and task runners (project, Poetry, PDM, Hatch environments, Rye, poe,
-taskipy) and the executables of its dependencies.
+taskipy), its extras and dependency groups (``extra:NAME``, ``group:NAME``) and the executables of its
+dependencies.
 
 Parsing is pure (bytes in, :class:`Manifest` out) so that the same code reads a manifest today and as
 it was at a memory's baseline commit."""
@@ -20,7 +21,8 @@ MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 JUSTFILES = ("justfile", "Justfile", ".justfile", "JUSTFILE")
 PYPROJECT = ("pyproject.toml",)
 #: Manifest file names by reference kind.
-FILES_FOR_KIND = {"script": PACKAGE_JSON, "make": MAKEFILES, "just": JUSTFILES, "console": PYPROJECT}
+FILES_FOR_KIND = {"script": PACKAGE_JSON, "make": MAKEFILES, "just": JUSTFILES, "console": PYPROJECT,
+                  "extra": PYPROJECT, "group": PYPROJECT}
 
 #: Executables whose name differs from their package's (the rest are assumed to be named as the
 #: package, scope dropped: ``@scope/tool`` -> ``tool``).
@@ -303,12 +305,31 @@ def _pyproject(path: str, text: str) -> Manifest | None:
             if isinstance(script, str):
                 line = _line_of(text, script)
                 manifest.names.setdefault(script, (line, line))
+    # extras and dependency groups, as `uv sync --extra X` / `--group X` name them
+    extras = [*project.get("optional-dependencies", {}), *_table(_table(tool, "poetry"), "extras")] \
+        if isinstance(project.get("optional-dependencies", {}), dict) else [*_table(_table(tool, "poetry"), "extras")]
+    groups = [*_table(data, "dependency-groups"), *_table(_table(tool, "poetry"), "group"),
+              *_table(_table(tool, "pdm"), "dev-dependencies")]
+    dynamic = project.get("dynamic")
+    if isinstance(dynamic, list) and "optional-dependencies" in dynamic:
+        manifest.patterns.append(re.compile(r"extra:.*"))  # extras a build backend computes: not judged
+    for prefix, names in (("extra", extras), ("group", groups)):
+        for extra in names:
+            if isinstance(extra, str):
+                line = _line_of(text, extra)
+                manifest.names.setdefault(f"{prefix}:{normal_extra(extra)}", (line, line))
     for requirement in _python_requirements(data):
         match = _PEP508_NAME.match(requirement)
         if match:
             package = match.group(1).lower().replace("_", "-")
             manifest.binaries.update(PYTHON_BINARIES.get(package, (package,)))
     return manifest
+
+
+def normal_extra(name: str) -> str:
+    """An extra's or dependency group's name as the tools compare it (PEP 685): lower case, each run of
+    ``-``, ``_`` and ``.`` one ``-``."""
+    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def _table(data: Any, key: str) -> dict[str, Any]:

@@ -1,5 +1,6 @@
 """Instruction files (CLAUDE.md, AGENTS.md, copilot-instructions, .cursor rules, memory-bank, ...): each
-bullet, paragraph, table or code block is an entry whose id is its location (``CLAUDE.md:12``).
+bullet, paragraph, table or code block is an entry whose id is its location (``CLAUDE.md:12``), and so
+is a heading that names a file, folder or code (``### Main Model (`model/ui.go`)``).
 
 Edits to these files are line-range replacements, so everything outside the edited lines stays as the
 author wrote it."""
@@ -33,6 +34,14 @@ LIST_END = "list_end"
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
 _FRONT_FENCE = re.compile(r"^---\s*$")
 
+#: In a heading: a code span, a path or a file name, which make the heading a unit of its own (other
+#: headings only name the section their lines are in).
+_NAMES_A_PLACE = re.compile(r"`[^`]+`|[\w.\-]/[\w.\-]|\b[\w\-]+\.(?:md|mdc|py|ts|tsx|js|jsx|mjs|cjs|go|rs|rb|java|kt|"
+                            r"swift|cs|php|json|toml|ya?ml|sh|proto|sql|css|html|vue|svelte)\b")
+
+#: A heading that is a file's title (``# CLAUDE.md``), not a place it describes.
+_TITLE_ONLY = re.compile(r"^(?:CLAUDE|AGENTS|GEMINI|CRUSH|README|QWEN|WARP)\.md$", re.I)
+
 #: Blocks that become entries when they stand on their own (not inside a list item).
 _BLOCKS = {"paragraph_open": "paragraph", "fence": "code", "code_block": "code", "table_open": "table"}
 
@@ -41,7 +50,7 @@ def parse_instructions(text: str, relpath: str) -> list[tuple[int, int, str, str
     """The entries of an instruction file as ``(start_line, end_line, kind, content, section)`` with
     1-based inclusive lines. Nested bullets are entries of their own; YAML front matter (``.mdc``) is
     skipped."""
-    return [unit[:5] for unit in _units(text)]
+    return [unit[:5] for unit in _units(text, relpath)]
 
 
 #: An instruction unit: ``(start_line, end_line, kind, content, section, list_end)``; ``list_end``: the
@@ -49,7 +58,7 @@ def parse_instructions(text: str, relpath: str) -> list[tuple[int, int, str, str
 _Unit = tuple[int, int, str, str, "str | None", "int | None"]
 
 
-def _units(text: str) -> list[_Unit]:
+def _units(text: str, relpath: str) -> list[_Unit]:
     lines = editor_lines(text)
     masked = list(lines)
     if lines and _FRONT_FENCE.match(lines[0]):
@@ -69,7 +78,13 @@ def _units(text: str) -> list[_Unit]:
         if tok.type == "heading_open" and tok.map:
             level = int(tok.tag[1])
             title = tokens[index + 1].content.strip() if index + 1 < len(tokens) else ""
-            headings = [h for h in headings if h[0] < level] + [(level, title)]
+            headings = [h for h in headings if h[0] < level]
+            if item_depth == 0 and _NAMES_A_PLACE.search(title) and not _TITLE_ONLY.match(title.strip("`")) \
+                    and title.strip("`").lower() != relpath.rsplit("/", 1)[-1].lower():
+                # a heading that names what it describes ("### Main Model (`model/ui.go`)"): a unit, so
+                # that what it names is checked like any line's
+                out.append((tok.map[0] + 1, tok.map[1], "heading", title, _section(headings), None))
+            headings = [*headings, (level, title)]
         elif tok.type == "list_item_open" and tok.map:
             item_depth += 1
             open_items.append([tok.map[0], tok.map[1], tok.map[1]])
@@ -220,7 +235,7 @@ def read_instruction_file(ws: Workspace, path: Path, relpath: str | None = None)
     if "lore-ignore" in text_file.text:
         lines = editor_lines(text_file.text)
         comments, problems = ignore_comments(lines, relpath)
-    for start, end, kind, content, section, list_end in _units(text_file.text):
+    for start, end, kind, content, section, list_end in _units(text_file.text, relpath):
         entries.append(
             Entry(
                 id=f"{relpath}:{start}",

@@ -25,12 +25,12 @@ from rapidfuzz import fuzz, process
 
 from ...core.model import Entry, Finding, ReplaceRefFix, ReplaceTextFix, Severity, VerifyFix
 from ...refs.anchors import anchors
-from ...refs.extract import BUN_BUILTINS, PNPM_BUILTINS, YARN_BUILTINS
+from ...refs.extract import BUN_BUILTINS, PNPM_BUILTINS, YARN_BUILTINS, Reference
 from ...refs.fingerprint import _config_value
 from ...refs.globs import matcher
 from ...refs.history import parallel
 from ...refs.index import LOCKFILES, narrowed
-from ...refs.manifests import WELL_KNOWN_TOOLS, parse_manifest
+from ...refs.manifests import WELL_KNOWN_TOOLS, normal_extra, parse_manifest
 from ...refs.symbols import LANGUAGES, FileSymbols, file_symbols, language_of, qualified_definition
 from ...refs.versions import declared_version, folders_up, version_matches
 from ...workspace import PathOutsideRoot
@@ -548,7 +548,14 @@ def _removed_when(checker: StalenessChecker, word: str, paths: list[str], change
 # -- scripts, make targets, just recipes, console scripts --------------------------------------------
 
 _NOUNS = {"script": ("stale-script", "script"), "make": ("stale-make-target", "make target"),
-          "just": ("stale-just-recipe", "just recipe"), "console": ("stale-console-script", "console script")}
+          "just": ("stale-just-recipe", "just recipe"), "console": ("stale-console-script", "console script"),
+          "extra": ("stale-extra", "extra"), "group": ("stale-dependency-group", "dependency group")}
+
+
+def _defined_as(ref: Reference) -> str:
+    """The name a manifest defines for what ``ref`` names: extras and dependency groups by their
+    normal form under their prefix (``extra:krisp``)."""
+    return f"{ref.kind}:{normal_extra(ref.target)}" if ref.kind in ("extra", "group") else ref.target
 
 
 class ManifestNameCheck:
@@ -560,7 +567,7 @@ class ManifestNameCheck:
 
     def now(self, checker: StalenessChecker, item: Pending) -> bool:
         ref, index = item.ref, checker.index
-        name = ref.target
+        name = _defined_as(ref)
         if ref.package == "*":
             return True  # a recursive run: any package may define it, or none (pnpm -r skips those)
         if ref.scope and not index.exists(ref.scope):
@@ -599,7 +606,7 @@ class ManifestNameCheck:
                                  for path in item.data["manifests"]])
         for item in items:
             kind, noun = _NOUNS[item.ref.kind]
-            name = item.ref.target
+            name, defined = item.ref.target, _defined_as(item.ref)
             baseline = baselines[id(item)]
             label = f'{noun} "{name}"'
             if baseline is None or baseline.commit is None:
@@ -610,7 +617,7 @@ class ManifestNameCheck:
             for path in item.data["manifests"]:
                 data = blobs.get((baseline.commit, path))
                 manifest = parse_manifest(path, data) if data is not None else None
-                if manifest is not None and manifest.defines(name):
+                if manifest is not None and manifest.defines(defined):
                     defined_then = path
                     break
             elsewhere = item.data["elsewhere"]
@@ -989,6 +996,8 @@ CHECKS: dict[str, Any] = {
     "make": ManifestNameCheck(),
     "just": ManifestNameCheck(),
     "console": ManifestNameCheck(),
+    "extra": ManifestNameCheck(),
+    "group": ManifestNameCheck(),
     "module": ModuleCheck(),
     "package-manager": PackageManagerCheck(),
     "version": VersionCheck(),
