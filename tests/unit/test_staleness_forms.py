@@ -254,3 +254,19 @@ def test_extras_and_dependency_groups_a_command_names(tree: Tree) -> None:
     stale = [f for f in _found(tree) if f[3] != Severity.info]
     assert stale == [("AGENTS.md", 1, "stale-extra", Severity.error,
                       f'extra "krisp" is not defined in pyproject.toml (removed in {sha} on 2026-02-01: Drop the krisp extra)')]
+
+
+def test_a_module_that_became_a_package_of_its_name(tree: Tree) -> None:
+    """pipecat: `src/pipecat/processors/frameworks/rtvi.py` became the package `rtvi/`."""
+    tree.write("src/pipecat/processors/frameworks/rtvi.py", "class RTVIProcessor: ...\n")
+    tree.write("src/pipecat/processors/frameworks/other.py", "x = 1\n")
+    tree.write("CLAUDE.md", "- RTVI lives in `src/pipecat/processors/frameworks/rtvi.py`.\n")
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    git(tree.root, "rm", "-q", "src/pipecat/processors/frameworks/rtvi.py")
+    tree.write("src/pipecat/processors/frameworks/rtvi/__init__.py", "from .processor import RTVIProcessor\n")
+    tree.write("src/pipecat/processors/frameworks/rtvi/processor.py",
+               "import asyncio\n\n\nclass RTVIProcessor:\n    def __init__(self, transport):\n        self.queue = asyncio.Queue()\n")
+    sha = commit(tree, "Split RTVI into a package", date="2026-02-01T10:00:00Z")
+    assert _found(tree) == [("CLAUDE.md", 1, "moved-path", Severity.error,
+                             f"`src/pipecat/processors/frameworks/rtvi.py` was deleted in {sha} on 2026-02-01: Split "
+                             "RTVI into a package; it is now the package `src/pipecat/processors/frameworks/rtvi/`")]

@@ -271,6 +271,12 @@ class PathCheck:
                             f"`{target}` was deleted{when}; the same content is now at `{new}`",
                             fix=ReplaceRefFix(old=target, new=new), commit=removal.commit)
                 return
+        package = _package_of(index, path) if what == "file" else None
+        if package is not None:
+            new = _respell(target, path, package)
+            checker.add(item, "moved-path", Severity.error, f"`{target}` was deleted{when}; it is now the package `{new}`",
+                        fix=ReplaceRefFix(old=target, new=new), commit=removal.commit if removal else None)
+            return
         checker.add(item, "stale-path", Severity.error, f"{what} `{target}` was deleted{when}",
                     commit=removal.commit if removal else None)
 
@@ -309,6 +315,22 @@ class PathCheck:
                         fix=ReplaceRefFix(old=target, new=elsewhere[0]))
         else:
             checker.add(item, "missing-path", Severity.warning, f"{what} `{target}` does not exist")
+
+
+#: A module that became a package of the same name: the file the package's folder holds for it.
+_PACKAGE_FILES = {".py": ("__init__.py",), ".rs": ("mod.rs",), ".ts": ("index.ts",), ".tsx": ("index.tsx", "index.ts"),
+                  ".js": ("index.js",), ".mjs": ("index.mjs",), ".jsx": ("index.jsx", "index.js")}
+
+
+def _package_of(index: Any, path: str) -> str | None:
+    """The package folder a deleted module became (`processors/frameworks/rtvi.py` ->
+    `processors/frameworks/rtvi/`, holding `__init__.py`), if it exists now."""
+    pure = PurePosixPath(path)
+    folder = str(pure.with_suffix(""))
+    for name in _PACKAGE_FILES.get(pure.suffix, ()):
+        if index.exists(f"{folder}/{name}"):
+            return folder + "/"
+    return None
 
 
 def _tail_of(index: Any, path: str) -> str | None:
