@@ -270,3 +270,105 @@ def test_a_module_that_became_a_package_of_its_name(tree: Tree) -> None:
     assert _found(tree) == [("CLAUDE.md", 1, "moved-path", Severity.error,
                              f"`src/pipecat/processors/frameworks/rtvi.py` was deleted in {sha} on 2026-02-01: Split "
                              "RTVI into a package; it is now the package `src/pipecat/processors/frameworks/rtvi/`")]
+
+
+def test_a_file_whose_removal_git_cannot_name_is_a_warning(tree: Tree) -> None:
+    """cline's sdk/ came in by a subtree merge: its AGENTS.md names `DOC.md`, which the SDK's own history
+    held at its root and which the merge left out. The file existed when the line was written, but no
+    commit of this repository removed it, under sdk/ or as written: a warning, not an error."""
+    tree.write("README.md", "# App\n")
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    git(tree.root, "checkout", "-q", "--orphan", "sdk")
+    git(tree.root, "rm", "-rqf", ".")
+    tree.write("AGENTS.md", "# SDK\n\n- For API details see `DOC.md`.\n- Servers: `src/mcp.ts`.\n")
+    tree.write("DOC.md", "# API\n")
+    tree.write("src/index.ts", "export const x = 1\n")
+    tree.write("src/mcp.ts", "export const servers = []\n")
+    commit(tree, "sdk: first", date="2026-01-15T10:00:00Z")
+    git(tree.root, "checkout", "-q", "main")
+    git(tree.root, "merge", "-q", "-s", "ours", "--no-commit", "--allow-unrelated-histories", "sdk")
+    git(tree.root, "read-tree", "--prefix=sdk/", "-u", "sdk")
+    git(tree.root, "rm", "-qf", "sdk/DOC.md")
+    commit(tree, "Merge the SDK under sdk/", date="2026-02-01T10:00:00Z")
+    git(tree.root, "rm", "-q", "sdk/src/mcp.ts")
+    sha = commit(tree, "Drop the MCP servers", date="2026-03-01T10:00:00Z")
+    found = [f for f in _found(tree) if f[0] == "sdk/AGENTS.md"]
+    # continue's extensions/cli/AGENTS.md, `AGENTS.md` in the CLI's own history: its `src/mcp.ts` is
+    # `extensions/cli/src/mcp.ts` here, and the commit that deleted that one is named
+    assert [(line, kind, severity) for _, line, kind, severity, _ in found] == [
+        (3, "stale-path", Severity.warning), (4, "stale-path", Severity.error)], found
+    assert found[0][4] == "file `DOC.md` was deleted after this memory was written", found
+    assert found[1][4] == f"file `src/mcp.ts` was deleted in {sha} on 2026-03-01: Drop the MCP servers", found
+
+
+def test_a_path_relative_to_a_folder_named_above_it(tree: Tree) -> None:
+    """cline's .clinerules/general.md names `src/core/prompts/system-prompt/README.md`, then lists
+    `components/`, `templates/` and `tools/README.md` relative to that folder; all moved under
+    apps/vscode/ since. Where two folders named above both held such a path, nothing is said."""
+    base = "src/core/prompts/system-prompt"
+    for path in ("README.md", "tools/README.md", "components/rules.ts", "templates/engine.ts", "variants/generic/config.ts"):
+        tree.write(f"{base}/{path}", f"// {path}\n")
+    for path in ("lib/api/index.ts", "lib/db/index.ts", "lib/api/utils/a.ts", "lib/db/utils/b.ts"):
+        tree.write(path, f"// {path}\n")
+    tree.write(".clinerules/general.md", "\n".join([
+        "# General", "", "## Modifying System Prompt",
+        f"**Read these first:** `{base}/README.md`, `tools/README.md`", "",
+        "- `components/` - Shared sections", "- `templates/` - Template engine",
+        f"- Each family has a config in `{base}/variants/*/config.ts`: `generic/config.ts`", "",
+        "## Helpers", "", "- `lib/api/index.ts` and `lib/db/index.ts` share code", "- `utils/` holds it", ""]))
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    assert _found(tree) == []
+    (tree.root / "apps/vscode").mkdir(parents=True)
+    git(tree.root, "mv", "src", "apps/vscode/src")
+    git(tree.root, "rm", "-rq", "lib/api/utils", "lib/db/utils")
+    sha = commit(tree, "Move vscode to apps", date="2026-02-01T10:00:00Z")
+    found = {(line, kind, severity, message) for _, line, kind, severity, message in _found(tree)
+             if severity != Severity.info}
+    moved = f"apps/vscode/{base}"
+    assert found == {
+        (4, "moved-path", Severity.error, f"`{base}/README.md` was moved to `{moved}/README.md` in {sha} on 2026-02-01: Move vscode to apps"),
+        (4, "moved-path", Severity.error, f"`tools/README.md` was moved to `{moved}/tools/README.md` in {sha} on 2026-02-01: Move vscode to apps"),
+        (6, "moved-path", Severity.error, f"`components/` was moved to `{moved}/components/` in {sha} on 2026-02-01: Move vscode to apps"),
+        (7, "moved-path", Severity.error, f"`templates/` was moved to `{moved}/templates/` in {sha} on 2026-02-01: Move vscode to apps"),
+        (8, "moved-path", Severity.error, f"`generic/config.ts` was moved to `{moved}/variants/generic/config.ts` in {sha} on 2026-02-01: Move vscode to apps"),
+        (8, "stale-path", Severity.error, f"no file matches `{base}/variants/*/config.ts` any more (`{base}/variants/generic/"
+         f"config.ts` matched it; `{base}/variants/generic/config.ts` was moved to `{moved}/variants/generic/config.ts` in "
+         f"{sha} on 2026-02-01: Move vscode to apps)"),
+    }, found  # (`utils/` of the Helpers section: two folders named above held one)
+
+
+def test_files_a_mermaid_diagram_names(tree: Tree) -> None:
+    """cline's cline-overview.md draws its architecture with `src/extension.ts` and friends in the labels."""
+    tree.write("src/extension.ts", "export function activate() {}\n")
+    tree.write("src/core/webview/index.ts", "export class WebviewProvider {}\n")
+    tree.write("CLAUDE.md", "# Overview\n\n```mermaid\ngraph TB\n"
+                            "    A[VSCode Extension Host<br/>src/extension.ts] --> B[WebviewProvider<br/>src/core/webview/index.ts]\n"
+                            "    classDef host fill:#f9f\n```\n")
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    assert _found(tree) == []
+    (tree.root / "apps/vscode").mkdir(parents=True)
+    git(tree.root, "mv", "src", "apps/vscode/src")
+    sha = commit(tree, "Move vscode to apps", date="2026-02-01T10:00:00Z")
+    assert sorted((line, kind, message) for _, line, kind, _, message in _found(tree)) == [
+        (5, "moved-path", f"`src/core/webview/index.ts` was moved to `apps/vscode/src/core/webview/index.ts` in {sha} "
+                          "on 2026-02-01: Move vscode to apps"),
+        (5, "moved-path", f"`src/extension.ts` was moved to `apps/vscode/src/extension.ts` in {sha} on 2026-02-01: "
+                          "Move vscode to apps")]
+
+
+def test_a_file_moved_then_deleted_names_both_commits(tree: Tree) -> None:
+    """cline: `src/core/task/index.ts` went to apps/vscode/ with the extension, and was deleted there by
+    the SDK migration; the move is what made the memory's path false."""
+    tree.write("src/core/task/index.ts", "export class Task {}\n")
+    tree.write("src/extension.ts", "export function activate() {}\n")
+    tree.write("CLAUDE.md", "- Tasks run in `src/core/task/index.ts`.\n")
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    (tree.root / "apps/vscode").mkdir(parents=True)
+    git(tree.root, "mv", "src", "apps/vscode/src")
+    moved = commit(tree, "Move vscode to apps", date="2026-02-01T10:00:00Z")
+    git(tree.root, "rm", "-q", "apps/vscode/src/core/task/index.ts")
+    deleted = commit(tree, "sdk migration", date="2026-03-01T10:00:00Z")
+    assert _found(tree) == [("CLAUDE.md", 1, "stale-path", Severity.error,
+                             "file `src/core/task/index.ts` was moved to `apps/vscode/src/core/task/index.ts` in "
+                             f"{moved} on 2026-02-01: Move vscode to apps, then deleted in {deleted} on 2026-03-01: "
+                             "sdk migration")]

@@ -212,11 +212,24 @@ def _code_line(line: str, i: int, lang: str, cwd: str | None) -> tuple[list[Refe
         if not stripped.startswith(("$ ", "> ", "# ")) and lang in _SESSION_LANGS:
             return [], cwd  # output lines of a terminal session
         stripped = stripped[2:]
+    if lang == "mermaid":
+        return _diagram_paths(line, i), cwd
     if lang and lang not in _SHELL_LANGS:
         return [], cwd  # source code shown as an example
     if stripped.startswith("#"):
         return [], cwd
     return _shell(stripped, i, cwd)
+
+
+def _diagram_paths(line: str, i: int) -> list[Reference]:
+    """The files a Mermaid diagram's labels name (``A[Extension entry<br/>src/extension.ts]``): paths
+    with a folder and a code extension only (the rest of a diagram is its own syntax)."""
+    out = []
+    for match in _PATH_TOKEN.finditer(line.replace("<br/>", " ").replace("<br>", " ")):
+        path = _as_path(match.group(1))
+        if path and "/" in path.rstrip("/") and _has_code_extension(path):
+            out.append(Reference("path", path, match.group(1), i, strong=True))
+    return out
 
 
 _SHELL_LANGS = frozenset({"sh", "bash", "shell", "zsh", "fish", "console", "shell-session", "sh-session", "terminal",

@@ -66,6 +66,19 @@ class Pending:
     data: dict[str, Any] = field(default_factory=dict)
 
 
+def _folder_of(ref: Reference) -> str | None:
+    """The folder a path or glob reference places its reader in (two parts or more), else ``None``."""
+    if ref.kind not in ("path", "glob") or ref.target.startswith(("/", "../", "~")):
+        return None
+    parts = ref.target.removeprefix("./").split("/")
+    if ref.kind == "glob":
+        parts = parts[:next((k for k, p in enumerate(parts) if any(c in p for c in "*?[{")), len(parts))]
+    elif not ref.target.endswith("/"):
+        parts = parts[:-1]  # a file: its folder
+    parts = [p for p in parts if p]
+    return "/".join(parts) if len(parts) >= 2 else None
+
+
 def references_of(entry: Entry) -> list[Reference]:
     """An entry's references: its ``refs`` (never those refused as outside the root) and what its text
     names, explicit ones first. A pure function of the entry."""
@@ -99,6 +112,7 @@ class StalenessChecker:
         self._reverse: dict[str, set[str]] = {}  # workspace path -> dependent entry ids
         self._indexed: dict[str, set[str]] = {}  # entry id -> the paths it was indexed under
         self._by_id: dict[str, Entry] | None = None
+        self._by_file: dict[str, list[Entry]] | None = None  # live instruction units by file, in line order
         self._words: set[str] = set()  # refreshed after each check; a stale extra name only costs a lookup
         self._refs: dict[str, dict[str, list[Reference]]] = {}  # by entry id, then text
         #: Each entry's verification baseline, asked for by several checks: (the entry, its baseline).
@@ -254,6 +268,7 @@ class StalenessChecker:
             left, came = self.results.keys() - now_live, now_live - was_live
         self.store = store
         self._by_id = None
+        self._by_file = None
         # Kept by entry id and line. (git's blame is kept by the file's content; its status is asked
         # about code files only, and no code file changed.)
         self.baselines = Baselines(self.ws, self.history, self.verifications)
@@ -306,6 +321,35 @@ class StalenessChecker:
             return cached
         refs = known[entry.content] = references_of(entry)
         return refs
+
+    def folders_before(self, entry: Entry, ref: Reference) -> list[str]:
+        """The folders an instruction file names before ``ref`` (of ``entry``), in the entry and in the
+        units above it under the same heading, nearest first: where its author was when writing a path
+        relative to one ("`src/core/prompts/system-prompt/README.md`", then "`components/` - Shared
+        sections"). Each folder of two parts or more: a path's folder, a folder, a glob's fixed start."""
+        if entry.format != "instruction":
+            return []
+        if self._by_file is None:
+            by_file: dict[str, list[Entry]] = {}
+            for e in self.store.live():
+                if e.format == "instruction":
+                    by_file.setdefault(e.location.path, []).append(e)
+            for units in by_file.values():
+                units.sort(key=lambda e: e.location.start_line)
+            self._by_file = by_file
+        units = self._by_file.get(entry.location.path, [])
+        before = [e for e in units if e.location.start_line < entry.location.start_line
+                  and (e.section == entry.section or (e.source == "heading" and e.section is not None
+                                                      and (entry.section or "").startswith(e.section)))]
+        out: list[str] = []
+        own = self.references(entry)
+        earlier = own[:own.index(ref)] if ref in own else []
+        for refs in [earlier, *(self.references(e) for e in reversed(before))]:
+            for named in reversed(refs):
+                folder = _folder_of(named)
+                if folder and folder not in out:
+                    out.append(folder)
+        return out
 
     def finding(self, item: Pending, kind: str, severity: Severity, message: str,
                 fix: Fix | None = None, commit: Any = None) -> Finding:

@@ -91,6 +91,14 @@ class PathCheck:
         if found:
             item.result.depends_on.add(found.rstrip("/"))
             return True
+        # a path relative to a folder named above it under the same heading ("`src/core/prompts/
+        # system-prompt/README.md`", then "`components/` - Shared sections")
+        context = [c for folder in _context_folders(checker, item) if (c := f"{folder}/{ref.target}") not in candidates]
+        found = next((c for c in context if index.exists(c)), None)
+        if found:
+            item.result.depends_on.add(found.rstrip("/"))
+            return True
+        item.data["context"] = context
         name = ref.target.rstrip("/")
         if "/" not in name and index.by_name.get(name):
             item.result.depends_on.add(index.by_name[name][0])  # `conftest.py`: one exists somewhere
@@ -122,6 +130,8 @@ class PathCheck:
         questions = [(b.commit, c) for item in items if (b := baselines[id(item)]) and b.commit
                      for c in item.data["candidates"]]
         questions += [("HEAD", c) for item in items for c in item.data["candidates"]]
+        questions += [(at, c) for item in items if (b := baselines[id(item)]) and b.commit
+                      for c in item.data.get("context", ()) for at in (b.commit, "HEAD")]
         answers = history.exists_at(questions)
         # Which commit deleted each path that existed then and is gone now: asked of git side by side
         # (the loop below then finds the answers in the history's memo).
@@ -177,6 +187,11 @@ class PathCheck:
             if not all((baseline.commit, c) in answers for c in candidates):
                 continue  # git could not answer: reported once as a history problem
             existed = [c for c in candidates if answers[(baseline.commit, c)]]
+            if not existed:
+                # relative to a folder named above: judged only when one such folder held it then
+                held = {c for c in item.data.get("context", ()) if answers.get((baseline.commit, c))}
+                existed = sorted(held) if len(held) == 1 else []
+                item.data["in_context"] = bool(existed)
             if not existed:
                 existed = self._named_at_baseline(checker, item, baseline.commit)
             if not existed:
@@ -238,12 +253,18 @@ class PathCheck:
     def _gone(self, checker: StalenessChecker, item: Pending, path: str, baseline: Baseline, what: str) -> None:
         history, index = checker.history, checker.index
         target = item.ref.target
-        bare = "/" not in target.rstrip("/")
+        # (a path found relative to a folder named above is spelt out, not a bare name)
+        bare = "/" not in target.rstrip("/") and not item.data.get("in_context")
         removal = history.removal(path, baseline.commit or "")
+        if removal is None and (merged := _merged_path(checker, item.entry, path, baseline.commit or "")):
+            # the memory was written in a history merged in under a folder (a subtree): the path as
+            # that folder holds it here
+            removal, path = history.removal(merged, baseline.commit or ""), merged
         moved, since = (removal.moved_to, removal.commit.sha) if removal else (None, "")
         # A bare name (`ajv-provider.ts`) stayed true while the file kept its name: the commit that made
         # it false is the first of the chain that renamed or deleted it, not a move of its folder.
         decisive = removal
+        last_place, deleted = None, None  # moved there, then deleted by that commit
         for _ in range(5):  # follow a chain of renames to a place that exists now
             if bare and decisive is not None and moved and PurePosixPath(moved).name == PurePosixPath(path).name:
                 decisive = None
@@ -253,6 +274,7 @@ class PathCheck:
             if decisive is None:
                 decisive = later
             if later is None or not later.moved_to:
+                last_place, deleted = moved, later
                 moved = None
                 break
             moved, since = later.moved_to, later.commit.sha
@@ -277,7 +299,15 @@ class PathCheck:
             checker.add(item, "moved-path", Severity.error, f"`{target}` was deleted{when}; it is now the package `{new}`",
                         fix=ReplaceRefFix(old=target, new=new), commit=removal.commit if removal else None)
             return
-        checker.add(item, "stale-path", Severity.error, f"{what} `{target}` was deleted{when}",
+        # no commit found that removed it (its early history under another root, a subtree merged in):
+        # what git shows is weaker, and so is the finding
+        if removal and deleted is not None and last_place and deleted.commit.sha != removal.commit.sha:
+            # moved first (what made the memory's path false), deleted from its new place later
+            checker.add(item, "stale-path", Severity.error,
+                        f"{what} `{target}` was moved to `{_respell(target, path, last_place)}`{when}, then deleted in "
+                        f"{deleted.commit.describe()}", commit=removal.commit)
+            return
+        checker.add(item, "stale-path", Severity.error if removal else Severity.warning, f"{what} `{target}` was deleted{when}",
                     commit=removal.commit if removal else None)
 
     def _not_at_baseline(self, checker: StalenessChecker, item: Pending, baseline: Baseline, what: str) -> None:
@@ -331,6 +361,31 @@ def _package_of(index: Any, path: str) -> str | None:
         if index.exists(f"{folder}/{name}"):
             return folder + "/"
     return None
+
+
+def _merged_path(checker: StalenessChecker, entry: Entry, path: str, commit: str) -> str | None:
+    """``path`` under the folder a history was merged into, when the memory's file was written there
+    at its root or higher up (continue's `extensions/cli/AGENTS.md` was `AGENTS.md` in the CLI's own
+    history: its `src/mcp.ts` is `extensions/cli/src/mcp.ts` here); ``None`` otherwise."""
+    if entry.format != "instruction" or not commit or "/" not in entry.location.path:
+        return None
+    parts = entry.location.path.split("/")
+    shorter = ["/".join(parts[k:]) for k in range(1, len(parts))]
+    answers = checker.history.exists_at([(commit, entry.location.path), *((commit, s) for s in shorter)])
+    if answers.get((commit, entry.location.path)):
+        return None
+    for k, suffix in enumerate(shorter, start=1):
+        if answers.get((commit, suffix)):
+            return "/".join(parts[:k]) + "/" + path
+    return None
+
+
+def _context_folders(checker: StalenessChecker, item: Pending) -> list[str]:
+    """The folders above a relative path of an instruction file (see ``folders_before``)."""
+    target = item.ref.target
+    if item.ref.kind != "path" or item.ref.scope is not None or target.startswith(("/", "./", "../", "~", "@")):
+        return []
+    return checker.folders_before(item.entry, item.ref)
 
 
 def _tail_of(index: Any, path: str) -> str | None:
