@@ -372,3 +372,61 @@ def test_a_file_moved_then_deleted_names_both_commits(tree: Tree) -> None:
                              "file `src/core/task/index.ts` was moved to `apps/vscode/src/core/task/index.ts` in "
                              f"{moved} on 2026-02-01: Move vscode to apps, then deleted in {deleted} on 2026-03-01: "
                              "sdk migration")]
+
+
+def test_members_of_an_enum_and_of_an_interface_that_are_gone(tree: Tree) -> None:
+    """cline's general.md: `GENERATE_EXPLANATION` (a member of the `ClineDefaultTool` enum and a value of
+    the proto's `ClineSay`) and `componentOverrides` (a property of the prompt variant's interface),
+    removed with the Explain Changes feature and the SDK migration; `ModelFamily` is used by more files
+    than are parsed for it, its definition in a shallow shared module."""
+    tree.write("src/shared/tools.ts", 'export enum ClineDefaultTool {\n  READ = "read",\n  GENERATE_EXPLANATION = "generate_explanation",\n}\n')
+    tree.write("proto/cline/ui.proto", 'syntax = "proto3";\nenum ClineSay {\n  TEXT = 0;\n  GENERATE_EXPLANATION = 29;\n}\n')
+    tree.write("src/core/prompts/types.ts", "export interface PromptVariant {\n  id: string\n  componentOverrides?: Record<string, string>\n}\n")
+    tree.write("src/shared/prompts.ts", 'export enum ModelFamily {\n  GENERIC = "generic",\n}\n')
+    for k in range(45):  # users of ModelFamily, deeper than its definition, tests among them
+        folder = "src/core/prompts/system-prompt/__tests__" if k % 2 else "src/core/prompts/system-prompt/variants"
+        tree.write(f"{folder}/user{k:02}.ts", 'import { ModelFamily } from "../../../shared/prompts"\n'
+                                              f"export const family{k} = ModelFamily.GENERIC\n")
+    tree.write("CLAUDE.md", "- Add `GENERATE_EXPLANATION` to `ClineSay`.\n- Variants may set `componentOverrides`.\n"
+                            "- Define variants for each `ModelFamily`.\n")
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    assert _found(tree) == []
+    tree.write("src/shared/tools.ts", 'export enum ClineDefaultTool {\n  READ = "read",\n}\n')
+    tree.write("proto/cline/ui.proto", 'syntax = "proto3";\nenum ClineSay {\n  TEXT = 0;\n}\n')
+    tree.write("src/core/prompts/types.ts", "export interface PromptVariant {\n  id: string\n}\n")
+    git(tree.root, "rm", "-rq", "src/shared/prompts.ts", "src/core/prompts/system-prompt")
+    sha = commit(tree, "Remove Explain Changes and the prompt variants", date="2026-02-01T10:00:00Z")
+    assert sorted((line, kind, message.split(" (")[0]) for _, line, kind, _, message in _found(tree)) == [
+        (1, "stale-symbol", "`GENERATE_EXPLANATION` is no longer defined anywhere in the code"),
+        (2, "stale-symbol", "`componentOverrides` is no longer defined anywhere in the code"),
+        (3, "stale-symbol", "`ModelFamily` is no longer defined anywhere in the code")], _found(tree)
+    assert all(sha in message for *_, message in _found(tree))
+
+
+def test_a_module_path_written_without_its_extension(tree: Tree) -> None:
+    """cline's copilot-instructions: "`src/utils/path`" for `src/utils/path.ts`, since moved under apps/vscode/."""
+    tree.write("src/utils/path.ts", "export function toPosix(p: string) { return p }\n")
+    tree.write("CLAUDE.md", "- Path helpers live in `src/utils/path`.\n")
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    assert _found(tree) == []
+    (tree.root / "apps/vscode").mkdir(parents=True)
+    git(tree.root, "mv", "src", "apps/vscode/src")
+    sha = commit(tree, "Move vscode to apps", date="2026-02-01T10:00:00Z")
+    assert _found(tree) == [("CLAUDE.md", 1, "moved-path", Severity.error,
+                             f"`src/utils/path` was moved to `apps/vscode/src/utils/path` in {sha} on 2026-02-01: Move "
+                             "vscode to apps")]
+
+
+def test_a_top_folder_that_moved_names_its_new_place(tree: Tree) -> None:
+    """cline's copilot-instructions: "`proto/`" was reported "moved to `proto`" (a useless fix) when
+    the extension moved under apps/vscode/."""
+    tree.write("proto/cline/ui.proto", 'syntax = "proto3";\n')
+    tree.write("CLAUDE.md", "- Protobuf definitions live in `proto/`.\n")
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    (tree.root / "apps/vscode").mkdir(parents=True)
+    git(tree.root, "mv", "proto", "apps/vscode/proto")
+    sha = commit(tree, "Move vscode to apps", date="2026-02-01T10:00:00Z")
+    [finding] = check_workspace(Workspace(tree.root))[0]
+    assert (finding.kind, finding.message) == (
+        "moved-path", f"`proto/` was moved to `apps/vscode/proto/` in {sha} on 2026-02-01: Move vscode to apps")
+    assert finding.fix is not None and finding.fix.model_dump()["new"] == "apps/vscode/proto/"

@@ -57,7 +57,7 @@ _DECLARATIONS: dict[str, re.Pattern[bytes]] = {
     "swift": re.compile(rb"^(?P<indent>[ \t]*)" + _MODIFIERS + rb"(?:func[ \t]+(?P<fn>[A-Za-z_]\w*)"
                         rb"|(?:struct|enum|protocol|extension|actor|class)[ \t]+(?P<cls>[A-Za-z_]\w*))", re.M),
     "proto": re.compile(rb"^(?P<indent>[ \t]*)(?:(?:message|service|enum)[ \t]+(?P<cls>[A-Za-z_]\w*)"
-                        rb"|rpc[ \t]+(?P<fn>[A-Za-z_]\w*))", re.M),
+                        rb"|rpc[ \t]+(?P<fn>[A-Za-z_]\w*)|(?P<value>[A-Z][A-Z0-9_]*)[ \t]*=[ \t]*-?\d+[ \t]*[;\[])", re.M),
 }
 
 
@@ -106,7 +106,8 @@ def _declarations(pattern: re.Pattern[bytes], data: bytes, symbols: FileSymbols)
         while scopes and scopes[-1][0] >= indent:
             scopes.pop()
         line = data.count(b"\n", 0, match.start()) + 1
-        name = (match.group("cls") or match.group("fn") or b"").decode("utf-8", "replace")
+        value = match.groupdict().get("value")  # a proto enum's value (`GENERATE_EXPLANATION = 29;`)
+        name = (match.group("cls") or match.group("fn") or value or b"").decode("utf-8", "replace")
         if not name:
             continue
         parts = name.replace("::", ".").split(".")
@@ -146,6 +147,9 @@ _DEFINES = {
     "function_declaration", "generator_function_declaration", "class_declaration", "abstract_class_declaration",
     "method_definition", "interface_declaration", "type_alias_declaration", "enum_declaration",
     "variable_declarator", "public_field_definition", "method_signature",
+    # the members of a type's shape: an enum's (`ClineDefaultTool.GENERATE_EXPLANATION`), an interface's
+    # (`PromptVariant.componentOverrides`)
+    "enum_assignment", "property_signature",
     "type_spec", "method_declaration", "const_spec", "var_spec",
     "function_item", "struct_item", "enum_item", "trait_item", "const_item", "static_item", "mod_item",
     "type_item", "macro_definition", "union_item",
@@ -195,6 +199,8 @@ def _tree_sitter(lang: str, data: bytes, symbols: FileSymbols) -> None:
                 symbols.add(names, node.start_point[0] + 1, node.end_point[0] + 1)
                 if kind in _SCOPES:
                     child_scope = names
+        elif kind == "property_identifier" and node.parent is not None and node.parent.type == "enum_body":
+            symbols.add([*scope, node.text.decode("utf-8", "replace")], node.start_point[0] + 1, node.end_point[0] + 1)
         elif kind == "impl_item":
             type_node = node.child_by_field_name("type")
             if type_node is not None:

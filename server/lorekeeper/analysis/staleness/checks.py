@@ -94,6 +94,8 @@ class PathCheck:
         # a path relative to a folder named above it under the same heading ("`src/core/prompts/
         # system-prompt/README.md`", then "`components/` - Shared sections")
         context = [c for folder in _context_folders(checker, item) if (c := f"{folder}/{ref.target}") not in candidates]
+        # a module named without its extension (`src/utils/path` for `src/utils/path.ts`)
+        context += [m for c in [*candidates, *context] for m in _module_files(c) if m not in context]
         found = next((c for c in context if index.exists(c)), None)
         if found:
             item.result.depends_on.add(found.rstrip("/"))
@@ -254,7 +256,7 @@ class PathCheck:
         history, index = checker.history, checker.index
         target = item.ref.target
         # (a path found relative to a folder named above is spelt out, not a bare name)
-        bare = "/" not in target.rstrip("/") and not item.data.get("in_context")
+        bare = "/" not in target and not item.data.get("in_context")  # (`proto/` is the root's folder, not a name)
         removal = history.removal(path, baseline.commit or "")
         if removal is None and (merged := _merged_path(checker, item.entry, path, baseline.commit or "")):
             # the memory was written in a history merged in under a folder (a subtree): the path as
@@ -282,6 +284,8 @@ class PathCheck:
         when = f" in {removal.commit.describe()}" if removal else " after this memory was written"
         if moved and index.exists(moved):
             new = PurePosixPath(moved).name if bare else _respell(target, path, moved)
+            if _module_files(target) and not _module_files(new):  # written as a module: a module it stays
+                new = _as_module(new)
             checker.add(item, "moved-path", Severity.error, f"`{target}` was moved to `{new}`{when}",
                         fix=ReplaceRefFix(old=target, new=new), commit=removal.commit if removal else None)
             return
@@ -378,6 +382,26 @@ def _merged_path(checker: StalenessChecker, entry: Entry, path: str, commit: str
         if answers.get((commit, suffix)):
             return "/".join(parts[:k]) + "/" + path
     return None
+
+
+#: The files a module path written without its extension may be.
+_MODULE_SUFFIXES = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".py", ".go", ".rs", "/index.ts", "/index.tsx", "/index.js",
+                    "/__init__.py", "/mod.rs")
+
+
+def _as_module(path: str) -> str:
+    for suffix in sorted(_MODULE_SUFFIXES, key=len, reverse=True):
+        if path.endswith(suffix):
+            return path[: -len(suffix)]
+    return path
+
+
+def _module_files(path: str) -> list[str]:
+    """``src/utils/path`` -> ``src/utils/path.ts``, ``src/utils/path/index.ts``...: for a path of two parts
+    or more whose last has no extension."""
+    if path.endswith("/") or "/" not in path or "." in PurePosixPath(path).name:
+        return []
+    return [path + suffix for suffix in _MODULE_SUFFIXES]
 
 
 def _context_folders(checker: StalenessChecker, item: Pending) -> list[str]:
@@ -526,7 +550,7 @@ class SymbolCheck:
                 files = set(found.get(parts[-1], set())) if parts else set()
                 for word in parts[:-1]:
                     files = narrowed(files, found.get(word, set()), word)
-                wanted[id(item)] = sorted(files, key=lambda p: (item.ref.target.rsplit(".", 1)[-1].lower() not in p.lower(), p))[:_MAX_FILES_PER_SYMBOL]
+                wanted[id(item)] = sorted(files, key=lambda p: _defining_first(item.ref.target, p))[:_MAX_FILES_PER_SYMBOL]
             symbols = _symbols_at(checker, commit, {p for files in wanted.values() for p in files})
             defined: list[tuple[Pending, list[str]]] = []
             for item in group:
@@ -580,6 +604,16 @@ class SymbolCheck:
                 checker.add(item, "unresolved-symbol", Severity.info if baseline and baseline.commit else Severity.warning,
                             f"`{target}` is not defined in `{path}`"
                             + (f", and was not when this memory was {baseline.how}" if baseline and baseline.commit else ""))
+
+
+_TEST_PATH = re.compile(r"(?:^|/)(?:__tests__|tests?|spec|e2e|fixtures?)/|[._-](?:test|spec)\.[^/]+$")
+
+
+def _defining_first(symbol: str, path: str) -> tuple[bool, bool, int, str]:
+    """The order in which files that mention a symbol are parsed for its definition (at most
+    ``_MAX_FILES_PER_SYMBOL`` of them): a file named after it, then code before tests, shallower
+    before deeper (cline's `ModelFamily`, used by 44 files, is defined in `src/shared/prompts.ts`)."""
+    return (symbol.rsplit(".", 1)[-1].lower() not in path.lower(), bool(_TEST_PATH.search(path)), path.count("/"), path)
 
 
 def _words(target: str) -> list[str]:
