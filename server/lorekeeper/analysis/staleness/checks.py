@@ -139,6 +139,12 @@ class PathCheck:
         # (the loop below then finds the answers in the history's memo).
         gone = {(c, b.commit) for item in items if (b := baselines[id(item)]) and b.commit
                 for c in item.data["candidates"][:1] if answers.get((b.commit, c)) and not answers.get(("HEAD", c))}
+        # and a path found under a folder named above it (judged when one such folder held it)
+        for item in items:
+            if (b := baselines[id(item)]) and b.commit and not any(answers.get((b.commit, c)) for c in item.data["candidates"]):
+                held = [c for c in item.data.get("context", ()) if answers.get((b.commit, c))]
+                if len(held) == 1 and not answers.get(("HEAD", held[0])):
+                    gone.add((held[0], b.commit))
         spelled = {(c + ("/" if answers.get((since, c)) == "tree" else ""), since) for c, since in gone}
         # one git log for the paths of each baseline, the baselines side by side
         parallel(lambda since: history.prefetch_logs(
