@@ -127,8 +127,8 @@ def _run_after(entry: Entry, lines: dict[str, list[Entry]]) -> list[Entry]:
         # "#### Primary Criteria" and its list): what they hold, up to the first line not under them
         under = entry.section + " > "
         for e in siblings:
-            if e.location.start_line <= entry.location.start_line:
-                continue
+            if e.location.start_line <= entry.location.start_line or e.source == "heading":
+                continue  # (a subsection's heading that names a file is a unit, not a line of the list)
             if not (e.section or "").startswith(under):
                 break
             run.append(e)

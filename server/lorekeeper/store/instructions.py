@@ -34,10 +34,12 @@ LIST_END = "list_end"
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
 _FRONT_FENCE = re.compile(r"^---\s*$")
 
-#: In a heading: a code span, a path or a file name, which make the heading a unit of its own (other
-#: headings only name the section their lines are in).
-_NAMES_A_PLACE = re.compile(r"`[^`]+`|[\w.\-]/[\w.\-]|\b[\w\-]+\.(?:md|mdc|py|ts|tsx|js|jsx|mjs|cjs|go|rs|rb|java|kt|"
-                            r"swift|cs|php|json|toml|ya?ml|sh|proto|sql|css|html|vue|svelte)\b")
+#: In a heading: a code span, a folder (`docs/`), a path with an extension or a file name, which make
+#: the heading a unit of its own ("CI/CD", "React/TypeScript" do not; other headings only name the
+#: section their lines are in).
+_NAMES_A_PLACE = re.compile(r"`[^`]+`|[\w.\-]+(?:/[\w.\-]+)*/(?=[\s),;:]|$)|[\w.\-]+(?:/[\w.\-]+)+\.\w+\b"
+                            r"|\b[\w\-]+\.(?:md|mdc|py|ts|tsx|js|jsx|mjs|cjs|go|rs|rb|java|kt|swift|cs|php|json|toml|ya?ml"
+                            r"|sh|proto|sql|css|html|vue|svelte)\b")
 
 #: A heading that is a file's title (``# CLAUDE.md``), not a place it describes.
 _TITLE_ONLY = re.compile(r"^(?:CLAUDE|AGENTS|GEMINI|CRUSH|README|QWEN|WARP)\.md$", re.I)

@@ -79,6 +79,11 @@ def _folder_of(ref: Reference) -> str | None:
     return "/".join(parts) if len(parts) >= 2 else None
 
 
+def _under(heading: Entry) -> str:
+    """The section of the lines under a heading unit (its parents' titles, then its own)."""
+    return f"{heading.section} > {heading.content}" if heading.section else heading.content
+
+
 def references_of(entry: Entry) -> list[Reference]:
     """An entry's references: its ``refs`` (never those refused as outside the root) and what its text
     names, explicit ones first. A pure function of the entry."""
@@ -339,8 +344,7 @@ class StalenessChecker:
             self._by_file = by_file
         units = self._by_file.get(entry.location.path, [])
         before = [e for e in units if e.location.start_line < entry.location.start_line
-                  and (e.section == entry.section or (e.source == "heading" and e.section is not None
-                                                      and (entry.section or "").startswith(e.section)))]
+                  and (e.section == entry.section or (e.source == "heading" and entry.section == _under(e)))]
         out: list[str] = []
         own = self.references(entry)
         earlier = own[:own.index(ref)] if ref in own else []
