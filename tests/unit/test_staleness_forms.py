@@ -430,3 +430,14 @@ def test_a_top_folder_that_moved_names_its_new_place(tree: Tree) -> None:
     assert (finding.kind, finding.message) == (
         "moved-path", f"`proto/` was moved to `apps/vscode/proto/` in {sha} on 2026-02-01: Move vscode to apps")
     assert finding.fix is not None and finding.fix.model_dump()["new"] == "apps/vscode/proto/"
+
+
+def test_the_groups_and_extras_a_pyproject_defines() -> None:
+    from lorekeeper.refs.manifests import parse_manifest
+    manifest = parse_manifest("pyproject.toml", b'[project]\nname = "a"\n[project.optional-dependencies]\nSilero_VAD = []\n'
+                                                b'[tool.uv]\ndev-dependencies = ["pytest"]\n[tool.poetry.group.docs.dependencies]\n')
+    assert manifest is not None
+    assert [manifest.defines(n) for n in ("extra:silero-vad", "group:dev", "group:docs", "extra:dev", "group:lint")] == [
+        True, True, True, False, False]
+    dynamic = parse_manifest("pyproject.toml", b'[project]\nname = "a"\ndynamic = ["optional-dependencies"]\n')
+    assert dynamic is not None and dynamic.defines("extra:anything")  # computed by the build backend: not judged

@@ -669,7 +669,7 @@ def _one_command(command: str, args: list[str], segment: str, i: int,
         return refs, cwd
     if command in ("npm", "pnpm", "yarn", "bun"):
         return _package_script(command, flags, rest, segment, i, cwd), cwd
-    if command in ("uv", "poetry", "pdm", "pip", "pip3"):
+    if command in ("uv", "poetry", "pip", "pip3"):
         refs.extend(_extras(command, args, segment, i, cwd))
     if command in ("uv", "poetry", "pdm", "hatch", "rye"):
         if not rest or rest[0] != "run":
@@ -715,8 +715,7 @@ def _one_command(command: str, args: list[str], segment: str, i: int,
 _EXTRA_FLAGS = {
     "uv": {"--extra": "extra", "--no-extra": "extra", "--group": "group", "--no-group": "group", "--only-group": "group"},
     "poetry": {"-E": "extra", "--extras": "extra", "--with": "group", "--without": "group", "--only": "group"},
-    "pdm": {"-G": "group", "--group": "group", "--without": "group"},
-}
+}  # (pdm's -G names a group or an extra alike: not read)
 #: ``pip install -e ".[dev,test]"``: the project's own extras.
 _LOCAL_EXTRAS = re.compile(r"^\.?/?\[([\w.\-]+(?:\s*,\s*[\w.\-]+)*)\]$")
 _EXTRA_NAME = re.compile(r"[A-Za-z0-9][\w.\-]*")

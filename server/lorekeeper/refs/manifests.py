@@ -306,10 +306,10 @@ def _pyproject(path: str, text: str) -> Manifest | None:
                 line = _line_of(text, script)
                 manifest.names.setdefault(script, (line, line))
     # extras and dependency groups, as `uv sync --extra X` / `--group X` name them
-    extras = [*project.get("optional-dependencies", {}), *_table(_table(tool, "poetry"), "extras")] \
-        if isinstance(project.get("optional-dependencies", {}), dict) else [*_table(_table(tool, "poetry"), "extras")]
-    groups = [*_table(data, "dependency-groups"), *_table(_table(tool, "poetry"), "group"),
-              *_table(_table(tool, "pdm"), "dev-dependencies")]
+    extras = [*_table(project, "optional-dependencies"), *_table(_table(tool, "poetry"), "extras")]
+    groups = [*_table(data, "dependency-groups"), *_table(_table(tool, "poetry"), "group")]
+    if _table(tool, "uv").get("dev-dependencies") is not None:
+        groups.append("dev")  # uv's legacy dev-dependencies are its group "dev"
     dynamic = project.get("dynamic")
     if isinstance(dynamic, list) and "optional-dependencies" in dynamic:
         manifest.patterns.append(re.compile(r"extra:.*"))  # extras a build backend computes: not judged

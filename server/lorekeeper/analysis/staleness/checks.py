@@ -309,14 +309,14 @@ class PathCheck:
             checker.add(item, "moved-path", Severity.error, f"`{target}` was deleted{when}; it is now the package `{new}`",
                         fix=ReplaceRefFix(old=target, new=new), commit=removal.commit if removal else None)
             return
-        # no commit found that removed it (its early history under another root, a subtree merged in):
-        # what git shows is weaker, and so is the finding
         if removal and deleted is not None and last_place and deleted.commit.sha != removal.commit.sha:
             # moved first (what made the memory's path false), deleted from its new place later
             checker.add(item, "stale-path", Severity.error,
                         f"{what} `{target}` was moved to `{_respell(target, path, last_place)}`{when}, then deleted in "
                         f"{deleted.commit.describe()}", commit=removal.commit)
             return
+        # no commit found that removed it (its early history under another root, a subtree merged in):
+        # what git shows is weaker, and so is the finding
         checker.add(item, "stale-path", Severity.error if removal else Severity.warning, f"{what} `{target}` was deleted{when}",
                     commit=removal.commit if removal else None)
 
