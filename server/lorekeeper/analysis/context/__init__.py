@@ -188,7 +188,7 @@ def _narrated(units: Sequence[Unit], levels: Sequence[int], style: Style, limit:
 def _shown(entries: Sequence[Entry], include_instructions: bool) -> list[Entry]:
     """Live entries; without instruction files, also without entries that restate one of their facts
     (the agent loads those files anyway)."""
-    live = [e for e in entries if e.live]
+    live = [e for e in entries if e.live and e.source != "heading"]  # (a heading that names a file: no fact)
     if include_instructions:
         return live
     instructions = [e for e in live if e.format == "instruction"]
