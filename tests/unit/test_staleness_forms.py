@@ -441,3 +441,16 @@ def test_the_groups_and_extras_a_pyproject_defines() -> None:
         True, True, True, False, False]
     dynamic = parse_manifest("pyproject.toml", b'[project]\nname = "a"\ndynamic = ["optional-dependencies"]\n')
     assert dynamic is not None and dynamic.defines("extra:anything")  # computed by the build backend: not judged
+
+
+def test_a_folder_of_one_name_not_found_says_where_it_was_looked_for(tree: Tree) -> None:
+    """cline's general.md lists `variants/` and then its folders (`gpt-5/`, `xs/`): looked for where the
+    rules' paths start (the root, for .clinerules), not in every folder of the tree, and said so."""
+    tree.write("src/core/prompts/variants/gpt-5/config.ts", "export const config = {}\n")
+    tree.write(".clinerules/general.md", "- `variants/` - Model-specific: `gpt-5/`, `xs/`\n")
+    tree.write("pkg/AGENTS.md", "- Fixtures live in `fixtures/`.\n")
+    tree.write("pkg/index.ts", "export {}\n")
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    messages = {message.split(",")[0] for *_, message in _found(tree)}
+    assert "folder `gpt-5/` does not exist at the root" in messages, messages
+    assert "folder `fixtures/` does not exist here (beside this file or above it)" in messages, messages

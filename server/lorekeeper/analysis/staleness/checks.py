@@ -338,8 +338,13 @@ class PathCheck:
                         f"file `{item.ref.target}` does not exist (and did not when this memory was {baseline.how}); "
                         f"the one file of that name is `{meant}`", fix=ReplaceRefFix(old=item.ref.target, new=meant))
             return
+        where = ""
+        if what == "folder" and "/" not in item.ref.target.rstrip("/"):
+            # a folder of one name was looked for where the file stands and above it, not in every folder
+            # of the tree (`gpt-5/` in a list of `variants/`'s folders)
+            where = " here (beside this file or above it)" if item.base else " at the root"
         checker.add(item, "unresolved-path", Severity.info,
-                    f"{what} `{item.ref.target}` does not exist, and did not when this memory was {baseline.how}")
+                    f"{what} `{item.ref.target}` does not exist{where}, and did not when this memory was {baseline.how}")
 
     def _without_git(self, checker: StalenessChecker, item: Pending) -> None:
         """No history: a missing file that exists elsewhere under the same name probably moved."""
