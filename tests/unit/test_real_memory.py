@@ -24,6 +24,11 @@ from support import Tree, files, lore
 NOW = datetime(2026, 11, 1, 12, tzinfo=UTC)
 
 
+def write_all(tree: Tree, files: dict[str, str]) -> None:
+    for path, text in files.items():
+        tree.write(path, text)
+
+
 def plan(tree: Tree, **settings):
     store = tree.store()
     return plan_compaction(store, CompactionConfig().with_overrides(**settings), now=NOW), store
@@ -170,8 +175,7 @@ MEMORY_BANK = {
 
 
 def test_a_fact_in_two_memory_bank_files_is_one_finding_per_extra_copy(tree: Tree) -> None:
-    for path, text in MEMORY_BANK.items():
-        tree.write(path, text)
+    write_all(tree, MEMORY_BANK)
     store = tree.store()
     found = {(f.source, f.line): f for f in memory_findings(store, CompactionConfig()) if f.kind.endswith("duplicate")}
     # the planned items carry a status (⬜): those copies say more and are kept
@@ -198,8 +202,7 @@ AGENT_FILES = {
 
 
 def test_agent_files_that_repeat_each_other_are_found_and_the_fuller_copy_is_kept(tree: Tree) -> None:
-    for path, text in AGENT_FILES.items():
-        tree.write(path, text)
+    write_all(tree, AGENT_FILES)
     found = repeats(tree.store().entries)
     pairs = {(r.kept.location.path, r.kept.location.start_line, c.location.path, c.location.start_line, r.exact)
              for r in found for c in r.copies}
@@ -249,8 +252,7 @@ def test_near_repeats_are_found(a: str, b: str) -> None:
 
 
 def test_lore_repeats_previews_applies_and_undo_restores_every_byte(tree: Tree) -> None:
-    for path, text in AGENT_FILES.items():
-        tree.write(path, text)
+    write_all(tree, AGENT_FILES)
     before = files(tree.root)
     preview = lore("repeats", cwd=tree.root)
     assert preview.returncode == 0, preview.stderr
@@ -308,8 +310,7 @@ SECTIONS = {
 
 
 def test_a_copied_section_repeats_with_its_labels_and_its_code_block(tree: Tree) -> None:
-    for path, text in SECTIONS.items():
-        tree.write(path, text)
+    write_all(tree, SECTIONS)
     found = {(c.location.start_line, r.kept.location.start_line): r for r in repeats(tree.store().entries)
              for c in r.copies if c.location.path == ".github/copilot-instructions.md"}
     # the nested list's label, the paragraph that introduces a subsection, and the command block
@@ -325,8 +326,7 @@ def test_a_copied_section_repeats_with_its_labels_and_its_code_block(tree: Tree)
 
 
 def test_a_label_removed_as_a_repeat_takes_its_list_along(tree: Tree) -> None:
-    for path, text in SECTIONS.items():
-        tree.write(path, text)
+    write_all(tree, SECTIONS)
     applied = lore("repeats", "--apply", "--json", cwd=tree.root)
     assert applied.returncode == 0, applied.stderr
     copilot = (tree.root / ".github/copilot-instructions.md").read_text()
@@ -380,8 +380,7 @@ def test_a_shorter_copy_whose_every_sentence_the_longer_states_is_a_repeat(tree:
 # -- the index names where the facts it does not repeat are -----------------------------------------
 
 def test_an_instruction_only_memory_gets_no_index_with_nothing_to_say(tree: Tree) -> None:
-    for path, text in AGENT_FILES.items():
-        tree.write(path, text)
+    write_all(tree, AGENT_FILES)
     p, _ = plan(tree)
     assert ".lore/memory/index.md" not in p.views and not p.views  # agents load those files as they are
     ran = lore("compact", cwd=tree.root)
@@ -422,8 +421,7 @@ PARAPHRASED = {
 
 @pytest.mark.slow
 def test_repeats_in_other_words_are_found_with_the_semantic_stage_and_never_removed_by_it(tree: Tree) -> None:
-    for path, text in PARAPHRASED.items():
-        tree.write(path, text)
+    write_all(tree, PARAPHRASED)
     def pairs(*args: str) -> set[tuple[str, int, str, int, bool]]:
         found = json.loads(lore("repeats", *args, "--json", cwd=tree.root).stdout)
         return {(r["kept"]["path"], r["kept"]["line"], c["path"], c["line"], c["removable"])

@@ -17,6 +17,16 @@ def _found(tree: Tree) -> list[tuple[str, int | None, str, Severity, str]]:
     return [(f.source, f.line, f.kind, f.severity, f.message) for f in findings]
 
 
+def _move_to_apps(tree: Tree, folder: str, *also: str) -> str:
+    """cline's "Move vscode to apps (#10961)": ``folder`` moved under apps/vscode/ (and ``also`` removed)
+    in one commit of 2026-02-01; its short id."""
+    (tree.root / "apps/vscode").mkdir(parents=True)
+    git(tree.root, "mv", folder, f"apps/vscode/{folder}")
+    if also:
+        git(tree.root, "rm", "-rq", *also)
+    return commit(tree, "Move vscode to apps", date="2026-02-01T10:00:00Z")
+
+
 def test_a_glob_whose_files_moved(tree: Tree) -> None:
     """browser-use: `browser_use/agent/system_prompt*.md`, the prompts since moved to `system_prompts/`."""
     tree.write("browser_use/agent/system_prompt.md", "You are an agent.\n")
@@ -318,10 +328,7 @@ def test_a_path_relative_to_a_folder_named_above_it(tree: Tree) -> None:
         "## Helpers", "", "- `lib/api/index.ts` and `lib/db/index.ts` share code", "- `utils/` holds it", ""]))
     commit(tree, "initial", date="2026-01-10T10:00:00Z")
     assert _found(tree) == []
-    (tree.root / "apps/vscode").mkdir(parents=True)
-    git(tree.root, "mv", "src", "apps/vscode/src")
-    git(tree.root, "rm", "-rq", "lib/api/utils", "lib/db/utils")
-    sha = commit(tree, "Move vscode to apps", date="2026-02-01T10:00:00Z")
+    sha = _move_to_apps(tree, "src", "lib/api/utils", "lib/db/utils")
     found = {(line, kind, severity, message) for _, line, kind, severity, message in _found(tree)
              if severity != Severity.info}
     moved = f"apps/vscode/{base}"
@@ -346,9 +353,7 @@ def test_files_a_mermaid_diagram_names(tree: Tree) -> None:
                             "    classDef host fill:#f9f\n```\n")
     commit(tree, "initial", date="2026-01-10T10:00:00Z")
     assert _found(tree) == []
-    (tree.root / "apps/vscode").mkdir(parents=True)
-    git(tree.root, "mv", "src", "apps/vscode/src")
-    sha = commit(tree, "Move vscode to apps", date="2026-02-01T10:00:00Z")
+    sha = _move_to_apps(tree, "src")
     assert sorted((line, kind, message) for _, line, kind, _, message in _found(tree)) == [
         (5, "moved-path", f"`src/core/webview/index.ts` was moved to `apps/vscode/src/core/webview/index.ts` in {sha} "
                           "on 2026-02-01: Move vscode to apps"),
@@ -363,9 +368,7 @@ def test_a_file_moved_then_deleted_names_both_commits(tree: Tree) -> None:
     tree.write("src/extension.ts", "export function activate() {}\n")
     tree.write("CLAUDE.md", "- Tasks run in `src/core/task/index.ts`.\n")
     commit(tree, "initial", date="2026-01-10T10:00:00Z")
-    (tree.root / "apps/vscode").mkdir(parents=True)
-    git(tree.root, "mv", "src", "apps/vscode/src")
-    moved = commit(tree, "Move vscode to apps", date="2026-02-01T10:00:00Z")
+    moved = _move_to_apps(tree, "src")
     git(tree.root, "rm", "-q", "apps/vscode/src/core/task/index.ts")
     deleted = commit(tree, "sdk migration", date="2026-03-01T10:00:00Z")
     assert _found(tree) == [("CLAUDE.md", 1, "stale-path", Severity.error,
@@ -409,9 +412,7 @@ def test_a_module_path_written_without_its_extension(tree: Tree) -> None:
     tree.write("CLAUDE.md", "- Path helpers live in `src/utils/path`.\n")
     commit(tree, "initial", date="2026-01-10T10:00:00Z")
     assert _found(tree) == []
-    (tree.root / "apps/vscode").mkdir(parents=True)
-    git(tree.root, "mv", "src", "apps/vscode/src")
-    sha = commit(tree, "Move vscode to apps", date="2026-02-01T10:00:00Z")
+    sha = _move_to_apps(tree, "src")
     assert _found(tree) == [("CLAUDE.md", 1, "moved-path", Severity.error,
                              f"`src/utils/path` was moved to `apps/vscode/src/utils/path` in {sha} on 2026-02-01: Move "
                              "vscode to apps")]
@@ -423,9 +424,7 @@ def test_a_top_folder_that_moved_names_its_new_place(tree: Tree) -> None:
     tree.write("proto/cline/ui.proto", 'syntax = "proto3";\n')
     tree.write("CLAUDE.md", "- Protobuf definitions live in `proto/`.\n")
     commit(tree, "initial", date="2026-01-10T10:00:00Z")
-    (tree.root / "apps/vscode").mkdir(parents=True)
-    git(tree.root, "mv", "proto", "apps/vscode/proto")
-    sha = commit(tree, "Move vscode to apps", date="2026-02-01T10:00:00Z")
+    sha = _move_to_apps(tree, "proto")
     [finding] = check_workspace(Workspace(tree.root))[0]
     assert (finding.kind, finding.message) == (
         "moved-path", f"`proto/` was moved to `apps/vscode/proto/` in {sha} on 2026-02-01: Move vscode to apps")
