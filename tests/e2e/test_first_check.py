@@ -117,18 +117,65 @@ async def puller(lsp_client: LanguageClient, big: Path):
     await lsp_client.shutdown_session()
 
 
-async def test_a_pulling_client_is_answered_before_the_duplicate_search(puller: LanguageClient) -> None:
-    """A client that takes refreshes (VS Code) is answered once the references are checked; pulling again
-    (as the refresh the server then sends asks it to) brings the duplicates and conflicts."""
+async def test_a_pulling_client_is_answered_before_history_is_read(puller: LanguageClient) -> None:
+    """A client that takes refreshes (VS Code) is answered once the references were looked up in the
+    working tree (the files memories name that are not there, as information); pulling again, as the
+    refreshes the server then sends ask it to, brings what history says, then the duplicates and conflicts."""
     def codes(report) -> set[str]:
         return {str(d.code) for item in report.items for d in getattr(item, "items", [])}
 
+    def messages(report) -> list[str]:
+        return [d.message for item in report.items for d in getattr(item, "items", [])]
+
     searched = {"duplicate", "near-duplicate", "contradiction"}
     first = await puller.workspace_diagnostic_async(types.WorkspaceDiagnosticParams(previous_result_ids=[]))
-    assert {"stale-script", "moved-path"} <= codes(first) and not codes(first) & searched
+    assert codes(first) & {"unresolved-path", "stale-path", "moved-path"} and not codes(first) & searched
+    pulls = [first]
     for _ in range(300):
-        again = await puller.workspace_diagnostic_async(types.WorkspaceDiagnosticParams(previous_result_ids=[]))
-        if codes(again) & searched:
+        pulls.append(await puller.workspace_diagnostic_async(types.WorkspaceDiagnosticParams(previous_result_ids=[])))
+        if codes(pulls[-1]) & searched:
             break
         await asyncio.sleep(0.1)
-    assert codes(again) & searched and codes(first) <= codes(again)
+    assert codes(pulls[-1]) & searched and {"stale-script", "moved-path"} <= codes(pulls[-1])
+    # nothing the working tree said stays once history spoke
+    assert not any("history is being read" in m for m in messages(pulls[-1]))
+
+
+class _Recorded(dict):
+    """A client's diagnostics by URI, which also keeps every push in order: (uri, diagnostics)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pushes: list[tuple[str, list[types.Diagnostic]]] = []
+
+    def __setitem__(self, uri: str, diagnostics) -> None:
+        self.pushes.append((uri, list(diagnostics)))
+        super().__setitem__(uri, diagnostics)
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[str(LORE), "serve"]))
+async def recorder(lsp_client: LanguageClient, workspace: Path):
+    lsp_client.diagnostics = _Recorded()  # (what pytest-lsp's handler of the pushes writes to)
+    await lsp_client.initialize_session(types.InitializeParams(capabilities=types.ClientCapabilities(),
+                                                               root_uri=workspace.as_uri()))
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_the_working_tree_is_shown_before_history_is_read(recorder: LanguageClient, workspace: Path) -> None:
+    """The first push of a memory file says which files it names are not there (information: history is
+    being read), and the next says what history found: moved, with the fix."""
+    claude = (workspace / "CLAUDE.md").as_uri()
+    pushes = recorder.diagnostics.pushes  # type: ignore[attr-defined]
+    await _until(lambda: any(d.code == "moved-path" for uri, found in pushes if uri == claude for d in found))
+    mine = [[(d.range.start.line + 1, d.code, d.severity, d.message) for d in found] for uri, found in pushes if uri == claude]
+    first = mine[0]
+    assert (11, "unresolved-path", types.DiagnosticSeverity.Information,
+            "file 'scripts/seed.ts' is not in the working tree (its history is being read)") in first
+    assert (16, "unresolved-path", types.DiagnosticSeverity.Information,
+            "file 'src/lib/logger.ts' is not in the working tree (its history is being read)") in first
+    assert not any(severity == types.DiagnosticSeverity.Error for *_, severity, _ in first)
+    final = next(p for p in mine if any(code == "moved-path" for _, code, *_ in p))
+    assert any(line == 16 and code == "moved-path" and severity == types.DiagnosticSeverity.Error
+               for line, code, severity, _ in final)
+    assert not any("history is being read" in message for *_, message in final)

@@ -7,9 +7,10 @@ from datetime import date, timedelta
 
 import pytest
 
-from lorekeeper.analysis.staleness import check_workspace
+from lorekeeper.analysis.staleness import StalenessChecker, check_workspace
 from lorekeeper.analysis.staleness.cache import check_cached
-from lorekeeper.core.model import ReplaceTextFix, Severity
+from lorekeeper.core.model import Finding, ReplaceTextFix, Severity
+from lorekeeper.facts import open_memory
 from lorekeeper.refs.anchors import anchors, slug
 from lorekeeper.workspace import Workspace
 from support import Tree, commit
@@ -60,6 +61,28 @@ def test_lore_ignore_comments_cover_their_memory_and_say_why(gone: Tree) -> None
     assert _lines(report.findings) == _lines(findings) and len(report.suppressed) == 3
     again = check_cached(Workspace(gone.root))
     assert again.reused and _lines(again.findings) == _lines(findings) and len(again.suppressed) == 3
+
+
+def test_what_the_working_tree_says_first_is_what_the_verdicts_will_cover(gone: Tree) -> None:
+    """Before git is asked (an editor shows it first): the files memories name that are not there, as
+    information, where history then gives a verdict; none a comment covers for some verdict it may give
+    (it would be shown, then taken back)."""
+    gone.write("CLAUDE.md", "# Notes\n\n"
+                            "- Logging lives in `src/old.ts`.\n"                                   # 3
+                            "<!-- lore-ignore: the migration guide still names it -->\n"           # 4
+                            "- The helper is `src/gone.ts`.\n"                                     # 5: covered
+                            "- And `src/old.ts` <!-- lore-ignore stale-path, moved-path: vendored -->\n"  # 6: covered
+                            "- A bare name, `old.ts`, and `src/keep.ts`.\n")                       # 7: history's
+    commit(gone, "notes", date="2026-01-11T10:00:00Z")
+    _delete(gone)
+    ws = Workspace(gone.root)
+    first: list[list[Finding]] = []
+    findings = StalenessChecker(ws, open_memory(ws)).check(on_tree=first.append)
+    [tree] = first
+    assert [(f.line, f.kind, f.severity, f.ref) for f in tree] == [(3, "unresolved-path", Severity.info, "src/old.ts")]
+    assert "file `src/old.ts` is not in the working tree (its history is being read)" in tree[0].message
+    # what history then says: of it, and of a bare name (which file it was, only history tells)
+    assert _lines(findings) == [(3, "stale-path", "src/old.ts"), (7, "stale-path", "old.ts")]
 
 
 def test_a_comment_naming_an_unknown_kind_ignores_nothing(gone: Tree) -> None:

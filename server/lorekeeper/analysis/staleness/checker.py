@@ -16,7 +16,7 @@ one file re-checks only its dependants."""
 from __future__ import annotations
 
 from bisect import bisect_left, insort_right
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import PurePosixPath
@@ -39,6 +39,8 @@ ANY_CODE = "*"  # reverse-index key: entries that depend on every code file
 #: Folders of an instruction file that say where it is kept, not which part of the code it is about.
 _CONFIG_FOLDERS = (".github/instructions", ".github", ".cursor/rules", ".cursor", ".claude", "memory-bank", ".clinerules",
                    ".windsurf/rules", ".windsurf", ".kiro", ".continue", ".augment", "docs")
+#: What history may make of a path the working tree does not hold (the last: what it is meanwhile).
+_PATH_VERDICTS = ("stale-path", "moved-path", "missing-path", "unresolved-path")
 #: Folders that hold agent files at any depth below them (``.cursor/rules/frontend/api.mdc``).
 _CONFIG_ROOTS = ("/.github/", "/.cursor/", "/.claude/", "/.windsurf/", "/.kiro/", "/.continue/", "/.augment/",
                  "/.clinerules/", "/memory-bank/")
@@ -129,8 +131,12 @@ class StalenessChecker:
 
     # -- public ----------------------------------------------------------------------------------
 
-    def check(self, entries: Iterable[Entry] | None = None, save: bool = True) -> list[Finding]:
-        """Check entries (default: every live entry); their findings in file and line order."""
+    def check(self, entries: Iterable[Entry] | None = None, save: bool = True,
+              on_tree: Callable[[list[Finding]], None] | None = None) -> list[Finding]:
+        """Check entries (default: every live entry); their findings in file and line order.
+        ``on_tree(findings)`` is told, once every reference was looked up in the working tree and before
+        git is asked anything, which files and folders the memories name that are not there (information,
+        each saying that its history is being read: :meth:`tree_findings`), for an editor to show first."""
         skipped = self.ws.staleness.skipped
         targets = [e for e in (entries if entries is not None else self.store.live()) if not skipped(e.location.path)]
         self.checked = [e.id for e in targets]
@@ -147,6 +153,8 @@ class StalenessChecker:
                 item = Pending(entry, ref, result, self.base_of(entry, ref))
                 if not check.now(self, item):
                     pending.setdefault(ref.kind, []).append(item)
+        if on_tree is not None:
+            on_tree(self.tree_findings(pending.get("path", [])))
         # Every unresolved reference of an instruction file is judged against its line's blame: ask git
         # for all of those files at once (and for git status) rather than one after another.
         if pending:
@@ -168,6 +176,34 @@ class StalenessChecker:
             self.save()
         found = [f for i in self.checked for f in self.results[i].findings]
         return sorted(found, key=finding_order)
+
+    def tree_findings(self, items: list[Pending]) -> list[Finding]:
+        """What the working tree alone says of the path references ``items`` that did not resolve: each
+        file or folder is not there (information; the verdict, which history gives, replaces it). Only the
+        references the judgement always gives a finding (named as paths, not the short form of an existing
+        path), and none an ignore comment or rule covers; none without git (judged at once then)."""
+        if not self.history.available:
+            return []
+        out: list[Finding] = []
+        for item in items:
+            ref = item.ref
+            if not ref.strong or item.data.get("tail") or not item.data.get("candidates"):
+                continue
+            what = "folder" if ref.target.endswith("/") else "file"
+            out.append(self.finding(item, "unresolved-path", Severity.info,
+                                    f"{what} `{ref.target}` is not in the working tree (its history is being read)"))
+        by_id = {item.entry.id: item.entry for item in items}
+        kept: list[Finding] = []
+        for finding in out:
+            entry = by_id[finding.entry] if finding.entry else None
+            if entry is None or not (entry.ignores or self.ws.staleness.ignore):
+                kept.append(finding)
+                continue
+            # not shown where a comment or rule covers any verdict history may give (it would flash)
+            shown = [self._sorted_out(entry, [finding.model_copy(update={"kind": kind})])[0] for kind in _PATH_VERDICTS]
+            if all(shown):
+                kept.append(finding.model_copy(update={"message": shown[-1][0].message}))
+        return sorted(kept, key=finding_order)
 
     def findings(self) -> list[Finding]:
         """Every result's findings, in file and line order (kept, and patched where results changed)."""
@@ -411,9 +447,15 @@ class StalenessChecker:
         """Set apart the findings a ``lore-ignore`` comment of the entry or an ignore rule of the
         configuration covers, each with why. A rule past its ``until`` date covers nothing, and the
         finding says the rule expired."""
+        result.findings, suppressed = self._sorted_out(entry, result.findings)
+        result.suppressed.extend(suppressed)
+
+    def _sorted_out(self, entry: Entry, findings: list[Finding]) -> tuple[list[Finding], list[Finding]]:
+        """``findings`` of ``entry`` as (reported, suppressed): see :meth:`_suppress`."""
         today = date.today()
         kept: list[Finding] = []
-        for finding in result.findings:
+        suppressed: list[Finding] = []
+        for finding in findings:
             family = kind_of(finding.kind).family.value
             why = next((f"{entry.location.path}:{c.line}: {c.reason}" for c in entry.ignores
                         if c.matches(finding.kind, family)), None)
@@ -426,13 +468,13 @@ class StalenessChecker:
                             break
                         expired = expired or rule
             if why is not None:
-                result.suppressed.append(finding.model_copy(update={"suppressed": why}))
+                suppressed.append(finding.model_copy(update={"suppressed": why}))
             elif expired is not None:
                 kept.append(finding.model_copy(update={
                     "message": f"{finding.message} (the ignore rule {expired.where()} expired on {expired.until})"}))
             else:
                 kept.append(finding)
-        result.findings = kept
+        return kept, suppressed
 
     def _report_history_problems(self, targets: list[Entry]) -> None:
         """One warning per reason git could not answer, on the first memory checked."""

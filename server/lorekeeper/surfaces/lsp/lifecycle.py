@@ -41,8 +41,8 @@ def register(server: LoreServer) -> None:
 
         def early(findings: list[Finding]) -> None:  # (from the checking thread) stale memories first
             try:
-                if pull_mode(ls):
-                    loop.call_soon_threadsafe(ls.first_snapshot.set)  # type: ignore[union-attr]
+                if pull_mode(ls):  # the first snapshot answers the pulls waiting; a later one asks for more
+                    loop.call_soon_threadsafe(_answer_pulls, ls, findings)
                 else:
                     loop.call_soon_threadsafe(publish, ls, findings)
             except RuntimeError:  # the loop closed: the client left
@@ -141,6 +141,15 @@ class FirstCheckProgress:
         self.done = True
         if self.token is not None:
             self.ls.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message=message))
+
+
+def _answer_pulls(ls: LoreServer, findings: list[Finding]) -> None:
+    """A first-check snapshot is published: pulls wait for the first, and are asked again after a later."""
+    ready = ls.first_snapshot
+    if ready is not None and not ready.is_set():
+        ready.set()
+    else:
+        publish(ls, findings)
 
 
 def is_git_state(path: str) -> bool:

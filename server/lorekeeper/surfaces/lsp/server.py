@@ -188,10 +188,11 @@ class LoreServer(LanguageServer):
         """Load every memory file and check everything; returns all findings. Runs off the event loop.
         Skipped (the current findings are returned) when a check that began after this one was asked
         for has landed meanwhile: it read every file this one would. ``progress(message, percent)`` is
-        told as each phase starts (called from the thread that checks). ``early(findings)`` is given the
-        findings that are final once the references are checked (staleness, the files' own problems, how
-        agents load them) before the search for duplicates and conflicts, so that an editor shows them
-        first."""
+        told as each phase starts (called from the thread that checks). ``early(findings)`` is given, as
+        each snapshot is published before the whole check's: first what the working tree alone says (the
+        files' own problems, how agents load them, and the files and folders memories name that are not
+        there, whose history is still being read), then the findings that are final once the references
+        are checked, before the search for duplicates and conflicts, so that an editor shows them first."""
         if self.ws is None:
             return []
         step = progress or (lambda message, percent: None)
@@ -207,12 +208,20 @@ class LoreServer(LanguageServer):
                 self.recovery_notes.extend(store.recovered)
                 step(f"checking the references of {len(store.entries)} memories", 30)
                 checker = StalenessChecker(ws, store)
-                checker.check()
+                own = [*store.findings, *loading_findings(ws)]
+
+                def tree(missing: list[Finding]) -> None:  # (before git is asked: the working tree's answer)
+                    assert early is not None
+                    self._publish_snapshot(Snapshot.build(self._next_generation(), ws, store, checker, self.config,
+                                                          own, staleness=missing))
+                    early(self.all_findings())
+
+                checker.check(on_tree=tree if early is not None else None)
                 kept = _kept_verdicts(ws, checker)
                 if early is not None:  # a first snapshot: hover, lenses and fixes work on it at once
                     self._checker = checker
                     self._publish_snapshot(Snapshot.build(self._next_generation(), ws, store, checker, self.config,
-                                                          [*store.findings, *loading_findings(ws), *kept]))
+                                                          [*own, *kept]))
                     early(self.all_findings())
                 step("looking for duplicates and conflicts", 70)
                 found = memory_findings(store, self.config, self._search)

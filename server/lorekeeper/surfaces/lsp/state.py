@@ -98,15 +98,17 @@ class Snapshot:
     @classmethod
     def build(cls, generation: int, ws: Workspace, store: Store, checker: StalenessChecker, config: CompactionConfig,
               memory_findings: list[Finding] | tuple[Finding, ...], memo: dict[str, Any] | None = None,
-              file_entries: dict[str, list[str]] | None = None, previous: Snapshot | None = None) -> Snapshot:
+              file_entries: dict[str, list[str]] | None = None, previous: Snapshot | None = None,
+              staleness: list[Finding] | None = None) -> Snapshot:
         """``file_entries``: the store's entry ids by file, where the caller knows them (see
         :meth:`file_entries_after`). ``previous``: the snapshot before a save, whose findings are mostly
-        the same objects as these (see :meth:`_views_after`)."""
+        the same objects as these (see :meth:`_views_after`). ``staleness``: the staleness findings, where
+        they are not yet the checker's (while it checks: what the working tree alone says)."""
         if file_entries is None:
             file_entries = {}
             for entry in store.entries:
                 file_entries.setdefault(entry.location.path, []).append(entry.id)
-        everything = [*memory_findings, *checker.findings()]
+        everything = [*memory_findings, *(checker.findings() if staleness is None else staleness)]
         views = previous._views_after(everything) if previous is not None else None
         by_file: dict[str, list[Finding]]
         by_entry: dict[str, list[Finding]]
