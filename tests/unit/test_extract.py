@@ -91,10 +91,19 @@ def test_versions_dates_and_fractions_are_not_paths(text: str) -> None:
     assert [r for r in extract(text) if r.kind == "path"] == []
 
 
-def test_example_lists_are_skipped_but_the_rest_of_the_line_is_kept() -> None:
+def test_examples_are_weak_references_and_the_rest_of_the_line_is_kept() -> None:
+    """What an example names may be made up: weak (reported only where history shows it existed when the
+    memory was written and is gone now), whole to the end of its clause (a dot inside a path does not end it)."""
     text = "Helpers live in `src/lib/` (e.g. `src/utils/dates.ts`, `src/helpers/money.ts`) such as src/x/y.ts."
-    assert found(text) == [("path", "src/lib/")]
-    assert found("For example `src/a/b.ts` works; see `src/c/d.ts`.") == [("path", "src/c/d.ts")]
+    assert [(r.kind, r.target, r.strong) for r in extract(text)] == [
+        ("path", "src/lib/", True), ("path", "src/utils/dates.ts", False), ("path", "src/helpers/money.ts", False),
+        ("path", "src/x/y.ts", False)]
+    assert [(r.target, r.strong) for r in extract("For example `src/a/b.ts` works; see `src/c/d.ts`.")] == [
+        ("src/c/d.ts", True), ("src/a/b.ts", False)]
+    # cline's .clinerules/general.md: the folder, and the files the example names under it
+    assert [(r.target, r.strong) for r in extract(
+        "**Proto files live in `proto/`** (e.g., `proto/cline/task.proto`, `proto/cline/ui.proto`)")] == [
+        ("proto/", True), ("proto/cline/task.proto", False), ("proto/cline/ui.proto", False)]
 
 
 @pytest.mark.parametrize("text", [

@@ -41,4 +41,25 @@ def test_batched_history_answers_are_the_single_ones(tree: Tree) -> None:
         [(r and (r.commit.sha, r.moved_to), d and d.sha) for r, d in expected]
     assert [c and c.sha for c in (batched.entered(t, "AGENTS.md", head) for t in texts)] == [c and c.sha for c in entered]
     assert "log" not in asked  # every log answer came from the batches (renames are asked with `show`)
-    assert [e and e.subject for e in entered] == ["one", "two", "three", "three", None]
+    # (`src/a.ts` left the file when it became `src/a2.ts`: not in it at HEAD, it entered nothing)
+    assert [e and e.subject for e in entered] == [None, "two", "three", "three", None]
+
+
+def test_a_text_that_left_a_file_and_came_back_entered_when_it_came_back(tree: Tree) -> None:
+    """inspector's AGENTS.md: `npm run dev` of the root's scripts, removed with them, and said again
+    months later of a client's dev server: the text in the file now entered with the later line."""
+    tree.write("AGENTS.md", "- Dev: `npm run dev`\n- Build: `npm run build`\n")
+    commit(tree, "one", date="2026-01-01T10:00:00Z")
+    tree.write("AGENTS.md", "- Build: `npm run build`\n")
+    commit(tree, "two", date="2026-01-02T10:00:00Z")
+    tree.write("AGENTS.md", "- Build: `npm run build`\n- The web client: `npm run dev` serves a stub.\n")
+    commit(tree, "three", date="2026-01-03T10:00:00Z")
+    tree.write("AGENTS.md", "- Build: `npm run build` (all packages)\n- The web client: `npm run dev` serves a stub.\n")
+    commit(tree, "four", date="2026-01-04T10:00:00Z")
+    head = git(tree.root, "rev-parse", "HEAD").strip()
+    texts = ["run dev", "run build"]
+    single = [GitHistory(tree.root, None).entered(t, "AGENTS.md", head) for t in texts]
+    batched = GitHistory(tree.root, None)
+    batched.entered_many(texts, "AGENTS.md", head)
+    assert [c and c.subject for c in single] == ["three", "one"]  # (a line rewritten around it: still "one")
+    assert [c and c.sha for c in (batched.entered(t, "AGENTS.md", head) for t in texts)] == [c and c.sha for c in single]

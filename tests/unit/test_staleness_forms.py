@@ -453,3 +453,78 @@ def test_a_folder_of_one_name_not_found_says_where_it_was_looked_for(tree: Tree)
     messages = {message.split(",")[0] for *_, message in _found(tree)}
     assert "folder `gpt-5/` does not exist at the root" in messages, messages
     assert "folder `fixtures/` does not exist here (beside this file or above it)" in messages, messages
+
+
+def test_the_files_an_example_names_are_judged_on_history_alone(tree: Tree) -> None:
+    """cline's general.md: "Proto files live in `proto/`** (e.g., `proto/cline/task.proto`, ...)": the
+    example's files moved with the folder. An example may be made up, so a file it names that never
+    existed is not reported (the invented `src/components/Button.tsx`), and one that is there holds."""
+    tree.write("proto/cline/task.proto", 'syntax = "proto3";\n')
+    tree.write("proto/cline/ui.proto", 'syntax = "proto3";\n')
+    tree.write("src/app.ts", "export {}\n")
+    tree.write("CLAUDE.md", "**Proto files live in `proto/`** (e.g., `proto/cline/task.proto`, `proto/cline/ui.proto`)\n"
+                            "- Components go in their own file (e.g. `src/components/Button.tsx`), such as `src/app.ts`.\n")
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    sha = _move_to_apps(tree, "proto")
+    assert [(line, kind, severity, message) for _, line, kind, severity, message in _found(tree)] == [
+        (1, "moved-path", Severity.error, f"`proto/` was moved to `apps/vscode/proto/` in {sha} on 2026-02-01: Move vscode to apps"),
+        *((1, "moved-path", Severity.error, f"`proto/cline/{name}.proto` was moved to `apps/vscode/proto/cline/{name}.proto` "
+           f"in {sha} on 2026-02-01: Move vscode to apps") for name in ("task", "ui"))]
+
+
+def test_a_command_rewritten_after_its_script_moved_is_judged_from_when_it_entered(tree: Tree) -> None:
+    """cline: `npm run compile` at the root, then the extension moved under apps/vscode/ (its scripts with
+    it), then the paragraph was rewritten for bun: the line's blame is after the move, when the root
+    never had the script; the command entered the file before it. Where the script went is named."""
+    tree.write("package.json", json.dumps({"name": "cline", "scripts": {"compile": "tsc", "watch": "tsc -w"}}))
+    tree.write("src/extension.ts", "export {}\n")
+    tree.write("CLAUDE.md", "# Build\n\n- Build with `npm run compile`.\n- Watch with `npm run watch`.\n")
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    (tree.root / "apps/vscode").mkdir(parents=True)
+    git(tree.root, "mv", "package.json", "apps/vscode/package.json")
+    git(tree.root, "mv", "src", "apps/vscode/src")
+    tree.write("package.json", json.dumps({"name": "monorepo", "private": True, "workspaces": ["apps/*"]}))
+    tree.write("apps/examples/vscode/package.json", json.dumps({"name": "example", "scripts": {"watch": "vite"}}))
+    sha = commit(tree, "Move vscode to apps", date="2026-02-01T10:00:00Z")
+    tree.write("CLAUDE.md", "# Build\n\n- Build with `bun run compile` (bun, not npm).\n- Watch with `npm run watch`.\n")
+    commit(tree, "docs: bun", date="2026-02-10T10:00:00Z")
+    found = [(line, kind, severity, message) for _, line, kind, severity, message in _found(tree) if severity != Severity.info]
+    assert found == [
+        (3, "stale-script", Severity.error, f'script "compile" is not defined in package.json any more (removed in {sha} '
+         "on 2026-02-01: Move vscode to apps); `apps/vscode/package.json` defines one since"),
+        (4, "stale-script", Severity.error, f'script "watch" is not defined in package.json any more (removed in {sha} '
+         "on 2026-02-01: Move vscode to apps); `apps/vscode/package.json` defines one since")]
+
+
+def test_a_path_rewritten_after_its_folder_moved_is_not_taken_for_a_short_form(tree: Tree) -> None:
+    """cline's copilot-instructions: "`src/shared/storage/state-keys.ts`" entered the file before the
+    extension moved under apps/vscode/, and the line was reworded after: at its blame the path was no
+    longer there as written, and it ends a path that exists (a short form?). When its text entered the
+    file it named that very file: moved."""
+    tree.write("src/shared/storage/state-keys.ts", "export const KEYS = {}\n")
+    tree.write("CLAUDE.md", "- Storage keys live in `src/shared/storage/state-keys.ts`.\n")
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    sha = _move_to_apps(tree, "src")
+    tree.write("CLAUDE.md", "- Adding a key requires updating `src/shared/storage/state-keys.ts`; use `StateManager`.\n")
+    commit(tree, "docs: reword", date="2026-02-10T10:00:00Z")
+    assert [(line, kind, severity, message) for _, line, kind, severity, message in _found(tree)
+            if severity != Severity.info] == [
+        (1, "moved-path", Severity.error, f"`src/shared/storage/state-keys.ts` was moved to "
+         f"`apps/vscode/src/shared/storage/state-keys.ts` in {sha} on 2026-02-01: Move vscode to apps")]
+
+
+def test_a_command_that_left_the_file_and_came_back_entered_when_it_came_back(tree: Tree) -> None:
+    """inspector's AGENTS.md: "`npm run dev`" at the root, removed with the root scripts; months later
+    another paragraph says "(under `npm run dev` Vite's stub is a Proxy)", of a client's dev server. That
+    line entered when it was written, after the root script was gone: not a stale root script."""
+    tree.write("package.json", json.dumps({"scripts": {"dev": "vite", "build": "tsc"}}))
+    tree.write("AGENTS.md", "# Dev\n\n- Development mode: `npm run dev`\n- Build: `npm run build`\n")
+    commit(tree, "v1", date="2026-01-01T12:00:00Z")
+    tree.write("package.json", json.dumps({"scripts": {"build": "tsc -b"}, "workspaces": ["clients/*"]}))
+    tree.write("clients/web/package.json", json.dumps({"name": "web", "scripts": {"dev": "vite"}}))
+    tree.write("AGENTS.md", "# Dev\n\n- Build: `npm run build`\n")
+    commit(tree, "v2 replaces the root scripts", date="2026-02-01T12:00:00Z")
+    tree.write("AGENTS.md", "# Dev\n\n- Build: `npm run build`\n- The web smoke needs a build (under `npm run dev` Vite "
+                            "serves a stub instead).\n")
+    commit(tree, "docs: smoke", date="2026-03-01T12:00:00Z")
+    assert [f for f in _found(tree) if f[3] != Severity.info] == []

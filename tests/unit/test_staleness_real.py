@@ -450,19 +450,24 @@ def test_a_bare_file_name_gone_everywhere_is_judged_by_what_the_tree_held_then(t
     assert full.fix.model_dump() == {"action": "replace-ref", "old": "ajv-provider.ts", "new": "ajvProvider.ts"}
 
 
-def test_a_root_script_gone_while_another_package_defines_one_is_a_warning(tree: Tree) -> None:
+def test_a_root_script_gone_to_another_package_is_stale_unless_that_one_had_it_then(tree: Tree) -> None:
     """Inspector's old AGENTS.md: `npm run dev` at the root, whose package.json defined "dev" when the
-    line was written; V2 replaced the root scripts, and clients/tui defines a "dev" of its own. Gone from
-    where the memory runs it (so not silent), but perhaps what it means now (so not an error)."""
-    tree.write("package.json", json.dumps({"scripts": {"dev": "vite", "build": "tsc"}}))
-    tree.write("AGENTS.md", "- Development mode: `npm run dev`\n- Build: `npm run build`\n")
+    line was written; V2 replaced the root scripts, and the new clients/tui defines a "dev" of its own:
+    the command no longer runs where the memory runs it (an error naming where one is now, as cline's
+    `npm run compile` after the extension moved under apps/vscode/). Where the other package already
+    had one when the line was written, the memory may mean that one: a warning, not a proof."""
+    tree.write("package.json", json.dumps({"scripts": {"dev": "vite", "build": "tsc", "lint": "eslint ."}}))
+    tree.write("clients/web/package.json", json.dumps({"name": "web", "scripts": {"lint": "eslint src"}}))
+    tree.write("AGENTS.md", "- Development mode: `npm run dev`\n- Build: `npm run build`\n- Lint: `npm run lint`\n")
     commit(tree, "v1", date="2026-01-01T12:00:00Z")
     tree.write("package.json", json.dumps({"scripts": {"build": "tsc -b"}, "workspaces": ["clients/*"]}))
     tree.write("clients/tui/package.json", json.dumps({"name": "tui", "scripts": {"dev": "tsx src/main.ts"}}))
     v2 = commit(tree, "v2 replaces the root scripts", date="2026-02-01T12:00:00Z")
-    [finding] = [f for f in check(tree.root) if f.severity != Severity.info]
-    assert (finding.kind, finding.severity, finding.line, finding.ref) == ("stale-script", Severity.warning, 1, "dev")
-    assert f"removed in {v2}" in finding.message and "`clients/tui/package.json` defines one" in finding.message
+    dev, lint = [f for f in check(tree.root) if f.severity != Severity.info]
+    assert (dev.kind, dev.severity, dev.line, dev.ref) == ("stale-script", Severity.error, 1, "dev")
+    assert f"removed in {v2}" in dev.message and "`clients/tui/package.json` defines one since" in dev.message
+    assert (lint.kind, lint.severity, lint.line, lint.ref) == ("stale-script", Severity.warning, 3, "lint")
+    assert "`clients/web/package.json` defines one" in lint.message
 
 
 def test_a_command_run_in_a_folder_that_is_gone_reports_the_folder_once(tree: Tree) -> None:

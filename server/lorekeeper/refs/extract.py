@@ -80,8 +80,8 @@ _URL = re.compile(r"\b(?:https?|ftp|file|ssh|git)://[^\s`]+|\bwww\.[^\s`]+"
 #: An example given in parentheses, or running to the end of its clause ("such as X, Y"); the second
 #: kind alone (see :func:`_without_examples`).
 _EG = re.compile(r"\((?:e\.g\.|eg\.|for example|for instance|i\.e\.)[^)]*\)"
-                 r"|\b(?:e\.g\.|for example|for instance|such as)[^.;\n]*", re.I)
-_EG_CLAUSE = re.compile(r"\b(?:e\.g\.|for example|for instance|such as)[^.;\n]*", re.I)
+                 r"|\b(?:e\.g\.|for example|for instance|such as)(?:[^.;\n]|\.(?=\S))*", re.I)
+_EG_CLAUSE = re.compile(r"\b(?:e\.g\.|for example|for instance|such as)(?:[^.;\n]|\.(?=\S))*", re.I)
 _SPAN = re.compile(r"`([^`\n]+)`")
 _TREE_LINE = re.compile(r"[├└│┬┼]|^\s*[|`]--|^\s*\+--")
 #: A negation ending the text before a reference (searched in the 30 or 40 characters before it). Its
@@ -282,11 +282,28 @@ def _prose_line(line: str, i: int) -> list[Reference]:
     # most lines most of the patterns (a cold check extracts every memory's text).
     low = line.lower() if line.isascii() else None
     clean = _URL.sub(lambda m: " " * len(m.group(0)), line) if "://" in line or "www." in line or "@" in line else line
+    examples = ""
     if _mentions(low, "e.g.", "eg.", "i.e.", "for ", "such as"):
-        clean = _without_examples(clean)
+        without = _without_examples(clean)
+        if without != clean:  # the examples alone, in place
+            examples = "".join(c if w == " " else " " for c, w in zip(clean, without, strict=True))
+        clean = without
     refs: list[Reference] = _anchor_links(line, i) if "](" in line and "#" in line else []
     if "@" in line or "mdc:" in line or "[[file:" in line:
         refs.extend(_agent_files(line, i))
+    refs.extend(_prose_text(clean, low, i))
+    if examples.strip():
+        # What an example names may be made up ("e.g. `src/components/Button.tsx`"): weak, so that it is
+        # reported only where history shows it existed when the memory was written and is gone now.
+        known = {(r.kind, r.target) for r in refs}
+        refs.extend(r._replace(strong=False) for r in _prose_text(examples, low, i) if (r.kind, r.target) not in known)
+    return refs
+
+
+def _prose_text(clean: str, low: str | None, i: int) -> list[Reference]:
+    """The references of a prose line's text ``clean`` (links, URLs and, where asked, examples blanked
+    out); ``low``: the whole line in lower case, where it is ASCII (words looked for first)."""
+    refs: list[Reference] = []
     scopes: list[str] = []
     for match in _SPAN.finditer(clean) if "`" in clean else ():
         if _negated(clean, match.start(), match.end()):

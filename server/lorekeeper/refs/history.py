@@ -38,7 +38,7 @@ AGENT_FILE_NAMES = ("AGENTS.md", "CLAUDE.md", "CRUSH.md", "GEMINI.md", "OPENCODE
                     ".windsurfrules", ".clinerules")
 _MISSING_OBJECT = ("unable to read", "bad object", "missing blob", "missing tree", "did not receive expected object",
                    "promisor", "could not fetch", "invalid object", "not a valid object")
-CACHE_VERSION = 3
+CACHE_VERSION = 4  # 4: "entered" is the start of a text's present stay in a file, not its first entry
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,13 @@ class Removal:
 
     commit: Commit
     moved_to: str | None
+
+
+def _earlier_names(path: str) -> list[str]:
+    """The agent files of ``path``'s folder it may have been copied or renamed from (CRUSH.md before
+    AGENTS.md): named, not globbed, so that git compares only these paths in each commit."""
+    folder = path.rsplit("/", 1)[0] + "/" if "/" in path else ""
+    return [f"{folder}{name}" for name in AGENT_FILE_NAMES if f"{folder}{name}" != path]
 
 
 class GitHistory:
@@ -99,6 +106,9 @@ class GitHistory:
         #: Answers of ``git log`` and ``git grep`` by their question: fixed while HEAD is (persisted with it).
         self._logs: dict[str, list[list[Any]]] = {}
         self._greps: dict[str, dict[str, list[str]]] = {}
+        #: ``git log -p`` of an instruction file up to a commit, by (path, commit): read again for other
+        #: texts of the same file (not persisted).
+        self._file_logs: dict[tuple[str, str], str] = {}
         self._dirty_paths: set[str] | None = None
         #: Answers asked for in the background (:meth:`prefetch`), by what they answer: "dirty", "blame:PATH".
         self._inflight: dict[str, Future[Any]] = {}
@@ -552,10 +562,12 @@ class GitHistory:
         return events[0][0] if events else None
 
     def entered(self, text: str, path: str, at: str) -> Commit | None:
-        """The first commit, up to ``at``, that added ``text`` to the file ``path`` or to an agent file it may
-        have been before (``git log -S``: the oldest commit that changed how often it occurs there). For a
-        line rewritten after what it names was gone, this is when the name entered memory; the line's own
-        last change is later."""
+        """The commit, up to ``at``, since which ``text`` is in the file ``path`` (or in an agent file it
+        may have been before): the last that brought it in where it was not (``git log -S``, with the
+        changes of the commits that changed how often it occurs there). For a line rewritten after what it
+        names was gone, this is when the name entered memory; the line's own last change is later. A text
+        that left the file and came back entered when it came back (another line that said it before is
+        not this one)."""
         key = "\x00".join(["entered", text, path, at])
         self._load()
         known = self._logs.get(key)
@@ -564,45 +576,51 @@ class GitHistory:
                 return self._commits[known[0][0]] if known else None
             except (KeyError, TypeError, ValueError, IndexError):
                 pass  # a record from elsewhere: ask git
-        # the file, and the agent files of its folder it may have been copied or renamed from (CRUSH.md
-        # before AGENTS.md): named, not globbed, so that git compares only these paths in each commit
-        folder = path.rsplit("/", 1)[0] + "/" if "/" in path else ""
-        earlier = [f"{folder}{name}" for name in AGENT_FILE_NAMES if f"{folder}{name}" != path]
-        out = self._run("log", "--reverse", "--format=%H%x00%cI%x00%s", "-S", text, at, "--", path, *earlier,
-                        what="log -S")
+        out = self._run("log", "--reverse", "--format=%x00%H%x00%cI%x00%s", "-p", "--unified=0", "--no-color",
+                        "--no-ext-diff", "-S", text, at, "--", path, *_earlier_names(path), what="log -S")
         if out is None:
             return None
-        first = out.split("\n", 1)[0].split("\x00")
-        commit = None
-        if len(first) == 3 and first[0]:
-            commit = self._commits.setdefault(first[0], Commit(first[0], first[1], first[2]))
+        commit = self._presence(out, [text]).get(text)
         self._logs[key] = [[commit.sha, []]] if commit else []
         self._changed = True
         return commit
 
     def entered_many(self, texts: Iterable[str], path: str, at: str) -> None:
         """:meth:`entered` for several texts of one file, from one ``git log -p`` of the file (and the agent
-        files it may have been before) instead of one ``git log -S`` a text: the first commit whose diff
-        changes how often a text occurs (what ``-S`` looks for, read from the changed lines). The answers
-        are kept where :meth:`entered` finds them."""
+        files it may have been before) instead of one ``git log -S`` a text. The answers are kept where
+        :meth:`entered` finds them."""
         self._load()
         wanted = sorted({t for t in texts if "\n" not in t and "\x00".join(["entered", t, path, at]) not in self._logs})
         if len(wanted) < 2:
             return
-        folder = path.rsplit("/", 1)[0] + "/" if "/" in path else ""
-        earlier = [f"{folder}{name}" for name in AGENT_FILE_NAMES if f"{folder}{name}" != path]
-        out = self._run("log", "--reverse", "--format=%x00%H%x00%cI%x00%s", "-p", "--unified=0", "--no-color",
-                        "--no-ext-diff", at, "--", path, *earlier, what="log -p")
+        out = self._file_logs.get((path, at))
         if out is None:
-            return  # asked one text at a time, where a failure is recorded
+            out = self._run("log", "--reverse", "--format=%x00%H%x00%cI%x00%s", "-p", "--unified=0", "--no-color",
+                            "--no-ext-diff", at, "--", path, *_earlier_names(path), what="log -p")
+            if out is None:
+                return  # asked one text at a time, where a failure is recorded
+            self._file_logs[(path, at)] = out  # (several checks ask about the texts of one file)
+        found = self._presence(out, wanted)
+        for text in wanted:
+            entered = found.get(text)
+            self._logs["\x00".join(["entered", text, path, at])] = [[entered.sha, []]] if entered else []
+        self._changed = True
+
+    def _presence(self, out: str, wanted: list[str]) -> dict[str, Commit]:
+        """From a ``git log -p --reverse`` (each commit's header a line starting with NUL): for each text,
+        the last commit after which it occurred in the files where it did not occur before (the start
+        of its present stay), if it occurs at the end."""
         found: dict[str, Commit] = {}
+        totals: dict[str, int] = dict.fromkeys(wanted, 0)
         commit: Commit | None = None
         counts: dict[str, int] = {}
 
         def close() -> None:
             if commit is not None:
                 for text, delta in counts.items():
-                    if delta and text not in found:
+                    before = totals[text]
+                    totals[text] = before + delta
+                    if before <= 0 < totals[text]:
                         found[text] = commit
 
         for line in out.split("\n"):
@@ -620,10 +638,7 @@ class GitHistory:
                     if text in line:
                         counts[text] = counts.get(text, 0) - line.count(text)
         close()
-        for text in wanted:
-            entered = found.get(text)
-            self._logs["\x00".join(["entered", text, path, at])] = [[entered.sha, []]] if entered else []
-        self._changed = True
+        return {text: c for text, c in found.items() if totals[text] > 0}
 
     def word_change(self, word: str, since: str, paths: Iterable[str]) -> Commit | None:
         """The newest commit after ``since`` that changed how often ``word`` occurs in the paths

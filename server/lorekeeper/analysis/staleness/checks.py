@@ -173,7 +173,7 @@ class PathCheck:
             # and, for lines of instruction files, when the reference's text entered the file (a line
             # re-worded after its target was gone is dated after it by blame): asked side by side too
             entering = {(item.ref.target.rstrip("/"), item.entry.location.path, b.commit) for item in items
-                        if item.ref.strong and not item.data.get("tail") and item.entry.format == "instruction"
+                        if item.ref.strong and item.entry.format == "instruction"
                         and (b := baselines[id(item)])
                         and b.commit and not checker.baselines.verified(item.entry)
                         and all((b.commit, c) in answers for c in item.data["candidates"])
@@ -203,8 +203,10 @@ class PathCheck:
             if not existed:
                 existed = self._named_at_baseline(checker, item, baseline.commit)
             if not existed:
-                if not item.data.get("tail"):  # (a short form of a path that exists: it holds)
+                if not item.data.get("tail"):
                     self._not_at_baseline(checker, item, baseline, what)
+                elif item.ref.strong:  # a short form of a path that exists holds, unless it was the path itself
+                    self._gone_since_entered(checker, item, baseline, what)  # when its text entered the file
                 continue
             path = existed[0]
             if answers.get((baseline.commit, path)) == "tree" and not path.endswith("/"):
@@ -725,7 +727,16 @@ class ManifestNameCheck:
         history = checker.history
         baselines = _baselines(checker, items)
         blobs = history.read_at([(b.commit, path) for item in items if (b := baselines[id(item)]) and b.commit
-                                 for path in item.data["manifests"]])
+                                 for path in (*item.data["manifests"], *item.data["elsewhere"])])
+        # When each command the manifests in scope did not define at its line's blame entered its file
+        # (see `_entered`): asked of git side by side, one log of each file for several.
+        late: dict[tuple[str, str], set[str]] = {}
+        for item in items:
+            if (b := baselines[id(item)]) and b.commit and self._may_have_entered(checker, item) \
+                    and not _defining(item.data["manifests"], _defined_as(item.ref), b.commit, blobs):
+                late.setdefault((item.entry.location.path, b.commit), set()).add(f"run {item.ref.target}")
+        parallel(lambda q: history.entered_many(late[q], q[0], q[1]), sorted(late))
+        parallel(lambda q: history.entered(q[0], q[1], q[2]), sorted((t, p, at) for (p, at), ts in late.items() for t in ts))
         for item in items:
             kind, noun = _NOUNS[item.ref.kind]
             name, defined = item.ref.target, _defined_as(item.ref)
@@ -735,24 +746,33 @@ class ManifestNameCheck:
                 if item.ref.strong and not history.available and item.ref.kind in ("script", "make", "just"):
                     checker.add(item, kind, Severity.warning, f"{label} is not defined in {item.data['manifests'][0]}")
                 continue
-            defined_then = None
-            for path in item.data["manifests"]:
-                data = blobs.get((baseline.commit, path))
-                manifest = parse_manifest(path, data) if data is not None else None
-                if manifest is not None and manifest.defines(defined):
-                    defined_then = path
-                    break
+            since = baseline.commit
+            defined_then = next(iter(_defining(item.data["manifests"], defined, since, blobs)), None)
             elsewhere = item.data["elsewhere"]
+            if not defined_then and (entered := self._entered(checker, item, since)) is not None:
+                # a line rewritten after the script was gone (`npm run compile` made `bun run compile`
+                # after the move): judged from when the command entered the file
+                paths = [*item.data["manifests"], *elsewhere]
+                read = history.read_at([(entered.sha, path) for path in paths])
+                defined_then = next(iter(_defining(item.data["manifests"], defined, entered.sha, read)), None)
+                if defined_then:
+                    since, blobs = entered.sha, {**blobs, **read}
             if defined_then:
                 needle = f'"{name}"' if defined_then.endswith("package.json") else name
-                change = history.word_change(needle, baseline.commit, [defined_then])
+                change = history.word_change(needle, since, [defined_then])
                 when = f"removed in {change.describe()}" if change else "removed after this memory was written"
-                if elsewhere:
-                    # Gone from where the memory runs it, but another package has one of that name:
-                    # perhaps what the memory means now; a warning, not a proof.
+                # Gone from where the memory runs it. Another package that had one of that name when the
+                # memory was written may be the one it means: a warning, not a proof. One that has it only
+                # since (the script moved with its package) is where to run it now.
+                meant = _defining(elsewhere, defined, since, blobs)
+                if meant:
                     checker.add(item, kind, Severity.warning,
                                 f"{label} is not defined in {defined_then} any more ({when}); "
-                                f"`{elsewhere[0]}` defines one", commit=change)
+                                f"`{meant[0]}` defines one", commit=change)
+                elif elsewhere:
+                    checker.add(item, kind, Severity.error,
+                                f"{label} is not defined in {defined_then} any more ({when}); "
+                                f"`{min(elsewhere, key=_nearest_root)}` defines one since", commit=change)
                 else:
                     checker.add(item, kind, Severity.error, f"{label} is not defined in {defined_then} ({when})",
                                 commit=change)
@@ -762,6 +782,30 @@ class ManifestNameCheck:
                 checker.add(item, "unresolved-" + kind.split("-", 1)[1], Severity.info,
                             f"{label} is not defined in {item.data['manifests'][0]}, and was not when this memory "
                             f"was {baseline.how}")
+
+    @staticmethod
+    def _may_have_entered(checker: StalenessChecker, item: Pending) -> bool:
+        """Whether a command's line may be younger than the command (see :meth:`_entered`)."""
+        return item.entry.format == "instruction" and f"run {item.ref.target}" in item.ref.text \
+            and not checker.baselines.verified(item.entry)
+
+    def _entered(self, checker: StalenessChecker, item: Pending, at: str) -> Any:
+        """When a command (`… run NAME`) entered its instruction file, where that is before the line's
+        last change ``at`` (the line was rewritten since), else ``None``."""
+        if not self._may_have_entered(checker, item):
+            return None
+        entered = checker.history.entered(f"run {item.ref.target}", item.entry.location.path, at)
+        return entered if entered is not None and entered.sha != at else None
+
+
+def _nearest_root(path: str) -> tuple[int, str]:
+    return path.count("/"), path
+
+
+def _defining(paths: list[str], name: str, at: str, read: dict[tuple[str, str], bytes | None]) -> list[str]:
+    """The manifests of ``paths`` that defined ``name`` at the commit ``at`` (their contents ``read``)."""
+    return [path for path in paths if (data := read.get((at, path))) is not None
+            and (manifest := parse_manifest(path, data)) is not None and manifest.defines(name)]
 
 
 # -- python modules -------------------------------------------------------------------------------
