@@ -62,6 +62,25 @@ class Removal:
     moved_to: str | None
 
 
+def _presence(walk: list[tuple[Commit, dict[str, list[str]]]], files: list[str], texts: list[str]) -> dict[str, Commit]:
+    """For each text, the last commit of ``walk`` (oldest first) after which it occurred in ``files`` where
+    it did not before (the start of its present stay), if it occurs at the end."""
+    found: dict[str, Commit] = {}
+    totals = dict.fromkeys(texts, 0)
+    for commit, changes in walk:
+        lines = [line for name in files for line in changes.get(name, ())]
+        if not lines:
+            continue
+        for text in texts:
+            delta = sum(line.count(text) * (1 if line[0] == "+" else -1) for line in lines if text in line)
+            if delta:
+                before = totals[text]
+                totals[text] = before + delta
+                if before <= 0 < totals[text]:
+                    found[text] = commit
+    return {text: commit for text, commit in found.items() if totals[text] > 0}
+
+
 def _earlier_names(path: str) -> list[str]:
     """The agent files of ``path``'s folder it may have been copied or renamed from (CRUSH.md before
     AGENTS.md): named, not globbed, so that git compares only these paths in each commit."""
@@ -106,9 +125,8 @@ class GitHistory:
         #: Answers of ``git log`` and ``git grep`` by their question: fixed while HEAD is (persisted with it).
         self._logs: dict[str, list[list[Any]]] = {}
         self._greps: dict[str, dict[str, list[str]]] = {}
-        #: ``git log -p`` of an instruction file up to a commit, by (path, commit): read again for other
-        #: texts of the same file (not persisted).
-        self._file_logs: dict[tuple[str, str], str] = {}
+        #: HEAD's history of some instruction files (:meth:`_walk_files`), by the files it covers (not persisted).
+        self._walks: list[tuple[frozenset[str], list[tuple[Commit, dict[str, list[str]]]]]] = []
         self._dirty_paths: set[str] | None = None
         #: Answers asked for in the background (:meth:`prefetch`), by what they answer: "dirty", "blame:PATH".
         self._inflight: dict[str, Future[Any]] = {}
@@ -576,69 +594,96 @@ class GitHistory:
                 return self._commits[known[0][0]] if known else None
             except (KeyError, TypeError, ValueError, IndexError):
                 pass  # a record from elsewhere: ask git
+        names = [path, *_earlier_names(path)]
         out = self._run("log", "--reverse", "--format=%x00%H%x00%cI%x00%s", "-p", "--unified=0", "--no-color",
-                        "--no-ext-diff", "-S", text, at, "--", path, *_earlier_names(path), what="log -S")
+                        "--no-ext-diff", "--no-renames", "-S", text, at, "--", *names, what="log -S")
         if out is None:
             return None
-        commit = self._presence(out, [text]).get(text)
+        walk: list[tuple[Commit, dict[str, list[str]]]] = []
+        for line in out.split("\n"):
+            if line.startswith("\x00"):
+                _, sha, date, subject = (line.split("\x00", 3) + ["", "", ""])[:4]
+                walk.append((self._commits.setdefault(sha, Commit(sha, date, subject)), {path: []}))
+            elif walk and line[:1] in ("+", "-") and not line.startswith(("+++ ", "--- ")):
+                walk[-1][1][path].append(line)
+        commit = _presence(walk, [path], [text]).get(text)
         self._logs[key] = [[commit.sha, []]] if commit else []
         self._changed = True
         return commit
 
     def entered_many(self, texts: Iterable[str], path: str, at: str) -> None:
-        """:meth:`entered` for several texts of one file, from one ``git log -p`` of the file (and the agent
-        files it may have been before) instead of one ``git log -S`` a text. The answers are kept where
-        :meth:`entered` finds them."""
+        """:meth:`entered` for several texts of one file (:meth:`prefetch_entered` without its shortcut)."""
+        self._entered_in_files({(path, at): set(texts)})
+
+    def prefetch_entered(self, questions: Iterable[tuple[str, str, str]]) -> None:
+        """:meth:`entered` for each ``(text, path, at)``, asked together. A text the file did not hold just
+        before ``at`` (at its first parent, under its name or an agent file's it may have been) entered at
+        ``at``: answered from one ``git cat-file`` for all, without reading any file's history. The others
+        from one ``git log -p`` of all their files (on a repository of 20,000 commits a walk of its history
+        costs most of a second, whatever the number of files it is limited to)."""
         self._load()
-        wanted = sorted({t for t in texts if "\n" not in t and "\x00".join(["entered", t, path, at]) not in self._logs})
-        if len(wanted) < 2:
+        asked = sorted({q for q in questions if "\x00".join(["entered", *q]) not in self._logs})
+        if not asked or not self.available:
             return
-        out = self._file_logs.get((path, at))
-        if out is None:
-            out = self._run("log", "--reverse", "--format=%x00%H%x00%cI%x00%s", "-p", "--unified=0", "--no-color",
-                            "--no-ext-diff", at, "--", path, *_earlier_names(path), what="log -p")
-            if out is None:
-                return  # asked one text at a time, where a failure is recorded
-            self._file_logs[(path, at)] = out  # (several checks ask about the texts of one file)
-        found = self._presence(out, wanted)
-        for text in wanted:
-            entered = found.get(text)
-            self._logs["\x00".join(["entered", text, path, at])] = [[entered.sha, []]] if entered else []
+        before = {(text, path, at): [(f"{at}^", name) for name in (path, *_earlier_names(path))] for text, path, at in asked}
+        held = self.read_at([pair for pairs in before.values() for pair in pairs])
+        rest: dict[tuple[str, str], set[str]] = {}
+        for (text, path, at), pairs in before.items():
+            if at in self._commits and all(pair in held for pair in pairs) and \
+                    not any(text.encode("utf-8") in (held[pair] or b"") for pair in pairs):
+                self._logs["\x00".join(["entered", text, path, at])] = [[at, []]]  # (its own commit)
+                self._changed = True
+            else:
+                rest.setdefault((path, at), set()).add(text)
+        self._entered_in_files(rest)
+
+    def _entered_in_files(self, wanted: dict[tuple[str, str], set[str]]) -> None:
+        """The answers of :meth:`entered` for the texts of each ``(path, at)``, from the changes HEAD's
+        history made to the files (and the agent files each may have been before): the texts are in the
+        files from ``at`` to HEAD, so the start of their present stay is the same seen from either."""
+        asked = {key: sorted(t for t in texts if "\n" not in t and "\x00".join(["entered", t, *key]) not in self._logs)
+                 for key, texts in wanted.items()}
+        asked = {key: texts for key, texts in asked.items() if texts}
+        if not asked:
+            return
+        groups = {path: [path, *_earlier_names(path)] for path, _ in asked}
+        walk = self._walk_files(sorted({name for names in groups.values() for name in names}))
+        if walk is None:
+            return  # asked one text at a time, where a failure is recorded
+        for (path, at), texts in asked.items():
+            found = _presence(walk, groups[path], texts)
+            for text in texts:
+                entered = found.get(text)
+                self._logs["\x00".join(["entered", text, path, at])] = [[entered.sha, []]] if entered else []
         self._changed = True
 
-    def _presence(self, out: str, wanted: list[str]) -> dict[str, Commit]:
-        """From a ``git log -p --reverse`` (each commit's header a line starting with NUL): for each text,
-        the last commit after which it occurred in the files where it did not occur before (the start
-        of its present stay), if it occurs at the end."""
-        found: dict[str, Commit] = {}
-        totals: dict[str, int] = dict.fromkeys(wanted, 0)
-        commit: Commit | None = None
-        counts: dict[str, int] = {}
-
-        def close() -> None:
-            if commit is not None:
-                for text, delta in counts.items():
-                    before = totals[text]
-                    totals[text] = before + delta
-                    if before <= 0 < totals[text]:
-                        found[text] = commit
-
+    def _walk_files(self, files: list[str]) -> list[tuple[Commit, dict[str, list[str]]]] | None:
+        """HEAD's history of ``files``, oldest first: each commit that changed one, with the lines it
+        added and removed in each (``+``/``-`` first). One ``git log -p`` for all; kept for the files it
+        covered (several checks ask about the texts of one file)."""
+        for covered, walk in self._walks:
+            if covered.issuperset(files):
+                return walk
+        out = self._run("log", "--reverse", "--format=%x00%H%x00%cI%x00%s", "-p", "--unified=0", "--no-color",
+                        "--no-ext-diff", "--no-renames", "HEAD", "--", *files, what="log -p")
+        if out is None:
+            return None
+        walk: list[tuple[Commit, dict[str, list[str]]]] = []
+        changes: dict[str, list[str]] = {}
+        current: list[str] = []
         for line in out.split("\n"):
             if line.startswith("\x00"):
-                close()
                 _, sha, date, subject = (line.split("\x00", 3) + ["", "", ""])[:4]
-                commit = self._commits.setdefault(sha, Commit(sha, date, subject))
-                counts = {}
-            elif line.startswith("+") and not line.startswith("+++ "):
-                for text in wanted:
-                    if text in line:
-                        counts[text] = counts.get(text, 0) + line.count(text)
-            elif line.startswith("-") and not line.startswith("--- "):
-                for text in wanted:
-                    if text in line:
-                        counts[text] = counts.get(text, 0) - line.count(text)
-        close()
-        return {text: c for text, c in found.items() if totals[text] > 0}
+                changes = {}
+                walk.append((self._commits.setdefault(sha, Commit(sha, date, subject)), changes))
+                current = []
+            elif line.startswith("diff --git "):
+                name = line.rsplit(" b/", 1)[-1]
+                current = changes.setdefault(name, [])
+            elif line[:1] in ("+", "-") and not line.startswith(("+++ ", "--- ")):
+                current.append(line)
+        self._walks.append((frozenset(files), walk))
+        return walk
 
     def word_change(self, word: str, since: str, paths: Iterable[str]) -> Commit | None:
         """The newest commit after ``since`` that changed how often ``word`` occurs in the paths

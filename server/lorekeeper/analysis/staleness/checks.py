@@ -178,11 +178,7 @@ class PathCheck:
                         and b.commit and not checker.baselines.verified(item.entry)
                         and all((b.commit, c) in answers for c in item.data["candidates"])
                         and not any(answers[(b.commit, c)] for c in item.data["candidates"])}
-            by_file: dict[tuple[str, str], list[str]] = {}
-            for text, path, at in entering:
-                by_file.setdefault((path, at), []).append(text)
-            parallel(lambda q: history.entered_many(by_file[q], q[0], q[1]), sorted(by_file))
-            parallel(lambda q: history.entered(q[0], q[1], q[2]), sorted(entering))
+            history.prefetch_entered(entering)
         for item in items:
             baseline = baselines[id(item)]
             candidates = item.data["candidates"]
@@ -735,8 +731,7 @@ class ManifestNameCheck:
             if (b := baselines[id(item)]) and b.commit and self._may_have_entered(checker, item) \
                     and not _defining(item.data["manifests"], _defined_as(item.ref), b.commit, blobs):
                 late.setdefault((item.entry.location.path, b.commit), set()).add(f"run {item.ref.target}")
-        parallel(lambda q: history.entered_many(late[q], q[0], q[1]), sorted(late))
-        parallel(lambda q: history.entered(q[0], q[1], q[2]), sorted((t, p, at) for (p, at), ts in late.items() for t in ts))
+        history.prefetch_entered((t, p, at) for (p, at), ts in late.items() for t in ts)
         for item in items:
             kind, noun = _NOUNS[item.ref.kind]
             name, defined = item.ref.target, _defined_as(item.ref)
