@@ -528,3 +528,19 @@ def test_a_command_that_left_the_file_and_came_back_entered_when_it_came_back(tr
                             "serves a stub instead).\n")
     commit(tree, "docs: smoke", date="2026-03-01T12:00:00Z")
     assert [f for f in _found(tree) if f[3] != Severity.info] == []
+
+
+def test_a_folder_named_in_prose_that_moved(tree: Tree) -> None:
+    """cline's cline-overview.md: "Anything inside the src folder" after the extension moved under
+    apps/vscode/. A folder named in prose may be any folder: weak, judged only because history shows it
+    held when the line was written; the fix rewrites the word as written. The same words naming a folder
+    this repository never had ("the legacy folder", "the same folder") say nothing."""
+    tree.write("src/extension.ts", "export {}\n")
+    tree.write("CLAUDE.md", "- **Core Extension**: Anything inside the src folder, organized into modules.\n"
+                            "- Generated files go in the `out` folder; keep the legacy folder and the same folder empty.\n")
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    sha = _move_to_apps(tree, "src")
+    [finding] = check_workspace(Workspace(tree.root))[0]
+    assert (finding.line, finding.kind, finding.severity, finding.message) == (
+        1, "moved-path", Severity.error, f"`src/` was moved to `apps/vscode/src/` in {sha} on 2026-02-01: Move vscode to apps")
+    assert finding.fix is not None and finding.fix.model_dump() == {"action": "replace-ref", "old": "src", "new": "apps/vscode/src"}

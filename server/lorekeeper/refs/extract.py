@@ -234,6 +234,16 @@ def _diagram_paths(line: str, i: int) -> list[Reference]:
 
 _SHELL_LANGS = frozenset({"sh", "bash", "shell", "zsh", "fish", "console", "shell-session", "sh-session", "terminal",
                           "cmd", "powershell", "ps1", "make", "makefile"})
+#: A folder named in prose ("inside the src folder", "the webview-ui directory"): a weak reference, so
+#: judged only where history shows that folder existed when the memory was written and is gone now.
+_NAMED_FOLDER = re.compile(r"\bthe ([A-Za-z0-9][\w.-]*[A-Za-z0-9]) (?:folder|directory)\b")
+_FOLDER_AFTER = re.compile(r"\s+(?:folder|directory)\b")
+_FOLDER_NAME = re.compile(r"^[A-Za-z0-9][\w.-]*$")
+#: Words "the ... folder" says that name no folder of the project.
+_NOT_FOLDER_NAMES = frozenset(
+    "same current parent root project repo repository following whole entire new old main top base home working "
+    "temp temporary right wrong correct appropriate relevant respective specified given target destination output "
+    "source user workspace installation install config configuration cache data shared package packages".split())
 _SCOPE_WORD = re.compile(r"\b(?:from|in|inside|within|under)\s+(?:the\s+)?$", re.I)
 
 
@@ -310,6 +320,9 @@ def _prose_text(clean: str, low: str | None, i: int) -> list[Reference]:
             continue
         span = match.group(1).strip()
         found = _span(span, i)
+        if len(found) == 1 and found[0].kind == "symbol" and not found[0].strong \
+                and _FOLDER_AFTER.match(clean, match.end()) and _FOLDER_NAME.match(span):
+            found = [Reference("path", span + "/", span, i, strong=False)]  # "the `scripts` folder"
         placed = _PLACED_IN.match(clean, match.end())
         if placed and found and found[0].kind == "symbol":
             where = _as_path(placed.group(1))
@@ -319,6 +332,10 @@ def _prose_text(clean: str, low: str | None, i: int) -> list[Reference]:
                 and _ends_with(_SCOPE_WORD, clean, match.start(), words=2):
             scopes.append(found[0].target.rstrip("/"))
     plain = _SPAN.sub(lambda m: " " * len(m.group(0)), clean) if "`" in clean else clean
+    for match in _NAMED_FOLDER.finditer(plain) if _mentions(low, "folder", "director") else ():
+        name = match.group(1)
+        if name.lower() not in _NOT_FOLDER_NAMES and not _negated(plain, match.start(), match.end()):
+            refs.append(Reference("path", name + "/", name, i, strong=False))  # "the src folder"
     if "npm" in plain or "yarn" in plain or "run" in plain or "python" in plain:
         refs.extend(_prose_commands(plain, i))
     for match in _PATH_TOKEN.finditer(plain) if "/" in plain else ():

@@ -290,8 +290,11 @@ class PathCheck:
             new = PurePosixPath(moved).name if bare else _respell(target, path, moved)
             if _module_files(target) and not _module_files(new):  # written as a module: a module it stays
                 new = _as_module(new)
+            fix = ReplaceRefFix(old=target, new=new)
+            if target.endswith("/") and target not in item.ref.text:  # a folder written without its slash
+                fix = ReplaceRefFix(old=target.rstrip("/"), new=new.rstrip("/"))  # ("the src folder")
             checker.add(item, "moved-path", Severity.error, f"`{target}` was moved to `{new}`{when}",
-                        fix=ReplaceRefFix(old=target, new=new), commit=removal.commit if removal else None)
+                        fix=fix, commit=removal.commit if removal else None)
             return
         if removal and what == "file":
             copy = _same_content(checker, path, removal.commit.sha)
