@@ -246,6 +246,10 @@ def test_near_misses_are_not_repeats(a: str, b: str) -> None:
     # the shorter written word for word in the longer (nftbk's activeContext.md and projectbrief.md)
     ("   - Ethereum-based chains (Ethereum, Zora, Base, Arbitrum)",
      "   - Back up NFTs from Ethereum-based chains (Ethereum, Zora, Base, Arbitrum)"),
+    # a label in bold in one file, a folder in code in the other (awesome-claude-md's CLAUDE.md and
+    # copilot-instructions): as many words either way round
+    ("- **complex-projects**: Multi-service projects with detailed architecture",
+     "- `complex-projects/` - Multi-service projects with detailed architecture"),
 ])
 def test_near_repeats_are_found(a: str, b: str) -> None:
     assert near(a, b) and near(b, a)

@@ -74,7 +74,9 @@ def near(a: str, b: str) -> bool:
     sa, sb = _shape(a), _shape(b)
     if sa.negated != sb.negated:
         return False
-    short, long_ = (sa, sb) if len(sa.words) <= len(sb.words) else (sb, sa)
+    # the shorter, and of two as long the one with fewer literals ("**complex-projects**: Multi-service
+    # projects" / "`complex-projects/` - Multi-service projects": the same either way round)
+    short, long_ = (sa, sb) if (len(sa.words), len(sa.literals)) <= (len(sb.words), len(sb.literals)) else (sb, sa)
     if len(short.words) < NEAR_MIN_WORDS or not short.literals <= long_.literals:
         return False
     if _turns(short, long_):
