@@ -327,6 +327,20 @@ def test_a_copied_section_repeats_with_its_labels_and_its_code_block(tree: Tree)
     messages = {f.line: f.message for f in repeat_findings(tree.store().entries)
                 if f.source == ".github/copilot-instructions.md" and f.kind == "duplicate"}
     assert "the 2 line(s) it introduces repeat too: it goes with them" in messages[4], messages
+    # the label whose list says less is still the same sentence in both files: a repeat, by hand
+    [label] = [f for f in repeat_findings(tree.store().entries) if f.source == ".github/copilot-instructions.md"
+               and f.line == 17]
+    assert (label.kind, label.fix, label.message) == (
+        "duplicate", None, "repeats CLAUDE.md:17, but the lines each introduces differ: bring them together by hand")
+
+
+def test_a_label_of_a_code_block_or_a_short_label_is_no_repeat_of_its_own(tree: Tree) -> None:
+    # a skill copied for several agents (wardrobe-react-native): what the label introduces is code, and
+    # "Run these commands:" says nothing by itself
+    block = "**Incorrect (O(n log n) - sort to find latest):**\n\n```ts\nconst latest = items.sort()[0]\n```\n\n"
+    write_all(tree, {"CLAUDE.md": block + "Run these commands:\n- `npm test`\n",
+                     "AGENTS.md": block.replace("items", "rows") + "Run these commands:\n- `npm run lint`\n"})
+    assert not [f for f in repeat_findings(tree.store().entries) if "introduces differ" in f.message]
 
 
 def test_a_label_removed_as_a_repeat_takes_its_list_along(tree: Tree) -> None:

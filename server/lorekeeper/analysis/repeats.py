@@ -302,6 +302,42 @@ def listed_in_code(entries: Iterable[Entry]) -> list[tuple[Entry, list[Entry]]]:
     return out
 
 
+#: Words a label written the same in two files needs to be one copied fact, whatever it introduces
+#: ("When adding new examples to `scenarios/`, also update `docs/index.html`:"; not "Run these commands:").
+LABEL_FACT_WORDS = 6
+
+
+def labels_alike(entries: Iterable[Entry], found: list[Repeat], order: tuple[str, ...] = DEFAULT_SOURCES
+                 ) -> list[tuple[Entry, list[Entry]]]:
+    """Labels written the same in two or more files whose lists are not copies of one another (a copy
+    whose list is goes with it: a repeat of ``found``, see :func:`_intros`): each copy after the first,
+    with the others. The label is one fact stated twice; which lines belong under it is the team's to
+    say, so no fix."""
+    labels: dict[str, list[Entry]] = {}
+    lines: dict[str, list[Entry]] = {}
+    for e in entries:
+        if e.format != "instruction" or not e.live:
+            continue
+        lines.setdefault(e.location.path, []).append(e)
+        if e.source != "heading" and _introduces(e.content) and fact_size(e.content) >= LABEL_FACT_WORDS:
+            labels.setdefault(_normal(e.content), []).append(e)
+    if not any(len({e.location.path for e in group}) >= 2 for group in labels.values()):
+        return []
+    for siblings in lines.values():
+        siblings.sort(key=lambda e: e.location.start_line)
+    removed = {c.id for r in found if r.under for c in r.copies}  # (labels that go with their lists)
+    out: list[tuple[Entry, list[Entry]]] = []
+    for group in labels.values():
+        if len({e.location.path for e in group}) < 2:
+            continue
+        first, *rest = sorted(group, key=lambda e: _source_rank(e, order))
+        if not _run_after(first, lines):
+            continue  # (a label of a code block or of nothing: what it introduces is not a list to compare)
+        out.extend((copy, [e for e in group if e is not copy]) for copy in rest
+                   if copy.id not in removed and _run_after(copy, lines))
+    return out
+
+
 def _where(entry: Entry) -> str:
     return f"{entry.location.path}:{entry.location.start_line}"
 
@@ -311,8 +347,10 @@ def repeat_findings(entries: Iterable[Entry], sources: Iterable[str] = (), parap
     """One finding per copy that may go, naming the kept copy and every other one; one per code block
     whose commands other files list (:func:`listed_in_code`)."""
     entries = list(entries)
+    sources = tuple(sources)
     findings: list[Finding] = []
-    for repeat in repeats(entries, sources, paraphrases):
+    found = repeats(entries, sources, paraphrases)
+    for repeat in found:
         every = (repeat.kept, *repeat.copies, *repeat.also)
         for copy in repeat.copies:
             same = _normal(copy.content) == _normal(repeat.kept.content)
@@ -331,6 +369,14 @@ def repeat_findings(entries: Iterable[Entry], sources: Iterable[str] = (), parap
                 related=[{"source": e.location.path, "line": e.location.start_line, "entry": e.id,
                           "message": "the copy kept" if e is repeat.kept else
                           "another copy" if e in repeat.copies else "the same fact, in other words"} for e in others]))
+    for label, others in labels_alike(entries, found, (*sources, *DEFAULT_SOURCES)):
+        findings.append(Finding(
+            kind="duplicate", severity=Severity.info,
+            message=(f"repeats {', '.join(_where(o) for o in others)}, but the lines each introduces differ: bring "
+                     "them together by hand"),
+            source=label.location.path, line=label.location.start_line, entry=label.id,
+            related=[{"source": o.location.path, "line": o.location.start_line, "entry": o.id,
+                      "message": "the same label, introducing other lines"} for o in others]))
     for block, bullets in listed_in_code(entries):
         named = ", ".join(_where(b) for b in bullets)
         findings.append(Finding(
