@@ -135,6 +135,22 @@ def _run_after(entry: Entry, lines: dict[str, list[Entry]]) -> list[Entry]:
     return run
 
 
+def _labels_and_lines(entries: Iterable[Entry], words: int) -> tuple[dict[str, list[Entry]], dict[str, list[Entry]]]:
+    """The live instruction units that introduce what follows, of ``words`` words or more, grouped by
+    their text; and every live instruction unit by file, in line order (what :func:`_run_after` reads)."""
+    labels: dict[str, list[Entry]] = {}
+    lines: dict[str, list[Entry]] = {}
+    for e in entries:
+        if e.format != "instruction" or not e.live:
+            continue
+        lines.setdefault(e.location.path, []).append(e)
+        if e.source != "heading" and _introduces(e.content) and fact_size(e.content) >= words:
+            labels.setdefault(_normal(e.content), []).append(e)
+    for siblings in lines.values():
+        siblings.sort(key=lambda e: e.location.start_line)
+    return labels, lines
+
+
 def _intros(entries: list[Entry], found: list[Repeat], order: tuple[str, ...]) -> list[Repeat]:
     """The labels that introduce a repeated list ("**Modular Architecture**: Discovery system is split
     into focused modules:" before the same modules in two files): a copy of a label, written the same, is
@@ -142,16 +158,7 @@ def _intros(entries: list[Entry], found: list[Repeat], order: tuple[str, ...]) -
     so that removing the label with its list leaves nothing behind that it introduced."""
     goes = {c.id: r.kept.id for r in found for c in r.copies if not says_more(c.content, r.kept.content)}
     fact = {e.id: r.kept.id for r in found for e in (r.kept, *r.copies)}  # each unit's repeat, by its kept copy
-    labels: dict[str, list[Entry]] = {}
-    lines: dict[str, list[Entry]] = {}
-    for e in entries:
-        if e.format != "instruction" or not e.live:
-            continue
-        lines.setdefault(e.location.path, []).append(e)
-        if e.source != "heading" and _introduces(e.content) and fact_size(e.content) >= MIN_FACT_WORDS:
-            labels.setdefault(_normal(e.content), []).append(e)
-    for siblings in lines.values():
-        siblings.sort(key=lambda e: e.location.start_line)
+    labels, lines = _labels_and_lines(entries, MIN_FACT_WORDS)
     out: list[Repeat] = []
     for group in labels.values():
         if len(group) < 2:
@@ -313,18 +320,7 @@ def labels_alike(entries: Iterable[Entry], found: list[Repeat], order: tuple[str
     whose list is goes with it: a repeat of ``found``, see :func:`_intros`): each copy after the first,
     with the others. The label is one fact stated twice; which lines belong under it is the team's to
     say, so no fix."""
-    labels: dict[str, list[Entry]] = {}
-    lines: dict[str, list[Entry]] = {}
-    for e in entries:
-        if e.format != "instruction" or not e.live:
-            continue
-        lines.setdefault(e.location.path, []).append(e)
-        if e.source != "heading" and _introduces(e.content) and fact_size(e.content) >= LABEL_FACT_WORDS:
-            labels.setdefault(_normal(e.content), []).append(e)
-    if not any(len({e.location.path for e in group}) >= 2 for group in labels.values()):
-        return []
-    for siblings in lines.values():
-        siblings.sort(key=lambda e: e.location.start_line)
+    labels, lines = _labels_and_lines(entries, LABEL_FACT_WORDS)
     removed = {c.id for r in found if r.under for c in r.copies}  # (labels that go with their lists)
     out: list[tuple[Entry, list[Entry]]] = []
     for group in labels.values():
@@ -370,23 +366,23 @@ def repeat_findings(entries: Iterable[Entry], sources: Iterable[str] = (), parap
                           "message": "the copy kept" if e is repeat.kept else
                           "another copy" if e in repeat.copies else "the same fact, in other words"} for e in others]))
     for label, others in labels_alike(entries, found, (*sources, *DEFAULT_SOURCES)):
-        findings.append(Finding(
-            kind="duplicate", severity=Severity.info,
-            message=(f"repeats {', '.join(_where(o) for o in others)}, but the lines each introduces differ: bring "
-                     "them together by hand"),
-            source=label.location.path, line=label.location.start_line, entry=label.id,
-            related=[{"source": o.location.path, "line": o.location.start_line, "entry": o.id,
-                      "message": "the same label, introducing other lines"} for o in others]))
+        findings.append(_by_hand("duplicate", label, others, "the same label, introducing other lines",
+                                 f"repeats {', '.join(_where(o) for o in others)}, but the lines each introduces "
+                                 "differ: bring them together by hand"))
     for block, bullets in listed_in_code(entries):
-        named = ", ".join(_where(b) for b in bullets)
-        findings.append(Finding(
-            kind="near-duplicate", severity=Severity.info,
-            message=(f"its commands are listed as items too ({named}): an agent that loads both reads them twice;"
-                     " keep one form by hand"),
-            source=block.location.path, line=block.location.start_line, entry=block.id,
-            related=[{"source": b.location.path, "line": b.location.start_line, "entry": b.id,
-                      "message": "the same command, as a list item"} for b in bullets]))
+        findings.append(_by_hand("near-duplicate", block, bullets, "the same command, as a list item",
+                                 f"its commands are listed as items too ({', '.join(_where(b) for b in bullets)}): an "
+                                 "agent that loads both reads them twice; keep one form by hand"))
     return findings
+
+
+def _by_hand(kind: str, unit: Entry, others: list[Entry], what: str, message: str) -> Finding:
+    """A repeat with no fix (which form stays is the team's to say), on ``unit``, naming ``others``, each
+    as ``what``."""
+    return Finding(kind=kind, severity=Severity.info, message=message, source=unit.location.path,
+                   line=unit.location.start_line, entry=unit.id,
+                   related=[{"source": o.location.path, "line": o.location.start_line, "entry": o.id, "message": what}
+                            for o in others])
 
 
 def _without(text: str, start: int, end: int) -> str:
