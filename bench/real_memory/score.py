@@ -485,13 +485,25 @@ def score(truth, R):
     body_text = re.sub(r"disagrees with `[^`]*`", "", "\n".join(body_lines))
     pointers = re.findall(r"compacted/([\w.-]+\.md)", body_text)
     has_entries = any(e.get("format") != "instruction" for e in R["listed0"]["entries"])
-    missing, stated, pointed = [], 0, 0
+    missing, stated, pointed, by_twin = [], 0, 0, 0
+    in_idx = {b["fid"] for ln, best, _ in idx_lines for b in best}
+    facts_of = defaultdict(set)  # unit -> the facts it holds
+    for f in truth["facts"]:
+        for u in ({f["entry"]} if "entry" in f else {unit_of(x, units0) for x in f.get("locations", [])}):
+            facts_of[u].add(f["id"])
     for f in truth["facts"]:
         if not f.get("current", True):
             continue
-        in_index = any(any(b["fid"] == f["id"] for b in best) for ln, best, _ in idx_lines)
-        if in_index:
+        if f["id"] in in_idx:
             stated += 1
+            continue
+        # stated by a copy the truth labels as the same fact (a duplicate group): the line that states
+        # the fuller copy states this one too
+        mine = {f["entry"]} if "entry" in f else {unit_of(x, units0) for x in f.get("locations", [])}
+        twins = set().union(*[facts_of[u] for g in dup_groups_early if g & mine for u in g]) - {f["id"]}
+        if twins & in_idx:
+            stated += 1
+            by_twin += 1
             continue
         where = []
         for loc in f.get("locations", []):
@@ -507,7 +519,7 @@ def score(truth, R):
             pointed += 1
         else:
             missing.append({"fact": f["id"], "text": f["text"][:140]})
-    S["current_in_index"] = {"stated": stated, "pointer": pointed, "missing": len(missing)}
+    S["current_in_index"] = {"stated": stated, "pointer": pointed, "missing": len(missing), "by_duplicate": by_twin}
     S["current_missing_from_index"] = missing
 
     # ---- findings
@@ -763,7 +775,8 @@ def report(name, truth, passes, out):
             seen.add(k)
             P(f"    - [{x['surface']}] {x['update']}: `{x['old']}` (new: {x['new']})")
         ci = S["current_in_index"]
-        P(f"  current facts in index.md: stated {ci['stated']}, by pointer {ci['pointer']}, missing {ci['missing']}")
+        P(f"  current facts in index.md: stated {ci['stated']} ({ci.get('by_duplicate', 0)} by a copy labelled the same fact), "
+          f"by pointer {ci['pointer']}, missing {ci['missing']}")
         for x in S["current_missing_from_index"][:25]:
             P(f"    - {x['fact']}: {x['text']}")
         if len(S["current_missing_from_index"]) > 25:

@@ -83,6 +83,97 @@ def test_the_same_sentence_around_another_command_is_an_update(tree: Tree, older
     assert conflict["entries"] == ["new", "old"] and "the same sentence with other code" in conflict["reason"]
 
 
+def test_an_entry_a_newer_one_states_word_for_word_goes_into_it(tree: Tree) -> None:
+    # same-project bullets of bench/real_memory's updates-entries store, dated by their commits
+    entry(tree, "tests1", "Run tests: `uv run pytest`", "2025-05-25T04:58:07Z", "simulacra")
+    entry(tree, "tests2", "Run tests with `uv run pytest` after making significant changes.", "2025-10-28T05:20:35Z",
+          "simulacra")
+    entry(tree, "dir1", "Projects live in `projects/`", "2026-02-15T10:15:20Z", "terence-python")
+    entry(tree, "dir2", "Projects live in `projects/`, each with its own `pyproject.toml` and `Dockerfile`",
+          "2026-02-22T08:13:20Z", "terence-python")
+    # the newer says less: it may have dropped something on purpose, both stay
+    entry(tree, "uv1", "Manage dependencies with `uv` and run all python commands with `uv run`",
+          "2025-10-28T05:20:35Z", "simulacra")
+    entry(tree, "uv2", "Run all Python commands with `uv run`.", "2025-12-24T20:29:48Z", "simulacra")
+    # another project's copy is its own fact
+    entry(tree, "other", "Run tests: `uv run pytest`", "2025-12-26T23:04:23Z", "flanks-python")
+    p, store = plan(tree)
+    merged = sorted((op.sources[0], op.result["id"]) for op in p.operations if op.op == "merge")
+    assert merged == [("dir1", "dir2"), ("tests1", "tests2")]
+    found = {(f.entry, f.kind) for f in memory_findings(store, CompactionConfig())}
+    assert {("dir1", "near-duplicate"), ("tests1", "near-duplicate")} <= found
+    assert not {e for e, kind in found if kind == "near-duplicate"} & {"uv1", "uv2", "other"}
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # commands written bare: another flag or script is another command
+    ("just release 0.2.0   # bump version, commit, and tag", "just start-release 0.2.0   # bump version, commit, tag, and push"),
+    ("uv run ruff check .", "uv run ruff check --fix ."),
+    # a list item added inside the text changes the list (HD220/project-wiz CLAUDE.md)
+    ("npm run quality:check    # Complete quality verification (lint + type + format + test)",
+     "npm run quality:check    # Complete quality verification (lint + type + format + calisthenics + test)"),
+    # the same words in another order: another fact
+    ("The `billing` service calls `accounts` over gRPC.", "The `accounts` service calls `billing` over gRPC."),
+    # planned, then done
+    ("Status endpoints will allow clients to poll application progress",
+     "Status endpoints allow clients to poll application progress (implemented in the API)"),
+    ("GET /applications/{application_id}/status", "GET /v1/applications/{application_id}/status"),
+    ("Use `black` for formatting.", "Do not use `black` for formatting."),
+    ("Use `pip` to install packages.", "Use `uv` instead of `pip` to install packages."),
+])
+def test_a_longer_newer_text_that_changes_the_shorter_is_no_copy_of_it(tree: Tree, older: str, newer: str) -> None:
+    entry(tree, "old", older, "2025-05-25T04:58:07Z")
+    entry(tree, "new", newer, "2025-11-06T06:41:02Z")
+    p, _ = plan(tree)
+    assert [op for op in p.operations if op.op in ("dedup", "merge")] == []
+
+
+def test_a_save_in_the_editor_finds_a_near_copy_again(tree: Tree) -> None:
+    from lorekeeper.analysis.compaction.search import SearchMemo
+    from lorekeeper.analysis.diagnose import duplicate_findings
+
+    entry(tree, "tests1", "Run tests: `uv run pytest`", "2025-05-25T04:58:07Z")
+    entry(tree, "tests2", "Run tests with `uv run pytest` after making significant changes.", "2025-10-28T05:20:35Z")
+    entry(tree, "lint", "Lint with `uv run ruff check`.", "2025-10-28T05:20:35Z")
+    memo = SearchMemo()
+    store = tree.store()
+
+    def near_copies(changed: str | None = None) -> set[str | None]:
+        nonlocal store
+        if changed is not None:  # as the server reads a save: the one file again, the rest shared
+            patched = store.reloaded({f".lore/memory/entries/{changed}.json"})
+            assert patched is not None and patched.changes_since(store.serial) is not None
+            store = patched
+        found = duplicate_findings(store, CompactionConfig(), search=memo, save=False)
+        return {f.entry for f in found if f.kind == "near-duplicate"}
+
+    assert near_copies() == {"tests1"}
+    entry(tree, "lint", "Lint with `uv run ruff check` before each commit.", "2025-10-28T05:20:35Z")
+    assert near_copies("lint") == {"tests1"}
+    entry(tree, "tests2", "Run tests with `uv run pytest -x`.", "2025-10-28T05:20:35Z")  # no longer states it
+    assert near_copies("tests2") == set()
+    entry(tree, "tests2", "Run tests with `uv run pytest` after making significant changes.", "2025-10-28T05:20:35Z")
+    assert near_copies("tests2") == {"tests1"}
+
+
+@pytest.mark.parametrize(("older", "newer", "reason"), [
+    # telegram-bot: an entry's list of three facts, one of them the version AGENTS.md states newer
+    ("Python 3.13+, async-first design, and type hints everywhere.", "Target Python 3.14 or newer.",
+     "another version of python (3.13 / 3.14)"),
+    ("Python 3.12+.", "Target Python 3.14 or newer.", "another version of python (3.12 / 3.14)"),
+    # a version named on the way to another subject is not the project's
+    ("Python 3.12+.", "Keep the supported `numba` lower bound in `pyproject.toml` and pass Python 3.14 explicitly "
+     "during deployment sync.", None),
+    # a scope may be the whole list's
+    ("Python 3.11+, pandas, and numpy for the notebooks", "Python 3.13 for the API server", None),
+])
+def test_a_version_is_compared_with_the_version_it_may_replace(older: str, newer: str, reason: str | None) -> None:
+    from lorekeeper.facts.updates import disagreement
+
+    found = disagreement(older, newer)
+    assert (found.reason if found else None) == reason
+
+
 def test_nested_agent_files_and_project_tags_are_scopes() -> None:
     from lorekeeper.core.model import Entry
 

@@ -53,6 +53,7 @@ def duplicate_findings(store: Store, config: CompactionConfig, search: SearchMem
     with remembered_facts(store.ws, (e.content for e in store.entries), save=save):
         if search is not None:
             planner.same_facts()  # what it found last time, where nothing it turns on changed
+            planner.near_merge()
             planner.find_conflicts()
         else:
             planner.dedup()
@@ -68,9 +69,9 @@ def duplicate_findings(store: Store, config: CompactionConfig, search: SearchMem
         # Only the groups the save touched: the others are reported as before.
         dropped, added, _ = changed
         reported = last.copy()
-        for op in dropped:
+        for op in (*dropped, *search.near_ops):  # (the near merges are found anew each time)
             reported.pop(id(op), None)
-        for op in added:
+        for op in (*added, *planner.near_ops):
             _report(op, by_id, reported, {})
     else:
         reported = dict[int, tuple[Any, tuple[Entry, ...], list[Finding]]]()
@@ -79,6 +80,7 @@ def duplicate_findings(store: Store, config: CompactionConfig, search: SearchMem
     findings: list[Finding] = list(chain.from_iterable(map(itemgetter(2), reported.values())))
     if search is not None:
         search.reported = reported
+        search.near_ops = list(planner.near_ops)
         grouped = search.grouped
         search.reported_for = (grouped, grouped.version) if grouped is not None and not config.semantic_dedup else None
         _keep(store, search, "grouped", planner.pool_ids)

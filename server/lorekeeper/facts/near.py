@@ -28,6 +28,10 @@ _CHANGES_MEANING = frozenset(form for w in (
     " instead rather all some any every each most few many more less least before after above below first last"
     " optional required deprecated removed replaced old new previous former until since").split()
     for form in (w, stem(w)))
+#: Of those, the words that deny: a longer text that adds one says the opposite of the shorter.
+_NEGATING = frozenset(form for w in (
+    "not no never none nor without except unless avoid don't doesn't isn't shouldn't mustn't cannot can't instead"
+    " deprecated removed replaced").split() for form in (w, stem(w)))
 _PART = re.compile(r"[a-z0-9]+")
 _SEQUENCE = re.compile(r"[a-z0-9][a-z0-9.+#/-]*")
 _EMPHASIS = str.maketrans("", "", "*_`")
@@ -96,10 +100,51 @@ def near(a: str, b: str) -> bool:
     return compare(a, b).verdict != "conflict" and disagreement(a, b) is None and disagreement(b, a) is None
 
 
-def _written_in(short: tuple[str, ...], long_: tuple[str, ...]) -> bool:
-    """Whether the words of ``short`` (three or more) run, in order, within ``long_``."""
+def within(short: str, long_: str) -> bool:
+    """Whether ``short`` states nothing ``long_`` does not, in nearly its words: its words, literals and
+    status marks are all among the longer's, which adds a few words or writes the shorter word for word
+    ("Run tests: `uv run pytest`" / "Run tests with `uv run pytest` after making significant changes.";
+    "Projects live in `projects/`" / "Projects live in `projects/`, each with its own `pyproject.toml`").
+    The longer may add a condition or a scope ("after …", "each …", "only …"): it says more of the same
+    fact, not another one; never a word that denies ("not", "instead", "removed"), nor may the shorter
+    hold a word that turns the meaning the longer lacks; no conflict the verifier sees."""
+    ss, sl = _shape(short), _shape(long_)
+    if (ss.negated != sl.negated or not ss.words <= sl.words or not ss.literals <= sl.literals
+            or not ss.marks <= sl.marks):
+        return False
+    if len(ss.words) < NEAR_MIN_WORDS and not (  # a short text: only with a literal, written word for word
+            ss.literals and len(ss.words) >= 2 and _written_in(ss.sequence, sl.sequence)):
+        return False
+    if (set(ss.sequence) - set(sl.sequence)) & _CHANGES_MEANING:
+        return False
+    if ((sl.words - ss.words) | (set(sl.sequence) - set(ss.sequence))) & _NEGATING:
+        return False
+    own = ss.words - {stem(part) for literal in ss.literals for part in _PART.findall(literal)}
+    if len(ss.plain & sl.plain) < 0.6 * max(len(own), 1):
+        return False
+    # what the longer adds comes before or after the shorter's words, not between them: "(lint + type +
+    # format + test)" / "(lint + type + format + calisthenics + test)" changed a list; "The `billing`
+    # service calls `accounts`" / "The `accounts` service calls `billing`" is another fact
+    if not _written_in(_content(ss.sequence), _content(sl.sequence), at_least=1):
+        return False
+    return (compare(short, long_).verdict != "conflict" and disagreement(short, long_) is None
+            and disagreement(long_, short) is None)
+
+
+def _written_in(short: tuple[str, ...], long_: tuple[str, ...], at_least: int = NEAR_MIN_WORDS) -> bool:
+    """Whether the words of ``short`` (``at_least`` or more) run, in order, within ``long_``."""
     n = len(short)
-    return n >= NEAR_MIN_WORDS and any(long_[k:k + n] == short for k in range(len(long_) - n + 1))
+    return n >= at_least and any(long_[k:k + n] == short for k in range(len(long_) - n + 1))
+
+
+#: Words a restatement may put between the words of the text it restates ("Run tests: …" / "Run tests
+#: with …"): articles, prepositions, conjunctions, forms of "be".
+_GLUE = frozenset("a an the in on at to of for with by from via into as and or is are be it its this that "
+                  "these those each".split())
+
+
+def _content(sequence: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(w for w in sequence if w not in _GLUE)
 
 
 def may_be_one(a: str, b: str) -> bool:

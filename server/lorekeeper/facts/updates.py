@@ -380,6 +380,23 @@ def _sentence_with(text: str, value: str) -> str:
     return next((s for s in _sentences(text) if low in s.lower()), text)
 
 
+#: A list of three items or more ("Python 3.13+, async-first design, and type hints everywhere."): where
+#: its items part.
+_LIST_ITEM = re.compile(r",\s+(?:and\s+|or\s+)?")
+_SCOPING = re.compile(r"\b(?:for|in|on|under|within|inside|throughout|across|per)\b", re.I)
+
+
+def _item_with(sentence: str, value: str) -> str:
+    """The item of a list that holds ``value``, where ``sentence`` is a list of three items or more
+    (each of its items is a fact of its own); else the sentence."""
+    items = _LIST_ITEM.split(sentence.strip().rstrip(".;!"))
+    if len(items) < 3 or "`" in sentence or _SCOPING.search(sentence):
+        return sentence  # (a scope may be the whole list's: "Python 3.11+, pandas, and numpy for the notebooks")
+    low = value.lower()
+    holding = [item for item in items if low in item.lower()]
+    return holding[0] if len(holding) == 1 else sentence
+
+
 def _dropped(values: Iterable[str]) -> set[str]:
     """The context tokens of some values: as parsed, and their name parts as written and stemmed."""
     drop: set[str] = set()
@@ -590,11 +607,26 @@ def _another_version(older: str, newer: str, changed: bool) -> Disagreement | No
     """Another version of the same named thing."""
     va, vb = versions_in(older), versions_in(newer)
     for name in va.keys() & vb.keys():
-        said_a, said_b = _sentence_with(older, va[name]), _sentence_with(newer, vb[name])
+        said_a = _item_with(_sentence_with(older, va[name]), va[name])
+        said_b = _item_with(_sentence_with(newer, vb[name]), vb[name])
         if va[name] != vb[name] and not _mentions(said_b, va[name]) and not _mentions(said_a, vb[name]):
-            if _same_subject(said_a, said_b, [va[name], vb[name], name], changed, shared=0):
+            if _same_subject(said_a, said_b, [va[name], vb[name], name], changed, shared=0) and (
+                    changed or not _in_passing(said_a, said_b, [va[name], vb[name], name])):
                 return Disagreement(f"another version of {name} ({va[name]} / {vb[name]})", va[name], vb[name])
     return None
+
+
+#: A sentence about something else that names a version on the way says this many words of its own or more.
+_PASSING_WORDS = 5
+
+
+def _in_passing(a: str, b: str, values: Iterable[str]) -> bool:
+    """Whether one of two texts states the version alone ("Python 3.12+.") and the other names it on the
+    way to another subject ("Keep the supported `numba` lower bound in `pyproject.toml` and pass Python
+    3.14 explicitly during deployment sync"): not the project's Python, no disagreement about it."""
+    drop = _dropped(values)
+    ca, cb = (len({t for t in context(x) - drop if not t.startswith("=")}) for x in (a, b))
+    return min(ca, cb) == 0 and max(ca, cb) >= _PASSING_WORDS
 
 
 def _another_setting_value(older: str, newer: str, changed: bool) -> Disagreement | None:

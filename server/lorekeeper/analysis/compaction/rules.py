@@ -24,12 +24,14 @@ from itertools import chain, compress
 from operator import attrgetter, not_
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ...core.candidates import rare_key_pairs
 from ...core.model import Entry, newer_and_older, stamp
 from ...core.settings.compaction import CompactionConfig
 from ...core.text import TEXT_CACHE, normalize, summarize
+from ...facts.near import within, words_of
 from ...facts.remembered import rules_version, text_key
 from ...facts.scope import apart, is_history, scope_tags
-from ...facts.verify import compare, compare_all, fact_key, fact_keys, prepared
+from ...facts.verify import compare, compare_all, fact_key, fact_keys, fact_size, prepared
 from ...infra import cache as cache_files
 from ...infra.tokens import count_tokens
 from .plan import PlanOperation
@@ -111,6 +113,8 @@ class Planner:
         #: Where :meth:`same_facts` updated the kept answer: the operations it dropped and those it added,
         #: and the answer and its version they were dropped from.
         self.regrouped_ops: tuple[list[PlanOperation], list[PlanOperation], tuple[Grouped, int]] | None = None
+        #: The operations :meth:`near_merge` planned (not part of :attr:`search`'s kept answer).
+        self.near_ops: list[PlanOperation] = []
 
     # -- helpers ---------------------------------------------------------------------------------
 
@@ -281,7 +285,51 @@ class Planner:
         reported for review and both stay live (``lore review`` or the editor can keep the newer)."""
         with self._prepared(self.available(writable_only=False)):
             self._same_facts("merge", lambda e: fact_keys(e.content))
+        self.near_merge()
         self.find_conflicts()
+
+    def near_merge(self) -> None:
+        """An entry that says nothing another says not, in nearly its words (:func:`.near.within`: "Run
+        tests: `uv run pytest`" / "Run tests with `uv run pytest` after making significant changes."),
+        goes into that other, of the same scope (:func:`.scope.apart`), when that other is not older: a
+        newer text that says less may have dropped something on purpose, and then both stay. Of several
+        that say more, the fullest keeps it. The operations are :attr:`near_ops` too (an editor's search
+        kept between saves finds them again each time: they are few)."""
+        pool = [e for e in self.available(writable_only=False) if not is_history(e.content)]
+        self.near_ops = []
+        if len(pool) < 2:
+            return
+        words = [words_of(e.content) for e in pool]
+        cap = min(30, max(8, len(pool) // 10))  # as for repeated instruction lines (analysis.repeats)
+        into: dict[int, list[int]] = defaultdict(list)  # the entry that says less -> those that say it all
+        for i, j in rare_key_pairs(words, cap=cap, per_item=3):
+            for less, more in ((i, j), (j, i)):
+                a, b = pool[less], pool[more]
+                if (a.rewritable and words[less] <= words[more] and not apart(a, b)
+                        and b.id not in a.coexists_with and a.id not in b.coexists_with
+                        and _same_command(a.content, b.content) and within(a.content, b.content)
+                        and _not_older(b, a, self.dated)):
+                    into[less].append(more)
+        size = [fact_size(e.content) for e in pool]
+        gone: set[int] = set()
+        for more in sorted({m for ms in into.values() for m in ms}, key=lambda k: (-size[k], k)):
+            if more in gone:
+                continue
+            others = [k for k, ms in into.items() if k not in gone and more in ms
+                      and max(ms, key=lambda m: (m not in gone, size[m], -m)) == more]
+            if not others:
+                continue
+            gone.update(others)
+            keeper = pool[more]
+            self.emit_merge("merge", keeper, [pool[k] for k in sorted(others)],
+                            f"says nothing {keeper.id} does not, in nearly its words: {_short(keeper.content)}")
+            self.near_ops.append(self.operations[-1])
+
+    def dated(self, entries: list[Entry]) -> Mapping[str, datetime]:
+        """The dates of ``entries``: an instruction line's own last commit where :attr:`dater` knows it."""
+        lines = [e for e in entries if e.format == "instruction"]
+        known = self.dater(lines) if self.dater is not None and lines else {}
+        return {e.id: d for e in entries if (d := known.get(e.id, e.created)) is not None}
 
     def find_conflicts(self) -> None:
         """Record the contradictions among the entries still available (see :meth:`merge`). Candidates
@@ -686,6 +734,31 @@ def parse_duration(value: Any) -> timedelta | None:
         return None
     y, mo, w, d, h, mi, s = (int(g) if g else 0 for g in match.groups())
     return timedelta(days=y * 365 + mo * 30 + w * 7 + d, hours=h, minutes=mi, seconds=s)
+
+
+#: A memory that is a command written bare (no backticks: "uv run ruff check .", "just release 0.2.0   #
+#: bump version"), which the parse reads as words: another flag or name is another command.
+_BARE_COMMAND = re.compile(r"^\s*(?:[-*+]\s+)?(?:\$\s+)?(?:uv|uvx|just|make|npm|npx|pnpm|yarn|bun|bunx|cargo|go|python3?|pip3?"
+                           r"|poetry|pdm|hatch|docker|podman|git|gh|pytest|ruff|mypy|node|deno|kubectl|terraform|gradle"
+                           r"|\./\S+)\s+\S", re.I)
+
+
+def _same_command(a: str, b: str) -> bool:
+    """Whether two texts that may be one fact are, where either is a bare command, the same command
+    (only its comment may differ)."""
+    if not (_BARE_COMMAND.match(a) or _BARE_COMMAND.match(b)):
+        return True
+    return _command_of(a) == _command_of(b)
+
+
+def _command_of(text: str) -> str:
+    return " ".join(text.split("#", 1)[0].split()).strip("-*+$ ").lower()
+
+
+def _not_older(a: Entry, b: Entry, dated: Callable[[list[Entry]], Mapping[str, datetime]]) -> bool:
+    """Whether ``a`` was not written before ``b`` (either undated: not known to be)."""
+    when = dated([a, b])
+    return a.id not in when or b.id not in when or when[a.id] >= when[b.id]
 
 
 def _short(text: str) -> str:

@@ -217,6 +217,8 @@ class SearchMemo:
         #: version) whose operations these are.
         self.reported: dict[int, tuple[Any, tuple[Entry, ...], list[Any]]] = {}
         self.reported_for: tuple[Grouped, int] | None = None
+        #: The near merges of the last search (:meth:`.rules.Planner.near_merge`), found anew each time.
+        self.near_ops: list[Any] = []
         #: What :mod:`lorekeeper.analysis.diagnose` kept of its other answers, by kind, with the serial of the
         #: store they are about (see :meth:`.Store.changes_since`).
         self.diagnosed: dict[str, tuple[int, Any]] = {}
