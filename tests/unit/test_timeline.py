@@ -58,6 +58,24 @@ def test_updates_written_in_other_words_are_related() -> None:
                    "just start-release 0.2.0   # bump version, commit, tag, and push") == "words"
 
 
+def test_none_yet_is_related_to_what_names_it_later(tree: Tree) -> None:
+    # terence-python's CLAUDE.md: "no projects yet" (2026-02-15), then its projects (2026-02-22)
+    assert related("Early-stage; no projects yet.",
+                   "Projects live in `projects/`, each with its own `pyproject.toml` and `Dockerfile`") == "yet"
+    assert related("**home-mcp** (`projects/home-mcp`) — MCP server that exposes solar production data from "
+                   "InfluxDB as a tool", "Early-stage; no projects yet.") == "yet"
+    assert related("Early-stage; no projects yet.", "Run tests with `uv run pytest`") is None
+    assert related("No tests yet.", "No tests so far for the CLI.") is None  # both say there are none
+    entry(tree, "none", "Early-stage; no projects yet.", "2026-02-15T10:15:20Z", category="architecture")
+    entry(tree, "dir", "Projects live in `projects/`, each with its own `pyproject.toml` and `Dockerfile`",
+          "2026-02-22T08:13:20Z", category="architecture")
+    entry(tree, "x", "Use tabs for indentation", "2026-02-01T00:00:00Z", category="architecture")
+    shown = views(tree)
+    for name in ("compacted/architecture.md", "index.md", "lore context"):
+        assert ("- Projects live in `projects/`, each with its own `pyproject.toml` and `Dockerfile`\n"
+                "  - older, 2026-02-15: Early-stage; no projects yet.\n") in shown[name], name
+
+
 def test_a_rule_restated_wider_or_moved_to_a_nearby_folder_is_related() -> None:
     # simulacra's CLAUDE.md (2025-04-16) and AGENTS.md (2025-11-06); tokentoss's CLAUDE.md, then AGENTS.md
     assert related("Do not use type annotations.",

@@ -22,7 +22,9 @@ merge or flag anything. Two memories are related when, in one scope (:func:`.sco
   annotations."), or that name a folder and its subfolder with a prose word in common ("… move it to
   `_blueprint/archive/`" / "Completed specs move to `_blueprint/archive/features/` …"), or two sibling
   folders with two (`_blueprint/implement/` / `_blueprint/features/`, "plan mode"); or
-- are one sentence with one name swapped ("Build solar-cli image: `docker build -t solar-cli:latest …`").
+- are one sentence with one name swapped ("Build solar-cli image: `docker build -t solar-cli:latest …`"); or
+- one says there is none of something yet ("Early-stage; no projects yet.") and the other names it
+  ("Projects live in `projects/`, each with its own `pyproject.toml`").
 
 Invariant: pure functions of the entries (texts, scopes); no I/O."""
 
@@ -38,6 +40,7 @@ from rapidfuzz import fuzz
 from ..core.candidates import rare_key_pairs
 from ..core.model import Entry
 from ..core.text import TEXT_CACHE
+from .parse import stem
 from .scope import apart, is_history
 from .updates import context
 from .verify import fact_key
@@ -77,6 +80,8 @@ class _Shape:
     paths: frozenset[str] = frozenset()
     #: The code span the text opens with ("`ty check`: Run type checking"), if any.
     opening: str | None = None
+    #: What the text says there is none of yet ("no projects yet": the stem "project").
+    absent: frozenset[str] = frozenset()
 
 
 _SUBCOMMAND = re.compile(r"[a-z][\w:-]*")
@@ -124,8 +129,22 @@ def _shape(text: str) -> _Shape:
     names = frozenset(n.lower().rstrip("./") for n in _NAME.findall(text))
     paths = frozenset(p for code in codes if (p := _path(code)))
     opens = _OPENING.match(text)
+    absent = frozenset(_stems(m.group("what")) for m in _NONE_YET.finditer(text)) - {""}
     return _Shape(label, commands, lead, words, names, " ".join(text.lower().split()), paths,
-                  opens.group(1).lower() if opens else None)
+                  opens.group(1).lower() if opens else None, absent)
+
+
+#: "no projects yet", "No tests so far", "none of the services yet": a state that lasts until the thing is made.
+_NONE_YET = re.compile(r"\b(?:no|none of the)\s+(?P<what>[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*)?)\s+(?:yet|so far)\b", re.I)
+
+
+def _stems(phrase: str) -> str:
+    return " ".join(stem(w) for w in _WORDS.findall(phrase.lower()))
+
+
+def _names_of(text: str) -> str:
+    """The stems of a text's words, names and paths included, as one string with spaces around."""
+    return f" {_stems(text.replace('/', ' ').replace('-', ' '))} "
 
 
 def _statement(shape: _Shape) -> bool:
@@ -162,13 +181,17 @@ def _paths_related(sa: _Shape, sb: _Shape) -> bool:
 
 
 def related(a: str, b: str) -> str | None:
-    """Why two texts may speak of one subject ("label", "command", "lead", "words", "paths", "renamed"), else
+    """Why two texts may speak of one subject ("label", "command", "lead", "words", "paths", "renamed",
+    "yet"), else
     ``None``. The same fact (the verifier's key) is not a relation: that is a duplicate."""
     sa, sb = _shape(a), _shape(b)
     if _DIGITS.sub("#", sa.low) == _DIGITS.sub("#", sb.low):
         # the same sentence but for its numbers: numbered things ("Service 1" / "Service 2") or a value the
         # verifier judges (a version, a port, a timeout); never a loose relation
         return None
+    for none, other in ((sa, sb), (sb, sa)):  # "no projects yet" / a text that names a project
+        if none.absent and not other.absent and any(f" {what} " in _names_of(other.low) for what in none.absent):
+            return "yet"
     if sa.label and sb.label:  # two labels name the subjects: "Lint: `make check`" / "Run tests: `make check`"
         return "label" if sa.label == sb.label else "renamed" if _renamed(sa, sb) else None
     if sa.commands & sb.commands:
@@ -225,11 +248,17 @@ def related_pairs(entries: Sequence[Entry]) -> list[Relation]:
     caller's to say). Candidates share one of their rarer subject keys (words, commands, names,
     labels), so that a store of thousands stays quick."""
     usable = [e for e in entries if not is_history(e.content)]
-    keys = [_keys(_shape(e.content)) for e in usable]
+    shapes = [_shape(e.content) for e in usable]
+    keys = [_keys(shape) for shape in shapes]
+    absent = {what for shape in shapes for what in shape.absent}
+    if absent:  # "no projects yet" meets the texts that name a project
+        for shape, mine in zip(shapes, keys, strict=True):
+            named = _names_of(shape.low)
+            mine.update(f"y:{what}" for what in absent if f" {what} " in named)
     out: list[Relation] = []
     # labels, commands and openings first (they say most), then the rarest words and names
     for i, j in rare_key_pairs(keys, cap=min(40, max(12, len(usable) // 10)), per_item=6, min_postings=2,
-                               rank=lambda key, held: (int(key[0] not in "lcp"), held)):
+                               rank=lambda key, held: (int(key[0] not in "lcpy"), held)):
         a, b = usable[i], usable[j]
         if apart(a, b):
             continue
