@@ -174,6 +174,20 @@ def test_a_version_is_compared_with_the_version_it_may_replace(older: str, newer
     assert (found.reason if found else None) == reason
 
 
+def test_a_line_another_agent_file_states_newer_is_a_conflict_on_the_older_line(tree: Tree) -> None:
+    from support import commit
+
+    # the example: CLAUDE.md names ESLint for `npm run lint`, AGENTS.md (written later) Biome
+    tree.write("CLAUDE.md", "# CLAUDE.md\n\n## Commands\n\n- `npm run lint` # ESLint validation\n")
+    commit(tree, "claude", date="2025-06-01T12:00:00Z")
+    tree.write("AGENTS.md", "# AGENTS.md\n\n## Commands\n\n- `npm run lint` (Biome lint/format)\n")
+    commit(tree, "agents", date="2026-01-10T12:00:00Z")
+    findings = [f for f in memory_findings(tree.store(), CompactionConfig()) if f.kind == "contradiction"]
+    assert {(f.source, f.line) for f in findings} == {("CLAUDE.md", 5), ("AGENTS.md", 5)}
+    older = next(f for f in findings if f.source == "CLAUDE.md")
+    assert "disagrees with the newer" in older.message and "js linter (eslint / biome)" in older.message
+
+
 def test_nested_agent_files_and_project_tags_are_scopes() -> None:
     from lorekeeper.core.model import Entry
 

@@ -597,10 +597,36 @@ def _two_tools_for_one_job(older: str, newer: str, changed: bool) -> Disagreemen
         for b_name, b_roles in tb.items():
             if b_name in ta or not (a_roles & b_roles):
                 continue
-            if _same_subject(_sentence_with(older, a_name), _sentence_with(newer, b_name), [a_name, b_name], changed):
+            said_a, said_b = _sentence_with(older, a_name), _sentence_with(newer, b_name)
+            jobs_a, jobs_b = _jobs(said_a), _jobs(said_b)
+            if jobs_a and jobs_b and not jobs_a & jobs_b:
+                continue  # each names another job ("Use Black for formatting" / "Use Ruff for linting")
+            # the words that tell the job both name are the subject they share, however each words it
+            told = [w for kind in jobs_a & jobs_b for w in _ROLE_WORDS[kind].split()]
+            if _same_subject(said_a, said_b, [a_name, b_name], changed) or (
+                    told and _same_subject(said_a, said_b, [a_name, b_name, *told], changed, shared=0)):
                 role = sorted(a_roles & b_roles)[0]
                 return Disagreement(f"another {role.replace('-', ' ')} ({a_name} / {b_name})", a_name, b_name)
     return None
+
+
+#: What tools of a role are said to do: words that tell the role, not a subject ("`npm run lint` # ESLint
+#: validation" / "`npm run lint` (Biome lint/format)" speak of one command).
+_ROLE_WORDS = {"linter": "lint linter linting validation validate check checks style",
+               "formatter": "format formatter formatting style",
+               "type-checker": "type types typecheck typecheck check checks checking",
+               "test-runner": "test tests testing",
+               "import-sorter": "import imports sort sorting"}
+
+
+_JOB_STEMS = {kind: frozenset(stem(w) for w in words.split()) for kind, words in _ROLE_WORDS.items()}
+
+
+def _jobs(text: str) -> set[str]:
+    """The jobs a text says a tool does ("linter", "formatter"...): a text about formatting is not about
+    linting."""
+    said = context(text)
+    return {kind for kind, stems in _JOB_STEMS.items() if said & stems}
 
 
 def _another_version(older: str, newer: str, changed: bool) -> Disagreement | None:
