@@ -43,6 +43,9 @@ PARAPHRASES = [
     # a name written as code on one side, as a word on the other (awesome-claude-code's agent files)
     ("`complex-projects/` - Multi-service projects with detailed architecture",
      "**complex-projects**: Multi-service projects with detailed architecture", 0.95),
+    # names side by side with slashes are a list of names, not a path (real_pairs.jsonl r076)
+    ("**Tech Stack**: React/TypeScript/Tailwind + Express/TypeScript/PostgreSQL",
+     "**Tech Stack**: React/TypeScript/Tailwind frontend, Express/TypeScript backend, PostgreSQL database", 0.93),
 ]
 NEVER = [
     ("Max line length is 100", "Max line length is 120", 0.99),
@@ -64,6 +67,8 @@ NEVER = [
      "Status endpoints allow clients to poll application progress (implemented)", 0.98),
     # the same name, two steps that mirror each other
     ("In e2e setup, create the org before the user.", "In e2e teardown, delete the user before the org.", 0.70),
+    # one name of a list swapped for another
+    ("State lives in React/Redux stores.", "State lives in React/MobX stores.", 0.95),
     # sharing a number is not enough when they are far apart in words
     ("Retries back off for 5 seconds.", "The cache holds 5 entries per user.", 0.40),
 ]

@@ -49,6 +49,9 @@ _CAPITAL = re.compile(r"(?<=[a-z0-9,;)] )[A-Z][A-Za-z]+")
 #: the run it would find the same ``/`` or none (and a run is read once, possessively, not once from
 #: each of its characters).
 _PATHISH = re.compile(r"(?<![\w./@{}~-])[\w.@{}~-]*+/[\w./@{}~-]+")
+#: Capitalised names joined by slashes ("React/TypeScript/Tailwind", "Express/TypeScript/PostgreSQL"): a
+#: list of names, each of which the other text may write apart.
+_NAME_LIST = re.compile(r"[A-Z][A-Za-z0-9+#]*(?:/[A-Z][A-Za-z0-9+#]*)+")
 _PASSIVE = re.compile(r"\b(?:is|are|was|were|be|been|being|gets?|got)\s+(?:\w+ly\s+)?\w+(?:ed|en|wn|t)\b(?:[^.;:]|\.(?=\S)){0,60}?\bby\b",
                       re.I)
 #: Opposites the verifier's list lacks that matter for a merge (it only ever makes the guard stricter).
@@ -74,9 +77,15 @@ def names(text: str) -> tuple[set[str], set[str]]:
     body = _HEADING.sub(" ", text)
     exact |= {m.lower() for m in _ALNUM.findall(body)}
     exact |= {m.lower() for m in _emails(body)}
-    exact |= {m.lower().rstrip("./") for m in _PATHISH.findall(body)}
+    listed: set[str] = set()  # "React/TypeScript/Tailwind": names side by side, not a path
+    for m in _PATHISH.findall(body):
+        if _NAME_LIST.fullmatch(m):
+            listed.update(part.lower() for part in m.split("/"))
+            exact.discard(m.lower())
+        else:
+            exact.add(m.lower().rstrip("./"))
     exact |= set(parse.RAW_NUMBER.findall(text))
-    loose = set(tools_in(text)) | {m.lower() for m in _CAPITAL.findall(body)}
+    loose = set(tools_in(text)) | {m.lower() for m in _CAPITAL.findall(body)} | listed
     exact.discard("")
     return exact, loose - exact
 
