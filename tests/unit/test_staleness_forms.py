@@ -344,6 +344,34 @@ def test_a_path_relative_to_a_folder_named_above_it(tree: Tree) -> None:
     }, found  # (`utils/` of the Helpers section: two folders named above held one)
 
 
+def test_a_folder_listed_after_a_one_part_folder_that_opens_its_line(tree: Tree) -> None:
+    """cline's .clinerules/general.md: "- `variants/` - Model-specific: `generic/`, `xs/`", then tiers of
+    those variants on the lines below ("- **Local/small models**: `xs/`, `hermes/`"), all under
+    `src/core/prompts/system-prompt/` named above; deleted since. A name two such folders held then
+    (`shared/`, under `variants/` and `components/`) gets no verdict."""
+    base = "src/core/prompts/system-prompt"
+    for path in ("README.md", "variants/generic/config.ts", "variants/xs/config.ts", "variants/hermes/config.ts",
+                 "variants/shared/a.ts", "components/shared/b.ts", "components/rules.ts"):
+        tree.write(f"{base}/{path}", f"// {path}\n")
+    tree.write(".clinerules/general.md", "\n".join([
+        "# General", "", "## Modifying System Prompt", f"**Read these first:** `{base}/README.md`", "",
+        "- `components/` - Shared sections: `rules.ts`", "- `variants/` - Model-specific: `generic/`, `xs/`", "",
+        "**Variant tiers:**", "- **Standard**: `generic/`", "- **Local/small models**: `xs/`, `hermes/`",
+        "- **Shared**: `shared/`", ""]))
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    assert _found(tree) == []
+    git(tree.root, "rm", "-rq", f"{base}/variants", f"{base}/components/rules.ts")
+    sha = commit(tree, "Drop the prompt variants", date="2026-03-01T10:00:00Z")
+    found = {(line, message) for _, line, kind, severity, message in _found(tree) if severity == Severity.error}
+    gone = f"in {sha} on 2026-03-01: Drop the prompt variants"
+    assert found == {
+        (6, f"file `rules.ts` was deleted {gone}"), (7, f"folder `variants/` was deleted {gone}"),
+        (7, f"folder `generic/` was deleted {gone}"), (7, f"folder `xs/` was deleted {gone}"),
+        (10, f"folder `generic/` was deleted {gone}"), (11, f"folder `xs/` was deleted {gone}"),
+        (11, f"folder `hermes/` was deleted {gone}"),
+    }, found
+
+
 def test_files_a_mermaid_diagram_names(tree: Tree) -> None:
     """cline's cline-overview.md draws its architecture with `src/extension.ts` and friends in the labels."""
     tree.write("src/extension.ts", "export function activate() {}\n")

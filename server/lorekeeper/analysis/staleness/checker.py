@@ -68,6 +68,11 @@ class Pending:
     data: dict[str, Any] = field(default_factory=dict)
 
 
+#: How many one-part folders that open a line (its own, then those above it) are tried as the parent of
+#: a relative path (each under every folder named above it).
+_SUBFOLDERS = 6
+
+
 def _folder_of(ref: Reference) -> str | None:
     """The folder a path or glob reference places its reader in (two parts or more), else ``None``."""
     if ref.kind not in ("path", "glob") or ref.target.startswith(("/", "../", "~")):
@@ -79,6 +84,14 @@ def _folder_of(ref: Reference) -> str | None:
         parts = parts[:-1]  # a file: its folder
     parts = [p for p in parts if p]
     return "/".join(parts) if len(parts) >= 2 else None
+
+
+def _one_part_folder(ref: Reference) -> str | None:
+    """The name of a folder of one part a path reference names (`variants/`), else ``None``."""
+    if ref.kind != "path" or not ref.target.endswith("/"):
+        return None
+    one = ref.target.removeprefix("./").rstrip("/")
+    return one if one and "/" not in one else None
 
 
 def _under(heading: Entry) -> str:
@@ -367,7 +380,9 @@ class StalenessChecker:
         """The folders an instruction file names before ``ref`` (of ``entry``), in the entry and in the
         units above it under the same heading, nearest first: where its author was when writing a path
         relative to one ("`src/core/prompts/system-prompt/README.md`", then "`components/` - Shared
-        sections"). Each folder of two parts or more: a path's folder, a folder, a glob's fixed start."""
+        sections"). Each folder of two parts or more: a path's folder, a folder, a glob's fixed start; and,
+        first, a one-part folder that opens a line on the way under each of those ("- `variants/` -
+        Model-specific: `generic/`": `src/core/prompts/system-prompt/variants/generic/`)."""
         if entry.format != "instruction":
             return []
         if self._by_file is None:
@@ -382,14 +397,20 @@ class StalenessChecker:
         before = [e for e in units if e.location.start_line < entry.location.start_line
                   and (e.section == entry.section or (e.source == "heading" and entry.section == _under(e)))]
         out: list[str] = []
+        # the one-part folders that open a line on the way ("- `variants/` - Model-specific: `generic/`")
+        subfolders: list[str] = []
         own = self.references(entry)
         earlier = own[:own.index(ref)] if ref in own else []
         for refs in [earlier, *(self.references(e) for e in reversed(before))]:
+            if refs and len(subfolders) < _SUBFOLDERS and (one := _one_part_folder(refs[0])) and one not in subfolders \
+                    and one != ref.target.rstrip("/"):
+                subfolders.append(one)
             for named in reversed(refs):
                 folder = _folder_of(named)
                 if folder and folder not in out:
                     out.append(folder)
-        return out
+        # such a folder is itself relative to a folder named above it: both, nearest first
+        return [f"{folder}/{one}" for one in subfolders for folder in out] + out
 
     def finding(self, item: Pending, kind: str, severity: Severity, message: str,
                 fix: Fix | None = None, commit: Any = None) -> Finding:
