@@ -434,6 +434,21 @@ def test_members_of_an_enum_and_of_an_interface_that_are_gone(tree: Tree) -> Non
     assert all(sha in message for *_, message in _found(tree))
 
 
+def test_a_name_given_a_value_in_a_code_span_is_the_symbol(tree: Tree) -> None:
+    """cline's general.md: "Added `GENERATE_EXPLANATION = 29` to `ClineSay` enum" names the enum member;
+    a variable set in a span that no code defines (`NODE_ENV = production`) gets no verdict."""
+    tree.write("proto/cline/ui.proto", 'syntax = "proto3";\nenum ClineSay {\n  TEXT = 0;\n  GENERATE_EXPLANATION = 29;\n}\n')
+    tree.write("CLAUDE.md", "- `proto/cline/ui.proto` - Added `GENERATE_EXPLANATION = 29` to `ClineSay` enum\n"
+                            "- Run the server with `NODE_ENV = production` set.\n")
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    assert _found(tree) == []
+    tree.write("proto/cline/ui.proto", 'syntax = "proto3";\nenum ClineSay {\n  TEXT = 0;\n}\n')
+    sha = commit(tree, "Remove Explain Changes", date="2026-02-01T10:00:00Z")
+    assert [(line, kind, message.split(" (")[0]) for _, line, kind, _, message in _found(tree)] == [
+        (1, "stale-symbol", "`GENERATE_EXPLANATION` is no longer defined anywhere in the code")], _found(tree)
+    assert sha in _found(tree)[0][4]
+
+
 def test_a_module_path_written_without_its_extension(tree: Tree) -> None:
     """cline's copilot-instructions: "`src/utils/path`" for `src/utils/path.ts`, since moved under apps/vscode/."""
     tree.write("src/utils/path.ts", "export function toPosix(p: string) { return p }\n")

@@ -437,6 +437,10 @@ def _span(span: str, i: int) -> list[Reference]:
     if call and not _IDENT.match(span):
         span = call.group(1) + "()"  # `withRetry(fn, 3)`: the function is the reference
     if " " in span:
+        assigned = _ASSIGNED.match(span)  # `GENERATE_EXPLANATION = 29`: an enum member, a constant
+        if assigned and _IDENT.match(name := assigned.group(1)) and ("_" in name or _CAMEL.search(name)) \
+                and name.lower() not in KEYWORDS:
+            return [Reference("symbol", name.replace("::", "."), span, i, strong=True)]
         return []
     path = _as_path(span)
     if path:
@@ -452,6 +456,9 @@ def _span(span: str, i: int) -> list[Reference]:
         return [Reference("symbol", name, span, i, strong=strong)]
     return []
 
+
+#: A name given a value in code (`MAX_RETRIES = 3`, `GENERATE_EXPLANATION = 29`), not a comparison.
+_ASSIGNED = re.compile(r"^([A-Za-z_][\w:]*)\s*=\s*(?:\d+|\"[^\"]*\"|'[^']*'|[A-Za-z_][\w.]*)[,;]?$")
 
 _GLOB = re.compile(r"(?:\./)?[\w.\-]+(?:/[\w.\-*?{},]+)+")
 
