@@ -589,6 +589,21 @@ def test_a_folder_named_in_prose_that_moved(tree: Tree) -> None:
     assert finding.fix is not None and finding.fix.model_dump() == {"action": "replace-ref", "old": "src", "new": "apps/vscode/src"}
 
 
+def test_a_folder_with_a_joined_name_inside_the_text_that_moved(tree: Tree) -> None:
+    """cline's cline-overview.md: "**Webview**: Anything inside the webview-ui." after the webview moved
+    under apps/vscode/; "in the long-term plan" names no folder this repository had, and says nothing."""
+    tree.write("webview-ui/src/App.tsx", "export {}\n")
+    tree.write("CLAUDE.md", "- **Webview**: Anything inside the webview-ui. All the views the user sees.\n"
+                            "- Keep it in the long-term plan.\n")
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    assert check_workspace(Workspace(tree.root))[0] == []
+    sha = _move_to_apps(tree, "webview-ui")
+    [finding] = check_workspace(Workspace(tree.root))[0]
+    assert (finding.line, finding.kind, finding.severity, finding.message) == (
+        1, "moved-path", Severity.error,
+        f"`webview-ui/` was moved to `apps/vscode/webview-ui/` in {sha} on 2026-02-01: Move vscode to apps")
+
+
 def test_a_member_that_moved_to_another_type_names_it(tree: Tree) -> None:
     """oxc's minifier CLAUDE.md: "`PeepholeOptimizations::run_in_loop`" after the loop moved to
     `Compressor`. The member is named where it is now, with a fix, when one other type defines it and did

@@ -237,6 +237,9 @@ _SHELL_LANGS = frozenset({"sh", "bash", "shell", "zsh", "fish", "console", "shel
 #: A folder named in prose ("inside the src folder", "the webview-ui directory"): a weak reference, so
 #: judged only where history shows that folder existed when the memory was written and is gone now.
 _NAMED_FOLDER = re.compile(r"\bthe ([A-Za-z0-9][\w.-]*[A-Za-z0-9]) (?:folder|directory)\b")
+#: A folder named after "inside the" with a name no English word has ("Anything inside the webview-ui"):
+#: joined by hyphens or underscores, lower case; weak, like "the src folder".
+_INSIDE_THE = re.compile(r"\b(?:in|inside|within|under) the ([a-z][a-z0-9]*(?:[-_][a-z0-9]+)+)\b(?![-/\w]|\.\w)")
 _FOLDER_AFTER = re.compile(r"\s+(?:folder|directory)\b")
 _FOLDER_NAME = re.compile(r"^[A-Za-z0-9][\w.-]*$")
 #: Words "the ... folder" says that name no folder of the project.
@@ -336,6 +339,10 @@ def _prose_text(clean: str, low: str | None, i: int) -> list[Reference]:
         name = match.group(1)
         if name.lower() not in _NOT_FOLDER_NAMES and not _negated(plain, match.start(), match.end()):
             refs.append(Reference("path", name + "/", name, i, strong=False))  # "the src folder"
+    for match in _INSIDE_THE.finditer(plain) if _mentions(low, "the ") else ():
+        name = match.group(1)
+        if not _negated(plain, match.start(), match.end()) and not any(r.target == name + "/" for r in refs):
+            refs.append(Reference("path", name + "/", name, i, strong=False))  # "anything inside the webview-ui"
     if "npm" in plain or "yarn" in plain or "run" in plain or "python" in plain:
         refs.extend(_prose_commands(plain, i))
     for match in _PATH_TOKEN.finditer(plain) if "/" in plain else ():
