@@ -347,12 +347,14 @@ def test_a_path_relative_to_a_folder_named_above_it(tree: Tree) -> None:
 def test_a_folder_listed_after_a_one_part_folder_that_opens_its_line(tree: Tree) -> None:
     """cline's .clinerules/general.md: "- `variants/` - Model-specific: `generic/`, `xs/`", then tiers of
     those variants on the lines below ("- **Local/small models**: `xs/`, `hermes/`"), all under
-    `src/core/prompts/system-prompt/` named above; deleted since. A name two such folders held then
-    (`shared/`, under `variants/` and `components/`) gets no verdict."""
+    `src/core/prompts/system-prompt/` named above; deleted since, `rules.ts` with them though another file of
+    that name stays. A name two such folders held then (`shared/`, under `variants/` and `components/`)
+    gets no verdict."""
     base = "src/core/prompts/system-prompt"
     for path in ("README.md", "variants/generic/config.ts", "variants/xs/config.ts", "variants/hermes/config.ts",
                  "variants/shared/a.ts", "components/shared/b.ts", "components/rules.ts"):
         tree.write(f"{base}/{path}", f"// {path}\n")
+    tree.write("lib/lint/rules.ts", "// another file of that name, which stays\n")
     tree.write(".clinerules/general.md", "\n".join([
         "# General", "", "## Modifying System Prompt", f"**Read these first:** `{base}/README.md`", "",
         "- `components/` - Shared sections: `rules.ts`", "- `variants/` - Model-specific: `generic/`, `xs/`", "",

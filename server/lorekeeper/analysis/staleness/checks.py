@@ -104,7 +104,11 @@ class PathCheck:
         name = ref.target.rstrip("/")
         if "/" not in name and index.by_name.get(name):
             item.result.depends_on.add(index.by_name[name][0])  # `conftest.py`: one exists somewhere
-            return True
+            if not context:
+                return True
+            # under a folder named above (`components/` - Shared sections: `rules.ts`): what that folder
+            # held when the memory was written decides; held by none, the one that exists holds
+            item.data["named_elsewhere"] = True
         tail = _tail_of(index, name) if not ref.target.endswith("/") else None
         item.result.depends_on.update(c.rstrip("/") for c in candidates)
         if tail is not None:
@@ -196,6 +200,8 @@ class PathCheck:
                 held = {c for c in item.data.get("context", ()) if answers.get((baseline.commit, c))}
                 existed = sorted(held) if len(held) == 1 else []
                 item.data["in_context"] = bool(existed)
+            if not existed and item.data.get("named_elsewhere"):
+                continue  # a file of that name exists, and no folder named above held one then
             if not existed:
                 existed = self._named_at_baseline(checker, item, baseline.commit)
             if not existed:
@@ -286,6 +292,10 @@ class PathCheck:
             moved, since = later.moved_to, later.commit.sha
         removal = decisive or removal
         when = f" in {removal.commit.describe()}" if removal else " after this memory was written"
+        if item.data.get("named_elsewhere") and (moved and index.exists(moved) or what != "file" or removal is None):
+            # a bare name read under a folder named above: said only of a file git shows deleted; one that
+            # lives on under its name, or whose end git cannot show, leaves the name true
+            return
         if moved and index.exists(moved):
             new = PurePosixPath(moved).name if bare else _respell(target, path, moved)
             if _module_files(target) and not _module_files(new):  # written as a module: a module it stays
@@ -301,6 +311,8 @@ class PathCheck:
             return
         if removal and what == "file":
             copy = _same_content(checker, path, removal.commit.sha)
+            if copy and item.data.get("named_elsewhere"):
+                return
             if copy:
                 new = _respell(target, path, copy)
                 generated = _generated(index, copy)
@@ -309,6 +321,8 @@ class PathCheck:
                             fix=None if generated else ReplaceRefFix(old=target, new=new), commit=removal.commit)
                 return
         package = _package_of(index, path) if what == "file" else None
+        if package is not None and item.data.get("named_elsewhere"):
+            return
         if package is not None:
             new = _respell(target, path, package)
             checker.add(item, "moved-path", Severity.error, f"`{target}` was deleted{when}; it is now the package `{new}`",
@@ -353,7 +367,7 @@ class PathCheck:
 
     def _without_git(self, checker: StalenessChecker, item: Pending) -> None:
         """No history: a missing file that exists elsewhere under the same name probably moved."""
-        if not item.ref.strong or item.data.get("tail"):
+        if not item.ref.strong or item.data.get("tail") or item.data.get("named_elsewhere"):
             return
         target = item.ref.target
         what = "folder" if target.endswith("/") else "file"
