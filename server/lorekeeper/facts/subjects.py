@@ -182,8 +182,7 @@ def _paths_related(sa: _Shape, sb: _Shape) -> bool:
 
 def related(a: str, b: str) -> str | None:
     """Why two texts may speak of one subject ("label", "command", "lead", "words", "paths", "renamed",
-    "yet"), else
-    ``None``. The same fact (the verifier's key) is not a relation: that is a duplicate."""
+    "yet"), else ``None``. The same fact (the verifier's key) is not a relation: that is a duplicate."""
     sa, sb = _shape(a), _shape(b)
     if _DIGITS.sub("#", sa.low) == _DIGITS.sub("#", sb.low):
         # the same sentence but for its numbers: numbered things ("Service 1" / "Service 2") or a value the

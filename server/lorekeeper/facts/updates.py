@@ -614,7 +614,7 @@ def _two_tools_for_one_job(older: str, newer: str, changed: bool) -> Disagreemen
 #: validation" / "`npm run lint` (Biome lint/format)" speak of one command).
 _ROLE_WORDS = {"linter": "lint linter linting validation validate check checks style",
                "formatter": "format formatter formatting style",
-               "type-checker": "type types typecheck typecheck check checks checking",
+               "type-checker": "type types typecheck typechecking check checks checking",
                "test-runner": "test tests testing",
                "import-sorter": "import imports sort sorting"}
 

@@ -740,7 +740,7 @@ def parse_duration(value: Any) -> timedelta | None:
 #: bump version"), which the parse reads as words: another flag or name is another command.
 _BARE_COMMAND = re.compile(r"^\s*(?:[-*+]\s+)?(?:\$\s+)?(?:uv|uvx|just|make|npm|npx|pnpm|yarn|bun|bunx|cargo|go|python3?|pip3?"
                            r"|poetry|pdm|hatch|docker|podman|git|gh|pytest|ruff|mypy|node|deno|kubectl|terraform|gradle"
-                           r"|\./\S+)\s+\S", re.I)
+                           r"|\./\S+)\s+\S")  # (written as typed: "Make sure …", "Go to …" are prose)
 
 
 def _same_command(a: str, b: str) -> bool:
