@@ -16,7 +16,7 @@ from lorekeeper.analysis.compaction import CompactionConfig, plan_compaction
 from lorekeeper.analysis.context.timeline import replaced_part, timeline
 from lorekeeper.app.context import render_context
 from lorekeeper.core.model import DEFAULT_CATEGORY as CATEGORY
-from lorekeeper.facts.subjects import related
+from lorekeeper.facts.subjects import related, related_pairs
 from lorekeeper.workspace import Workspace
 from support import Tree, commit
 
@@ -74,6 +74,50 @@ def test_none_yet_is_related_to_what_names_it_later(tree: Tree) -> None:
     for name in ("compacted/architecture.md", "index.md", "lore context"):
         assert ("- Projects live in `projects/`, each with its own `pyproject.toml` and `Dockerfile`\n"
                 "  - older, 2026-02-15: Early-stage; no projects yet.\n") in shown[name], name
+
+
+def test_a_project_renamed_in_its_commands_is_renamed_in_its_description(tree: Tree) -> None:
+    # terence-python's CLAUDE.md: solar-cli (2026-02-22) became home-mcp (2026-02-25); tech-mcp came next
+    # (2026-03-02), beside it
+    solar = "**solar-cli** (`projects/solar-cli`) — CLI agent that queries solar production data in InfluxDB using Claude's tool-use API"
+    home = "**home-mcp** (`projects/home-mcp`) — MCP server that exposes solar production data from InfluxDB as a tool"
+    tech = "**tech-mcp** (`projects/tech-mcp`) — MCP knowledge base server for cross-repo context, debugging sessions, and MCP interface docs"
+    assert related(solar, home) is None  # alone, two labels of one form are two projects
+    entry(tree, "s1", "Run solar-cli locally: `cd projects/solar-cli && uv run solar-cli --verbose`",
+          "2026-02-22T08:13:20Z", category="architecture")
+    entry(tree, "s2", solar, "2026-02-22T08:13:20Z", category="architecture")
+    entry(tree, "h1", "Run home-mcp locally: `cd projects/home-mcp && uv run home-mcp`", "2026-02-25T10:30:27Z",
+          category="architecture")
+    entry(tree, "h2", home, "2026-02-25T10:30:27Z", category="architecture")
+    entry(tree, "t2", tech, "2026-03-02T06:31:03Z", category="architecture")
+    shown = views(tree)
+    for name in ("compacted/architecture.md", "index.md", "lore context"):
+        assert f"- {home}\n  - older, 2026-02-22: {solar}\n" in shown[name], name
+        assert f"- {tech}\n- " in shown[name] or shown[name].rstrip().endswith(f"- {tech}"), name  # never renamed
+
+
+def test_two_lines_of_one_file_naming_two_projects_are_not_a_rename(tree: Tree) -> None:
+    # terence-python's CLAUDE.md at its HEAD: two projects side by side, each with its build line
+    tree.write("CLAUDE.md", "# Projects\n\n"
+               "- **home-mcp** (`projects/home-mcp`) — MCP server that exposes solar production data from InfluxDB\n"
+               "- **tech-mcp** (`projects/tech-mcp`) — MCP knowledge base server for cross-repo context\n"
+               "- Build home-mcp image: `docker build -t home-mcp:latest projects/home-mcp`\n"
+               "- Build tech-mcp image: `docker build -t tech-mcp:latest projects/tech-mcp`\n")
+    live = [e for e in tree.store().entries if e.live and e.format == "instruction"]
+    whys = {(r.a.content[:12], r.b.content[:12], r.why) for r in related_pairs(live)}
+    assert not any(why == "renamed" and "**" in a for a, _, why in whys), whys
+
+
+def test_one_job_told_with_another_tool_is_related() -> None:
+    # simulacra's CLAUDE.md (2025-04-16), then its AGENTS.md (2025-11-06)
+    assert related("Format code with Black and Flake8 conventions.", "Lint and format with `make lint`.") == "job"
+    assert related("Format code with Black.", "Format code with Ruff.") is not None
+    assert related("Format with Black", "Lint with Ruff") is None  # two jobs
+    assert related("Format with Black", "Format with Prettier") is None  # two languages
+    assert related("Run tests with pytest", "Format with `make lint`") is None
+    # a command listed with what it does is about its command (mcp-web's .cursor rules)
+    assert related("**Testing:** pytest with pytest-xdist for parallelization",
+                   "`task test:parallel` - Run tests in parallel (auto workers)") is None
 
 
 def test_a_rule_restated_wider_or_moved_to_a_nearby_folder_is_related() -> None:

@@ -24,7 +24,12 @@ merge or flag anything. Two memories are related when, in one scope (:func:`.sco
   folders with two (`_blueprint/implement/` / `_blueprint/features/`, "plan mode"); or
 - are one sentence with one name swapped ("Build solar-cli image: `docker build -t solar-cli:latest …`"); or
 - one says there is none of something yet ("Early-stage; no projects yet.") and the other names it
-  ("Projects live in `projects/`, each with its own `pyproject.toml`").
+  ("Projects live in `projects/`, each with its own `pyproject.toml`"); or
+- are two short statements of one job done with another tool, of one language or a task runner
+  ("Format code with Black and Flake8 conventions." / "Lint and format with `make lint`.").
+
+A name swapped in one pair is swapped in the labels too: "Run solar-cli locally: …" / "Run home-mcp
+locally: …" relate "**solar-cli** — CLI agent …" and "**home-mcp** — MCP server …".
 
 Invariant: pure functions of the entries (texts, scopes); no I/O."""
 
@@ -42,8 +47,9 @@ from ..core.model import Entry
 from ..core.text import TEXT_CACHE
 from .parse import stem
 from .scope import apart, is_history
-from .updates import context
+from .updates import context, jobs_of
 from .verify import fact_key
+from .vocabulary import tools_in
 
 #: Commands that run another tool: a command's head is the runner, the tool and its subcommand.
 _RUNNERS = frozenset(("uv run", "poetry run", "pipenv run", "pdm run", "hatch run", "npm run", "pnpm run", "yarn run",
@@ -66,6 +72,9 @@ _WEAK = frozenset("use run make alway never do not don't the a an to for of in o
 WORDS_SHARED = 0.5
 #: How alike two texts are once one name of one is swapped for one of the other's (rapidfuzz ratio).
 RENAMED_RATIO = 90.0
+#: The most words a statement of a job and its tool has ("Lint and format with `make lint`."): a longer
+#: text says more than which tool does the job.
+JOB_WORDS = 12
 
 
 @dataclass(frozen=True)
@@ -182,7 +191,7 @@ def _paths_related(sa: _Shape, sb: _Shape) -> bool:
 
 def related(a: str, b: str) -> str | None:
     """Why two texts may speak of one subject ("label", "command", "lead", "words", "paths", "renamed",
-    "yet"), else ``None``. The same fact (the verifier's key) is not a relation: that is a duplicate."""
+    "yet", "job"), else ``None``. The same fact (the verifier's key) is not a relation: that is a duplicate."""
     sa, sb = _shape(a), _shape(b)
     if _DIGITS.sub("#", sa.low) == _DIGITS.sub("#", sb.low):
         # the same sentence but for its numbers: numbered things ("Service 1" / "Service 2") or a value the
@@ -209,19 +218,61 @@ def related(a: str, b: str) -> str | None:
             return "paths"
     if _renamed(sa, sb):
         return "renamed"
+    if _one_job(a, b):
+        return "job"
     return None
 
 
+#: The words a statement of a job opens with, up to the tool: "Lint and format with", "Format code using".
+_JOB_LEAD = re.compile(r"^\s*(?:(?:[-*+]|\d+[.)])\s+)?([A-Za-z][A-Za-z -]{1,40}?)\s+(?:with|using|via|through)\s", re.I)
+#: Tools that run what a project defines (`make lint`, `just fmt`): they do any job, in any language.
+_RUNS_TASKS = "task-runner"
+
+
+def _one_job(a: str, b: str) -> bool:
+    """Two short statements that name one job (formatting, linting, type checking, testing) and a
+    different tool for it, of one language or a task runner: "Format code with Black and Flake8
+    conventions." / "Lint and format with `make lint`.", each opening with the job. Not "Format with Black"
+    / "Lint with Ruff" (two jobs), nor Black / Prettier (two languages)."""
+    if len(_WORDS.findall(a)) > JOB_WORDS or len(_WORDS.findall(b)) > JOB_WORDS:
+        return False
+    # each opens with the job, as a verb ("Format code with …", "Lint and format with …"): a command listed
+    # with what it does ("`task test:parallel` - Run tests in parallel"), or a label, is about its command
+    lead_a, lead_b = _JOB_LEAD.match(a), _JOB_LEAD.match(b)
+    if lead_a is None or lead_b is None:
+        return False
+    jobs = jobs_of(lead_a.group(1)) & jobs_of(lead_b.group(1))
+    if not jobs or jobs_of(lead_a.group(1).split()[0]) == set() or jobs_of(lead_b.group(1).split()[0]) == set():
+        return False
+    ta, tb = tools_in(a), tools_in(b)
+    if not ta or not tb or ta.keys() & tb.keys():
+        return False
+
+    def doers(tools: dict[str, frozenset[str]]) -> set[str]:
+        """The languages of the tools that do one of ``jobs`` ("" for a task runner)."""
+        return {"" if role == _RUNS_TASKS else role.removesuffix(job) for roles in tools.values() for role in roles
+                for job in jobs if role == _RUNS_TASKS or role == job or role.endswith("-" + job)}
+
+    da, db = doers(ta), doers(tb)
+    return bool(da and db and ("" in da or "" in db or da & db))
+
+
 def _renamed(sa: _Shape, sb: _Shape) -> bool:
+    return _swap(sa, sb) is not None
+
+
+def _swap(sa: _Shape, sb: _Shape) -> tuple[str, str] | None:
+    """The name of ``sa`` that, swapped for one of ``sb``'s, makes the two texts nearly the same (each by its
+    last path part: `solar-cli` / `home-mcp`), else ``None``."""
     only_a, only_b = sorted(sa.names - sb.names)[:6], sorted(sb.names - sa.names)[:6]
     if not only_a or not only_b or abs(len(sa.low) - len(sb.low)) > 0.5 * max(len(sa.low), len(sb.low)):
-        return False
+        return None
     for x in only_a:
         swapped_pattern = re.compile(rf"(?<![\w-]){re.escape(x)}(?![\w-])")
         for y in only_b:
             if fuzz.ratio(swapped_pattern.sub(y, sa.low), sb.low) >= RENAMED_RATIO:
-                return True
-    return False
+                return x.rsplit("/", 1)[-1], y.rsplit("/", 1)[-1]
+    return None
 
 
 def _keys(shape: _Shape) -> set[str]:
@@ -265,5 +316,34 @@ def related_pairs(entries: Sequence[Entry]) -> list[Relation]:
         if why is None or fact_key(a.content) == fact_key(b.content):
             continue
         out.append(Relation(a, b, why))
+    out += _renamed_labels(usable, shapes, out)
     out.sort(key=lambda r: (r.a.id, r.b.id))
+    return out
+
+
+def _renamed_labels(entries: Sequence[Entry], shapes: Sequence[_Shape], found: Sequence[Relation]) -> list[Relation]:
+    """A thing renamed in one memory is renamed where another names it as its label: "Run solar-cli
+    locally: …" / "Run home-mcp locally: …" (one name swapped) relate "**solar-cli** (`projects/solar-cli`) —
+    CLI agent …" and "**home-mcp** (`projects/home-mcp`) — MCP server …", in one scope, though their words
+    differ; a third label of the same form (`tech-mcp`), never swapped, stays apart from both."""
+    swaps: set[frozenset[str]] = set()
+    for r in found:
+        if r.a.format == "instruction" and r.b.format == "instruction" and r.a.location.path == r.b.location.path:
+            continue  # two lines of one file stand side by side: one name beside another, not renamed
+        if r.why == "renamed" and (pair := _swap(_shape(r.a.content), _shape(r.b.content))) and pair[0] != pair[1]:
+            swaps.add(frozenset(pair))
+    if not swaps:
+        return []
+    by_label: dict[str, list[Entry]] = {}
+    for entry, shape in zip(entries, shapes, strict=True):
+        if shape.label:
+            by_label.setdefault(shape.label, []).append(entry)
+    known = {frozenset((r.a.id, r.b.id)) for r in found}
+    out: list[Relation] = []
+    for pair in sorted(swaps, key=sorted):
+        x, y = sorted(pair)
+        for a in by_label.get(x, ()):
+            for b in by_label.get(y, ()):
+                if frozenset((a.id, b.id)) not in known and not apart(a, b):
+                    out.append(Relation(a, b, "renamed"))
     return out

@@ -598,7 +598,7 @@ def _two_tools_for_one_job(older: str, newer: str, changed: bool) -> Disagreemen
             if b_name in ta or not (a_roles & b_roles):
                 continue
             said_a, said_b = _sentence_with(older, a_name), _sentence_with(newer, b_name)
-            jobs_a, jobs_b = _jobs(said_a), _jobs(said_b)
+            jobs_a, jobs_b = jobs_of(said_a), jobs_of(said_b)
             if jobs_a and jobs_b and not jobs_a & jobs_b:
                 continue  # each names another job ("Use Black for formatting" / "Use Ruff for linting")
             # the words that tell the job both name are the subject they share, however each words it
@@ -622,7 +622,7 @@ _ROLE_WORDS = {"linter": "lint linter linting validation validate check checks s
 _JOB_STEMS = {kind: frozenset(stem(w) for w in words.split()) for kind, words in _ROLE_WORDS.items()}
 
 
-def _jobs(text: str) -> set[str]:
+def jobs_of(text: str) -> set[str]:
     """The jobs a text says a tool does ("linter", "formatter"...): a text about formatting is not about
     linting."""
     said = context(text)
