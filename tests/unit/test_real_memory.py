@@ -100,9 +100,14 @@ def test_an_entry_a_newer_one_states_word_for_word_goes_into_it(tree: Tree) -> N
     p, store = plan(tree)
     merged = sorted((op.sources[0], op.result["id"]) for op in p.operations if op.op == "merge")
     assert merged == [("dir1", "dir2"), ("tests1", "tests2")]
-    found = {(f.entry, f.kind) for f in memory_findings(store, CompactionConfig())}
+    findings = memory_findings(store, CompactionConfig())
+    found = {(f.entry, f.kind) for f in findings}
     assert {("dir1", "near-duplicate"), ("tests1", "near-duplicate")} <= found
-    assert not {e for e, kind in found if kind == "near-duplicate"} & {"uv1", "uv2", "other"}
+    assert not {e for e, kind in found if kind == "near-duplicate"} & {"uv1", "other"}
+    # the newer that says less is reported, with the older it repeats, and no fix: which stays is the team's
+    [part] = [f for f in findings if f.entry == "uv2"]
+    assert part.kind == "near-duplicate" and part.fix is None and "says part of what the older uv1" in part.message
+    assert [r["entry"] for r in part.related] == ["uv1"]
 
 
 @pytest.mark.parametrize(("older", "newer"), [

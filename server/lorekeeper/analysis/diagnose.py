@@ -78,6 +78,7 @@ def duplicate_findings(store: Store, config: CompactionConfig, search: SearchMem
         for op in planner.operations:
             _report(op, by_id, reported, last)
     findings: list[Finding] = list(chain.from_iterable(map(itemgetter(2), reported.values())))
+    findings += _said_in_part(planner.near_kept, reported)
     if search is not None:
         search.reported = reported
         search.near_ops = list(planner.near_ops)
@@ -106,6 +107,26 @@ def duplicate_findings(store: Store, config: CompactionConfig, search: SearchMem
     if search is not None:
         search.diagnosed["contradictions"] = (store.serial, saying)
     return findings
+
+
+def _said_in_part(pairs: list[tuple[Entry, Entry]],
+                  reported: dict[int, tuple[Any, tuple[Entry, ...], list[Finding]]]) -> list[Finding]:
+    """A newer entry that says part of what an older one says, in its words ("Run all Python commands
+    with `uv run`." after "Manage dependencies with `uv` and run all python commands with `uv run`"): an
+    agent reads it twice, but the newer may have dropped the rest on purpose, so no fix; not where an
+    operation already joins the two."""
+    joined = {frozenset((a.id, b.id)) for _, members, _ in reported.values() for a in members for b in members}
+    out: list[Finding] = []
+    for newer, older in pairs:
+        if frozenset((newer.id, older.id)) in joined:
+            continue
+        out.append(Finding(
+            kind="near-duplicate", severity=Severity.info, source=newer.location.path,
+            line=newer.location.start_line, entry=newer.id,
+            message=(f"says part of what the older {older.id} ({older.where()}) says, in its words: an agent reads it "
+                     "twice; it may have dropped the rest on purpose, so bring them together by hand or keep both"),
+            related=[_related(older, "the older entry, which says more")]))
+    return out
 
 
 def _contradiction(entry: Entry, other: Entry, newer: bool, older: Entry, newest: Entry, reason: str) -> Finding:

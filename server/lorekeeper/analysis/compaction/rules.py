@@ -115,6 +115,9 @@ class Planner:
         self.regrouped_ops: tuple[list[PlanOperation], list[PlanOperation], tuple[Grouped, int]] | None = None
         #: The operations :meth:`near_merge` planned (not part of :attr:`search`'s kept answer).
         self.near_ops: list[PlanOperation] = []
+        #: Pairs (newer, older) where the newer entry says part of what the older says, in its words: not
+        #: merged (it may have dropped the rest on purpose), reported (:meth:`near_merge`).
+        self.near_kept: list[tuple[Entry, Entry]] = []
 
     # -- helpers ---------------------------------------------------------------------------------
 
@@ -294,9 +297,11 @@ class Planner:
         goes into that other, of the same scope (:func:`.scope.apart`), when that other is not older: a
         newer text that says less may have dropped something on purpose, and then both stay. Of several
         that say more, the fullest keeps it. The operations are :attr:`near_ops` too (an editor's search
-        kept between saves finds them again each time: they are few)."""
+        kept between saves finds them again each time: they are few); the pairs kept because the newer says
+        less are :attr:`near_kept`, reported without a fix."""
         pool = [e for e in self.available(writable_only=False) if not is_history(e.content)]
         self.near_ops = []
+        self.near_kept = []
         if len(pool) < 2:
             return
         words = [words_of(e.content) for e in pool]
@@ -307,9 +312,11 @@ class Planner:
                 a, b = pool[less], pool[more]
                 if (a.rewritable and words[less] <= words[more] and not apart(a, b)
                         and b.id not in a.coexists_with and a.id not in b.coexists_with
-                        and _same_command(a.content, b.content) and within(a.content, b.content)
-                        and _not_older(b, a, self.dated)):
-                    into[less].append(more)
+                        and _same_command(a.content, b.content) and within(a.content, b.content)):
+                    if _not_older(b, a, self.dated):
+                        into[less].append(more)
+                    else:
+                        self.near_kept.append((a, b))
         size = [fact_size(e.content) for e in pool]
         gone: set[int] = set()
         for more in sorted({m for ms in into.values() for m in ms}, key=lambda k: (-size[k], k)):
