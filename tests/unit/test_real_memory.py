@@ -482,6 +482,28 @@ def test_a_list_of_commands_written_as_a_block_elsewhere_is_one_finding_with_no_
     assert not [f for f in repeat_findings(tree.store().entries) if f.source == "AGENTS.md" and f.line > 3]
 
 
+def test_the_label_written_the_same_before_each_form_is_named_with_them(tree: Tree) -> None:
+    # awesome-claude-md: CLAUDE.md's list and copilot-instructions.md's block under one label
+    label = "Target repositories from key opinion leaders and expert organizations:\n"
+    tree.write("CLAUDE.md", "# CLAUDE.md\n\n### KOL Search\n" + label +
+               "- `filename:CLAUDE.md user:anthropics` - AI experts and Claude creators\n"
+               "- `filename:CLAUDE.md user:pydantic` - Python validation library experts\n")
+    tree.write(".github/copilot-instructions.md", "# Copilot\n\n#### KOL Search\n" + label +
+               "```\nfilename:CLAUDE.md user:anthropics       # AI experts and Claude creators\n"
+               "filename:CLAUDE.md user:pydantic         # Python validation library experts\n```\n")
+    [finding] = [f for f in repeat_findings(tree.store().entries) if f.source == ".github/copilot-instructions.md"]
+    assert (finding.kind, finding.line, finding.fix) == ("near-duplicate", 5, None)
+    assert [(r["source"], r["line"], r["message"]) for r in finding.related] == [
+        ("CLAUDE.md", 5, "the same command, as a list item"), ("CLAUDE.md", 6, "the same command, as a list item"),
+        (".github/copilot-instructions.md", 4, "the same label, before each form"),
+        ("CLAUDE.md", 4, "the same label, before each form")]
+    # another label before the block: only the commands are named
+    tree.write(".github/copilot-instructions.md", "# Copilot\n\n#### KOL Search\nRun these searches:\n"
+               "```\nfilename:CLAUDE.md user:anthropics\nfilename:CLAUDE.md user:pydantic\n```\n")
+    [finding] = [f for f in repeat_findings(tree.store().entries) if f.source == ".github/copilot-instructions.md"]
+    assert [r["line"] for r in finding.related] == [5, 6]
+
+
 def test_a_shorter_copy_whose_every_sentence_the_longer_states_is_a_repeat(tree: Tree) -> None:
     # deadonfilm: copilot-instructions.md restates CLAUDE.md's rules, shorter; the longer's other
     # sentences ("Don't use `aria-hidden` …", "Exception: …") do not make the shorter say another thing

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from functools import lru_cache
+from typing import Any
 
 from ..core.candidates import rare_key_pairs
 from ..core.model import Entry, Finding, RemoveRepeatFix, Severity
@@ -369,20 +370,49 @@ def repeat_findings(entries: Iterable[Entry], sources: Iterable[str] = (), parap
         findings.append(_by_hand("duplicate", label, others, "the same label, introducing other lines",
                                  f"repeats {', '.join(_where(o) for o in others)}, but the lines each introduces "
                                  "differ: bring them together by hand"))
+    _, lines = _labels_and_lines(entries, MIN_FACT_WORDS)
     for block, bullets in listed_in_code(entries):
         findings.append(_by_hand("near-duplicate", block, bullets, "the same command, as a list item",
                                  f"its commands are listed as items too ({', '.join(_where(b) for b in bullets)}): an "
-                                 "agent that loads both reads them twice; keep one form by hand"))
+                                 "agent that loads both reads them twice; keep one form by hand",
+                                 _same_label(block, bullets, lines)))
     return findings
 
 
-def _by_hand(kind: str, unit: Entry, others: list[Entry], what: str, message: str) -> Finding:
+def _same_label(block: Entry, bullets: list[Entry], lines: dict[str, list[Entry]]) -> list[dict[str, Any]]:
+    """The two forms of one list under one label written the same ("Target repositories from key opinion
+    leaders and expert organizations:" before the list in one file, before the block in the other): each
+    copy of the label, named with them (it goes with the form that goes); none where the labels differ."""
+    mine = _label_before(block, lines)
+    if mine is None:
+        return []
+    theirs = {id(x): x for b in bullets if (x := _label_before(b, lines)) is not None
+              and x.location.path != block.location.path and _normal(x.content) == _normal(mine.content)}
+    return [{"source": x.location.path, "line": x.location.start_line, "entry": x.id,
+             "message": "the same label, before each form"} for x in (mine, *theirs.values())] if theirs else []
+
+
+def _label_before(unit: Entry, lines: dict[str, list[Entry]]) -> Entry | None:
+    """The line right before ``unit`` in its file (at most one blank line between), where it introduces
+    what follows ("…:")."""
+    siblings = lines.get(unit.location.path, [])
+    before = [e for e in siblings if e.location.end_line < unit.location.start_line]
+    if not before:
+        return None
+    last = max(before, key=lambda e: e.location.end_line)
+    if unit.location.start_line - last.location.end_line > 2 or last.source == "heading" or not _introduces(last.content):
+        return None
+    return last
+
+
+def _by_hand(kind: str, unit: Entry, others: list[Entry], what: str, message: str,
+             also: list[dict[str, Any]] | None = None) -> Finding:
     """A repeat with no fix (which form stays is the team's to say), on ``unit``, naming ``others``, each
-    as ``what``."""
+    as ``what``, then ``also``."""
     return Finding(kind=kind, severity=Severity.info, message=message, source=unit.location.path,
                    line=unit.location.start_line, entry=unit.id,
-                   related=[{"source": o.location.path, "line": o.location.start_line, "entry": o.id, "message": what}
-                            for o in others])
+                   related=[*({"source": o.location.path, "line": o.location.start_line, "entry": o.id, "message": what}
+                              for o in others), *(also or ())])
 
 
 def _without(text: str, start: int, end: int) -> str:
