@@ -96,6 +96,15 @@ def test_a_newer_text_that_drops_a_name_is_an_update_not_a_duplicate() -> None:
     assert not dropped.ok and "redis" in dropped.reason
 
 
+def test_an_abbreviation_written_with_dots_names_nothing() -> None:
+    # cline's CLAUDE.md and its .clinerules: "e.g." on one side only is no name the other drops
+    older = "Adding enums (e.g. `ClineSay`) → also update `src/shared/proto-conversions/cline-message.ts`."
+    newer = ("**Adding new enum values** (like a new `ClineSay` type) requires updating conversion mappings in "
+             "`src/shared/proto-conversions/cline-message.ts`")
+    assert vouch(older, newer, 0.92, 0.75).ok
+    assert not vouch(older, newer.replace("`ClineSay`", "`ClineAsk`"), 0.92, 0.75).ok  # names still count
+
+
 def test_neighbours_come_from_a_blocked_product_and_respect_the_threshold() -> None:
     rng = np.random.default_rng(7)
     vectors = rng.normal(size=(50, 16)).astype(np.float32)

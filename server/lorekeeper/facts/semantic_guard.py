@@ -65,6 +65,9 @@ _RESTRICTION = re.compile(r"\b(?:only|exclusively|solely|except|unless|just|rest
 PROHIBITIONS = frozenset("forbidden banned prohibited disallowed".split())
 _CLAUSE_SPLIT = re.compile(r"[,;.()—:]|\bbut\b|\band\b")
 _WORD_RUN = re.compile(r"\w+")
+#: Abbreviations written with dots, which name nothing ("Adding enums (e.g. `ClineSay`)").
+_ABBREVIATIONS = frozenset({"e.g", "e.g.", "i.e", "i.e.", "etc", "etc.", "vs", "vs.", "cf", "cf.", "a.k.a", "a.k.a.",
+                            "approx", "approx."})
 
 
 def names(text: str) -> tuple[set[str], set[str]]:
@@ -86,6 +89,7 @@ def names(text: str) -> tuple[set[str], set[str]]:
             exact.add(m.lower().rstrip("./"))
     exact |= set(parse.RAW_NUMBER.findall(text))
     loose = set(tools_in(text)) | {m.lower() for m in _CAPITAL.findall(body)} | listed
+    exact -= _ABBREVIATIONS
     exact.discard("")
     return exact, loose - exact
 
