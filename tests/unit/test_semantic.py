@@ -105,6 +105,16 @@ def test_an_abbreviation_written_with_dots_names_nothing() -> None:
     assert not vouch(older, newer.replace("`ClineSay`", "`ClineAsk`"), 0.92, 0.75).ok  # names still count
 
 
+def test_a_list_items_number_and_its_bold_label_are_no_names_it_states() -> None:
+    # nftbk's memory bank: progress.md's numbered roadmap items, restated in techContext.md
+    assert vouch("2. ⬜ **IPFS Gateway Improvements**: Add gateway rotation and fallbacks",
+                 "- Adding IPFS gateway rotation and fallbacks", 0.92, 0.75).ok
+    assert vouch("5. **Structured Logging**: Using tracing for flexible and contextual logging",
+                 "- **tracing**: Structured, contextual logging", 0.94, 0.75).ok
+    # a number inside the text is still one it states
+    assert not vouch("1. Run the suite with 2 workers", "- Run the suite with 4 workers", 0.95, 0.75).ok
+
+
 def test_neighbours_come_from_a_blocked_product_and_respect_the_threshold() -> None:
     rng = np.random.default_rng(7)
     vectors = rng.normal(size=(50, 16)).astype(np.float32)

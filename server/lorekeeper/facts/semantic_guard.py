@@ -43,7 +43,7 @@ _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 #: where a run of its characters starts: a local part is read once (possessive, from its start only),
 #: and each domain once (atomic: the one :data:`_EMAIL` takes).
 _EMAILS = re.compile(r"(?<![\w.+-])(?:[\w.+-]++@(?>[\w-]+(?:\.[\w-]+)+))+")
-_HEADING = re.compile(r"^\s*(?:[-*+]\s+)?\*\*[^*]+\*\*\s*:?")
+_HEADING = re.compile(r"^\s*(?:(?:[-*+]|\d{1,3}[.)])\s+)?(?:[⬜☐✅✔☑]\s*)?\*\*[^*]+\*\*\s*:?")
 _CAPITAL = re.compile(r"(?<=[a-z0-9,;)] )[A-Z][A-Za-z]+")
 #: A path-like run. It starts only where a run of its characters starts: from any other character of
 #: the run it would find the same ``/`` or none (and a run is read once, possessively, not once from
@@ -65,6 +65,9 @@ _RESTRICTION = re.compile(r"\b(?:only|exclusively|solely|except|unless|just|rest
 PROHIBITIONS = frozenset("forbidden banned prohibited disallowed".split())
 _CLAUSE_SPLIT = re.compile(r"[,;.()—:]|\bbut\b|\band\b")
 _WORD_RUN = re.compile(r"\w+")
+#: The marker of a list item: its number is where the item stands in its list ("2. ⬜ **IPFS Gateway
+#: Improvements**: …"), not a number the text states.
+_LIST_MARKER = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
 #: Abbreviations written with dots, which name nothing ("Adding enums (e.g. `ClineSay`)").
 _ABBREVIATIONS = frozenset({"e.g", "e.g.", "i.e", "i.e.", "etc", "etc.", "vs", "vs.", "cf", "cf.", "a.k.a", "a.k.a.",
                             "approx", "approx."})
@@ -87,7 +90,7 @@ def names(text: str) -> tuple[set[str], set[str]]:
             exact.discard(m.lower())
         else:
             exact.add(m.lower().rstrip("./"))
-    exact |= set(parse.RAW_NUMBER.findall(text))
+    exact |= set(parse.RAW_NUMBER.findall(_LIST_MARKER.sub("", text, count=1)))
     loose = set(tools_in(text)) | {m.lower() for m in _CAPITAL.findall(body)} | listed
     exact -= _ABBREVIATIONS
     exact.discard("")
@@ -164,7 +167,7 @@ def _read(text: str) -> _Text:
     statement = parse.parse(text)
     words = frozenset(t.text for t in statement.tokens if not t.literal) - parse.CLAUSE_WORDS
     pins = frozenset({(t.code or "").strip("\x03").lower() for t in statement.tokens if t.code} - {""}
-                     | set(parse.RAW_NUMBER.findall(text)))
+                     | set(parse.RAW_NUMBER.findall(_LIST_MARKER.sub("", text, count=1))))
     return _Text(statement, names(text), words, Counter(t.text for t in statement.tokens),
                  bool(_RESTRICTION.search(text)), _negated(text), bool(_PASSIVE.search(text)), pins)
 
