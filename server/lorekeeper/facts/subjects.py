@@ -242,8 +242,8 @@ def _one_job(a: str, b: str) -> bool:
     if lead_a is None or lead_b is None:
         return False
     jobs = jobs_of(lead_a.group(1)) & jobs_of(lead_b.group(1))
-    if not jobs or jobs_of(lead_a.group(1).split()[0]) == set() or jobs_of(lead_b.group(1).split()[0]) == set():
-        return False
+    if not jobs or not jobs_of(lead_a.group(1).split()[0]) or not jobs_of(lead_b.group(1).split()[0]):
+        return False  # (the first word is the job: "Use X with Y" is not a statement of a job)
     ta, tb = tools_in(a), tools_in(b)
     if not ta or not tb or ta.keys() & tb.keys():
         return False
