@@ -49,6 +49,9 @@ PARAPHRASES = [
 ]
 NEVER = [
     ("Max line length is 100", "Max line length is 120", 0.99),
+    # jemdzem's CLAUDE.md: two commands of one tool (MiniLM: 0.75); and in code spans
+    ("uv run ruff check .", "uv run ruff format .", 0.75),
+    ("Commit with `git commit -s` often.", "Push with `git push` often.", 0.85),
     ("Run unit tests with pytest -q", "Run integration tests with pytest -m integration", 0.80),
     ("Staging uses Let's Encrypt certificates managed by cert-manager.",
      "Production uses Let's Encrypt certificates managed by cert-manager.", 0.93),

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from . import parse, verify
+from .subjects import commands_in
 from .vocabulary import tools_in
 
 
@@ -193,7 +194,7 @@ def vouch(a: str, b: str, cosine: float, threshold: float) -> Vouch:
         return Vouch(True, verdict.reason)
     if verdict.verdict == "conflict":
         return Vouch(False, f"a conflict: {verdict.reason}")
-    other_name = _another_label(a, b) or _another_flag(a, b) or _another_target(a, b)
+    other_name = _another_label(a, b) or _another_flag(a, b) or _another_target(a, b) or _another_subcommand(a, b)
     if other_name:
         return Vouch(False, other_name)
     if only_a and only_b:
@@ -316,6 +317,18 @@ def _another_target(a: str, b: str) -> str:
         other = sorted(t for r, t in tb - ta if r == runner)
         if other:
             return f"another target of {runner} ({target} / {other[0]})"
+    return ""
+
+
+def _another_subcommand(a: str, b: str) -> str:
+    """One tool, another subcommand: `uv run ruff check .` is not `uv run ruff format .`, nor `git push`
+    `git commit`."""
+    ca, cb = commands_in(a), commands_in(b)
+    for x in sorted(ca - cb):
+        tool, _, sub = x.rpartition(" ")
+        other = sorted(y.rpartition(" ")[2] for y in cb - ca if y.rpartition(" ")[0] == tool)
+        if tool and other and sub not in other:
+            return f"another command of {tool} ({sub} / {other[0]})"
     return ""
 
 

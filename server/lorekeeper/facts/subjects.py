@@ -143,6 +143,13 @@ def _shape(text: str) -> _Shape:
                   opens.group(1).lower() if opens else None, absent)
 
 
+def commands_in(text: str) -> frozenset[str]:
+    """What the commands a text runs run: each as its runner, tool and subcommand (`uv run ruff check`),
+    and its tool and subcommand (`ruff check`), from its code spans, or from the line itself where it is
+    a bare command ("uv run ruff check .")."""
+    return _shape(text).commands
+
+
 #: "no projects yet", "No tests so far", "none of the services yet": a state that lasts until the thing is made.
 _NONE_YET = re.compile(r"\b(?:no|none of the)\s+(?P<what>[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*)?)\s+(?:yet|so far)\b", re.I)
 
