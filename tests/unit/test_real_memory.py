@@ -590,6 +590,32 @@ def test_repeats_in_other_words_are_found_with_the_semantic_stage_and_never_remo
     assert not [p for p in found if p[0].startswith("memory-bank") or p[2].startswith("memory-bank")]
 
 
+# nftbk's memory bank (a roadmap item in four files, one of them twice) and cline's overview (a topic
+# named in a list under one heading, described under another)
+SCOPED = {
+    "memory-bank/progress.md": "# Progress\n\n## What Works\n\n- ⬜ IPFS gateway rotation and fallbacks\n\n"
+                               "## Next Steps\n\n1. ⬜ **IPFS Gateway Improvements**: Add gateway rotation and fallbacks\n",
+    "memory-bank/activeContext.md": "# Active Context\n\n## Next\n\n- IPFS gateway rotation and fallbacks\n",
+    "memory-bank/techContext.md": "# Tech\n\n## Planned\n\n- Adding IPFS gateway rotation and fallbacks\n",
+    ".clinerules/overview.md": "# Overview\n\n## State\n\nThe StateManager stores:\n- API configurations\n- MCP servers\n\n"
+                              "## MCP\n\n- **MCP Marketplace**: Online catalog of available MCP servers\n"
+                              "- **API Configuration**: User settings for API keys and endpoints\n",
+}
+
+
+@pytest.mark.slow
+def test_in_other_words_only_statements_of_one_scope_and_every_copy_of_a_repeated_line(tree: Tree) -> None:
+    write_all(tree, SCOPED)
+    found = json.loads(lore("repeats", "--semantic", "--json", cwd=tree.root).stdout)["repeats"]
+    named = [{(x["path"], x["line"]) for x in (r["kept"], *r["copies"], *r.get("also", []))} for r in found]
+    # the roadmap item: the numbered one says most and is kept; the identical line under another heading
+    # of its file is named with its copy
+    assert {("memory-bank/progress.md", 9), ("memory-bank/activeContext.md", 5), ("memory-bank/techContext.md", 5),
+            ("memory-bank/progress.md", 5)} in named, named
+    # a fragment in a list is no restatement of a sentence under another heading
+    assert not [n for n in named if (".clinerules/overview.md", 7) in n or (".clinerules/overview.md", 8) in n]
+
+
 @pytest.mark.parametrize(("older", "newer", "why"), [
     ("**Initialize database:** `uv run alembic upgrade head`", "**Apply migrations:** `uv run alembic upgrade head`",
      "another label"),
@@ -598,6 +624,12 @@ def test_repeats_in_other_words_are_found_with_the_semantic_stage_and_never_remo
     ("just release 0.2.0   # bump version, commit, and tag", "just start-release 0.2.0   # bump version, commit, tag, and push",
      "another target of just"),
     ("uv run ruff check .", "uv run ruff check --fix .", "another command"),
+    # jemdzem: two commands of one tool; cline's overview: two labels each with a word of its own, before
+    # other words; mcp-web: a short phrase with one word swapped
+    ("uv run ruff check .", "uv run ruff format .", "another command of ruff"),
+    ("**MCP Connections**: Manages connections to external MCP servers",
+     "**MCP Tools & Resources**: Capabilities exposed by connected servers", "another label"),
+    ("Task format validation", "Task format specification", "another thing of the same kind"),
 ])
 def test_the_semantic_guard_never_vouches_for_another_command_or_purpose(older: str, newer: str, why: str) -> None:
     from lorekeeper.facts.semantic_guard import vouch

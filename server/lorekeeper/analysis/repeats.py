@@ -47,6 +47,11 @@ DEFAULT_SOURCES = ("AGENTS.md", "CLAUDE.md", "GEMINI.md", ".github/copilot-instr
 MIN_FACT_WORDS = 2
 
 
+#: Words that state something a unit needs to be found restated in other words: a fragment ("Push
+#: commits", "**Error Handling**") is close to many sentences about its topic.
+PARAPHRASE_MIN_WORDS = 3
+
+
 @dataclass(frozen=True)
 class Repeat:
     """One fact stated by several instruction units: ``kept`` stays, each of ``copies`` may go."""
@@ -212,8 +217,13 @@ def repeats(entries: Iterable[Entry], sources: Iterable[str] = (), paraphrases: 
         joined: dict[int, list[str]] = {}
         pairs = _near_pairs(units)
         if paraphrases is not None:
+            # in other words, only two statements of one scope: a document that names a topic in a list
+            # ("- MCP servers") and describes it under another heading ("**MCP Marketplace**: Online catalog
+            # of available MCP servers") says two things about it, and a nested file's `src/config/` is
+            # another folder's
             pairs += [(i, j) for i, j in paraphrases([e.content for e in units])
-                      if may_be_one(units[i].content, units[j].content) and not apart_projects(units[i], units[j])]
+                      if may_be_one(units[i].content, units[j].content) and not apart(units[i], units[j])
+                      and min(fact_size(units[i].content), fact_size(units[j].content)) >= PARAPHRASE_MIN_WORDS]
         direct = {frozenset((units[i].id, units[j].id)) for i, j in pairs}
         for n, (i, j) in enumerate(pairs):
             joined.setdefault(i, []).append(f"\x01near{n}")
@@ -242,8 +252,18 @@ def repeats(entries: Iterable[Entry], sources: Iterable[str] = (), paraphrases: 
                 if copies:
                     exact = all(_normal(c.content) == _normal(kept.content) for c in copies)
                     out.append(Repeat(kept, copies, exact))
+            # a unit left alone that states a copy's fact itself (the same words: "⬜ IPFS gateway rotation
+            # and fallbacks" beside a copy "IPFS gateway rotation and fallbacks" of "⬜ **IPFS Gateway
+            # Improvements**: Add gateway rotation and fallbacks", under another heading of the kept one's
+            # file) is named with that copy's repeat
+            for left in members:
+                own = set(keys(left)) - set(joined.get(position[id(left)], ()))
+                for k in range(first, len(out)):
+                    if any(own & set(keys(e)) for e in out[k].copies):
+                        out[k] = Repeat(out[k].kept, out[k].copies, out[k].exact, (*out[k].also, left))
+                        break
             if len(out) - first > 1:  # one group told in several repeats: each names the group's other units
-                whole = {id(e) for r in out[first:] for e in (r.kept, *r.copies)}
+                whole = {id(e) for r in out[first:] for e in (r.kept, *r.copies, *r.also)}
                 for k in range(first, len(out)):
                     mine = {id(out[k].kept), *map(id, out[k].copies)}
                     rest = tuple(e for e in group if id(e) in whole and id(e) not in mine)

@@ -59,6 +59,8 @@ _PASSIVE = re.compile(r"\b(?:is|are|was|were|be|been|being|gets?|got)\s+(?:\w+ly
 _OPPOSITES = {frozenset(p) for p in (("add", "drop"), ("automat", "manual"), ("success", "fail"), ("web", "mobil"),
                                      ("setup", "teardown"), ("creat", "delet"))}
 SUBSUMED_MARGIN = 0.2
+#: The most words of a phrase in which one word swapped for another names another thing.
+SWAPPED_MAX_WORDS = 4
 #: How much closer than the threshold two texts naming the same literals need not be.
 LITERALS_MARGIN = 0.1
 #: Words that restrict a statement: "runs on Chromium only" is not subsumed by "runs on chromium, firefox".
@@ -215,6 +217,10 @@ def vouch(a: str, b: str, cosine: float, threshold: float) -> Vouch:
     if only_b and xa:
         return Vouch(False, f"the newer text names {sorted(only_b)[0]} in other words: another fact")
     kinds = _modified(sa, xa) & _modified(sb, xb)
+    if len(xa) == len(xb) == 1 and max(len(wa), len(wb)) <= SWAPPED_MAX_WORDS and not (ra.names[0] or rb.names[0]):
+        # a short phrase with one word swapped names another thing ("Task format validation" / "Task
+        # format specification"), unless a name pins what both are about
+        return Vouch(False, f"another thing of the same kind ({next(iter(xa))} / {next(iter(xb))})")
     if kinds or any(frozenset((x, y)) in _OPPOSITES for x in xa for y in xb):
         return Vouch(False, f"another thing of the same kind ({', '.join(sorted(xa))} / {', '.join(sorted(xb))})")
     if (only_b or xb) and not xa:
@@ -292,10 +298,19 @@ def _another_label(a: str, b: str) -> str:
     wa = {parse.stem(w) for w in re.findall(r"[a-z]+", la.group("label").lower())}
     wb = {parse.stem(w) for w in re.findall(r"[a-z]+", lb.group("label").lower())}
     # labels that share no word name two things ("Model Gating" / "Model-level gating" name one); so do
-    # labels one of which adds an action ("Migrations" is the tool, "Apply migrations" the command)
-    if not wa & wb or (wa ^ wb) & _ACTIONS:
+    # labels one of which adds an action ("Migrations" is the tool, "Apply migrations" the command), and
+    # labels that each have a word the other lacks, before other words ("MCP Connections: Manages
+    # connections to …" / "MCP Tools & Resources: Capabilities exposed by …"; not "Verify token: `GET …`" /
+    # "Verify quickly: `GET …`")
+    own = bool(wa - wb and wb - wa) and _rest(a, la.end()) != _rest(b, lb.end())
+    if not wa & wb or (wa ^ wb) & _ACTIONS or own:
         return f"another label ({la.group('label').strip()} / {lb.group('label').strip()})"
     return ""
+
+
+def _rest(text: str, at: int) -> str:
+    """What a text says after its label, white space and a closing stop aside."""
+    return " ".join(text[at:].lower().split()).rstrip(" .;")
 
 
 #: Verbs that, added to a label, make it name a task rather than a thing ("Apply migrations").

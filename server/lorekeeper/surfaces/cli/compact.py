@@ -234,7 +234,7 @@ def repeats_command(
             {**where(c), "same_text": r.exact or c.content.split() == r.kept.content.split(),
              "removable": not says_more(c.content, r.kept.content),
              "read_twice_by": read_twice(c, r.kept)[0], "read_twice_sometimes_by": read_twice(c, r.kept)[1]}
-            for c in r.copies]} for r in found],
+            for c in r.copies], "also": [where(e) for e in r.also]} for r in found],
             "removable": len(removable), "applied": record.id if record is not None else None})
         return
     if not found:
@@ -249,6 +249,9 @@ def repeats_command(
             if always or some:
                 note += "; read twice by " + ", ".join(always + [f"{name} (some files)" for name in some])
             out.print(f"  {escape(copy.location.path)}:{copy.location.start_line} [dim]({note})[/] {escape(_one_line(copy.content))}")
+        for other in repeat.also:
+            out.print(f"  {escape(other.location.path)}:{other.location.start_line} [dim](the same fact; stays)[/] "
+                      f"{escape(_one_line(other.content))}")
     if not apply:
         op = removal(store, removable, "preview") if removable else None
         for change in op.changes if op is not None else []:
