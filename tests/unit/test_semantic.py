@@ -6,8 +6,10 @@ all-MiniLM-L6-v2 (a few seconds: marked slow)."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -21,7 +23,7 @@ from lorekeeper.analysis.compaction import CompactionConfig, enabled, plan_compa
 from lorekeeper.analysis.compaction.rules import Planner
 from lorekeeper.analysis.compaction.semantic import semantic_fuse
 from lorekeeper.analysis.semantic import neighbours, vouch
-from lorekeeper.analysis.semantic.vectors import vectors_for
+from lorekeeper.analysis.semantic.vectors import cached_neighbours, vectors_for
 from lorekeeper.workspace import Workspace
 from support import Tree, lore
 
@@ -158,6 +160,26 @@ def test_vectors_are_cached_by_content_and_model(tree: Tree) -> None:
     other.model_id = "test:another-model"
     vectors_for(ws, ["alpha fact"], other.model_id, lambda: other)
     assert other.seen == ["alpha fact"], "another model never reads this model's vectors"
+
+
+def test_a_workspace_without_lore_reads_its_vectors_back_from_the_user_cache(tree: Tree) -> None:
+    shutil.rmtree(tree.root / ".lore")  # instruction files only: the caches live in the user's cache folder
+    ws = Workspace(tree.root)
+    assert not ws.cache_dir.is_relative_to(tree.root)
+    texts = ["alpha fact", "beta fact"]
+    vectors = vectors_for(ws, texts, "test:counting", CountingEmbedder)
+    found = cached_neighbours(ws, "test:counting", texts, vectors, -1.0)
+    again = CountingEmbedder()
+    assert np.allclose(vectors_for(Workspace(tree.root), texts, again.model_id, lambda: again), vectors, atol=1e-3)
+    assert again.seen == [], "a warm run never loads the model"
+    kept = next(ws.cache_dir.glob("neighbours-*.npz"))
+    with np.load(kept) as data:  # the same key with another score: read back, not computed again
+        buffer = io.BytesIO()
+        np.savez(buffer, key=data["key"], i=data["i"], j=data["j"], score=np.full(len(data["score"]), 0.5))
+    kept.write_bytes(buffer.getvalue())
+    assert found and cached_neighbours(Workspace(tree.root), "test:counting", texts, vectors, -1.0) == [
+        (i, j, 0.5) for i, j, _ in found]
+    assert not (tree.root / ".lore").exists()
 
 
 def test_a_damaged_vector_cache_is_ignored(tree: Tree) -> None:

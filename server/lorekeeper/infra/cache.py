@@ -49,13 +49,20 @@ def usable(root: Path, folder: Path) -> bool:
     return home(root, folder) is not None
 
 
-def read_json(root: Path, folder: Path, name: str, limit: int = 512 * 1024 * 1024) -> Any | None:
-    """A cache file's JSON, or ``None`` when it is missing, unreadable, unsafe or not JSON."""
+def read(root: Path, folder: Path, name: str, limit: int = 512 * 1024 * 1024) -> bytes:
+    """A cache file's bytes, read inside its :func:`home` (the workspace, or the user's cache folder for a
+    workspace that has no ``.lore/``); raises ``OSError`` (``FileNotFoundError`` when it is missing) or
+    ``ValueError`` (unsafe, over ``limit``)."""
     base = home(root, folder)
     if base is None:
-        return None
+        raise ValueError(f"{folder}: not a usable cache folder")
+    return read_bytes(folder / name, limit, base)
+
+
+def read_json(root: Path, folder: Path, name: str, limit: int = 512 * 1024 * 1024) -> Any | None:
+    """A cache file's JSON, or ``None`` when it is missing, unreadable, unsafe or not JSON."""
     try:
-        return load_json(read_bytes(folder / name, limit, base))
+        return load_json(read(root, folder, name, limit))
     except (OSError, ValueError):
         return None
 

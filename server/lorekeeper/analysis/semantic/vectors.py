@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ...infra import cache as cache_files
-from ...infra.safeio import read_bytes
 from ...workspace import Workspace
 
 if TYPE_CHECKING:
@@ -42,7 +41,7 @@ def text_hash(text: str) -> bytes:
 def _archive(ws: Workspace, name: str) -> io.BytesIO:
     """A cache archive's bytes, refused unless every member is stored uncompressed (as we write them):
     a crafted archive cannot expand past the file's own size, nor hold a pickle (``allow_pickle`` is off)."""
-    raw = read_bytes(ws.cache_dir / name, _LIMIT, ws.root)
+    raw = cache_files.read(ws.root, ws.cache_dir, name, _LIMIT)
     with zipfile.ZipFile(io.BytesIO(raw)) as archive:
         for member in archive.infolist():
             if member.compress_type != zipfile.ZIP_STORED or member.file_size > len(raw):
