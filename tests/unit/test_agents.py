@@ -264,15 +264,54 @@ def test_a_repeat_says_which_agents_read_it_twice(tree: Tree) -> None:
     said = {(f.source, str((f.related or [{}])[0].get("source"))): f.message
             for f in memory_findings(store, ws.compaction) if f.kind == "duplicate"}
     # Claude Code reads AGENTS.md only where no CLAUDE.md exists, Codex no CLAUDE.md, Cursor no
-    # copilot-instructions: of these agents, only Copilot loads both files of each pair.
+    # copilot-instructions: of these agents, only Copilot loads both files of each pair. CLAUDE.md's copy
+    # stays: removing it would take the fact from Claude Code, which reads CLAUDE.md without AGENTS.md.
     assert said == {
-        ("CLAUDE.md", "AGENTS.md"): "repeats AGENTS.md:3 (also .github/copilot-instructions.md:3): GitHub Copilot "
-                                    "(VS Code) loads both files and reads it twice",
+        ("CLAUDE.md", "AGENTS.md"): "repeats AGENTS.md:3 (also .github/copilot-instructions.md:3); it stays: "
+                                    "Claude Code reads CLAUDE.md without AGENTS.md",
         (".github/copilot-instructions.md", "AGENTS.md"): "repeats AGENTS.md:3 (also CLAUDE.md:3): GitHub Copilot "
                                                           "(VS Code) loads both files and reads it twice"}
+    fixes = {f.source: f.fix for f in memory_findings(store, ws.compaction) if f.kind == "duplicate"}
+    assert fixes["CLAUDE.md"] is None and fixes[".github/copilot-instructions.md"] is not None
     [repeat] = json.loads(lore("repeats", "--json", cwd=tree.root).stdout)["repeats"]
-    assert {c["path"]: c["read_twice_by"] for c in repeat["copies"]} == {
-        "CLAUDE.md": ["GitHub Copilot (VS Code)"], ".github/copilot-instructions.md": ["GitHub Copilot (VS Code)"]}
+    assert {c["path"]: (c["read_twice_by"], c["removable"], c["stays_because"]) for c in repeat["copies"]} == {
+        "CLAUDE.md": (["GitHub Copilot (VS Code)"], False, "Claude Code reads CLAUDE.md without AGENTS.md"),
+        ".github/copilot-instructions.md": (["GitHub Copilot (VS Code)"], True, None)}
+    assert lore("repeats", "--apply", cwd=tree.root).returncode == 0
+    assert (tree.root / "CLAUDE.md").read_text() == "# Rules\n\n" + fact
+    assert fact not in (tree.root / ".github/copilot-instructions.md").read_text()
+
+
+def test_a_folder_file_repeats_only_what_is_read_with_it(tree: Tree) -> None:
+    """A nested AGENTS.md that repeats the root one may lose its copy (every agent that reads it reads the
+    root one too); two sibling folders' files that say the same thing each speak for their own folder
+    (mem0's cli/node/AGENTS.md and mem0-ts/AGENTS.md: "pnpm only. Never npm, never yarn."); the root's copy
+    of a line a nested file states stays (prefect's ui-v2/AGENTS.md and ui-v2/src/components/AGENTS.md)."""
+    from lorekeeper.analysis.repeats import repeats as find_repeats
+    from lorekeeper.app.edits import staying
+    from lorekeeper.facts import open_memory
+
+    pnpm = "- pnpm only. Never npm, never yarn.\n"
+    story = "- ALWAYS create a Storybook story when creating a new component, with every variant shown.\n"
+    tree.write("AGENTS.md", "# Repo\n\n- Run `pnpm test` from the root before every push, with coverage on.\n")
+    tree.write("web/AGENTS.md", "# Web\n\n- Run `pnpm test` from the root before every push, with coverage on.\n" + pnpm)
+    tree.write("cli/AGENTS.md", "# CLI\n\n" + pnpm)
+    tree.write("ui/AGENTS.md", "# UI\n\n" + story)
+    tree.write("ui/components/AGENTS.md", "# Components\n\n" + story + "- Name files in kebab-case.\n")
+    commit(tree, "nested files")
+    store = open_memory(Workspace(tree.root))
+    found = find_repeats(store.entries)
+    pairs = {(r.kept.location.path, c.location.path) for r in found for c in r.copies}
+    assert ("web/AGENTS.md", "cli/AGENTS.md") not in pairs and ("cli/AGENTS.md", "web/AGENTS.md") not in pairs
+    assert ("AGENTS.md", "web/AGENTS.md") in pairs
+    stays = staying(store, found)
+    by_path = {c.location.path: stays.get(c.id) for r in found for c in r.copies}
+    assert by_path["web/AGENTS.md"] is None, "every agent that reads web/AGENTS.md reads the root one too"
+    # Codex reads ui/AGENTS.md without ui/components/AGENTS.md when it works in ui/ but not in
+    # components/; Copilot and Cursor may read either nested file alone: neither copy goes
+    [ui] = [r for r in found if "ui" in (r.kept.location.path.split("/")[0], r.copies[0].location.path.split("/")[0])]
+    assert {ui.kept.location.path, ui.copies[0].location.path} == {"ui/AGENTS.md", "ui/components/AGENTS.md"}
+    assert "may read" in by_path[ui.copies[0].location.path]
 
 
 def test_which_agents_load_two_files_together(tree: Tree) -> None:

@@ -17,8 +17,10 @@ import pytest
 from lorekeeper.analysis.compaction import CompactionConfig, plan_compaction
 from lorekeeper.analysis.diagnose import memory_findings
 from lorekeeper.analysis.repeats import repeat_findings, repeats
+from lorekeeper.facts import open_memory
 from lorekeeper.facts.near import near
 from lorekeeper.facts.scope import apart, is_history
+from lorekeeper.workspace import Workspace
 from support import Tree, files, lore
 
 NOW = datetime(2026, 11, 1, 12, tzinfo=UTC)
@@ -733,3 +735,36 @@ def test_a_fact_told_in_two_repeats_names_every_place_it_is_in(tree: Tree) -> No
     # only the direct copies may be removed for their kept one
     for r in found:
         assert not {e.id for e in r.copies} & {e.id for e in r.also}
+
+
+def test_a_line_repeated_under_another_heading_of_its_file_is_reported_but_stays(tree: Tree) -> None:
+    """microsoft/vscode-copilot-chat's copilot-instructions.md describes `telemetry/` under src/extension/
+    and again under src/platform/: the same words, two folders. Reported, never removed."""
+    line = "- **`telemetry/`**: Analytics and usage tracking\n"
+    write_all(tree, {".github/copilot-instructions.md": "# Layout\n\n## src/extension/\n\n" + line + "- **`chat/`**: the chat view\n"
+                     "\n## src/platform/\n\n" + line + "- **`auth/`**: sign-in\n"})
+    findings = [f for f in repeat_findings(open_memory(Workspace(tree.root)).entries) if f.kind == "duplicate"]
+    assert [(f.line, f.fix) for f in findings] == [(10, None)]
+    assert "under another heading, which may need it too" in findings[0].message
+    before = (tree.root / ".github/copilot-instructions.md").read_bytes()
+    shown = lore("repeats", "--apply", cwd=tree.root)
+    assert "stays: under another heading of the same file" in shown.stdout
+    assert (tree.root / ".github/copilot-instructions.md").read_bytes() == before
+
+
+def test_a_nested_item_under_another_item_is_no_repeat(tree: Tree) -> None:
+    """oxc's apps/oxfmt/AGENTS.md says "Build with `pnpm build`" under the JS/Rust CLI and again under the
+    Node.js API: each completes its own item. A line the root file states stays a repeat of it."""
+    write_all(tree, {"AGENTS.md": "# oxfmt\n\n"
+                     "- JS/Rust hybrid CLI using `napi-rs`\n"
+                     "  - Entry point: `src-js/cli.ts` which uses `run_cli()` from `src/main_napi.rs`\n"
+                     "  - Build with `pnpm build`\n"
+                     "- Pure Rust CLI\n"
+                     "  - Build with `cargo build --no-default-features`\n"
+                     "- Node.js API using napi-rs\n"
+                     "  - Entry point: `src-js/index.ts` which uses `format()` from `src/main_napi.rs`\n"
+                     "  - Build with `pnpm build`\n"
+                     "\nWhen making changes, consider the impact on all paths.\n",
+                     "CLAUDE.md": "# Notes\n\nWhen making changes, consider the impact on all paths.\n"})
+    found = repeats(open_memory(Workspace(tree.root)).entries)
+    assert [(r.kept.location.start_line, [c.location.start_line for c in r.copies]) for r in found] == [(12, [3])]

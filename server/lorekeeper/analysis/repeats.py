@@ -29,7 +29,7 @@ from ..facts.scope import apart, folder
 from ..facts.scope import other_projects as apart_projects
 from ..facts.verify import fact_key, fact_keys, fact_size, prepared
 from ..store import FileChange, Operation, Store
-from ..store.instructions import LIST_END, replace_lines
+from ..store.instructions import LIST_END, PARENT_ITEM, replace_lines
 from .compaction.search import groups_of_one_fact
 
 _normal = lru_cache(maxsize=TEXT_CACHE)(normalize)
@@ -180,6 +180,29 @@ def _intros(entries: list[Entry], found: list[Repeat], order: tuple[str, ...]) -
 
 # -- near repeats ------------------------------------------------------------------------------------
 
+def _side_by_side(a: Entry, b: Entry) -> bool:
+    """Lines of agent files of two folders neither of which holds the other (``web/AGENTS.md``,
+    ``worker/AGENTS.md``): no agent reads both, and each speaks for its own folder ("Update this file in
+    the same PR" is about another file in each): never a repeat."""
+    x, y = folder(a), folder(b)
+    return x != y and not (x == "" or y.startswith(x + "/")) and not (y == "" or x.startswith(y + "/"))
+
+
+def _own_items(a: Entry, b: Entry) -> bool:
+    """Two list items of one file each nested in an item of its own (oxc's "Build with `pnpm build`" under
+    "- JS/Rust hybrid CLI" and under "- Node.js API"): each completes what its item says, never a repeat."""
+    x, y = a.raw.get(PARENT_ITEM), b.raw.get(PARENT_ITEM)
+    return a.location.path == b.location.path and (x is not None or y is not None) and x != y
+
+
+def under_another_heading(copy: Entry, kept: Entry) -> bool:
+    """A copy in the kept line's file under another heading: the line may be part of what its own
+    section says (a step of each of two procedures, "**`telemetry/`**: …" under two folders' headings),
+    so it is reported but not removed."""
+    return (copy.format == kept.format == "instruction" and copy.location.path == kept.location.path
+            and (copy.section or "") != (kept.section or ""))
+
+
 def _near_pairs(units: list[Entry]) -> list[tuple[int, int]]:
     """Pairs of ``units`` (indexes) that :func:`near` joins, among those sharing their rarest words; or
     whose shorter states only what sentences of the longer do (:func:`near_in_parts`), in one scope (not
@@ -245,7 +268,8 @@ def repeats(entries: Iterable[Entry], sources: Iterable[str] = (), paraphrases: 
                 # every copy states the kept fact itself (the same keys, or found near it), not through a
                 # chain of copies that each differ a little more
                 mine = set(keys(kept)) - set(joined.get(position[id(kept)], ()))
-                copies = tuple(m for m in members if m is not kept and (
+                copies = tuple(m for m in members if m is not kept and not _side_by_side(kept, m)
+                               and not _own_items(kept, m) and (
                     mine & set(keys(m)) or frozenset((kept.id, m.id)) in direct))
                 # the members the kept copy does not state the same as: a repeat of their own, if any
                 members = [m for m in members if m is not kept and m not in copies]
@@ -374,15 +398,18 @@ def repeat_findings(entries: Iterable[Entry], sources: Iterable[str] = (), parap
             others = [e for e in every if e is not copy]
             also = ", ".join(_where(e) for e in others[1:])
             more = not same and says_more(copy.content, repeat.kept.content)
+            section = under_another_heading(copy, repeat.kept)
             findings.append(Finding(
                 kind="duplicate" if same else "near-duplicate", severity=Severity.info,
                 message=(f"{'repeats' if same else 'states the same fact as'} {_where(repeat.kept)}"
                          f"{f' (also {also})' if also else ''}"
                          + ("; this copy says more: bring it together by hand" if more
+                            else "; under another heading, which may need it too: bring them together by hand"
+                            if section
                             else f"; the {len(repeat.under)} line(s) it introduces repeat too: it goes with them"
                             if repeat.under else ": an agent that loads both reads it twice")),
                 source=copy.location.path, line=copy.location.start_line, entry=copy.id,
-                fix=None if more else RemoveRepeatFix(entry=copy.id, kept=repeat.kept.id),
+                fix=None if more or section else RemoveRepeatFix(entry=copy.id, kept=repeat.kept.id),
                 related=[{"source": e.location.path, "line": e.location.start_line, "entry": e.id,
                           "message": "the copy kept" if e is repeat.kept else
                           "another copy" if e in repeat.copies else "the same fact, in other words"} for e in others]))

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from ..analysis.agents import ReadersOfBoth, Repo
 from ..analysis.compaction.actions import compress_entry, keep_both, keep_one, merge_into
-from ..analysis.repeats import Paraphrases, removal, repeats, says_more
+from ..analysis.repeats import Paraphrases, Repeat, removal, repeats, says_more, under_another_heading
 from ..analysis.staleness import StalenessChecker, apply_fix, apply_fixes, archive_entry, verify_entries
 from ..analysis.staleness.actions import distinct
 from ..core.model import Entry, Finding, ReplaceRefFix, ReplaceTextFix, stamp
@@ -122,17 +123,41 @@ def undo(journal: Journal, operation: str | None = None, force: bool = False) ->
     return journal.undo(operation, force=force) if operation else journal.undo_last(force=force)
 
 
+def staying(store: Store, found: Iterable[Repeat]) -> dict[str, str]:
+    """Why each copy of ``found`` that must stay stays, by its id: it says more than the kept one, it is
+    under another heading of the kept one's file (:func:`..analysis.repeats.under_another_heading`), or
+    an agent reads its file without the kept one's (removing it would take the fact from that agent)."""
+    readers: ReadersOfBoth | None = None
+    out: dict[str, str] = {}
+    for repeat in found:
+        for copy in repeat.copies:
+            if says_more(copy.content, repeat.kept.content):
+                out[copy.id] = "says more"
+                continue
+            if under_another_heading(copy, repeat.kept):
+                out[copy.id] = "under another heading of the same file"
+                continue
+            path, kept = copy.location.path, repeat.kept.location.path
+            if path == kept:
+                continue
+            readers = readers or ReadersOfBoth(Repo(store.ws))
+            if losing := readers.losing(path, kept):
+                out[copy.id] = losing
+    return out
+
+
 def remove_repeats(store: Store, journal: Journal, sources: Sequence[str] = (), *,
                    only: Iterable[tuple[str, str]] | None = None, paraphrases: Paraphrases | None = None
                    ) -> Record | None:
     """Remove from instruction files the copies of facts another file states too, keeping the copy in
     the first of ``sources`` (patterns of instruction files; see :mod:`..analysis.repeats`), as one
-    operation. Copies that say more than the kept one stay (they are merged by hand). ``only``: just
+    operation. Copies that say more than the kept one stay (they are merged by hand), and so do copies an
+    agent reads without the kept one (:func:`staying`). ``only``: just
     these (copy id, kept id) pairs, each refused unless it is still such a repeat. ``None``: nothing
     to remove. ``paraphrases``: the semantic stage's finder, where the repeats were found with it."""
     found = repeats(store.entries, sources, paraphrases)
-    removable = {(copy.id, r.kept.id): copy for r in found for copy in r.copies
-                 if not says_more(copy.content, r.kept.content)}
+    stays = staying(store, found)
+    removable = {(copy.id, r.kept.id): copy for r in found for copy in r.copies if copy.id not in stays}
     if only is not None:
         wanted = list(dict.fromkeys(only))
         gone = [pair for pair in wanted if pair not in removable]

@@ -30,6 +30,9 @@ def _markdown() -> MarkdownIt:
     return MarkdownIt("commonmark").enable("table")
 #: In an instruction unit's ``raw``: the last line of the lists nested in a bullet.
 LIST_END = "list_end"
+#: For a nested list item: the line of the item it is nested in ("Build with `pnpm build`" under "- Node.js
+#: API" is about that item).
+PARENT_ITEM = "parent_item"
 
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
 _FRONT_FENCE = re.compile(r"^---\s*$")
@@ -57,7 +60,7 @@ def parse_instructions(text: str, relpath: str) -> list[tuple[int, int, str, str
 
 #: An instruction unit: ``(start_line, end_line, kind, content, section, list_end)``; ``list_end``: the
 #: last line of the lists nested in a bullet (``None``: it holds none).
-_Unit = tuple[int, int, str, str, "str | None", "int | None"]
+_Unit = tuple[int, int, str, str, "str | None", "int | None", "int | None"]
 
 
 def _units(text: str, relpath: str) -> list[_Unit]:
@@ -85,7 +88,7 @@ def _units(text: str, relpath: str) -> list[_Unit]:
                     and title.strip("`").lower() != relpath.rsplit("/", 1)[-1].lower():
                 # a heading that names what it describes ("### Main Model (`model/ui.go`)"): a unit, so
                 # that what it names is checked like any line's
-                out.append((tok.map[0] + 1, tok.map[1], "heading", title, _section(headings), None))
+                out.append((tok.map[0] + 1, tok.map[1], "heading", title, _section(headings), None, None))
             headings = [*headings, (level, title)]
         elif tok.type == "list_item_open" and tok.map:
             item_depth += 1
@@ -102,7 +105,7 @@ def _units(text: str, relpath: str) -> list[_Unit]:
                 content = "\n".join([_BULLET.sub("", chunk[0], count=1), *(c.strip() for c in chunk[1:])]).strip()
                 nested = _trim(lines, stop, whole) if stop < whole else None
                 out.append((first + 1, last + 1, "bullet", content, _section(headings),
-                            nested[1] + 1 if nested else None))
+                            nested[1] + 1 if nested else None, open_items[-1][0] + 1 if open_items else None))
         elif tok.type in _BLOCKS and tok.map and item_depth == 0:
             body = _trim(lines, tok.map[0], tok.map[1])
             if body:
@@ -112,7 +115,7 @@ def _units(text: str, relpath: str) -> list[_Unit]:
                 content = "\n".join(chunk) if kind == "code" else "\n".join(c.strip() for c in chunk)
                 if kind == "paragraph":
                     content = content.strip()
-                out.append((first + 1, last + 1, kind, content.rstrip("\n"), _section(headings), None))
+                out.append((first + 1, last + 1, kind, content.rstrip("\n"), _section(headings), None, None))
     out.sort(key=lambda e: e[0])
     return [e for e in out if e[3].strip()]
 
@@ -237,7 +240,7 @@ def read_instruction_file(ws: Workspace, path: Path, relpath: str | None = None)
     if "lore-ignore" in text_file.text:
         lines = editor_lines(text_file.text)
         comments, problems = ignore_comments(lines, relpath)
-    for start, end, kind, content, section, list_end in _units(text_file.text, relpath):
+    for start, end, kind, content, section, list_end, parent in _units(text_file.text, relpath):
         entries.append(
             Entry(
                 id=f"{relpath}:{start}",
@@ -250,7 +253,7 @@ def read_instruction_file(ws: Workspace, path: Path, relpath: str | None = None)
                 location=Location(path=relpath, start_line=start, end_line=end),
                 section=section,
                 ignores=ignores_of(comments, lines, start, end) if comments else [],
-                raw={LIST_END: list_end} if list_end else {},
+                raw={**({LIST_END: list_end} if list_end else {}), **({PARENT_ITEM: parent} if parent else {})},
             )
         )
     return entries, problems

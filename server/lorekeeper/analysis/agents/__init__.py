@@ -6,9 +6,10 @@ front matter that cannot be read."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
-from ...core.model import Finding, Severity
+from ...core.model import Finding, RemoveRepeatFix, Severity
 from ...refs.globs import matcher
 from ...workspace import Workspace
 from .roles import AgentLoads, Loaded, Repo, Role, all_roles, imported, line_at, loads, roles_of
@@ -16,7 +17,7 @@ from .sources import Source
 from .table import AGENTS, Agent, Cap
 
 __all__ = ["AGENTS", "Agent", "AgentLoads", "Cap", "Loaded", "ReadersOfBoth", "Repo", "Role", "loading_findings", "loads",
-           "roles_of", "who_reads_twice"]
+           "loads_with", "roles_of", "who_reads_twice"]
 
 
 def loading_findings(ws: Workspace, repo: Repo | None = None) -> list[Finding]:
@@ -86,26 +87,38 @@ def loading_findings(ws: Workspace, repo: Repo | None = None) -> list[Finding]:
 
 
 _TWICE = ": an agent that loads both reads it twice"
+#: How a repeat finding that would remove its copy ends (:func:`..repeats.repeat_findings`).
+_GOES = re.compile(r"(: an agent that loads both reads it twice|; the \d+ line\(s\) it introduces repeat too: it goes with them)$")
 
 
 def who_reads_twice(ws: Workspace, findings: list[Finding], repo: Repo | None = None) -> list[Finding]:
     """Repeat findings between instruction files, saying which agents load both files (and so read the
-    fact twice) instead of "an agent that loads both"."""
-    repeats = [f for f in findings if f.kind in ("duplicate", "near-duplicate") and _TWICE in f.message and f.related]
+    fact twice) instead of "an agent that loads both"; a copy that an agent reads without the kept one
+    stays (its fix is dropped), and the finding says who would lose it."""
+    repeats = [f for f in findings if f.kind in ("duplicate", "near-duplicate") and f.related
+               and (_TWICE in f.message or isinstance(f.fix, RemoveRepeatFix))]
     if not repeats:
         return findings
-    repo = repo or Repo(ws)
-    by_path = {agent_id: _roles_with_imports(repo, agent_id, agent_roles) for agent_id, agent_roles in all_roles(repo).items()}
+    readers = ReadersOfBoth(repo or Repo(ws))
     out: list[Finding] = []
     for finding in findings:
         if finding not in repeats:
             out.append(finding)
             continue
-        other = str((finding.related or [{}])[0].get("source"))
-        if other == finding.source:
+        kept = next((str(r.get("source")) for r in finding.related or [] if r.get("message") == "the copy kept"),
+                    str((finding.related or [{}])[0].get("source")))
+        losing = readers.losing(finding.source, kept) if isinstance(finding.fix, RemoveRepeatFix) else ""
+        if losing:
+            out.append(finding.model_copy(update={"message": f"{_GOES.sub('', finding.message)}; it stays: {losing}",
+                                                  "fix": None}))
+            continue
+        if _TWICE not in finding.message:
+            out.append(finding)
+            continue
+        if kept == finding.source:
             said = f": every agent that loads {finding.source} reads it twice"
         else:
-            always, some = both_loaded_by(by_path, finding.source, other)
+            always, some = readers(finding.source, kept)
             verb = "loads" if len(always) == 1 else "load"
             if always:
                 said = f": {_and(always)} {verb} both files and read{'s' if len(always) == 1 else ''} it twice"
@@ -128,6 +141,41 @@ class ReadersOfBoth:
 
     def __call__(self, a: str, b: str) -> tuple[list[str], list[str]]:
         return both_loaded_by(self.by_path, a, b)
+
+    def losing(self, copy: str, kept: str) -> str:
+        """Who would lose a repeated fact removed from file ``copy`` (its copy kept in file ``kept``): the
+        agents that load ``copy`` without ``kept``, said in words ("Claude Code reads CLAUDE.md without
+        AGENTS.md"; a file an agent may or may not read: "Cursor may read …"); "" when none."""
+        if copy == kept:
+            return ""
+        sure: list[str] = []
+        maybe: list[str] = []
+        for agent_id, paths in self.by_path.items():
+            role = paths.get(copy)
+            if not loads_with(role, paths.get(kept)):
+                (maybe if role is None or role.how in _UNSURE else sure).append(AGENTS[agent_id].name)
+        said = [f"{_and(sure)} read{'s' if len(sure) == 1 else ''} {copy} without {kept}"] if sure else []
+        said += [f"{_and(maybe)} may read {copy} without {kept}"] if maybe else []
+        return "; ".join(said)
+
+
+#: How an agent may load a file without it being known that it does.
+_UNSURE = ("unknown", "manual", "maybe")
+
+
+def loads_with(copy: Role | None, kept: Role | None) -> bool:
+    """Whether an agent that loads the file of ``copy`` loads the file of ``kept`` every time with it (or
+    never loads the copy's file). A file it may load (by hand, by the model's choice, not documented) is
+    counted as loaded; a file it may not is not counted on."""
+    if copy is None or copy.how == "never":
+        return True
+    if kept is None or kept.how == "never" or kept.how in _UNSURE:
+        return False
+    if kept.how == "always":
+        return True
+    if kept.how in ("folder", "subtree", "chain") and copy.how in ("folder", "subtree", "chain", "glob"):
+        return _ancestor(kept.folder, copy.folder) or kept.folder == copy.folder
+    return False
 
 
 def both_loaded_by(by_path: dict[str, dict[str, Role]], a: str, b: str) -> tuple[list[str], list[str]]:

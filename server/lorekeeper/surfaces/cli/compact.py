@@ -198,10 +198,11 @@ def repeats_command(
 ) -> None:
     """Facts that instruction files state more than once (CLAUDE.md and AGENTS.md, a memory bank's files,
     copilot-instructions...): each with the copy kept and the copies that would go, and the removal as a
-    diff. `--apply` writes it. A copy that says more than the kept one stays, to be merged by hand."""
+    diff. `--apply` writes it. A copy that says more than the kept one stays, to be merged by hand; so does
+    a copy under another heading of the kept one's file, or in a file an agent reads without the kept one's."""
     from ...analysis.agents import ReadersOfBoth, Repo
     from ...analysis.diagnose import paraphrase_finder
-    from ...analysis.repeats import removal, repeats, says_more
+    from ...analysis.repeats import removal, repeats
     from ...app import compact as compaction
     from ...app import edits
 
@@ -210,7 +211,8 @@ def repeats_command(
     sources = [*keep, *config.source_files]
     store = _load(ws, quiet_findings=as_json)
     found = repeats(store.entries, sources, paraphrase_finder(store, config))
-    removable = [c for r in found for c in r.copies if not says_more(c.content, r.kept.content)]
+    stays = edits.staying(store, found)
+    removable = [c for r in found for c in r.copies if c.id not in stays]
     record = None
     if apply and removable:
         try:
@@ -232,7 +234,7 @@ def repeats_command(
     if as_json:
         _emit({"repeats": [{"kept": where(r.kept), "copies": [
             {**where(c), "same_text": r.exact or c.content.split() == r.kept.content.split(),
-             "removable": not says_more(c.content, r.kept.content),
+             "removable": c.id not in stays, "stays_because": stays.get(c.id),
              "read_twice_by": read_twice(c, r.kept)[0], "read_twice_sometimes_by": read_twice(c, r.kept)[1]}
             for c in r.copies], "also": [where(e) for e in r.also]} for r in found],
             "removable": len(removable), "applied": record.id if record is not None else None})
@@ -244,7 +246,9 @@ def repeats_command(
         kept = repeat.kept
         out.print(f"[bold]{escape(kept.location.path)}:{kept.location.start_line}[/] kept: {escape(_one_line(kept.content))}")
         for copy in repeat.copies:
-            note = "says more: stays" if says_more(copy.content, kept.content) else "would go" if not apply else "removed"
+            why = stays.get(copy.id)
+            note = ("says more: stays" if why == "says more" else f"stays: {why}" if why
+                    else "would go" if not apply else "removed")
             always, some = read_twice(copy, kept)
             if always or some:
                 note += "; read twice by " + ", ".join(always + [f"{name} (some files)" for name in some])
@@ -261,8 +265,9 @@ def repeats_command(
                 text = line.rstrip("\n")
                 style = "red" if text.startswith("-") and not text.startswith("---") else "cyan" if text.startswith("@@") else ""
                 out.print(f"[{style}]{escape(text)}[/]" if style else escape(text))
-    stays = sum(len(r.copies) for r in found) - len(removable)
-    tail = f"; {stays} say more and stay" if stays else ""
+    more = sum(why == "says more" for why in stays.values())
+    lost = len(stays) - more
+    tail = (f"; {more} say more and stay" if more else "") + (f"; {lost} stay for the agents that read only them" if lost else "")
     if apply:
         out.print(f"[bold]removed:[/] {_count(len(removable), 'copy', 'copies')}{tail}"
                   + ("; `lore undo --last` puts them back" if record is not None else ""))
