@@ -341,6 +341,8 @@ def test_agent_files_that_repeat_each_other_are_found_and_the_fuller_copy_is_kep
     # written word for word in the other, which turns it around
     ("- Use pnpm for packages", "- Do not use pnpm for packages"),
     ("- Run the linter on CI", "- Run the linter on CI only before a release"),
+    # langfuse's vendored vercel-react-best-practices AGENTS.md: the same words, the steps the other way round
+    ("**Correct: batch writes, then read once**", "**Correct: batch reads, then writes**"),
 ])
 def test_near_misses_are_not_repeats(a: str, b: str) -> None:
     assert not near(a, b) and not near(b, a)
@@ -632,6 +634,9 @@ def test_in_other_words_only_statements_of_one_scope_and_every_copy_of_a_repeate
     ("**MCP Connections**: Manages connections to external MCP servers",
      "**MCP Tools & Resources**: Capabilities exposed by connected servers", "another label"),
     ("Task format validation", "Task format specification", "another thing of the same kind"),
+    # PrefectHQ/prefect's ui-v2/src/components/AGENTS.md: `Form` is not the "form" of "wrap form fields"
+    ("Use `Form` component from `@/components/ui/form` to wrap forms",
+     "Use `FormField` component from `@/components/ui/form` to wrap form fields", "each names something"),
 ])
 def test_the_semantic_guard_never_vouches_for_another_command_or_purpose(older: str, newer: str, why: str) -> None:
     from lorekeeper.facts.semantic_guard import vouch

@@ -83,7 +83,7 @@ def near(a: str, b: str) -> bool:
     short, long_ = (sa, sb) if (len(sa.words), len(sa.literals)) <= (len(sb.words), len(sb.literals)) else (sb, sa)
     if len(short.words) < NEAR_MIN_WORDS or not short.literals <= long_.literals:
         return False
-    if _turns(short, long_):
+    if _turns(short, long_) or _reversed(sa.sequence, sb.sequence):
         return False
     # the words not spelled by a literal both name ("`docs/_config.yml`: Jekyll configuration" has two)
     own = short.words - {stem(part) for literal in short.literals for part in _PART.findall(literal)}
@@ -98,6 +98,21 @@ def near(a: str, b: str) -> bool:
     if not subsumed and len(short.words & long_.words) < 0.85 * len(short.words | long_.words):
         return False
     return compare(a, b).verdict != "conflict" and disagreement(a, b) is None and disagreement(b, a) is None
+
+
+#: Words that put what comes before them first: "batch writes, then read once" is not "batch reads, then
+#: writes".
+_ORDER = frozenset({"then", "->", "→"})
+
+
+def _reversed(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Whether two texts that both order steps ("X, then Y") put a word both name on each side of it."""
+    ia = next((i for i, w in enumerate(a) if w in _ORDER), None)
+    ib = next((i for i, w in enumerate(b) if w in _ORDER), None)
+    if ia is None or ib is None:
+        return False
+    before_a, after_a, before_b, after_b = set(a[:ia]), set(a[ia + 1:]), set(b[:ib]), set(b[ib + 1:])
+    return bool((before_a & after_b) - after_a or (after_a & before_b) - before_a)
 
 
 def within(short: str, long_: str) -> bool:

@@ -106,13 +106,16 @@ def _emails(text: str) -> list[str]:
     return [found for run in _EMAILS.finditer(text) for found in _EMAIL.findall(text, run.start(), run.end())]
 
 
-def _only(mine: tuple[set[str], set[str]], theirs: tuple[set[str], set[str]], other: str) -> set[str]:
+def _only(mine: tuple[set[str], set[str]], theirs: tuple[set[str], set[str]], other: str, own: str = "") -> set[str]:
     """The names of one text the other does not write: exact names missing from its exact names and
-    from its text, loose names it does not write in any form ("SSH" / "SSH-key", "Alembic" / "alembic")."""
+    from its text, loose names it does not write in any form ("SSH" / "SSH-key", "Alembic" / "alembic").
+    ``own``: the text the names are of, for how it writes them."""
     low = other.lower()
     # an exact name the other writes as it is, though not as code ("`complex-projects/` - …" /
-    # "**complex-projects**: …"), is written there
-    exact = {n for n in mine[0] - theirs[0] if not _written_as_is(n.strip("`").rstrip("/"), low)}
+    # "**complex-projects**: …"), is written there; a code word with capitals only as it is written
+    # ("`Form` component … to wrap forms" does not name `FormField`'s "wrap form fields")
+    exact = {n for n in mine[0] - theirs[0] if not _written_as_is(n.strip("`").rstrip("/"), low)
+             or _cased_elsewhere(n, own, other)}
     loose = mine[1] - theirs[1] - theirs[0]
     if not loose:
         return exact
@@ -127,6 +130,18 @@ def _only(mine: tuple[set[str], set[str]], theirs: tuple[set[str], set[str]], ot
         return re.search(r"\b" + re.escape(name), low) is not None  # (a few tool names: "next.js")
 
     return exact | {n for n in loose if not written(n)}
+
+
+def _cased_elsewhere(name: str, own: str, other: str) -> bool:
+    """Whether ``name`` is a code word ``own`` writes with capitals (`Form`, `MyType`) that ``other``
+    never writes with the same letters as a word of its own."""
+    spelled = next((m.group(1) for m in _CODE_SPAN.finditer(own) if m.group(1).lower() == name), None)
+    if spelled is None or spelled == spelled.lower():
+        return False
+    return re.search(r"(?<![\w./-])" + re.escape(spelled) + r"(?![\w-])", other) is None
+
+
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
 
 
 def _written_as_is(name: str, low: str) -> bool:
@@ -178,7 +193,7 @@ def _read(text: str) -> _Text:
 def vouch(a: str, b: str, cosine: float, threshold: float) -> Vouch:
     """Whether ``a`` and ``b`` (``b`` the newer) may merge as one fact in other words."""
     ra, rb = _read(a), _read(b)
-    only_a, only_b = _only(ra.names, rb.names, b), _only(rb.names, ra.names, a)
+    only_a, only_b = _only(ra.names, rb.names, b, a), _only(rb.names, ra.names, a, b)
     sa, sb = ra.statement, rb.statement
     wa, wb = ra.words, rb.words
     xa, xb = wa - wb, wb - wa
