@@ -203,6 +203,25 @@ def under_another_heading(copy: Entry, kept: Entry) -> bool:
             and (copy.section or "") != (kept.section or ""))
 
 
+#: Why a copy stays though it repeats the kept one (:func:`why_stays`).
+SAYS_MORE = "says more"
+ANOTHER_HEADING = "under another heading of the same file"
+
+
+def why_stays(copy: Entry, kept: Entry, losing: Callable[[str, str], str] | None = None) -> str | None:
+    """Why ``copy`` must stay though it repeats ``kept``, else ``None`` (it may go): it says more
+    (:data:`SAYS_MORE`), it is :func:`under_another_heading` (:data:`ANOTHER_HEADING`), or ``losing``
+    (who would lose the fact were it removed from the copy's file: agents that read it without the kept
+    one's, :meth:`..agents.ReadersOfBoth.losing`) names someone."""
+    if _normal(copy.content) != _normal(kept.content) and says_more(copy.content, kept.content):
+        return SAYS_MORE
+    if under_another_heading(copy, kept):
+        return ANOTHER_HEADING
+    if losing is not None and copy.location.path != kept.location.path:
+        return losing(copy.location.path, kept.location.path) or None
+    return None
+
+
 def _near_pairs(units: list[Entry]) -> list[tuple[int, int]]:
     """Pairs of ``units`` (indexes) that :func:`near` joins, among those sharing their rarest words; or
     whose shorter states only what sentences of the longer do (:func:`near_in_parts`), in one scope (not
@@ -397,19 +416,18 @@ def repeat_findings(entries: Iterable[Entry], sources: Iterable[str] = (), parap
             same = _normal(copy.content) == _normal(repeat.kept.content)
             others = [e for e in every if e is not copy]
             also = ", ".join(_where(e) for e in others[1:])
-            more = not same and says_more(copy.content, repeat.kept.content)
-            section = under_another_heading(copy, repeat.kept)
+            why = why_stays(copy, repeat.kept)  # who reads which file: agents.who_reads_twice
             findings.append(Finding(
                 kind="duplicate" if same else "near-duplicate", severity=Severity.info,
                 message=(f"{'repeats' if same else 'states the same fact as'} {_where(repeat.kept)}"
                          f"{f' (also {also})' if also else ''}"
-                         + ("; this copy says more: bring it together by hand" if more
+                         + ("; this copy says more: bring it together by hand" if why == SAYS_MORE
                             else "; under another heading, which may need it too: bring them together by hand"
-                            if section
+                            if why == ANOTHER_HEADING
                             else f"; the {len(repeat.under)} line(s) it introduces repeat too: it goes with them"
                             if repeat.under else ": an agent that loads both reads it twice")),
                 source=copy.location.path, line=copy.location.start_line, entry=copy.id,
-                fix=None if more or section else RemoveRepeatFix(entry=copy.id, kept=repeat.kept.id),
+                fix=None if why else RemoveRepeatFix(entry=copy.id, kept=repeat.kept.id),
                 related=[{"source": e.location.path, "line": e.location.start_line, "entry": e.id,
                           "message": "the copy kept" if e is repeat.kept else
                           "another copy" if e in repeat.copies else "the same fact, in other words"} for e in others]))

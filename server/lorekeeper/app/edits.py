@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 
 from ..analysis.agents import ReadersOfBoth, Repo
 from ..analysis.compaction.actions import compress_entry, keep_both, keep_one, merge_into
-from ..analysis.repeats import Paraphrases, Repeat, removal, repeats, says_more, under_another_heading
+from ..analysis.repeats import Paraphrases, Repeat, removal, repeats, why_stays
 from ..analysis.staleness import StalenessChecker, apply_fix, apply_fixes, archive_entry, verify_entries
 from ..analysis.staleness.actions import distinct
 from ..core.model import Entry, Finding, ReplaceRefFix, ReplaceTextFix, stamp
@@ -124,26 +124,17 @@ def undo(journal: Journal, operation: str | None = None, force: bool = False) ->
 
 
 def staying(store: Store, found: Iterable[Repeat]) -> dict[str, str]:
-    """Why each copy of ``found`` that must stay stays, by its id: it says more than the kept one, it is
-    under another heading of the kept one's file (:func:`..analysis.repeats.under_another_heading`), or
-    an agent reads its file without the kept one's (removing it would take the fact from that agent)."""
-    readers: ReadersOfBoth | None = None
-    out: dict[str, str] = {}
-    for repeat in found:
-        for copy in repeat.copies:
-            if says_more(copy.content, repeat.kept.content):
-                out[copy.id] = "says more"
-                continue
-            if under_another_heading(copy, repeat.kept):
-                out[copy.id] = "under another heading of the same file"
-                continue
-            path, kept = copy.location.path, repeat.kept.location.path
-            if path == kept:
-                continue
-            readers = readers or ReadersOfBoth(Repo(store.ws))
-            if losing := readers.losing(path, kept):
-                out[copy.id] = losing
-    return out
+    """Why each copy of ``found`` that must stay stays, by its id (:func:`..analysis.repeats.why_stays`,
+    with the agents that read its file without the kept one's)."""
+    readers: list[ReadersOfBoth] = []
+
+    def losing(copy: str, kept: str) -> str:
+        if not readers:
+            readers.append(ReadersOfBoth(Repo(store.ws)))
+        return readers[0].losing(copy, kept)
+
+    return {copy.id: why for repeat in found for copy in repeat.copies
+            if (why := why_stays(copy, repeat.kept, losing)) is not None}
 
 
 def remove_repeats(store: Store, journal: Journal, sources: Sequence[str] = (), *,

@@ -202,7 +202,7 @@ def repeats_command(
     a copy under another heading of the kept one's file, or in a file an agent reads without the kept one's."""
     from ...analysis.agents import ReadersOfBoth, Repo
     from ...analysis.diagnose import paraphrase_finder
-    from ...analysis.repeats import removal, repeats
+    from ...analysis.repeats import SAYS_MORE, removal, repeats
     from ...app import compact as compaction
     from ...app import edits
 
@@ -247,7 +247,7 @@ def repeats_command(
         out.print(f"[bold]{escape(kept.location.path)}:{kept.location.start_line}[/] kept: {escape(_one_line(kept.content))}")
         for copy in repeat.copies:
             why = stays.get(copy.id)
-            note = ("says more: stays" if why == "says more" else f"stays: {why}" if why
+            note = ("says more: stays" if why == SAYS_MORE else f"stays: {why}" if why
                     else "would go" if not apply else "removed")
             always, some = read_twice(copy, kept)
             if always or some:
@@ -265,7 +265,7 @@ def repeats_command(
                 text = line.rstrip("\n")
                 style = "red" if text.startswith("-") and not text.startswith("---") else "cyan" if text.startswith("@@") else ""
                 out.print(f"[{style}]{escape(text)}[/]" if style else escape(text))
-    more = sum(why == "says more" for why in stays.values())
+    more = sum(why == SAYS_MORE for why in stays.values())
     lost = len(stays) - more
     tail = (f"; {more} say more and stay" if more else "") + (f"; {lost} stay for the agents that read only them" if lost else "")
     if apply:
