@@ -713,6 +713,56 @@ def test_a_markdown_example_with_fenced_code_inside_ends_where_its_author_ended_
     assert {repeat.kept.id, *(c.id for c in repeat.copies)} == {"CLAUDE.md:3", ".github/copilot-instructions.md:19"}
 
 
+#: marimo's docs/_static/CLAUDE.md: examples wrapped in tags of the author's own, each a fence inside
+_TAGGED = """\
+# Marimo notebook assistant
+
+<example title="Data explorer">
+```
+
+@app.cell
+def _():
+    import marimo as mo
+    import polars as pl
+    return
+
+```
+</example>
+
+<example title="Run Button Example">
+```
+
+@app.cell
+def _():
+    import marimo as mo
+    return
+
+```
+</example>
+
+<rules>
+- For plotly: return the figure object directly
+</rules>
+
+<div>
+Written in HTML
+</div>
+"""
+
+
+def test_a_fence_after_a_tag_of_the_authors_own_is_code_and_rules_between_tags_are_read(tree: Tree) -> None:
+    # CommonMark reads `<example …>` as an HTML block up to the next blank line: the fence after it is
+    # none, and the code after that reads as prose that near-matches the other examples' code
+    from lorekeeper.store.instructions import parse_instructions
+
+    units = [(start, end, kind) for start, end, kind, _, _ in parse_instructions(_TAGGED, "CLAUDE.md")]
+    assert (4, 12, "code") in units and (16, 23, "code") in units
+    assert (27, 27, "bullet") in units  # the rule written between <rules> and </rules>
+    assert not any(kind == "paragraph" for _, _, kind in units)  # no code read as prose, HTML left as HTML
+    tree.write("CLAUDE.md", _TAGGED)
+    assert repeats(tree.store().live()) == []
+
+
 def test_copies_the_kept_line_does_not_state_alike_are_a_repeat_of_their_own(tree: Tree) -> None:
     # 0xmichalis/nftbk's memory bank: the fullest line (progress.md:6, it says more) is kept for the one
     # line that states it the same; the two identical lines are still one repeat, not lost with the rest

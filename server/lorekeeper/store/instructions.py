@@ -72,7 +72,9 @@ def _units(text: str, relpath: str) -> list[_Unit]:
                 for j in range(i + 1):
                     masked[j] = ""
                 break
-    tokens = _markdown().parse("\n".join(_nested_fences(masked)))
+    # tags read as blank lines are blank for the units too: a list item's map runs over them
+    lines = _lone_tags(masked)
+    tokens = _markdown().parse("\n".join(_nested_fences(lines)))
     out: list[_Unit] = []
     headings: list[tuple[int, str]] = []
     item_depth = 0
@@ -156,6 +158,57 @@ def _nested_fences(lines: list[str]) -> list[str]:
             out[i] = lines[i].replace(opener.group("fence"), longer, 1)
             out[j] = lines[j].replace(char * size, longer, 1)
         i = j + 1
+    return out
+
+
+#: A line that is one tag of the author's own (``<example title="Data explorer">``, ``</rules>``), alone.
+_LONE_TAG = re.compile(r"^ {0,3}</?([A-Za-z][\w.:-]*)(?:\s[^<>]*)?/?>\s*$")
+#: Tags of HTML: what an author writes inside them is HTML, and CommonMark's reading of it stands.
+_HTML_TAGS = frozenset((
+    "a abbr address article aside audio b base basefont bdi bdo blockquote body br button canvas caption center "
+    "cite code col colgroup data dd del details dfn dialog dir div dl dt em embed fieldset figcaption figure font "
+    "footer form frame frameset h1 h2 h3 h4 h5 h6 head header hgroup hr html i iframe img input ins kbd label "
+    "legend li link main mark menu menuitem meta nav noframes noscript object ol optgroup option output p param "
+    "path picture pre q rp rt ruby s samp script search section select small source span strike strong style sub "
+    "summary sup svg table tbody td template textarea tfoot th thead time title tr track tt u ul var video wbr"
+).split())
+
+
+def _lone_tags(lines: list[str]) -> list[str]:
+    """``lines`` where a tag of the author's own that stands alone where a block may start (after a blank
+    line, a fence or another such tag) is read as a blank line. Prompt files wrap examples and rules in
+    such tags (``<example title="…">`` then a fence); CommonMark reads the tag as the start of an HTML
+    block that runs to the next blank line, so that the fence after it is no fence and the code after
+    that reads as prose, and rules written between the tags are not read at all. Agents read the fence
+    and the rules as their author wrote them, and so does every line-by-line reader here (:class:`Fences`)."""
+    out = list(lines)
+    fence: tuple[str, int] | None = None
+    after_block = True  # at the start of a block: the file's start, after a blank line or a fence
+    opened: list[str] = []  # the tags read as blank lines, still open
+    for i, line in enumerate(lines):
+        opener = _FENCE_OPEN.match(line)
+        if fence is not None:
+            if opener and opener.group("fence")[0] == fence[0] and len(opener.group("fence")) >= fence[1] \
+                    and line.strip() == opener.group("fence"):
+                fence = None
+                after_block = True
+            continue
+        if opener:
+            fence = (opener.group("fence")[0], len(opener.group("fence")))
+            continue
+        tag = _LONE_TAG.match(line)
+        name = tag.group(1).lower() if tag else ""
+        closing = line.lstrip().startswith("</")
+        if tag and name not in _HTML_TAGS and (after_block or (closing and name in opened)):
+            # the closing tag of one read so is markup wherever it stands (after a list item's last line)
+            if closing and name in opened:
+                del opened[len(opened) - 1 - opened[::-1].index(name):]
+            elif not closing and not line.rstrip().endswith("/>"):
+                opened.append(name)
+            out[i] = ""
+            after_block = True
+            continue
+        after_block = not line.strip()
     return out
 
 
