@@ -807,6 +807,28 @@ def test_a_line_repeated_under_another_heading_of_its_file_is_reported_but_stays
     assert (tree.root / ".github/copilot-instructions.md").read_bytes() == before
 
 
+def test_an_item_of_a_list_whose_label_says_something_of_it_stays(tree: Tree) -> None:
+    """ihub-apps: "**Auto-Reloads (No Restart):**" then "- `contents/config/groups.json` (groups and
+    permissions)"; CLAUDE.md names the file alone. Removing the item would lose that it reloads. Under a
+    label that names a topic ("**Core Files:**") the item may go."""
+    write_all(tree, {
+        "CLAUDE.md": "# Files\n\n- **`contents/config/groups.json`**: groups and permissions\n"
+                     "- **`server.js`**: Main Express server with clustering support\n",
+        ".github/copilot-instructions.md": "# Config\n\n## Hot reload\n\n**Requires Restart:**\n"
+                                           "- `contents/config/platform.json` (core settings)\n\n"
+                                           "**Auto-Reloads (No Restart):**\n"
+                                           "- `contents/config/groups.json` (groups and permissions)\n\n"
+                                           "## Server\n\n**Core Files:**\n"
+                                           "- `server.js` - Main Express server with clustering support\n"})
+    findings = {f.line: f for f in repeat_findings(open_memory(Workspace(tree.root)).entries)
+                if f.source == ".github/copilot-instructions.md"}
+    assert set(findings) == {9, 14}
+    assert findings[9].fix is None and "the list under “**Auto-Reloads (No Restart):**”" in findings[9].message
+    assert findings[14].fix is not None
+    shown = lore("repeats", cwd=tree.root).stdout
+    assert "stays: an item of a list whose label says something of it" in shown
+
+
 def test_a_nested_item_under_another_item_is_no_repeat(tree: Tree) -> None:
     """oxc's apps/oxfmt/AGENTS.md says "Build with `pnpm build`" under the JS/Rust CLI and again under the
     Node.js API: each completes its own item. A line the root file states stays a repeat of it."""

@@ -24,12 +24,12 @@ from typing import Any
 from ..core.candidates import rare_key_pairs
 from ..core.model import Entry, Finding, RemoveRepeatFix, Severity
 from ..core.text import TEXT_CACHE, editor_lines, normalize
-from ..facts.near import may_be_one, near, near_in_parts, says_more, words_of
+from ..facts.near import may_be_one, near, near_in_parts, says_more, turns_meaning, words_of
 from ..facts.scope import apart, folder
 from ..facts.scope import other_projects as apart_projects
 from ..facts.verify import fact_key, fact_keys, fact_size, prepared
 from ..store import FileChange, Operation, Store
-from ..store.instructions import LIST_END, PARENT_ITEM, replace_lines
+from ..store.instructions import INTRO, LIST_END, PARENT_ITEM, replace_lines
 from .compaction.search import groups_of_one_fact
 
 _normal = lru_cache(maxsize=TEXT_CACHE)(normalize)
@@ -203,20 +203,35 @@ def under_another_heading(copy: Entry, kept: Entry) -> bool:
             and (copy.section or "") != (kept.section or ""))
 
 
+def in_another_list(copy: Entry, kept: Entry) -> bool:
+    """A copy that is an item of a list whose label says something of every item ("**Auto-Reloads (No
+    Restart):**" then "- `contents/config/groups.json` (groups and permissions)"; "**Don't:**", "Required:")
+    where the kept one is not under that label: the item completes what the label says (that the file
+    reloads, that it is to be avoided), which would go with it. A label that names a topic ("**Core
+    Files:**", "TypeScript Usage:") is a heading."""
+    label = copy.raw.get(INTRO)
+    return (isinstance(label, str) and _normal(label) != _normal(str(kept.raw.get(INTRO) or ""))
+            and turns_meaning(label))
+
+
 #: Why a copy stays though it repeats the kept one (:func:`why_stays`).
 SAYS_MORE = "says more"
 ANOTHER_HEADING = "under another heading of the same file"
+ANOTHER_LIST = "an item of a list whose label says something of it"
 
 
 def why_stays(copy: Entry, kept: Entry, losing: Callable[[str, str], str] | None = None) -> str | None:
     """Why ``copy`` must stay though it repeats ``kept``, else ``None`` (it may go): it says more
-    (:data:`SAYS_MORE`), it is :func:`under_another_heading` (:data:`ANOTHER_HEADING`), or ``losing``
+    (:data:`SAYS_MORE`), it is :func:`under_another_heading` (:data:`ANOTHER_HEADING`) or
+    :func:`in_another_list` (:data:`ANOTHER_LIST`), or ``losing``
     (who would lose the fact were it removed from the copy's file: agents that read it without the kept
     one's, :meth:`..agents.ReadersOfBoth.losing`) names someone."""
     if _normal(copy.content) != _normal(kept.content) and says_more(copy.content, kept.content):
         return SAYS_MORE
     if under_another_heading(copy, kept):
         return ANOTHER_HEADING
+    if in_another_list(copy, kept):
+        return ANOTHER_LIST
     if losing is not None and copy.location.path != kept.location.path:
         return losing(copy.location.path, kept.location.path) or None
     return None
@@ -424,6 +439,8 @@ def repeat_findings(entries: Iterable[Entry], sources: Iterable[str] = (), parap
                          + ("; this copy says more: bring it together by hand" if why == SAYS_MORE
                             else "; under another heading, which may need it too: bring them together by hand"
                             if why == ANOTHER_HEADING
+                            else f"; an item of the list under “{copy.raw.get(INTRO)}”, which it completes: "
+                            "bring them together by hand" if why == ANOTHER_LIST
                             else f"; the {len(repeat.under)} line(s) it introduces repeat too: it goes with them"
                             if repeat.under else ": an agent that loads both reads it twice")),
                 source=copy.location.path, line=copy.location.start_line, entry=copy.id,

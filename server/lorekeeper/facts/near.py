@@ -176,6 +176,14 @@ def _turns(sa: _Shape, sb: _Shape) -> bool:
     return bool(((sa.words ^ sb.words) | (set(sa.sequence) ^ set(sb.sequence))) & _CHANGES_MEANING)
 
 
+def turns_meaning(text: str) -> bool:
+    """Whether ``text`` denies or holds a word that turns the meaning (not, only, required, deprecated,
+    before...): as a label ("**Don't:**", "**Auto-Reloads (No Restart):**"), it says something of every
+    item of the list it introduces."""
+    shape = _shape(text)
+    return shape.negated or bool((shape.words | set(shape.sequence)) & _CHANGES_MEANING)
+
+
 def says_more(a: str, b: str) -> bool:
     """Whether ``a`` states something ``b`` does not (a word, literal or status mark ``b`` lacks)."""
     sa, sb = _shape(a), _shape(b)
