@@ -829,6 +829,22 @@ def test_an_item_of_a_list_whose_label_says_something_of_it_stays(tree: Tree) ->
     assert "stays: an item of a list whose label says something of it" in shown
 
 
+def test_a_bold_title_over_an_example_is_no_repeat_of_a_sentence(tree: Tree) -> None:
+    """langfuse's vercel-react-best-practices/AGENTS.md: "**Correct: no flicker, no hydration mismatch**"
+    titles the correct example; the sentence after it ends "No flickering, no hydration mismatch." Removing
+    the title would leave the example untitled among wrong ones."""
+    write_all(tree, {"AGENTS.md": "# Rules\n\n## Hydration\n\n**Correct: no flicker, no hydration mismatch**\n\n"
+                     "```tsx\n<ThemeWrapper />\n```\n\n"
+                     "The inline script executes synchronously before showing the element, ensuring the DOM "
+                     "already has the correct value. No flickering, no hydration mismatch.\n"})
+    assert repeats(open_memory(Workspace(tree.root)).entries) == []
+    # without the example under it, the bold line is a sentence like any other
+    write_all(tree, {"AGENTS.md": "# Rules\n\n## Hydration\n\n**Correct: no flicker, no hydration mismatch**\n\n"
+                     "The inline script executes synchronously before showing the element, ensuring the DOM "
+                     "already has the correct value. No flickering, no hydration mismatch.\n"})
+    assert len(repeats(open_memory(Workspace(tree.root)).entries)) == 1
+
+
 def test_a_nested_item_under_another_item_is_no_repeat(tree: Tree) -> None:
     """oxc's apps/oxfmt/AGENTS.md says "Build with `pnpm build`" under the JS/Rust CLI and again under the
     Node.js API: each completes its own item. A line the root file states stays a repeat of it."""

@@ -14,6 +14,7 @@ Invariant: reads only the store's entries; never merges across projects (:mod:`.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -83,6 +84,30 @@ def _worth(entry: Entry) -> bool:
 
 def _introduces(text: str) -> bool:
     return text.rstrip().rstrip("*_` ").endswith(":")
+
+
+#: A paragraph written as one bold span ("**Correct: no flicker, no hydration mismatch**").
+_BOLD_ONLY = re.compile(r"^(\*\*|__)(?:(?!\1).)+\1$", re.S)
+
+
+def _titles(entries: list[Entry]) -> set[str]:
+    """The paragraphs written as one bold span right above a code block, a list or a table (one blank
+    line at most between): titles of what follows ("**Correct: no flicker, no hydration mismatch**" over
+    the correct example), which would be orphaned without them. They are repeats only with what they
+    introduce (:func:`_intros`), never of a sentence that says the same."""
+    out: set[str] = set()
+    by_file: dict[str, list[Entry]] = {}
+    for e in entries:
+        if e.format == "instruction" and e.live:
+            by_file.setdefault(e.location.path, []).append(e)
+    for units in by_file.values():
+        units.sort(key=lambda e: e.location.start_line)
+        for title, after in itertools.pairwise(units):
+            if (title.source == "paragraph" and _BOLD_ONLY.match(title.content.strip())
+                    and after.source in ("code", "bullet", "table")
+                    and after.location.start_line <= title.location.end_line + 2):
+                out.add(title.id)
+    return out
 
 
 def _code_words(entry: Entry) -> int:
@@ -265,7 +290,8 @@ def repeats(entries: Iterable[Entry], sources: Iterable[str] = (), paraphrases: 
     chosen = tuple(sources)
     order = (*chosen, *DEFAULT_SOURCES)
     every = list(entries)
-    units = [e for e in every if _worth(e)]
+    titles = _titles(every)
+    units = [e for e in every if _worth(e) and e.id not in titles]
     if len(units) < 2:
         return _whole(every, order)
 
