@@ -845,6 +845,71 @@ def test_a_bold_title_over_an_example_is_no_repeat_of_a_sentence(tree: Tree) -> 
     assert len(repeats(open_memory(Workspace(tree.root)).entries)) == 1
 
 
+_BEADS_AGENTS = """\
+# Agent Instructions
+
+## Workflow
+
+1. **Check ready work**: `bd ready --json`
+2. **Claim your task atomically**: `bd update <id> --claim`
+3. **Work on it**: Implement, test, document
+
+## Priorities
+
+- `0` - Critical (security, data loss, broken builds)
+- `1` - High (major features, important bugs)
+
+## Interactive commands
+
+**DO NOT use `bd edit`** - it opens an interactive editor ($EDITOR) which AI agents cannot use.
+"""
+
+_BEADS_NESTED = """\
+# bd
+
+## Workflow
+
+1. **Check ready work** with the dashboard
+2. **Claim task**: `bd update <id> --claim`
+3. **Work on it**: Implement, test, document
+4. **Complete**: `bd close <id> --reason "Done"`
+
+### Priorities
+
+- `0` - Critical (security, data loss, broken builds)
+- `1` - High (major features, important bugs)
+
+## Agent Warning: Interactive Commands
+
+**DO NOT use `bd edit`** - it opens an interactive editor ($EDITOR) which AI agents cannot use.
+
+Use `bd update` with flags instead:
+"""
+
+
+def test_a_removal_leaves_every_procedure_whole_and_no_empty_section(tree: Tree) -> None:
+    """gastownhall/beads: cmd/bd/AGENTS.md repeats steps 2 and 3 of the root's workflow (its steps 1 and
+    4 are its own), the root's priorities, and "**DO NOT use `bd edit`** …" right above "Use `bd update`
+    with flags instead:". Steps stay (the procedure would read 1, 4); the warning stays (the next line
+    says "instead" of it); the priorities go, and so does the heading they leave empty."""
+    write_all(tree, {"AGENTS.md": _BEADS_AGENTS, "cmd/bd/AGENTS.md": _BEADS_NESTED})
+    findings = {f.line: f for f in repeat_findings(open_memory(Workspace(tree.root)).entries)
+                if f.source == "cmd/bd/AGENTS.md"}
+    assert set(findings) == {6, 7, 12, 13, 17}
+    assert all(findings[n].fix is None and "a step of a numbered list" in findings[n].message for n in (6, 7))
+    assert findings[17].fix is None and "refers back to it" in findings[17].message
+    assert findings[12].fix is not None and findings[13].fix is not None
+    shown = lore("repeats", "--apply", cwd=tree.root)
+    assert "stays: a step of a numbered list whose other steps stay" in shown.stdout
+    assert "stays: the paragraph after it refers back to it" in shown.stdout
+    after = (tree.root / "cmd/bd/AGENTS.md").read_text()
+    assert "### Priorities" not in after and "`0` - Critical" not in after
+    assert after == _BEADS_NESTED.replace("### Priorities\n\n- `0` - Critical (security, data loss, broken builds)\n"
+                                          "- `1` - High (major features, important bugs)\n\n", "")
+    lore("undo", "--last", cwd=tree.root)
+    assert (tree.root / "cmd/bd/AGENTS.md").read_text() == _BEADS_NESTED
+
+
 def test_a_nested_item_under_another_item_is_no_repeat(tree: Tree) -> None:
     """oxc's apps/oxfmt/AGENTS.md says "Build with `pnpm build`" under the JS/Rust CLI and again under the
     Node.js API: each completes its own item. A line the root file states stays a repeat of it."""

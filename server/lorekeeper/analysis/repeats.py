@@ -17,20 +17,20 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from functools import lru_cache
 from typing import Any
 
 from ..core.candidates import rare_key_pairs
 from ..core.model import Entry, Finding, RemoveRepeatFix, Severity
-from ..core.text import TEXT_CACHE, editor_lines, normalize
+from ..core.text import TEXT_CACHE, Fences, editor_lines, normalize
 from ..facts.near import may_be_one, near, near_in_parts, says_more, turns_meaning, words_of
 from ..facts.scope import apart, folder
 from ..facts.scope import other_projects as apart_projects
 from ..facts.verify import fact_key, fact_keys, fact_size, prepared
 from ..store import FileChange, Operation, Store
-from ..store.instructions import INTRO, LIST_END, PARENT_ITEM, replace_lines
+from ..store.instructions import INTRO, LIST, LIST_END, ORDERED, PARENT_ITEM, replace_lines
 from .compaction.search import groups_of_one_fact
 
 _normal = lru_cache(maxsize=TEXT_CACHE)(normalize)
@@ -66,6 +66,12 @@ class Repeat:
     #: For a label that introduces a list (its one copy ends with ":"): the copies of the list's facts
     #: under it, removed with it.
     under: tuple[Entry, ...] = ()
+    #: The copies that are steps of a numbered list some of whose steps are no copies: removing them
+    #: would leave a procedure with steps missing (:func:`_steps_kept`).
+    steps: frozenset[str] = frozenset()
+    #: The copies the paragraph right after refers back to ("Use `bd update` with flags instead:", "These
+    #: contain …"), which would read as nonsense without them (:func:`_steps_kept`).
+    referred: frozenset[str] = frozenset()
 
 
 def _source_rank(entry: Entry, sources: tuple[str, ...]) -> tuple[int, str, int]:
@@ -243,20 +249,28 @@ def in_another_list(copy: Entry, kept: Entry) -> bool:
 SAYS_MORE = "says more"
 ANOTHER_HEADING = "under another heading of the same file"
 ANOTHER_LIST = "an item of a list whose label says something of it"
+A_STEP = "a step of a numbered list whose other steps stay"
+REFERRED = "the paragraph after it refers back to it"
 
 
-def why_stays(copy: Entry, kept: Entry, losing: Callable[[str, str], str] | None = None) -> str | None:
-    """Why ``copy`` must stay though it repeats ``kept``, else ``None`` (it may go): it says more
+def why_stays(copy: Entry, repeat: Repeat, losing: Callable[[str, str], str] | None = None) -> str | None:
+    """Why ``copy`` must stay though it repeats ``repeat.kept``, else ``None`` (it may go): it says more
     (:data:`SAYS_MORE`), it is :func:`under_another_heading` (:data:`ANOTHER_HEADING`) or
-    :func:`in_another_list` (:data:`ANOTHER_LIST`), or ``losing``
-    (who would lose the fact were it removed from the copy's file: agents that read it without the kept
+    :func:`in_another_list` (:data:`ANOTHER_LIST`), a step of a numbered list whose other steps stay
+    (:data:`A_STEP`), the paragraph after it refers back to it (:data:`REFERRED`), or ``losing`` (who
+    would lose the fact were it removed from the copy's file: agents that read it without the kept
     one's, :meth:`..agents.ReadersOfBoth.losing`) names someone."""
+    kept = repeat.kept
     if _normal(copy.content) != _normal(kept.content) and says_more(copy.content, kept.content):
         return SAYS_MORE
     if under_another_heading(copy, kept):
         return ANOTHER_HEADING
     if in_another_list(copy, kept):
         return ANOTHER_LIST
+    if copy.id in repeat.steps:
+        return A_STEP
+    if copy.id in repeat.referred:
+        return REFERRED
     if losing is not None and copy.location.path != kept.location.path:
         return losing(copy.location.path, kept.location.path) or None
     return None
@@ -354,8 +368,41 @@ def repeats(entries: Iterable[Entry], sources: Iterable[str] = (), paraphrases: 
                     out[k] = Repeat(out[k].kept, out[k].copies, out[k].exact, rest)
     out += _whole(every, order)
     out += _intros(every, out, order)
+    out = _steps_kept(every, out)
     out.sort(key=lambda r: (r.kept.location.path, r.kept.location.start_line))
     return out
+
+
+def _steps_kept(entries: list[Entry], found: list[Repeat]) -> list[Repeat]:
+    """``found``, each repeat naming its copies that the paragraph right after refers back to, and its
+    copies that are steps of a numbered list not every step of which is a copy (beads' copilot-instructions.md: "2. **Claim task**" and "3. **Work on it**" repeat AGENTS.md,
+    "1." and "4." do not): without them, the procedure there reads with steps missing. A numbered list
+    all of whose steps repeat goes whole."""
+    copies = {c.id for r in found for c in r.copies}
+    steps: dict[tuple[str, object], list[str]] = {}
+    by_file: dict[str, list[Entry]] = {}
+    for e in entries:
+        if e.format == "instruction" and e.live:
+            by_file.setdefault(e.location.path, []).append(e)
+            if e.raw.get(ORDERED):
+                steps.setdefault((e.location.path, e.raw.get(LIST)), []).append(e.id)
+    kept = {i for ids in steps.values() if not all(i in copies for i in ids) for i in ids}
+    referred: set[str] = set()
+    for units in by_file.values():
+        units.sort(key=lambda e: e.location.start_line)
+        for unit, after in itertools.pairwise(units):
+            if (unit.id in copies and after.id not in copies and after.source == "paragraph"
+                    and after.section == unit.section and after.location.start_line <= unit.location.end_line + 2
+                    and _REFERS_BACK.search(after.content)):
+                referred.add(unit.id)
+    return [replace(r, steps=frozenset(c.id for c in r.copies if c.id in kept),
+                    referred=frozenset(c.id for c in r.copies if c.id in referred))
+            if any(c.id in kept or c.id in referred for c in r.copies) else r for r in found]
+
+
+#: A paragraph that refers back to what stands above it: "These contain …", "Use `bd update` with flags
+#: instead:", "Note: public packages use `build` instead."
+_REFERS_BACK = re.compile(r"^(?:\*\*|__)?(?:these|this|those|such|they|it)\b|\binstead\b", re.I)
 
 
 # -- a list written as a code block elsewhere ---------------------------------------------------------
@@ -457,7 +504,7 @@ def repeat_findings(entries: Iterable[Entry], sources: Iterable[str] = (), parap
             same = _normal(copy.content) == _normal(repeat.kept.content)
             others = [e for e in every if e is not copy]
             also = ", ".join(_where(e) for e in others[1:])
-            why = why_stays(copy, repeat.kept)  # who reads which file: agents.who_reads_twice
+            why = why_stays(copy, repeat)  # who reads which file: agents.who_reads_twice
             findings.append(Finding(
                 kind="duplicate" if same else "near-duplicate", severity=Severity.info,
                 message=(f"{'repeats' if same else 'states the same fact as'} {_where(repeat.kept)}"
@@ -467,6 +514,10 @@ def repeat_findings(entries: Iterable[Entry], sources: Iterable[str] = (), parap
                             if why == ANOTHER_HEADING
                             else f"; an item of the list under “{copy.raw.get(INTRO)}”, which it completes: "
                             "bring them together by hand" if why == ANOTHER_LIST
+                            else "; a step of a numbered list whose other steps are not repeats: "
+                            "removing it would leave the procedure with a step missing" if why == A_STEP
+                            else "; the paragraph after it refers back to it: bring them together by hand"
+                            if why == REFERRED
                             else f"; the {len(repeat.under)} line(s) it introduces repeat too: it goes with them"
                             if repeat.under else ": an agent that loads both reads it twice")),
                 source=copy.location.path, line=copy.location.start_line, entry=copy.id,
@@ -534,6 +585,51 @@ def _without(text: str, start: int, end: int) -> str:
     return "".join(lines)
 
 
+_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]|$)")
+
+
+def _headings(lines: list[str]) -> list[tuple[int, int]]:
+    """The ATX headings of Markdown ``lines`` outside fenced code: (index, level)."""
+    fences = Fences()
+    out: list[tuple[int, int]] = []
+    for i, line in enumerate(lines):
+        if not fences.code(line) and (m := _ATX.match(line)):
+            out.append((i, len(m.group(1))))
+    return out
+
+
+def _holds(lines: list[str], heads: list[tuple[int, int]], k: int) -> bool:
+    """Whether the section of heading ``k`` (its subsections too) holds a line that is not blank."""
+    at, level = heads[k]
+    end = next((i for i, lv in heads[k + 1:] if lv <= level), len(lines))
+    return any(line.strip() for line in lines[at + 1:end])
+
+
+def _no_empty_sections(before: str, after: str) -> str:
+    """``after`` without the headings whose sections held something in ``before`` and hold nothing now
+    (all their lines removed as repeats: beads' "### Priorities" over the five priorities AGENTS.md lists),
+    nor a blank line that would double. Headings the removal left alone keep their place."""
+    lines = editor_lines(after, keepends=True)
+    old = editor_lines(before, keepends=True)
+    had = [_holds(old, _headings(old), k) for k in range(len(_headings(old)))]
+    heads = _headings(lines)
+    if len(heads) != len(had):
+        return after  # (a removed unit held a heading line: leave the file as the removal made it)
+    k = len(heads) - 1
+    while k >= 0:
+        if had[k] and not _holds(lines, heads, k):
+            at = heads[k][0]
+            del lines[at]
+            if at < len(lines) and not lines[at].strip() and (at == 0 or not lines[at - 1].strip()):
+                del lines[at]
+            del had[k]
+            heads = _headings(lines)
+            k = len(heads) - 1  # (a section above may hold nothing now either)
+            continue
+        k -= 1
+    return "".join(lines)
+
+
 def removal(store: Store, copies: Iterable[Entry], reason: str) -> Operation | None:
     """The journaled operation that removes ``copies`` (instruction units) from their files, several of
     one file as one change of it (from the bottom up, so that line numbers hold). ``None``: nothing to
@@ -551,7 +647,7 @@ def removal(store: Store, copies: Iterable[Entry], reason: str) -> Operation | N
         for unit in sorted(units, key=lambda e: e.location.start_line, reverse=True):
             text = _without(text, unit.location.start_line, unit.location.end_line)
             ids.append(unit.id)
-        after = text.encode("utf-8")
+        after = _no_empty_sections(before.decode("utf-8-sig"), text).encode("utf-8")
         if before.startswith(b"\xef\xbb\xbf"):
             after = b"\xef\xbb\xbf" + after
         changes.append(FileChange(path, before, after))

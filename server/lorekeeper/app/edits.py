@@ -134,7 +134,7 @@ def staying(store: Store, found: Iterable[Repeat]) -> dict[str, str]:
         return readers[0].losing(copy, kept)
 
     return {copy.id: why for repeat in found for copy in repeat.copies
-            if (why := why_stays(copy, repeat.kept, losing)) is not None}
+            if (why := why_stays(copy, repeat, losing)) is not None}
 
 
 def remove_repeats(store: Store, journal: Journal, sources: Sequence[str] = (), *,

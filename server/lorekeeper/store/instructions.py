@@ -36,6 +36,10 @@ PARENT_ITEM = "parent_item"
 #: For an item of a list that a label introduces ("**Auto-Reloads (No Restart):**" then the list): that
 #: label's text, which the item completes.
 INTRO = "intro"
+#: For a list item: the first line of its list, which its siblings share.
+LIST = "list"
+#: For an item of a numbered list (a step of a procedure): ``True``.
+ORDERED = "ordered"
 
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
 _FRONT_FENCE = re.compile(r"^---\s*$")
@@ -63,8 +67,10 @@ def parse_instructions(text: str, relpath: str) -> list[tuple[int, int, str, str
 
 #: An instruction unit: ``(start_line, end_line, kind, content, section, list_end, parent, intro)``;
 #: ``list_end``: the last line of the lists nested in a bullet (``None``: it holds none); ``parent``: the
-#: line of the item a nested item is in; ``intro``: the label a top-level list item's list follows.
-_Unit = tuple[int, int, str, str, "str | None", "int | None", "int | None", "str | None"]
+#: line of the item a nested item is in; ``intro``: the label a top-level list item's list follows;
+#: ``in_list``: for a list item, its list's first line and whether it is numbered.
+_Unit = tuple[int, int, str, str, "str | None", "int | None", "int | None", "str | None",
+              "tuple[int, bool] | None"]
 
 
 def _units(text: str, relpath: str) -> list[_Unit]:
@@ -86,6 +92,7 @@ def _units(text: str, relpath: str) -> list[_Unit]:
     # and the line where the item stops.
     open_items: list[list[int]] = []
     intro: str | None = None  # the label that introduces the top-level list we are in
+    lists: list[tuple[int, bool]] = []  # the lists we are in: first line, numbered
     for index, tok in enumerate(tokens):
         if tok.type == "heading_open" and tok.map:
             level = int(tok.tag[1])
@@ -95,21 +102,26 @@ def _units(text: str, relpath: str) -> list[_Unit]:
                     and title.strip("`").lower() != relpath.rsplit("/", 1)[-1].lower():
                 # a heading that names what it describes ("### Main Model (`model/ui.go`)"): a unit, so
                 # that what it names is checked like any line's
-                out.append((tok.map[0] + 1, tok.map[1], "heading", title, _section(headings), None, None, None))
+                out.append((tok.map[0] + 1, tok.map[1], "heading", title, _section(headings), None, None, None, None))
             headings = [*headings, (level, title)]
         elif tok.type == "list_item_open" and tok.map:
             item_depth += 1
             open_items.append([tok.map[0], tok.map[1], tok.map[1]])
-        elif tok.type in ("bullet_list_open", "ordered_list_open") and tok.map and open_items:
-            parent = open_items[-1]
-            parent[1] = min(parent[1], tok.map[0])
         elif tok.type in ("bullet_list_open", "ordered_list_open") and tok.map:
-            # a paragraph that ends with a colon on the line above the list, or one blank line above it
-            above = next((u for u in reversed(out) if u[2] == "paragraph"), None)
-            intro = above[3] if above is not None and tok.map[0] - 1 <= above[1] <= tok.map[0] \
-                and above[3].rstrip().rstrip("*_` ").endswith(":") else None
-        elif tok.type in ("bullet_list_close", "ordered_list_close") and not open_items:
-            intro = None
+            lists.append((tok.map[0] + 1, tok.type == "ordered_list_open"))
+            if open_items:
+                parent = open_items[-1]
+                parent[1] = min(parent[1], tok.map[0])
+            else:
+                # a paragraph that ends with a colon on the line above the list, or one blank line above it
+                above = next((u for u in reversed(out) if u[2] == "paragraph"), None)
+                intro = above[3] if above is not None and tok.map[0] - 1 <= above[1] <= tok.map[0] \
+                    and above[3].rstrip().rstrip("*_` ").endswith(":") else None
+        elif tok.type in ("bullet_list_close", "ordered_list_close"):
+            if lists:
+                lists.pop()
+            if not open_items:
+                intro = None
         elif tok.type == "list_item_close":
             item_depth -= 1
             start, stop, whole = open_items.pop()
@@ -120,7 +132,7 @@ def _units(text: str, relpath: str) -> list[_Unit]:
                 nested = _trim(lines, stop, whole) if stop < whole else None
                 out.append((first + 1, last + 1, "bullet", content, _section(headings),
                             nested[1] + 1 if nested else None, open_items[-1][0] + 1 if open_items else None,
-                            None if open_items else intro))
+                            None if open_items else intro, lists[-1] if lists else None))
         elif tok.type in _BLOCKS and tok.map and item_depth == 0:
             body = _trim(lines, tok.map[0], tok.map[1])
             if body:
@@ -130,7 +142,7 @@ def _units(text: str, relpath: str) -> list[_Unit]:
                 content = "\n".join(chunk) if kind == "code" else "\n".join(c.strip() for c in chunk)
                 if kind == "paragraph":
                     content = content.strip()
-                out.append((first + 1, last + 1, kind, content.rstrip("\n"), _section(headings), None, None, None))
+                out.append((first + 1, last + 1, kind, content.rstrip("\n"), _section(headings), None, None, None, None))
     out.sort(key=lambda e: e[0])
     return [e for e in out if e[3].strip()]
 
@@ -306,7 +318,7 @@ def read_instruction_file(ws: Workspace, path: Path, relpath: str | None = None)
     if "lore-ignore" in text_file.text:
         lines = editor_lines(text_file.text)
         comments, problems = ignore_comments(lines, relpath)
-    for start, end, kind, content, section, list_end, parent, intro in _units(text_file.text, relpath):
+    for start, end, kind, content, section, list_end, parent, intro, in_list in _units(text_file.text, relpath):
         entries.append(
             Entry(
                 id=f"{relpath}:{start}",
@@ -320,7 +332,8 @@ def read_instruction_file(ws: Workspace, path: Path, relpath: str | None = None)
                 section=section,
                 ignores=ignores_of(comments, lines, start, end) if comments else [],
                 raw={**({LIST_END: list_end} if list_end else {}), **({PARENT_ITEM: parent} if parent else {}),
-                     **({INTRO: intro} if intro else {})},
+                     **({INTRO: intro} if intro else {}),
+                     **({LIST: in_list[0], **({ORDERED: True} if in_list[1] else {})} if in_list else {})},
             )
         )
     return entries, problems
