@@ -910,6 +910,26 @@ def test_a_removal_leaves_every_procedure_whole_and_no_empty_section(tree: Tree)
     assert (tree.root / "cmd/bd/AGENTS.md").read_text() == _BEADS_NESTED
 
 
+def test_lists_under_two_titles_of_one_file_are_two_scopes(tree: Tree) -> None:
+    """microsoft/vscode-copilot-chat's chatSessions/claude/AGENTS.md lists what "**ClaudeAgentManager**" and
+    "**ClaudeCodeSession**" do; documenso's .cursorrules has "Toast usage" and "Translations", each over its
+    own list. Items of two such lists are about two things: never a conflict or a pair in other words,
+    and a line both write the same stays in each."""
+    write_all(tree, {"AGENTS.md": "# Claude\n\n## Key Components\n\n**ClaudeAgentManager**\n"
+                     "- Entry point for handling chat requests from VS Code\n- Logs every request\n\n"
+                     "**ClaudeCodeSession**\n- Manages a queue of incoming requests from VS Code Chat\n"
+                     "- Logs every request\n\nToast usage\n\n"
+                     "- Use the t`string` macro from @lingui/react/macro to display toast messages\n\nTranslations\n\n"
+                     "- Use the t`string` macro from @lingui/react/macro to display translations in typescript code\n"})
+    units = {e.location.start_line: e for e in open_memory(Workspace(tree.root)).entries}
+    assert units[6].raw["intro"] == "**ClaudeAgentManager**" and units[15].raw["intro"] == "Toast usage"
+    assert apart(units[6], units[10]) and apart(units[15], units[19]) and not apart(units[6], units[7])
+    [repeat] = repeats(units.values())
+    assert (repeat.kept.location.start_line, repeat.copies[0].location.start_line) == (7, 11)
+    findings = [f for f in repeat_findings(units.values()) if f.kind == "duplicate"]
+    assert [f.fix for f in findings] == [None]
+
+
 def test_a_nested_item_under_another_item_is_no_repeat(tree: Tree) -> None:
     """oxc's apps/oxfmt/AGENTS.md says "Build with `pnpm build`" under the JS/Rust CLI and again under the
     Node.js API: each completes its own item. A line the root file states stays a repeat of it."""

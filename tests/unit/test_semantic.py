@@ -90,6 +90,15 @@ def test_the_guard_never_vouches_for_another_fact_however_close(a: str, b: str, 
     assert not vouch(b, a, cosine, 0.75).ok
 
 
+def test_a_text_written_in_another_script_is_never_vouched_for() -> None:
+    # 0x-zeros/web3-tycoon: .cursorrules (Chinese) against CLAUDE.md (English); the Latin names they share
+    # bring MiniLM, which reads English, close
+    verdict = vouch("**Frontend**: Cocos Creator 3.8.7 with TypeScript + Voxel rendering system",
+                    "TypeScript 代码：遵循 Cocos Creator 开发规范", 0.95, 0.75)
+    assert not verdict.ok and "another script" in verdict.reason
+    assert vouch("Always use pnpm for packages", "Use pnpm for every package, always", 0.95, 0.75).ok
+
+
 def test_the_newer_text_that_says_more_is_kept() -> None:
     verdict = vouch("Always use pnpm", "Package management must use pnpm, not npm or yarn", 0.57, 0.75)
     assert verdict.keeper == "b"

@@ -227,11 +227,11 @@ def _own_items(a: Entry, b: Entry) -> bool:
 
 
 def under_another_heading(copy: Entry, kept: Entry) -> bool:
-    """A copy in the kept line's file under another heading: the line may be part of what its own
-    section says (a step of each of two procedures, "**`telemetry/`**: …" under two folders' headings),
-    so it is reported but not removed."""
+    """A copy in the kept line's file under another heading, or in a list under another title: the line
+    may be part of what its own section says (a step of each of two procedures, "**`telemetry/`**: …"
+    under two folders' headings), so it is reported but not removed."""
     return (copy.format == kept.format == "instruction" and copy.location.path == kept.location.path
-            and (copy.section or "") != (kept.section or ""))
+            and ((copy.section or "") != (kept.section or "") or copy.raw.get(INTRO) != kept.raw.get(INTRO)))
 
 
 def in_another_list(copy: Entry, kept: Entry) -> bool:

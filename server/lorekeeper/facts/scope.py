@@ -16,6 +16,7 @@ from functools import lru_cache
 from posixpath import dirname
 
 from ..core.model import Entry
+from ..store.instructions import INTRO
 
 #: Tags that name what a memory is about: ``project:api``, ``package/web``, ``service=billing``...
 _SCOPE_TAG = re.compile(r"^(?:project|package|pkg|service|app|repo|module|crate|workspace)[:/=](.+)$", re.I)
@@ -57,11 +58,12 @@ def apart(a: Entry, b: Entry) -> bool:
     """Different scopes: different projects, lines of agent files of different folders (a nested file
     overrides the root one for its folder), or lines of one instruction file under different headings
     (a file describes each component in its own section: "**Entry point**: `server/src/index.ts`" under
-    Backend, "**Entry point**: `src/main.tsx`" under Frontend). Two such memories are never a conflict."""
+    Backend, "**Entry point**: `src/main.tsx`" under Frontend) or in lists under different titles ("**ClaudeAgentManager**"
+    then its list, "**ClaudeCodeSession**" then its own). Two such memories are never a conflict."""
     if other_projects(a, b) or folder(a) != folder(b):
         return True
     return (a.format == b.format == "instruction" and a.location.path == b.location.path
-            and (a.section or "") != (b.section or ""))
+            and ((a.section or "") != (b.section or "") or a.raw.get(INTRO) != b.raw.get(INTRO)))
 
 
 # A struck-through item ("~~**File Extension Detection**: ...~~"), or one marked done, fixed or resolved:

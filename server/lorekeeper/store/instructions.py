@@ -33,8 +33,9 @@ LIST_END = "list_end"
 #: For a nested list item: the line of the item it is nested in ("Build with `pnpm build`" under "- Node.js
 #: API" is about that item).
 PARENT_ITEM = "parent_item"
-#: For an item of a list that a label introduces ("**Auto-Reloads (No Restart):**" then the list): that
-#: label's text, which the item completes.
+#: For an item of a top-level list a title introduces ("**Auto-Reloads (No Restart):**",
+#: "**ClaudeCodeSession**", "Translations" right above the list): that title's text, which the item
+#: completes or is about.
 INTRO = "intro"
 #: For a list item: the first line of its list, which its siblings share.
 LIST = "list"
@@ -113,10 +114,10 @@ def _units(text: str, relpath: str) -> list[_Unit]:
                 parent = open_items[-1]
                 parent[1] = min(parent[1], tok.map[0])
             else:
-                # a paragraph that ends with a colon on the line above the list, or one blank line above it
+                # a title on the line above the list, or one blank line above it
                 above = next((u for u in reversed(out) if u[2] == "paragraph"), None)
                 intro = above[3] if above is not None and tok.map[0] - 1 <= above[1] <= tok.map[0] \
-                    and above[3].rstrip().rstrip("*_` ").endswith(":") else None
+                    and _titles_a_list(above[3]) else None
         elif tok.type in ("bullet_list_close", "ordered_list_close"):
             if lists:
                 lists.pop()
@@ -197,6 +198,21 @@ _HTML_TAGS = frozenset((
     "path picture pre q rp rt ruby s samp script search section select small source span strike strong style sub "
     "summary sup svg table tbody td template textarea tfoot th thead time title tr track tt u ul var video wbr"
 ).split())
+
+
+#: A paragraph in one bold span ("**ClaudeAgentManager**"), or of a few words and no sentence's end
+#: ("Toast usage", "Remix/ReactRouter Usage").
+_BOLD_TITLE = re.compile(r"^(\*\*|__)[^*_\n]+\1:?$")
+_SHORT_TITLE = re.compile(r"^[^\n.!?;,`|]{1,60}$")
+
+
+def _titles_a_list(paragraph: str) -> bool:
+    """Whether a paragraph right above a list names what its items are about: a label ending with a colon
+    ("**Auto-Reloads (No Restart):**"), a bold title ("**ClaudeCodeSession**") or a few words without a
+    sentence's end ("Translations")."""
+    text = paragraph.strip()
+    return (text.rstrip("*_` ").endswith(":") or bool(_BOLD_TITLE.match(text))
+            or (bool(_SHORT_TITLE.match(text)) and len(text.split()) <= 5 and any(c.isalpha() for c in text)))
 
 
 def _lone_tags(lines: list[str]) -> list[str]:
