@@ -930,6 +930,19 @@ def test_lists_under_two_titles_of_one_file_are_two_scopes(tree: Tree) -> None:
     assert [f.fix for f in findings] == [None]
 
 
+def test_a_label_left_introducing_nothing_goes_with_what_it_introduced(tree: Tree) -> None:
+    """intrafind/ihub-apps: copilot-instructions.md shows the client's folders under "**Organization:**"
+    as the tree CLAUDE.md draws too; once the tree goes, the label would introduce "**Key Patterns:**"."""
+    tree_block = "```\nclient/src/\n├── features/          # Feature modules (apps, auth, chat, admin)\n" \
+                 "└── utils/             # Client utilities\n```\n"
+    write_all(tree, {"CLAUDE.md": "# ihub\n\n## Client\n\n" + tree_block,
+                     ".github/copilot-instructions.md": "# ihub\n\n## Client Architecture\n\n**Organization:**\n"
+                     + tree_block + "\n**Key Patterns:**\n- Context API for global state\n"})
+    lore("repeats", "--apply", cwd=tree.root)
+    assert (tree.root / ".github/copilot-instructions.md").read_text() == (
+        "# ihub\n\n## Client Architecture\n\n**Key Patterns:**\n- Context API for global state\n")
+
+
 def test_a_nested_item_under_another_item_is_no_repeat(tree: Tree) -> None:
     """oxc's apps/oxfmt/AGENTS.md says "Build with `pnpm build`" under the JS/Rust CLI and again under the
     Node.js API: each completes its own item. A line the root file states stays a repeat of it."""

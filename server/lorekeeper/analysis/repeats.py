@@ -630,10 +630,38 @@ def _no_empty_sections(before: str, after: str) -> str:
     return "".join(lines)
 
 
+def _orphaned_labels(units: list[Entry], gone: set[str]) -> list[Entry]:
+    """The labels of ``units`` (one file's, in line order) that would introduce nothing once ``gone`` is
+    removed: a paragraph ending with a colon or written as one bold span ("**Organization:**") whose
+    block right after it (a code block, a list, up to the next paragraph or heading) all goes, and a list
+    item ending with a colon all of whose nested items go."""
+    out: list[Entry] = []
+    for k, label in enumerate(units):
+        if label.id in gone:
+            continue
+        text = label.content.strip()
+        if label.source == "paragraph" and (_introduces(text) or _BOLD_ONLY.match(text)):
+            run: list[Entry] = []
+            end = label.location.end_line
+            for unit in units[k + 1:]:
+                if (unit.location.start_line > end + 2 or unit.source in ("paragraph", "heading")
+                        or unit.section != label.section):
+                    break
+                run.append(unit)
+                end = unit.location.end_line
+        elif label.source == "bullet" and _introduces(text):
+            run = [u for u in units if u.raw.get(PARENT_ITEM) == label.location.start_line]
+        else:
+            continue
+        if run and all(u.id in gone for u in run):
+            out.append(label)
+    return out
+
+
 def removal(store: Store, copies: Iterable[Entry], reason: str) -> Operation | None:
     """The journaled operation that removes ``copies`` (instruction units) from their files, several of
-    one file as one change of it (from the bottom up, so that line numbers hold). ``None``: nothing to
-    remove."""
+    one file as one change of it (from the bottom up, so that line numbers hold), with the labels and the
+    headings they leave introducing nothing. ``None``: nothing to remove."""
     by_file: dict[str, list[Entry]] = {}
     for entry in copies:
         if entry.format != "instruction":
@@ -642,6 +670,10 @@ def removal(store: Store, copies: Iterable[Entry], reason: str) -> Operation | N
     changes: list[FileChange] = []
     ids: list[str] = []
     for path, units in sorted(by_file.items()):
+        # a label left introducing nothing goes with what it introduced
+        lines = sorted((e for e in store.entries if e.format == "instruction" and e.live and e.location.path == path),
+                       key=lambda e: e.location.start_line)
+        units = [*units, *_orphaned_labels(lines, {u.id for u in units})]
         before = store.read_file(path)
         text = before.decode("utf-8-sig")
         for unit in sorted(units, key=lambda e: e.location.start_line, reverse=True):
