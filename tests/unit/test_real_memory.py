@@ -941,6 +941,12 @@ def test_a_label_left_introducing_nothing_goes_with_what_it_introduced(tree: Tre
     lore("repeats", "--apply", cwd=tree.root)
     assert (tree.root / ".github/copilot-instructions.md").read_text() == (
         "# ihub\n\n## Client Architecture\n\n**Key Patterns:**\n- Context API for global state\n")
+    # agno-agi/agno's .cursorrules titles its list "Core Rules", every one of which AGENTS.md states
+    rules = "- NEVER create agents in loops - reuse them for performance\n- PostgreSQL in production, SQLite for dev only\n"
+    write_all(tree, {"AGENTS.md": "# Agno\n\n## Rules\n\n" + rules,
+                     ".cursorrules": "You are an expert in Python.\n\nCore Rules\n" + rules + "\nDocumentation:\n- Keep it short\n"})
+    lore("repeats", "--apply", cwd=tree.root)
+    assert (tree.root / ".cursorrules").read_text() == "You are an expert in Python.\n\nDocumentation:\n- Keep it short\n"
 
 
 def test_a_nested_item_under_another_item_is_no_repeat(tree: Tree) -> None:

@@ -632,15 +632,16 @@ def _no_empty_sections(before: str, after: str) -> str:
 
 def _orphaned_labels(units: list[Entry], gone: set[str]) -> list[Entry]:
     """The labels of ``units`` (one file's, in line order) that would introduce nothing once ``gone`` is
-    removed: a paragraph ending with a colon or written as one bold span ("**Organization:**") whose
-    block right after it (a code block, a list, up to the next paragraph or heading) all goes, and a list
+    removed: a paragraph ending with a colon, written as one bold span ("**Organization:**") or titling
+    the list after it ("Core Rules") whose block right after it (a code block, a list, up to the next
+    paragraph or heading) all goes, and a list
     item ending with a colon all of whose nested items go."""
     out: list[Entry] = []
     for k, label in enumerate(units):
         if label.id in gone:
             continue
         text = label.content.strip()
-        if label.source == "paragraph" and (_introduces(text) or _BOLD_ONLY.match(text)):
+        if label.source == "paragraph":
             run: list[Entry] = []
             end = label.location.end_line
             for unit in units[k + 1:]:
@@ -649,6 +650,10 @@ def _orphaned_labels(units: list[Entry], gone: set[str]) -> list[Entry]:
                     break
                 run.append(unit)
                 end = unit.location.end_line
+            # (or the title of the list right after it: "Core Rules")
+            if not (_introduces(text) or _BOLD_ONLY.match(text)
+                    or (run and run[0].raw.get(INTRO) == label.content)):
+                continue
         elif label.source == "bullet" and _introduces(text):
             run = [u for u in units if u.raw.get(PARENT_ITEM) == label.location.start_line]
         else:
