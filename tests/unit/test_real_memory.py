@@ -947,6 +947,12 @@ def test_a_label_left_introducing_nothing_goes_with_what_it_introduced(tree: Tre
                      ".cursorrules": "You are an expert in Python.\n\nCore Rules\n" + rules + "\nDocumentation:\n- Keep it short\n"})
     lore("repeats", "--apply", cwd=tree.root)
     assert (tree.root / ".cursorrules").read_text() == "You are an expert in Python.\n\nDocumentation:\n- Keep it short\n"
+    # a rule written in bold over the list is a rule of its own: it stays when the list goes
+    write_all(tree, {".cursorrules": "You are an expert in Python.\n\n**Follow the rules of this team carefully.**\n"
+                     + rules + "\nDocumentation:\n- Keep it short\n"})
+    lore("repeats", "--apply", cwd=tree.root)
+    assert (tree.root / ".cursorrules").read_text() == ("You are an expert in Python.\n\n**Follow the rules of this team "
+                                                        "carefully.**\n\nDocumentation:\n- Keep it short\n")
 
 
 def test_a_nested_item_under_another_item_is_no_repeat(tree: Tree) -> None:

@@ -375,9 +375,10 @@ def repeats(entries: Iterable[Entry], sources: Iterable[str] = (), paraphrases: 
 
 def _steps_kept(entries: list[Entry], found: list[Repeat]) -> list[Repeat]:
     """``found``, each repeat naming its copies that the paragraph right after refers back to, and its
-    copies that are steps of a numbered list not every step of which is a copy (beads' copilot-instructions.md: "2. **Claim task**" and "3. **Work on it**" repeat AGENTS.md,
-    "1." and "4." do not): without them, the procedure there reads with steps missing. A numbered list
-    all of whose steps repeat goes whole."""
+    copies that are steps of a numbered list not every step of which is a copy (beads'
+    copilot-instructions.md: "2. **Claim task**" and "3. **Work on it**" repeat AGENTS.md, "1." and "4."
+    do not): without them, the procedure there reads with steps missing. A numbered list all of whose
+    steps repeat goes whole."""
     copies = {c.id for r in found for c in r.copies}
     steps: dict[tuple[str, object], list[str]] = {}
     by_file: dict[str, list[Entry]] = {}
@@ -630,12 +631,17 @@ def _no_empty_sections(before: str, after: str) -> str:
     return "".join(lines)
 
 
+#: The most words of a title (a label without a colon) that goes with the block it titles.
+_TITLE_MAX_WORDS = 8
+
+
 def _orphaned_labels(units: list[Entry], gone: set[str]) -> list[Entry]:
     """The labels of ``units`` (one file's, in line order) that would introduce nothing once ``gone`` is
-    removed: a paragraph ending with a colon, written as one bold span ("**Organization:**") or titling
-    the list after it ("Core Rules") whose block right after it (a code block, a list, up to the next
-    paragraph or heading) all goes, and a list
-    item ending with a colon all of whose nested items go."""
+    removed: a paragraph that ends with a colon, or a title of a few words and no sentence's end written
+    as one bold span ("**Organization**") or over the list after it ("Core Rules"), whose block right after
+    it (a code block, a list, up to the next paragraph or heading) all goes; and a list item ending with
+    a colon all of whose nested items go. A bold sentence ("**Never push to main.**") is a rule of its
+    own, never a label that goes."""
     out: list[Entry] = []
     for k, label in enumerate(units):
         if label.id in gone:
@@ -650,9 +656,9 @@ def _orphaned_labels(units: list[Entry], gone: set[str]) -> list[Entry]:
                     break
                 run.append(unit)
                 end = unit.location.end_line
-            # (or the title of the list right after it: "Core Rules")
-            if not (_introduces(text) or _BOLD_ONLY.match(text)
-                    or (run and run[0].raw.get(INTRO) == label.content)):
+            title = len(text.split()) <= _TITLE_MAX_WORDS and not text.rstrip("*_ ").endswith((".", "!", "?"))
+            if not (_introduces(text) or (title and (_BOLD_ONLY.match(text) or (
+                    run and run[0].raw.get(INTRO) == label.content)))):
                 continue
         elif label.source == "bullet" and _introduces(text):
             run = [u for u in units if u.raw.get(PARENT_ITEM) == label.location.start_line]

@@ -66,7 +66,7 @@ def parse_instructions(text: str, relpath: str) -> list[tuple[int, int, str, str
     return [unit[:5] for unit in _units(text, relpath)]
 
 
-#: An instruction unit: ``(start_line, end_line, kind, content, section, list_end, parent, intro)``;
+#: An instruction unit: ``(start_line, end_line, kind, content, section, list_end, parent, intro, in_list)``;
 #: ``list_end``: the last line of the lists nested in a bullet (``None``: it holds none); ``parent``: the
 #: line of the item a nested item is in; ``intro``: the label a top-level list item's list follows;
 #: ``in_list``: for a list item, its list's first line and whether it is numbered.
