@@ -827,6 +827,13 @@ def test_an_item_of_a_list_whose_label_says_something_of_it_stays(tree: Tree) ->
     assert findings[14].fix is not None
     shown = lore("repeats", cwd=tree.root).stdout
     assert "stays: an item of a list whose label says something of it" in shown
+    # a label that gives a status: planned there, a fact here
+    write_all(tree, {"CLAUDE.md": "# Files\n\n- Resumable downloads for interrupted backups\n",
+                     ".github/copilot-instructions.md": "# Backups\n\n**Planned:**\n"
+                                                        "- Resumable downloads for interrupted backups\n"})
+    [finding] = [f for f in repeat_findings(open_memory(Workspace(tree.root)).entries)
+                 if f.source == ".github/copilot-instructions.md"]
+    assert finding.fix is None and "“**Planned:**”" in finding.message
 
 
 def test_a_bold_title_over_an_example_is_no_repeat_of_a_sentence(tree: Tree) -> None:

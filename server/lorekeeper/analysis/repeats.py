@@ -238,11 +238,19 @@ def in_another_list(copy: Entry, kept: Entry) -> bool:
     """A copy that is an item of a list whose label says something of every item ("**Auto-Reloads (No
     Restart):**" then "- `contents/config/groups.json` (groups and permissions)"; "**Don't:**", "Required:")
     where the kept one is not under that label: the item completes what the label says (that the file
-    reloads, that it is to be avoided), which would go with it. A label that names a topic ("**Core
-    Files:**", "TypeScript Usage:") is a heading."""
+    reloads, that it is to be avoided), which would go with it; so does a label that gives a status
+    ("**Planned:**", "Experimental"). A label that names a topic ("**Core Files:**", "TypeScript Usage:")
+    is a heading."""
     label = copy.raw.get(INTRO)
     return (isinstance(label, str) and _normal(label) != _normal(str(kept.raw.get(INTRO) or ""))
-            and turns_meaning(label))
+            and (turns_meaning(label) or bool(_STATUS.search(label))))
+
+
+#: Words of a label that give its items a status ("**Planned:**", "TODO", "Experimental", "Done:"): an
+#: item under it does not say what the same words elsewhere say.
+_STATUS = re.compile(r"\b(?:planned|todo|to-?do|future|upcoming|roadmap|experimental|wip|in progress|proposed|"
+                     r"backlog|ideas?|draft|legacy|obsolete|beta|alpha|done|completed|finished|resolved|fixed)\b",
+                     re.I)
 
 
 #: Why a copy stays though it repeats the kept one (:func:`why_stays`).
