@@ -24,7 +24,7 @@ from typing import Any
 
 from ..core.candidates import rare_key_pairs
 from ..core.model import Entry, Finding, RemoveRepeatFix, Severity
-from ..core.text import TEXT_CACHE, Fences, editor_lines, normalize
+from ..core.text import ATX_HEADING, TEXT_CACHE, Fences, editor_lines, normalize
 from ..facts.near import may_be_one, near, near_in_parts, says_more, turns_meaning, words_of
 from ..facts.scope import apart, folder
 from ..facts.scope import other_projects as apart_projects
@@ -594,15 +594,12 @@ def _without(text: str, start: int, end: int) -> str:
     return "".join(lines)
 
 
-_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]|$)")
-
-
 def _headings(lines: list[str]) -> list[tuple[int, int]]:
     """The ATX headings of Markdown ``lines`` outside fenced code: (index, level)."""
     fences = Fences()
     out: list[tuple[int, int]] = []
     for i, line in enumerate(lines):
-        if not fences.code(line) and (m := _ATX.match(line)):
+        if not fences.code(line) and (m := ATX_HEADING.match(line)):
             out.append((i, len(m.group(1))))
     return out
 

@@ -142,6 +142,10 @@ def summarize(text: str, limit: int) -> str:
 _FENCE_MARK = re.compile(r" {0,3}(`{3,}|~{3,})")
 
 
+#: An ATX heading line (``## Setup``, ``#``): group 1 its marks, group 2 its text.
+ATX_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+
+
 class Fences:
     """Where fenced code runs in Markdown read line by line: :meth:`code` says whether a line is a fence or
     inside one (a fence closes at a bare run of its character at least as long as the one that opened it)."""

@@ -9,9 +9,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from ..core.text import Fences
+from ..core.text import ATX_HEADING, Fences
 
-_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _CUSTOM_ID = re.compile(r"\s*\{#([\w.:-]+)\}\s*$")
 _HTML_ID = re.compile(r"""<[a-zA-Z][^>]*?\b(?:id|name)\s*=\s*["']([^"']+)["']""")
@@ -56,7 +55,7 @@ def anchors(text: str) -> frozenset[str]:
             continue
         if "=" in line or "id" in line or "name" in line:
             found.update(m.group(1).lower() for m in _HTML_ID.finditer(line))
-        atx = _ATX.match(line)
+        atx = ATX_HEADING.match(line)
         if atx:
             add(atx.group(2) or "")
             previous = ""
