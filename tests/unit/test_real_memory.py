@@ -343,6 +343,10 @@ def test_agent_files_that_repeat_each_other_are_found_and_the_fuller_copy_is_kep
     ("- Run the linter on CI", "- Run the linter on CI only before a release"),
     # langfuse's vendored vercel-react-best-practices AGENTS.md: the same words, the steps the other way round
     ("**Correct: batch writes, then read once**", "**Correct: batch reads, then writes**"),
+    # a file in code is not the word it abbreviates: `.env` is a file, "environment" the process's
+    ("- Keep secrets in `.env`", "- Keep secrets in the environment"),
+    # web3-tycoon's CLAUDE.md: a line in Chinese shares only the names it writes in Latin letters
+    ("检查 Cocos Creator 3.8.7 安装路径", "Cocos Creator 3.8.7 client with voxel rendering system is the primary deliverable"),
 ])
 def test_near_misses_are_not_repeats(a: str, b: str) -> None:
     assert not near(a, b) and not near(b, a)
@@ -364,6 +368,8 @@ def test_near_misses_are_not_repeats(a: str, b: str) -> None:
     # copilot-instructions): as many words either way round
     ("- **complex-projects**: Multi-service projects with detailed architecture",
      "- `complex-projects/` - Multi-service projects with detailed architecture"),
+    # a word and its short form (awesome-claude-md's AGENTS.md and CLAUDE.md)
+    ("- **NEVER** copy CLAUDE.md files into repo", "- **Never copy** `CLAUDE.md` files directly into this repository"),
 ])
 def test_near_repeats_are_found(a: str, b: str) -> None:
     assert near(a, b) and near(b, a)
@@ -618,6 +624,25 @@ def test_in_other_words_only_statements_of_one_scope_and_every_copy_of_a_repeate
             ("memory-bank/progress.md", 5)} in named, named
     # a fragment in a list is no restatement of a sentence under another heading
     assert not [n for n in named if (".clinerules/overview.md", 7) in n or (".clinerules/overview.md", 8) in n]
+
+
+def test_a_line_near_a_copy_is_named_with_its_repeat(tree: Tree) -> None:
+    """nftbk's memory bank: the brief's line is kept, the active context's goes, and the progress item
+    that states the active context's words with a status is named with them (never removed for them)."""
+    write_all(tree, {
+        "memory-bank/projectbrief.md": "# Brief\n\n## Goals\n\n- Back up NFTs from Ethereum-based chains (Ethereum, Zora, "
+                                       "Base, Arbitrum)\n",
+        "memory-bank/activeContext.md": "# Active Context\n\n## Focus\n\n- Ethereum-based chains (Ethereum, Zora, Base, "
+                                        "Arbitrum)\n",
+        "memory-bank/progress.md": "# Progress\n\n## Done\n\n- ✅ Ethereum-based chain support (Ethereum, Zora, Base, "
+                                   "Arbitrum)\n",
+    })
+    found = json.loads(lore("repeats", "--json", cwd=tree.root).stdout)["repeats"]
+    assert len(found) == 1, found
+    repeat = found[0]
+    assert repeat["kept"]["path"] == "memory-bank/projectbrief.md"
+    assert [(c["path"], c["removable"]) for c in repeat["copies"]] == [("memory-bank/activeContext.md", True)]
+    assert [a["path"] for a in repeat.get("also", [])] == ["memory-bank/progress.md"]
 
 
 @pytest.mark.parametrize(("older", "newer", "why"), [

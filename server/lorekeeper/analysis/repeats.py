@@ -361,11 +361,13 @@ def repeats(entries: Iterable[Entry], sources: Iterable[str] = (), paraphrases: 
             # a unit left alone that states a copy's fact itself (the same words: "⬜ IPFS gateway rotation
             # and fallbacks" beside a copy "IPFS gateway rotation and fallbacks" of "⬜ **IPFS Gateway
             # Improvements**: Add gateway rotation and fallbacks", under another heading of the kept one's
-            # file) is named with that copy's repeat
+            # file) is named with that copy's repeat; so is one found near a copy ("✅ Ethereum-based chain
+            # support (…)" beside the copy "Ethereum-based chains (…)" of "Back up NFTs from Ethereum-based
+            # chains (…)"): named, never removed for it
             for left in members:
                 own = set(keys(left)) - set(joined.get(position[id(left)], ()))
                 for k in range(first, len(out)):
-                    if any(own & set(keys(e)) for e in out[k].copies):
+                    if any(own & set(keys(e)) or frozenset((left.id, e.id)) in direct for e in out[k].copies):
                         out[k] = Repeat(out[k].kept, out[k].copies, out[k].exact, (*out[k].also, left))
                         break
             if len(out) - first > 1:  # one group told in several repeats: each names the group's other units

@@ -2,7 +2,8 @@
 (baseurl, title, theme settings)", "**Python**: Use `uv` for package management." / "**Package
 Management**: Use `uv` for package management." The same literals, the words of one among the other's
 (a few more) or nearly all shared, no word that turns the meaning on one side only, no conflict the
-verifier sees. Instruction files' repeats (:mod:`lorekeeper.analysis.repeats`) and compaction's merge of
+verifier sees. A word and its short form are one ("repo" / "repository"); a text written mostly in
+another script is never near (its Latin words are names; the stems compared are English). Instruction files' repeats (:mod:`lorekeeper.analysis.repeats`) and compaction's merge of
 entries ask here.
 
 Invariant: pure functions of text (with caches of their answers)."""
@@ -13,7 +14,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..core.text import TEXT_CACHE
+from ..core.text import TEXT_CACHE, other_script
 from .parse import parse, stem
 from .updates import disagreement
 from .verify import compare
@@ -47,6 +48,18 @@ class _Shape:
     sequence: tuple[str, ...] = ()  # the words as written, lower case, without marks and emphasis
 
 
+#: Short forms written for a word (stems): "copy CLAUDE.md files into repo" / "… into this repository".
+#: Only words as prose: a literal's parts stay as written (`.env` is a file, not "environment"); only
+#: short forms of one meaning ("auth" may be authentication or authorization, "dev" development or device).
+_SHORT_FORMS = {"repo": "repositori", "config": "configur", "dir": "directori", "env": "environ", "dep": "depend",
+                "info": "inform", "app": "applic", "db": "databas", "arg": "argument", "impl": "implement",
+                "pkg": "packag", "pkgs": "packag", "msg": "messag", "doc": "document", "spec": "specif"}
+
+
+def _full(word: str) -> str:
+    return _SHORT_FORMS.get(word, word)
+
+
 #: Marks that give an item a status ("✅ Metadata retrieval" is done, "⬜ ..." planned): a copy with a
 #: mark the kept one lacks says more than it.
 _MARKS = re.compile(r"[✅✔☑⬜☐❌✗]|\[[ xX]\]|~~")
@@ -64,9 +77,10 @@ def _shape(text: str) -> _Shape:
             literals.add(spelled)
             words.update(stem(part) for part in _PART.findall(spelled))
         else:
-            plain.add(token.text)
+            plain.add(_full(token.text))
     marks = frozenset(m.lower() for m in _MARKS.findall(text))
-    sequence = tuple(stem(w.strip("./-")) for w in _SEQUENCE.findall(_MARKS.sub("", text.lower()).translate(_EMPHASIS)))
+    sequence = tuple(_full(stem(w.strip("./-")))
+                     for w in _SEQUENCE.findall(_MARKS.sub("", text.lower()).translate(_EMPHASIS)))
     return _Shape(frozenset(words | plain), frozenset(plain), frozenset(literals), statement.negated, marks, sequence)
 
 
@@ -75,6 +89,8 @@ def near(a: str, b: str) -> bool:
     among the other's, and the words of one are among the other's (a few more: "Jekyll configuration" /
     "Jekyll configuration (baseurl, title, theme settings)") or nearly all shared; no word that turns
     the meaning (not, only, all, before...) on one side only, no conflict the verifier sees."""
+    if other_script(a) or other_script(b):
+        return False  # its Latin words are a few names: "检查 Cocos Creator 3.8.7 安装路径"
     sa, sb = _shape(a), _shape(b)
     if sa.negated != sb.negated:
         return False
@@ -123,6 +139,8 @@ def within(short: str, long_: str) -> bool:
     The longer may add a condition or a scope ("after …", "each …", "only …"): it says more of the same
     fact, not another one; never a word that denies ("not", "instead", "removed"), nor may the shorter
     hold a word that turns the meaning the longer lacks; no conflict the verifier sees."""
+    if other_script(short) or other_script(long_):
+        return False
     ss, sl = _shape(short), _shape(long_)
     if (ss.negated != sl.negated or not ss.words <= sl.words or not ss.literals <= sl.literals
             or not ss.marks <= sl.marks):

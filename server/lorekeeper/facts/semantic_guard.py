@@ -26,6 +26,7 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ..core.text import other_script
 from . import parse, verify
 from .subjects import commands_in
 from .vocabulary import tools_in
@@ -190,21 +191,9 @@ def _read(text: str) -> _Text:
                  bool(_RESTRICTION.search(text)), _negated(text), bool(_PASSIVE.search(text)), pins)
 
 
-_LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]+")
-
-
-def _not_english(text: str) -> bool:
-    """Whether a text is written mostly in another script than Latin ("TypeScript 代码：遵循 Cocos Creator
-    开发规范"): the embedding model reads English, and the few names such a text writes in Latin letters
-    make it look close to any English text that names them. Letters of another script count one each (a
-    Chinese character is about a word), against the words in Latin letters."""
-    other = sum(1 for c in text if c.isalpha() and not ("a" <= c.lower() <= "z" or "\u00c0" <= c <= "\u024f"))
-    return other >= 3 and other >= len(_LATIN_WORD.findall(text))
-
-
 def vouch(a: str, b: str, cosine: float, threshold: float) -> Vouch:
     """Whether ``a`` and ``b`` (``b`` the newer) may merge as one fact in other words."""
-    if _not_english(a) or _not_english(b):
+    if other_script(a) or other_script(b):
         return Vouch(False, "written in another script than the model reads")
     ra, rb = _read(a), _read(b)
     only_a, only_b = _only(ra.names, rb.names, b, a), _only(rb.names, ra.names, a, b)
