@@ -979,3 +979,51 @@ def test_a_nested_item_under_another_item_is_no_repeat(tree: Tree) -> None:
                      "CLAUDE.md": "# Notes\n\nWhen making changes, consider the impact on all paths.\n"})
     found = repeats(open_memory(Workspace(tree.root)).entries)
     assert [(r.kept.location.start_line, [c.location.start_line for c in r.copies]) for r in found] == [(12, [3])]
+
+
+def test_a_right_and_a_wrong_example_are_no_repeat(tree: Tree) -> None:
+    """home-assistant/frontend's copilot-instructions: the right example and the wrong one differ in case
+    alone; removing the wrong one would lose what the rule warns against."""
+    write_all(tree, {".github/copilot-instructions.md": (
+        "# Style\n\n#### Language Standards\n\n"
+        "- **Use sentence case everywhere**: Titles, headings, buttons, labels, UI elements\n"
+        "  - ✅ \"Create new automation\"\n  - ❌ \"Create New Automation\"\n"
+        "  - ✅ \"Device settings\"\n  - ❌ \"Device Settings\"\n")})
+    assert repeats(open_memory(Workspace(tree.root)).entries) == []
+    assert "no fact is stated twice" in lore("repeats", cwd=tree.root).stdout
+
+
+def test_a_rule_for_one_thing_does_not_repeat_the_same_rule_for_another(tree: Tree) -> None:
+    """stacklok/toolhive: CLAUDE.md's commit guidelines say "Do NOT use Conventional Commits", its PR rules
+    "PR titles must NOT use conventional commit prefixes": the same words, about commits and PR titles."""
+    write_all(tree, {
+        "CLAUDE.md": "# ToolHive\n\n## Commit Guidelines\n\n- Imperative mood, capitalize subject, no trailing period\n"
+                     "- Do NOT use Conventional Commits (`feat:`, `fix:`, `chore:`, etc.)\n",
+        ".claude/rules/pr-creation.md": "# PR Creation Rules\n\n## Style guidelines\n\n"
+                                        "- Keep the PR title under 70 characters, imperative mood, no trailing period.\n"
+                                        "- PR titles must NOT use conventional commit prefixes (`feat:`, `fix:`, "
+                                        "`chore:`, etc.).\n"})
+    assert repeats(open_memory(Workspace(tree.root)).entries) == []
+    # a subject that names no part of the project says what the bare rule does
+    assert near("- The project must use pnpm for packages", "- Use pnpm for packages")
+
+
+def test_a_list_the_next_paragraph_refers_back_to_stays_whole(tree: Tree) -> None:
+    """jlowin/fastmcp: a Cursor rule lists the four MCP object types AGENTS.md lists, then says "While these
+    have slightly different semantics …": without the list the paragraph speaks of nothing."""
+    mdc = ("---\ndescription: \nglobs: \nalwaysApply: true\n---\nThere are four major MCP object types:\n\n"
+           "- Tools (src/tools/)\n- Resources (src/resources/)\n- Resource Templates (src/resources/)\n"
+           "- Prompts (src/prompts)\n\nWhile these have slightly different semantics and implementations, changes "
+           "that affect any one will need to be applied to all others.\n")
+    write_all(tree, {
+        "AGENTS.md": "# FastMCP\n\n## Core MCP Objects\n\nWhen modifying MCP functionality, changes typically need to "
+                     "be applied across all object types:\n\n- **Tools** (`src/tools/`)\n- **Resources** "
+                     "(`src/resources/`)\n- **Resource Templates** (`src/resources/`)\n- **Prompts** (`src/prompts/`)\n",
+        ".cursor/rules/core-mcp-objects.mdc": mdc})
+    found = json.loads(lore("repeats", "--json", cwd=tree.root).stdout)
+    copies = [c for r in found["repeats"] for c in r["copies"]]
+    assert len(copies) == 4 and found["removable"] == 0
+    assert {c["stays_because"] for c in copies} == {"the paragraph after it refers back to it"}
+    shown = lore("repeats", "--apply", cwd=tree.root).stdout
+    assert "4 stay where their file needs them" in shown and "read only them" not in shown
+    assert (tree.root / ".cursor/rules/core-mcp-objects.mdc").read_text() == mdc

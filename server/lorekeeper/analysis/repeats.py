@@ -25,7 +25,7 @@ from typing import Any
 from ..core.candidates import rare_key_pairs
 from ..core.model import Entry, Finding, RemoveRepeatFix, Severity
 from ..core.text import ATX_HEADING, TEXT_CACHE, Fences, editor_lines, normalize
-from ..facts.near import may_be_one, near, near_in_parts, says_more, turns_meaning, words_of
+from ..facts.near import contrasted, may_be_one, near, near_in_parts, says_more, turns_meaning, words_of
 from ..facts.scope import apart, folder
 from ..facts.scope import other_projects as apart_projects
 from ..facts.verify import fact_key, fact_keys, fact_size, prepared
@@ -259,6 +259,8 @@ ANOTHER_HEADING = "under another heading of the same file"
 ANOTHER_LIST = "an item of a list whose label says something of it"
 A_STEP = "a step of a numbered list whose other steps stay"
 REFERRED = "the paragraph after it refers back to it"
+#: The reasons that are the copy's own file's: it needs the line where it is.
+IN_PLACE = frozenset((ANOTHER_HEADING, ANOTHER_LIST, A_STEP, REFERRED))
 
 
 def why_stays(copy: Entry, repeat: Repeat, losing: Callable[[str, str], str] | None = None) -> str | None:
@@ -351,7 +353,7 @@ def repeats(entries: Iterable[Entry], sources: Iterable[str] = (), paraphrases: 
                 # chain of copies that each differ a little more
                 mine = set(keys(kept)) - set(joined.get(position[id(kept)], ()))
                 copies = tuple(m for m in members if m is not kept and not _side_by_side(kept, m)
-                               and not _own_items(kept, m) and (
+                               and not _own_items(kept, m) and not contrasted(kept.content, m.content) and (
                     mine & set(keys(m)) or frozenset((kept.id, m.id)) in direct))
                 # the members the kept copy does not state the same as: a repeat of their own, if any
                 members = [m for m in members if m is not kept and m not in copies]
@@ -405,7 +407,11 @@ def _steps_kept(entries: list[Entry], found: list[Repeat]) -> list[Repeat]:
             if (unit.id in copies and after.id not in copies and after.source == "paragraph"
                     and after.section == unit.section and after.location.start_line <= unit.location.end_line + 2
                     and _REFERS_BACK.search(after.content)):
-                referred.add(unit.id)
+                # a list the paragraph refers back to ("While these have slightly different semantics …"
+                # after fastmcp's four object types) stays whole
+                listed = unit.raw.get(LIST)
+                referred.update(e.id for e in units if e.id in copies and (
+                    e is unit or (listed is not None and e.raw.get(LIST) == listed)))
     return [replace(r, steps=frozenset(c.id for c in r.copies if c.id in kept),
                     referred=frozenset(c.id for c in r.copies if c.id in referred))
             if any(c.id in kept or c.id in referred for c in r.copies) else r for r in found]
@@ -413,7 +419,9 @@ def _steps_kept(entries: list[Entry], found: list[Repeat]) -> list[Repeat]:
 
 #: A paragraph that refers back to what stands above it: "These contain …", "Use `bd update` with flags
 #: instead:", "Note: public packages use `build` instead."
-_REFERS_BACK = re.compile(r"^(?:\*\*|__)?(?:these|this|those|such|they|it)\b|\binstead\b", re.I)
+_REFERS_BACK = re.compile(r"^(?:\*\*|__)?(?:(?:while|although|though|since|because|as|and|but|so|all|each|both|any|"
+                          r"none|most|some|many|one|like|unlike)\s+(?:of\s+)?)?(?:these|this|those|such|they|it)\b"
+                          r"|\binstead\b", re.I)
 
 
 # -- a list written as a code block elsewhere ---------------------------------------------------------

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..core.text import TEXT_CACHE, other_script
-from .parse import parse, stem
+from .parse import FUNCTION_WORDS, parse, stem
 from .updates import disagreement
 from .verify import compare
 
@@ -60,6 +60,44 @@ def _full(word: str) -> str:
     return _SHORT_FORMS.get(word, word)
 
 
+#: Marks that show an example as what to do and as what not to ("✅ "Create new automation"" / "❌ "Create
+#: New Automation""): two such lines contrast, however alike their words.
+_DO = frozenset("✅✔✓☑👍")
+_DONT = frozenset("❌✗✘❎🚫⛔👎")
+
+
+def contrasted(a: str, b: str) -> bool:
+    """Whether one text is marked as what to do and the other as what not to (✅ / ❌): home-assistant's
+    style guide writes "Use sentence case" with a right and a wrong example that differ in case alone."""
+    do_a, dont_a = any(c in _DO for c in a), any(c in _DONT for c in a)
+    do_b, dont_b = any(c in _DO for c in b), any(c in _DONT for c in b)
+    return (do_a and not dont_a and dont_b and not do_b) or (dont_a and not do_a and do_b and not dont_b)
+
+
+#: "X must (not) <verb> …": a rule with a subject of its own.
+_RULE_OF = re.compile(r"^[\W_]*(?P<subject>[A-Za-z][\w ./-]{0,60}?)\s+(?:must|should|shall|need to|needs to|has to|"
+                      r"have to|may|can|cannot|can't|will)\s+(?:(?:not|never|always|only|also)\s+)*(?P<verb>[a-z]+)\b",
+                      re.I)
+#: "(Always|Never|Do not) <verb> …": a rule for whatever its heading is about.
+_IMPERATIVE = re.compile(r"^[\W_]*(?:(?:always|never|do not|don't|please|also)\s+)*(?P<verb>[a-z]+)\b", re.I)
+#: Subjects that name no part of the project: "The project must use pnpm" says what "Use pnpm" does.
+_ANYONE = frozenset(stem(w) for w in "project repository repo codebase code app application team agent agents claude "
+                    "copilot assistant ai model llm developer developers contributor contributors everyone "
+                    "anyone".split())
+
+
+def _narrower(short: str, long_: str) -> bool:
+    """Whether ``long_`` gives the rule ``short`` states as a bare imperative a subject ``short`` does not
+    name: toolhive's CLAUDE.md says "Do NOT use Conventional Commits (`feat:`, …)" under "Commit
+    Guidelines", its PR rules "PR titles must NOT use conventional commit prefixes (`feat:`, …)": the
+    same words, about commits in one, PR titles in the other."""
+    rule, bare = _RULE_OF.match(long_.translate(_EMPHASIS)), _IMPERATIVE.match(short.translate(_EMPHASIS))
+    if rule is None or bare is None or stem(rule["verb"].lower()) != stem(bare["verb"].lower()):
+        return False
+    subject = {stem(w) for w in re.findall(r"[a-z0-9]+", rule["subject"].lower())} - FUNCTION_WORDS - _ANYONE
+    return bool(subject - _shape(short).words)
+
+
 #: Marks that give an item a status ("✅ Metadata retrieval" is done, "⬜ ..." planned): a copy with a
 #: mark the kept one lacks says more than it.
 _MARKS = re.compile(r"[✅✔☑⬜☐❌✗]|\[[ xX]\]|~~")
@@ -99,7 +137,8 @@ def near(a: str, b: str) -> bool:
     short, long_ = (sa, sb) if (len(sa.words), len(sa.literals)) <= (len(sb.words), len(sb.literals)) else (sb, sa)
     if len(short.words) < NEAR_MIN_WORDS or not short.literals <= long_.literals:
         return False
-    if _turns(short, long_) or _reversed(sa.sequence, sb.sequence):
+    if _turns(short, long_) or _reversed(sa.sequence, sb.sequence) or contrasted(a, b) \
+            or _narrower(a, b) or _narrower(b, a):
         return False
     # the words not spelled by a literal both name ("`docs/_config.yml`: Jekyll configuration" has two)
     own = short.words - {stem(part) for literal in short.literals for part in _PART.findall(literal)}
@@ -148,7 +187,7 @@ def within(short: str, long_: str) -> bool:
     if len(ss.words) < NEAR_MIN_WORDS and not (  # a short text: only with a literal, written word for word
             ss.literals and len(ss.words) >= 2 and _written_in(ss.sequence, sl.sequence)):
         return False
-    if (set(ss.sequence) - set(sl.sequence)) & _CHANGES_MEANING:
+    if (set(ss.sequence) - set(sl.sequence)) & _CHANGES_MEANING or _narrower(short, long_):
         return False
     if ((sl.words - ss.words) | (set(sl.sequence) - set(ss.sequence))) & _NEGATING:
         return False

@@ -202,7 +202,7 @@ def repeats_command(
     a copy under another heading of the kept one's file, or in a file an agent reads without the kept one's."""
     from ...analysis.agents import ReadersOfBoth, Repo
     from ...analysis.diagnose import paraphrase_finder
-    from ...analysis.repeats import SAYS_MORE, removal, repeats
+    from ...analysis.repeats import IN_PLACE, SAYS_MORE, removal, repeats
     from ...app import compact as compaction
     from ...app import edits
 
@@ -266,14 +266,18 @@ def repeats_command(
                 style = "red" if text.startswith("-") and not text.startswith("---") else "cyan" if text.startswith("@@") else ""
                 out.print(f"[{style}]{escape(text)}[/]" if style else escape(text))
     more = sum(why == SAYS_MORE for why in stays.values())
-    lost = len(stays) - more
-    tail = (f"; {more} say more and stay" if more else "") + (f"; {lost} stay for the agents that read only them" if lost else "")
+    placed = sum(why in IN_PLACE for why in stays.values())
+    lost = len(stays) - more - placed
+    tail = ((f"; {more} say more and stay" if more else "")
+            + (f"; {placed} stay where their file needs them" if placed else "")
+            + (f"; {lost} stay for the agents that read only them" if lost else ""))
     if apply:
         out.print(f"[bold]removed:[/] {_count(len(removable), 'copy', 'copies')}{tail}"
                   + ("; `lore undo --last` puts them back" if record is not None else ""))
     else:
         out.print(f"[bold]{_count(len(found), 'fact', 'facts')} stated more than once:[/] "
-                  f"{_count(len(removable), 'copy', 'copies')} would go{tail} [dim](`lore repeats --apply` removes them)[/]")
+                  f"{_count(len(removable), 'copy', 'copies')} would go{tail}"
+                  + (" [dim](`lore repeats --apply` removes them)[/]" if removable else ""))
 
 
 def _one_line(text: str, width: int = 100) -> str:
