@@ -48,6 +48,9 @@ PARAPHRASES = [
     # names side by side with slashes are a list of names, not a path (real_pairs.jsonl r076)
     ("**Tech Stack**: React/TypeScript/Tailwind + Express/TypeScript/PostgreSQL",
      "**Tech Stack**: React/TypeScript/Tailwind frontend, Express/TypeScript backend, PostgreSQL database", 0.93),
+    # a rule that denies in every clause denies (not: four negations, an even count, affirm)
+    ("**Never commit secrets.** Not in code, not in configs, not in tests.", "NEVER commit secrets to the repository",
+     0.8),
 ]
 NEVER = [
     ("Max line length is 100", "Max line length is 120", 0.99),
@@ -63,6 +66,7 @@ NEVER = [
     ("Frontend unit tests live next to the source file as `*.test.ts`.",
      "Backend unit tests live next to the source file as `*.test.ts`.", 0.95),
     ("Use npm", "Don't use npm, use pnpm", 0.8),
+    ("Use npm for scripts", "Do not use npm, not even for scripts", 0.9),
     ("Feature flags are enabled in staging.", "Feature flags are disabled in staging.", 0.95),
     ("The E2E suite runs on Chromium only.", "The E2E suite runs on chromium, firefox and webkit.", 0.8),
     # a list that grew, a status that changed: updates (real pairs of public repositories' memory)

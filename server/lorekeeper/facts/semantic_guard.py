@@ -150,8 +150,14 @@ def _written_as_is(name: str, low: str) -> bool:
 
 
 def _negated(text: str) -> bool:
-    words = re.findall(r"[A-Za-z']+", text.lower())
-    return (sum(w in parse.NEGATIONS or w.endswith("n't") for w in words) + sum(w in PROHIBITIONS for w in words)) % 2 == 1
+    """Whether a clause of ``text`` denies: one with an odd number of negations ("don't not" affirms).
+    Clause by clause, since a rule that denies several times ("**Never use `any`.** Not in types, not in
+    casts, not in generics.") denies in every clause, not in none."""
+    for clause in _CLAUSE_SPLIT.split(text):
+        words = re.findall(r"[A-Za-z']+", clause.lower())
+        if (sum(w in parse.NEGATIONS or w.endswith("n't") for w in words) + sum(w in PROHIBITIONS for w in words)) % 2:
+            return True
+    return False
 
 
 def _negation_scope(text: str) -> set[str]:
