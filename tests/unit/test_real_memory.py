@@ -112,6 +112,24 @@ def test_an_entry_a_newer_one_states_word_for_word_goes_into_it(tree: Tree) -> N
     assert [r["entry"] for r in part.related] == ["uv1"]
 
 
+def test_an_entry_relabelled_is_a_near_duplicate_of_the_older_with_no_fix(tree: Tree) -> None:
+    """bench/real_memory's updates-entries store (bio-architect): the same rule under another label; neither
+    says only what the other does, so nothing merges, and the newer is reported with the older."""
+    entry(tree, "py", "**Python**: Use `uv` for package management. Virtual environment at `.venv`.",
+          "2026-01-23T17:14:14Z", "bio-architect")
+    entry(tree, "pm", "**Package Management**: Use `uv` for package management. Virtual environment at `.venv`.",
+          "2026-01-27T16:09:39Z", "bio-architect")
+    # a change told in passing is no restatement of the value it replaced
+    entry(tree, "port1", "The API server listens on port 8080.", "2026-01-02T10:00:00Z", "bio-architect")
+    entry(tree, "port2", "The API server listens on PORT, default 3000 (changed from 8080 for the Heroku move).",
+          "2026-03-02T10:00:00Z", "bio-architect")
+    p, store = plan(tree)
+    assert [op for op in p.operations if op.op in ("dedup", "merge")] == []
+    alike = [f for f in memory_findings(store, CompactionConfig()) if "in nearly its words" in f.message]
+    assert [(f.entry, f.kind, f.fix, [r["entry"] for r in f.related]) for f in alike] == [
+        ("pm", "near-duplicate", None, ["py"])]
+
+
 @pytest.mark.parametrize(("older", "newer"), [
     # commands written bare: another flag or script is another command
     ("just release 0.2.0   # bump version, commit, and tag", "just start-release 0.2.0   # bump version, commit, tag, and push"),
@@ -343,6 +361,8 @@ def test_agent_files_that_repeat_each_other_are_found_and_the_fuller_copy_is_kep
     ("- Run the linter on CI", "- Run the linter on CI only before a release"),
     # langfuse's vendored vercel-react-best-practices AGENTS.md: the same words, the steps the other way round
     ("**Correct: batch writes, then read once**", "**Correct: batch reads, then writes**"),
+    # a change told in passing (the example workspace's port)
+    ("The API server listens on port 8080.", "The API server listens on PORT, default 3000 (changed from 8080 for the Heroku move)."),
     # a file in code is not the word it abbreviates: `.env` is a file, "environment" the process's
     ("- Keep secrets in `.env`", "- Keep secrets in the environment"),
     # web3-tycoon's CLAUDE.md: a line in Chinese shares only the names it writes in Latin letters

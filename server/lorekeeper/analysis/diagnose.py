@@ -79,6 +79,7 @@ def duplicate_findings(store: Store, config: CompactionConfig, search: SearchMem
             _report(op, by_id, reported, last)
     findings: list[Finding] = list(chain.from_iterable(map(itemgetter(2), reported.values())))
     findings += _said_in_part(planner.near_kept, reported)
+    findings += _said_alike(planner.near_alike, reported)
     if search is not None:
         search.reported = reported
         search.near_ops = list(planner.near_ops)
@@ -127,6 +128,21 @@ def _said_in_part(pairs: list[tuple[Entry, Entry]],
                      "twice; it may have dropped the rest on purpose, so bring them together by hand or keep both"),
             related=[_related(older, "the older entry, which says more")]))
     return out
+
+
+def _said_alike(pairs: list[tuple[Entry, Entry]],
+                reported: dict[int, tuple[Any, tuple[Entry, ...], list[Finding]]]) -> list[Finding]:
+    """Two memories that state one fact in nearly the same words, neither saying only what the other does
+    ("**Python**: Use `uv` for package management. …" then "**Package Management**: Use `uv` for package
+    management. …"): an agent reads it twice; which words to keep is the team's, so no fix; not where an
+    operation already joins the two."""
+    joined = {frozenset((a.id, b.id)) for _, members, _ in reported.values() for a in members for b in members}
+    return [Finding(kind="near-duplicate", severity=Severity.info, source=newer.location.path,
+                    line=newer.location.start_line, entry=newer.id,
+                    message=(f"states the same fact as the older {older.id} ({older.where()}) in nearly its words: an "
+                             "agent reads it twice; keep one by hand"),
+                    related=[_related(older, "the older memory, in nearly the same words")])
+            for newer, older in pairs if frozenset((newer.id, older.id)) not in joined]
 
 
 def _contradiction(entry: Entry, other: Entry, newer: bool, older: Entry, newest: Entry, reason: str) -> Finding:

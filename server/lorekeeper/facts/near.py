@@ -137,7 +137,7 @@ def near(a: str, b: str) -> bool:
     short, long_ = (sa, sb) if (len(sa.words), len(sa.literals)) <= (len(sb.words), len(sb.literals)) else (sb, sa)
     if len(short.words) < NEAR_MIN_WORDS or not short.literals <= long_.literals:
         return False
-    if _turns(short, long_) or _reversed(sa.sequence, sb.sequence) or contrasted(a, b) \
+    if _turns(short, long_) or _reversed(sa.sequence, sb.sequence) or contrasted(a, b) or _told_change(a, b) \
             or _narrower(a, b) or _narrower(b, a):
         return False
     # the words not spelled by a literal both name ("`docs/_config.yml`: Jekyll configuration" has two)
@@ -187,7 +187,7 @@ def within(short: str, long_: str) -> bool:
     if len(ss.words) < NEAR_MIN_WORDS and not (  # a short text: only with a literal, written word for word
             ss.literals and len(ss.words) >= 2 and _written_in(ss.sequence, sl.sequence)):
         return False
-    if (set(ss.sequence) - set(sl.sequence)) & _CHANGES_MEANING or _narrower(short, long_):
+    if (set(ss.sequence) - set(sl.sequence)) & _CHANGES_MEANING or _narrower(short, long_) or _told_change(short, long_):
         return False
     if ((sl.words - ss.words) | (set(sl.sequence) - set(ss.sequence))) & _NEGATING:
         return False
@@ -225,6 +225,16 @@ def may_be_one(a: str, b: str) -> bool:
     "Implementing concurrent token processing")."""
     sa, sb = _shape(a), _shape(b)
     return sa.negated == sb.negated and not _turns(sa, sb)
+
+
+#: A change told in passing: "listens on PORT, default 3000 (changed from 8080 for the Heroku move)" is
+#: not "listens on port 8080", though it writes every word of it ("changes" alone is a noun).
+_CHANGE_TOLD = re.compile(r"\b(?:changed|switched|moved|migrated|renamed|upgraded|downgraded)\s+(?:from|to|over)\b",
+                          re.I)
+
+
+def _told_change(a: str, b: str) -> bool:
+    return bool(_CHANGE_TOLD.search(a)) != bool(_CHANGE_TOLD.search(b))
 
 
 def _turns(sa: _Shape, sb: _Shape) -> bool:

@@ -28,7 +28,7 @@ from ...core.candidates import rare_key_pairs
 from ...core.model import Entry, newer_and_older, stamp
 from ...core.settings.compaction import CompactionConfig
 from ...core.text import TEXT_CACHE, normalize, summarize
-from ...facts.near import within, words_of
+from ...facts.near import near, within, words_of
 from ...facts.remembered import rules_version, text_key
 from ...facts.scope import apart, is_history, scope_tags
 from ...facts.verify import compare, compare_all, fact_key, fact_keys, fact_size, prepared
@@ -118,6 +118,10 @@ class Planner:
         #: Pairs (newer, older) where the newer entry says part of what the older says, in its words: not
         #: merged (it may have dropped the rest on purpose), reported (:meth:`near_merge`).
         self.near_kept: list[tuple[Entry, Entry]] = []
+        #: Pairs (newer, older) that state one fact in nearly the same words though neither says only
+        #: what the other does ("**Python**: Use `uv` …" relabelled "**Package Management**: Use `uv` …"):
+        #: reported, never merged (:meth:`near_merge`).
+        self.near_alike: list[tuple[Entry, Entry]] = []
 
     # -- helpers ---------------------------------------------------------------------------------
 
@@ -302,21 +306,31 @@ class Planner:
         pool = [e for e in self.available(writable_only=False) if not is_history(e.content)]
         self.near_ops = []
         self.near_kept = []
+        self.near_alike = []
         if len(pool) < 2:
             return
         words = [words_of(e.content) for e in pool]
         cap = min(30, max(8, len(pool) // 10))  # as for repeated instruction lines (analysis.repeats)
         into: dict[int, list[int]] = defaultdict(list)  # the entry that says less -> those that say it all
         for i, j in rare_key_pairs(words, cap=cap, per_item=3):
+            found = False
             for less, more in ((i, j), (j, i)):
                 a, b = pool[less], pool[more]
                 if (a.rewritable and words[less] <= words[more] and not apart(a, b)
                         and b.id not in a.coexists_with and a.id not in b.coexists_with
                         and _same_command(a.content, b.content) and within(a.content, b.content)):
+                    found = True
                     if _not_older(b, a, self.dated):
                         into[less].append(more)
                     else:
                         self.near_kept.append((a, b))
+            a, b = pool[i], pool[j]
+            # the same fact in nearly its words, neither within the other: two entries, or an entry and an
+            # instruction line (two instruction lines are lore repeats' to report)
+            if (not found and not a.format == b.format == "instruction" and not apart(a, b)
+                    and b.id not in a.coexists_with and a.id not in b.coexists_with
+                    and _same_command(a.content, b.content) and near(a.content, b.content)):
+                self.near_alike.append(newer_and_older(a, b))
         size = [fact_size(e.content) for e in pool]
         gone: set[int] = set()
         for more in sorted({m for ms in into.values() for m in ms}, key=lambda k: (-size[k], k)):
