@@ -3,8 +3,8 @@
 Management**: Use `uv` for package management." The same literals, the words of one among the other's
 (a few more) or nearly all shared, no word that turns the meaning on one side only, no conflict the
 verifier sees. A word and its short form are one ("repo" / "repository"); a text written mostly in
-another script is never near (its Latin words are names; the stems compared are English). Instruction files' repeats (:mod:`lorekeeper.analysis.repeats`) and compaction's merge of
-entries ask here.
+another script is never near (its Latin words are names; the stems compared are English). Instruction
+files' repeats (:mod:`lorekeeper.analysis.repeats`) and compaction's merge of entries ask here.
 
 Invariant: pure functions of text (with caches of their answers)."""
 
@@ -49,7 +49,8 @@ class _Shape:
 
 
 #: Short forms written for a word (stems): "copy CLAUDE.md files into repo" / "… into this repository".
-#: Only words as prose: a literal's parts stay as written (`.env` is a file, not "environment"); only
+#: Only words as prose: a literal's parts stay as written (`.env` is a file, not "environment"; the
+#: sequence of words as written, which only orders them, reads both alike); only
 #: short forms of one meaning ("auth" may be authentication or authorization, "dev" development or device).
 _SHORT_FORMS = {"repo": "repositori", "config": "configur", "dir": "directori", "env": "environ", "dep": "depend",
                 "info": "inform", "app": "applic", "db": "databas", "arg": "argument", "impl": "implement",
