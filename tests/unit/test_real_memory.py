@@ -123,11 +123,23 @@ def test_an_entry_relabelled_is_a_near_duplicate_of_the_older_with_no_fix(tree: 
     entry(tree, "port1", "The API server listens on port 8080.", "2026-01-02T10:00:00Z", "bio-architect")
     entry(tree, "port2", "The API server listens on PORT, default 3000 (changed from 8080 for the Heroku move).",
           "2026-03-02T10:00:00Z", "bio-architect")
+    # an older version an entry says it supersedes is an update already recorded, not a restatement
+    entry(tree, "ex1", "The email sender times out after 90 seconds when a customer exports legacy data.",
+          "2026-01-02T10:00:00Z", "bio-architect")
+    tree.entry("ex2.json", {"id": "ex2", "content": "The email sender times out after 90 seconds when a customer "
+                            "exports data.", "created": "2026-02-02T10:00:00Z", "tags": ["project:bio-architect"],
+                            "supersedes": ["ex1"]})
+    entry(tree, "ex3", "After 90 seconds when a customer exports data the email sender times out.",
+          "2026-01-20T10:00:00Z", "bio-architect")
     p, store = plan(tree)
     assert [op for op in p.operations if op.op in ("dedup", "merge")] == []
-    alike = [f for f in memory_findings(store, CompactionConfig()) if "in nearly its words" in f.message]
+    alike = [f for f in memory_findings(store, CompactionConfig()) if "in nearly its words" in f.message
+             and not f.entry.startswith("ex")]
     assert [(f.entry, f.kind, f.fix, [r["entry"] for r in f.related]) for f in alike] == [
         ("pm", "near-duplicate", None, ["py"])]
+    reworded = {(f.entry, f.related[0]["entry"]) for f in memory_findings(store, CompactionConfig())
+                if "in nearly its words" in f.message and f.entry.startswith("ex")}
+    assert reworded == {("ex2", "ex3")}  # the same words in another order: the same fact; ex1 is replaced
 
 
 @pytest.mark.parametrize(("older", "newer"), [

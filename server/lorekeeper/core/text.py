@@ -168,11 +168,14 @@ class Fences:
 _LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]+")
 
 
+@lru_cache(maxsize=TEXT_CACHE)  # asked of both texts of every pair compared
 def other_script(text: str) -> bool:
     """Whether a text is written mostly in another script than Latin ("TypeScript 代码：遵循 Cocos Creator
     开发规范"): what reads English words (the embedding model, the stems :mod:`..facts.near` compares) sees
     only the few names such a text writes in Latin letters, which make it look close to any English text
     that names them. Letters of another script count one each (a Chinese character is about a word),
     against the words in Latin letters."""
+    if text.isascii():
+        return False
     other = sum(1 for c in text if c.isalpha() and not ("a" <= c.lower() <= "z" or "\u00c0" <= c <= "\u024f"))
     return other >= 3 and other >= len(_LATIN_WORD.findall(text))

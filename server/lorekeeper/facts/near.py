@@ -63,16 +63,23 @@ def _full(word: str) -> str:
 
 #: Marks that show an example as what to do and as what not to ("✅ "Create new automation"" / "❌ "Create
 #: New Automation""): two such lines contrast, however alike their words.
-_DO = frozenset("✅✔✓☑👍")
-_DONT = frozenset("❌✗✘❎🚫⛔👎")
+_DO = re.compile("[✅✔✓☑👍]")
+_DONT = re.compile("[❌✗✘❎🚫⛔👎]")
+
+
+@lru_cache(maxsize=TEXT_CACHE)
+def _example_mark(text: str) -> int:
+    """1 for a text marked as what to do, -1 as what not to, 0 for neither or both."""
+    if text.isascii():
+        return 0
+    do, dont = _DO.search(text) is not None, _DONT.search(text) is not None
+    return 0 if do == dont else 1 if do else -1
 
 
 def contrasted(a: str, b: str) -> bool:
     """Whether one text is marked as what to do and the other as what not to (✅ / ❌): home-assistant's
     style guide writes "Use sentence case" with a right and a wrong example that differ in case alone."""
-    do_a, dont_a = any(c in _DO for c in a), any(c in _DONT for c in a)
-    do_b, dont_b = any(c in _DO for c in b), any(c in _DONT for c in b)
-    return (do_a and not dont_a and dont_b and not do_b) or (dont_a and not do_a and do_b and not dont_b)
+    return _example_mark(a) * _example_mark(b) == -1
 
 
 #: "X must (not) <verb> …": a rule with a subject of its own.
@@ -87,16 +94,33 @@ _ANYONE = frozenset(stem(w) for w in "project repository repo codebase code app 
                     "anyone".split())
 
 
+@lru_cache(maxsize=TEXT_CACHE)
+def _rule_of(text: str) -> tuple[str, frozenset[str]] | None:
+    """The verb of a rule written with a subject ("PR titles must NOT use …"), and the subject's stems
+    that name something (not "the project", not the agent)."""
+    rule = _RULE_OF.match(text.translate(_EMPHASIS))
+    if rule is None:
+        return None
+    subject = {stem(w) for w in re.findall(r"[a-z0-9]+", rule["subject"].lower())} - FUNCTION_WORDS - _ANYONE
+    return stem(rule["verb"].lower()), frozenset(subject)
+
+
+@lru_cache(maxsize=TEXT_CACHE)
+def _bare_verb(text: str) -> str | None:
+    """The verb a bare imperative opens with ("Do NOT use …": use)."""
+    bare = _IMPERATIVE.match(text.translate(_EMPHASIS))
+    return None if bare is None else stem(bare["verb"].lower())
+
+
 def _narrower(short: str, long_: str) -> bool:
     """Whether ``long_`` gives the rule ``short`` states as a bare imperative a subject ``short`` does not
     name: toolhive's CLAUDE.md says "Do NOT use Conventional Commits (`feat:`, …)" under "Commit
     Guidelines", its PR rules "PR titles must NOT use conventional commit prefixes (`feat:`, …)": the
     same words, about commits in one, PR titles in the other."""
-    rule, bare = _RULE_OF.match(long_.translate(_EMPHASIS)), _IMPERATIVE.match(short.translate(_EMPHASIS))
-    if rule is None or bare is None or stem(rule["verb"].lower()) != stem(bare["verb"].lower()):
+    rule = _rule_of(long_)
+    if rule is None or rule[0] != _bare_verb(short):
         return False
-    subject = {stem(w) for w in re.findall(r"[a-z0-9]+", rule["subject"].lower())} - FUNCTION_WORDS - _ANYONE
-    return bool(subject - _shape(short).words)
+    return bool(rule[1] - _shape(short).words)
 
 
 #: Marks that give an item a status ("✅ Metadata retrieval" is done, "⬜ ..." planned): a copy with a
@@ -123,6 +147,7 @@ def _shape(text: str) -> _Shape:
     return _Shape(frozenset(words | plain), frozenset(plain), frozenset(literals), statement.negated, marks, sequence)
 
 
+@lru_cache(maxsize=TEXT_CACHE)  # an editor's save asks again of every pair but the edited entry's
 def near(a: str, b: str) -> bool:
     """Whether two instruction lines state one fact in nearly the same words: the literals of one are
     among the other's, and the words of one are among the other's (a few more: "Jekyll configuration" /
@@ -234,8 +259,13 @@ _CHANGE_TOLD = re.compile(r"\b(?:changed|switched|moved|migrated|renamed|upgrade
                           re.I)
 
 
+@lru_cache(maxsize=TEXT_CACHE)
+def _tells_change(text: str) -> bool:
+    return _CHANGE_TOLD.search(text) is not None
+
+
 def _told_change(a: str, b: str) -> bool:
-    return bool(_CHANGE_TOLD.search(a)) != bool(_CHANGE_TOLD.search(b))
+    return _tells_change(a) != _tells_change(b)
 
 
 def _turns(sa: _Shape, sb: _Shape) -> bool:

@@ -312,6 +312,7 @@ class Planner:
         words = [words_of(e.content) for e in pool]
         cap = min(30, max(8, len(pool) // 10))  # as for repeated instruction lines (analysis.repeats)
         into: dict[int, list[int]] = defaultdict(list)  # the entry that says less -> those that say it all
+        replaced = {old for e in pool for old in e.supersedes}
         for i, j in rare_key_pairs(words, cap=cap, per_item=3):
             found = False
             for less, more in ((i, j), (j, i)):
@@ -326,8 +327,12 @@ class Planner:
                         self.near_kept.append((a, b))
             a, b = pool[i], pool[j]
             # the same fact in nearly its words, neither within the other: two entries, or an entry and an
-            # instruction line (two instruction lines are lore repeats' to report)
-            if (not found and not a.format == b.format == "instruction" and not apart(a, b)
+            # instruction line (two instruction lines are lore repeats' to report); not one an entry says it
+            # supersedes (an update, recorded); the words first, as near() would (most pairs end there)
+            wa, wb = words[i], words[j]
+            if (not found and not a.format == b.format == "instruction"
+                    and (wa <= wb or wb <= wa or len(wa & wb) >= 0.85 * len(wa | wb))
+                    and a.id not in replaced and b.id not in replaced and not apart(a, b)
                     and b.id not in a.coexists_with and a.id not in b.coexists_with
                     and _same_command(a.content, b.content) and near(a.content, b.content)):
                 self.near_alike.append(newer_and_older(a, b))
