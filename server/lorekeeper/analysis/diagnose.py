@@ -6,6 +6,7 @@ near-duplicates (with every other copy as related information), contradictions, 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import UTC, datetime
 from itertools import chain, compress, repeat
 from operator import attrgetter, eq, is_, itemgetter
@@ -110,39 +111,37 @@ def duplicate_findings(store: Store, config: CompactionConfig, search: SearchMem
     return findings
 
 
+def _said_twice(pairs: list[tuple[Entry, Entry]], reported: dict[int, tuple[Any, tuple[Entry, ...], list[Finding]]],
+                said: Callable[[Entry], str], older_is: str) -> list[Finding]:
+    """A ``near-duplicate`` with no fix on the newer of each pair (newer, older) that no operation already
+    joins: an agent reads the fact twice, and which words stay is the team's to say. ``said``: the
+    message, of the older; ``older_is``: what the related older memory is."""
+    joined = {frozenset((a.id, b.id)) for _, members, _ in reported.values() for a in members for b in members}
+    return [Finding(kind="near-duplicate", severity=Severity.info, source=newer.location.path,
+                    line=newer.location.start_line, entry=newer.id, message=said(older),
+                    related=[_related(older, older_is)])
+            for newer, older in pairs if frozenset((newer.id, older.id)) not in joined]
+
+
 def _said_in_part(pairs: list[tuple[Entry, Entry]],
                   reported: dict[int, tuple[Any, tuple[Entry, ...], list[Finding]]]) -> list[Finding]:
     """A newer entry that says part of what an older one says, in its words ("Run all Python commands
-    with `uv run`." after "Manage dependencies with `uv` and run all python commands with `uv run`"): an
-    agent reads it twice, but the newer may have dropped the rest on purpose, so no fix; not where an
-    operation already joins the two."""
-    joined = {frozenset((a.id, b.id)) for _, members, _ in reported.values() for a in members for b in members}
-    out: list[Finding] = []
-    for newer, older in pairs:
-        if frozenset((newer.id, older.id)) in joined:
-            continue
-        out.append(Finding(
-            kind="near-duplicate", severity=Severity.info, source=newer.location.path,
-            line=newer.location.start_line, entry=newer.id,
-            message=(f"says part of what the older {older.id} ({older.where()}) says, in its words: an agent reads it "
-                     "twice; it may have dropped the rest on purpose, so bring them together by hand or keep both"),
-            related=[_related(older, "the older entry, which says more")]))
-    return out
+    with `uv run`." after "Manage dependencies with `uv` and run all python commands with `uv run`"): the
+    newer may have dropped the rest on purpose."""
+    return _said_twice(pairs, reported, lambda older: (
+        f"says part of what the older {older.id} ({older.where()}) says, in its words: an agent reads it twice; "
+        "it may have dropped the rest on purpose, so bring them together by hand or keep both"),
+        "the older entry, which says more")
 
 
 def _said_alike(pairs: list[tuple[Entry, Entry]],
                 reported: dict[int, tuple[Any, tuple[Entry, ...], list[Finding]]]) -> list[Finding]:
     """Two memories that state one fact in nearly the same words, neither saying only what the other does
     ("**Python**: Use `uv` for package management. …" then "**Package Management**: Use `uv` for package
-    management. …"): an agent reads it twice; which words to keep is the team's, so no fix; not where an
-    operation already joins the two."""
-    joined = {frozenset((a.id, b.id)) for _, members, _ in reported.values() for a in members for b in members}
-    return [Finding(kind="near-duplicate", severity=Severity.info, source=newer.location.path,
-                    line=newer.location.start_line, entry=newer.id,
-                    message=(f"states the same fact as the older {older.id} ({older.where()}) in nearly its words: an "
-                             "agent reads it twice; keep one by hand"),
-                    related=[_related(older, "the older memory, in nearly the same words")])
-            for newer, older in pairs if frozenset((newer.id, older.id)) not in joined]
+    management. …")."""
+    return _said_twice(pairs, reported, lambda older: (
+        f"states the same fact as the older {older.id} ({older.where()}) in nearly its words: an agent reads it "
+        "twice; keep one by hand"), "the older memory, in nearly the same words")
 
 
 def _contradiction(entry: Entry, other: Entry, newer: bool, older: Entry, newest: Entry, reason: str) -> Finding:
