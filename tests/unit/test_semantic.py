@@ -23,6 +23,7 @@ from lorekeeper.analysis.compaction import CompactionConfig, enabled, plan_compa
 from lorekeeper.analysis.compaction.rules import Planner
 from lorekeeper.analysis.compaction.semantic import semantic_fuse
 from lorekeeper.analysis.semantic import neighbours, vouch
+from lorekeeper.analysis.semantic import vectors as vectors_module
 from lorekeeper.analysis.semantic.vectors import cached_neighbours, vectors_for
 from lorekeeper.workspace import Workspace
 from support import Tree, lore
@@ -173,6 +174,26 @@ def test_vectors_are_cached_by_content_and_model(tree: Tree) -> None:
     other.model_id = "test:another-model"
     vectors_for(ws, ["alpha fact"], other.model_id, lambda: other)
     assert other.seen == ["alpha fact"], "another model never reads this model's vectors"
+
+
+def test_vectors_asked_for_by_one_caller_survive_another_callers_rewrite(tree: Tree, monkeypatch: pytest.MonkeyPatch
+                                                                         ) -> None:
+    """The entries, the instruction lines and their sentences are asked for in separate calls: each call
+    that embeds something rewrites the file, and must not drop what the others will ask for again (a warm
+    check would load the model every time)."""
+    ws = Workspace(tree.root)
+    vectors_for(ws, ["an entry", "another entry"], "test:counting", CountingEmbedder)
+    vectors_for(ws, ["a line of CLAUDE.md", "One sentence. Another one."], "test:counting", CountingEmbedder)
+    warm = CountingEmbedder()
+    vectors_for(ws, ["an entry", "another entry"], warm.model_id, lambda: warm)
+    vectors_for(ws, ["a line of CLAUDE.md", "One sentence. Another one."], warm.model_id, lambda: warm)
+    assert warm.seen == []
+    # past the bound, only the texts asked for stay
+    monkeypatch.setattr(vectors_module, "KEEP", 2)
+    vectors_for(ws, ["a third caller's text"], "test:counting", CountingEmbedder)
+    cold = CountingEmbedder()
+    vectors_for(ws, ["an entry"], cold.model_id, lambda: cold)
+    assert cold.seen == ["an entry"]
 
 
 def test_a_workspace_without_lore_reads_its_vectors_back_from_the_user_cache(tree: Tree) -> None:

@@ -3,8 +3,10 @@ nearest neighbours among them.
 
 A warm run reads the cache (numpy only) and embeds nothing, so torch is never imported. The file holds
 the hashes of the texts (blake2b) and their vectors as float16 (half the size; cosines move by < 1e-3);
-entries whose text changed get a new hash and a new vector, and vectors of texts no longer in memory are
-dropped when the file is rewritten."""
+entries whose text changed get a new hash and a new vector. Callers ask for different texts (the
+entries, the instruction lines, their sentences), so a rewrite keeps the vectors of texts not asked for
+that time too, until the file would hold more than :data:`KEEP` vectors or twice the texts asked for;
+then only those asked for stay."""
 
 from __future__ import annotations
 
@@ -27,6 +29,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("lorekeeper")
 
 _LIMIT = 1024 * 1024 * 1024  # 120k vectors of 384 dimensions are 92 MB
+#: Vectors a cache file keeps of texts not asked for by the call that rewrites it (15 MB at 384
+#: dimensions); above this (or twice the texts asked for), only those asked for are kept.
+KEEP = 20_000
 
 
 def _file_name(model_id: str) -> str:
@@ -93,7 +98,8 @@ def vectors_for(ws: Workspace, texts: list[str], model_id: str, load: Callable[[
         fresh = load().embed([by_hash[h] for h in missing]).astype(np.float16)
         cached.update(zip(missing, fresh, strict=True))
         live = set(hashes)
-        _write(ws, name, model_id, {h: v for h, v in cached.items() if h in live})
+        _write(ws, name, model_id, cached if len(cached) <= max(KEEP, 2 * len(live))
+               else {h: v for h, v in cached.items() if h in live})
         log.info("embedded %d texts (%d from the cache)", len(missing), len(set(hashes)) - len(missing))
     if not texts:
         return np.zeros((0, 0), dtype=np.float32)
