@@ -632,6 +632,36 @@ def test_repeats_in_other_words_are_found_with_the_semantic_stage_and_never_remo
     assert not [p for p in found if p[0].startswith("memory-bank") or p[2].startswith("memory-bank")]
 
 
+@pytest.mark.slow
+def test_a_line_that_restates_one_sentence_of_a_longer_one_is_found_in_other_words(tree: Tree) -> None:
+    """deadonfilm: CLAUDE.md's testing rule is three sentences; copilot-instructions states two of them as
+    items of their own, each in other words (too far from the whole rule to be found by it)."""
+    write_all(tree, {
+        "CLAUDE.md": "# CLAUDE.md\n\n## Code quality\n\n"
+                     "- **Testing**: Ship tests with new code in the same commit. Assert payload contents, not just "
+                     "that functions were called. Mock data types must match real SQL output types\n",
+        ".github/copilot-instructions.md": "# Copilot\n\n## Testing\n\n"
+                                           "- **Ship tests with code** — in the same commit, never deferred\n"
+                                           "- **Assert deeply** — verify payload shape and values, not just that "
+                                           "functions were called\n"
+                                           "- **Mock data must match real SQL types** — if SQL casts to string, mock "
+                                           "with strings\n"
+                                           "- **Test all paths**: happy path, error handling, edge cases, branching "
+                                           "logic\n",
+    })
+
+    def copies(*args: str) -> set[tuple[str, int, int, bool]]:
+        found = json.loads(lore("repeats", *args, "--json", cwd=tree.root).stdout)["repeats"]
+        return {(c["path"], c["line"], r["kept"]["line"], c["removable"]) for r in found for c in r["copies"]}
+
+    assert copies() == set()
+    # each item says more than the sentence it restates (its example, its "never deferred"): named, kept;
+    # "never deferred" denies where the sentence does not, so that item is not taken for it; the paths to
+    # test are said nowhere else
+    assert copies("--semantic") == {(".github/copilot-instructions.md", 6, 5, False),
+                                    (".github/copilot-instructions.md", 7, 5, False)}
+
+
 # nftbk's memory bank (a roadmap item in four files, one of them twice) and cline's overview (a topic
 # named in a list under one heading, described under another)
 SCOPED = {

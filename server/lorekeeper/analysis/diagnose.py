@@ -15,6 +15,7 @@ from typing import Any
 from ..core.bounded import brief
 from ..core.model import CompressFix, Entry, Finding, MergeFix, Severity, SupersedeFix
 from ..core.settings.compaction import CompactionConfig
+from ..facts.near import Said
 from ..facts.remembered import remembered_facts
 from ..store import Store
 from .agents import Repo, loading_findings, who_reads_twice
@@ -201,7 +202,7 @@ def paraphrase_finder(store: Store, config: CompactionConfig) -> Paraphrases | N
     if not config.semantic_dedup:
         return None
 
-    def find(texts: list[str]) -> list[tuple[int, int]]:
+    def find(texts: list[str]) -> list[Said]:
         from .compaction.semantic import paraphrases
         from .semantic import SemanticUnavailable
 

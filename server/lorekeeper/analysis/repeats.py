@@ -25,7 +25,7 @@ from typing import Any
 from ..core.candidates import rare_key_pairs
 from ..core.model import Entry, Finding, RemoveRepeatFix, Severity
 from ..core.text import ATX_HEADING, TEXT_CACHE, Fences, editor_lines, normalize
-from ..facts.near import contrasted, may_be_one, near, near_in_parts, says_more, turns_meaning, words_of
+from ..facts.near import Said, contrasted, may_be_one, near, near_in_parts, says_more, turns_meaning, words_of
 from ..facts.scope import apart, folder
 from ..facts.scope import other_projects as apart_projects
 from ..facts.verify import fact_key, fact_keys, fact_size, prepared
@@ -300,8 +300,9 @@ def _near_pairs(units: list[Entry]) -> list[tuple[int, int]]:
                 and not apart(units[pair[0]], units[pair[1]]))]
 
 
-#: Pairs of texts (indexes) that state one fact in other words: the semantic stage's finder, where it is on.
-Paraphrases = Callable[[list[str]], list[tuple[int, int]]]
+#: Pairs of texts (indexes) that state one fact in other words, each with the words of each side that state
+#: it (the whole text, or a sentence of the longer one): the semantic stage's finder, where it is on.
+Paraphrases = Callable[[list[str]], list[Said]]
 
 
 def repeats(entries: Iterable[Entry], sources: Iterable[str] = (), paraphrases: Paraphrases | None = None
@@ -328,9 +329,9 @@ def repeats(entries: Iterable[Entry], sources: Iterable[str] = (), paraphrases: 
             # ("- MCP servers") and describes it under another heading ("**MCP Marketplace**: Online catalog
             # of available MCP servers") says two things about it, and a nested file's `src/config/` is
             # another folder's
-            pairs += [(i, j) for i, j in paraphrases([e.content for e in units])
-                      if may_be_one(units[i].content, units[j].content) and not apart(units[i], units[j])
-                      and min(fact_size(units[i].content), fact_size(units[j].content)) >= PARAPHRASE_MIN_WORDS]
+            pairs += [(i, j) for i, j, a, b in paraphrases([e.content for e in units])
+                      if may_be_one(a, b) and not apart(units[i], units[j])
+                      and min(fact_size(a), fact_size(b)) >= PARAPHRASE_MIN_WORDS]
         direct = {frozenset((units[i].id, units[j].id)) for i, j in pairs}
         for n, (i, j) in enumerate(pairs):
             joined.setdefault(i, []).append(f"\x01near{n}")

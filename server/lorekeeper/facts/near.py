@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from ..core.text import TEXT_CACHE, other_script
 from .parse import FUNCTION_WORDS, parse, stem
@@ -298,7 +299,19 @@ def words_of(text: str) -> frozenset[str]:
 _PARTS = re.compile(r"(?<=[.;!?])\s+(?=\S)")
 
 
-def _parts(text: str) -> list[str]:
+class Said(NamedTuple):
+    """Two texts of a list (``i``, ``j``: their indexes) that state one fact, with the words of each that
+    state it (``a``, ``b``): the whole text, or the sentence of a longer one that the other restates."""
+
+    i: int
+    j: int
+    a: str
+    b: str
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences and clauses of ``text`` (parted after ``.``, ``;``, ``!`` or ``?``), whitespace as
+    one space."""
     return [p for p in (q.strip() for q in _PARTS.split(" ".join(text.split()))) if p]
 
 
@@ -307,7 +320,7 @@ def near_in_parts(a: str, b: str) -> bool:
     has two or more ("**External links**: all links to external domains must use `target="_blank" …`"
     / the same, then "Exception: editorially verified source links may drop `nofollow`"): the shorter
     states nothing the longer does not, though the longer's other sentences may turn another way."""
-    pa, pb = _parts(a), _parts(b)
+    pa, pb = sentences(a), sentences(b)
     short, long_ = (pa, pb) if len(_shape(a).words) <= len(_shape(b).words) else (pb, pa)
     if len(long_) < 2 or len(short) > len(long_):
         return False

@@ -11,17 +11,21 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable, Generator
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+import numpy as np
+
 from ...core.model import Entry, newer_and_older
 from ...core.settings.compaction import CompactionConfig
 from ...core.text import terms
 from ...facts import remembered, verify, vocabulary
 from ...facts import semantic_guard as guard
+from ...facts.near import Said, sentences
 from ...facts.parse import stem as stem_of
 from ...facts.remembered import remembered_facts
 from ...facts.scope import other_projects
@@ -152,21 +156,93 @@ def remembered_vouches(ws: Workspace, config: CompactionConfig) -> Generator[Cal
         cache_files.write(ws.root, ws.cache_dir, VOUCH_FILE, body.encode("utf-8", "surrogatepass"))
 
 
-def paraphrases(ws: Workspace, config: CompactionConfig, texts: list[str]) -> list[tuple[int, int]]:
+def paraphrases(ws: Workspace, config: CompactionConfig, texts: list[str]) -> list[Said]:
     """Pairs of ``texts`` (their indexes) that state one fact in other words: nearest neighbours by cosine,
-    each vouched for by the guard (the verifier first), as the semantic rule merges entries. For the
-    facts instruction files repeat (:mod:`..repeats`), which are reported, never merged."""
+    each vouched for by the guard (the verifier first), as the semantic rule merges entries; and a
+    sentence of a longer text that a shorter one states (:func:`_in_parts`). Each pair comes with the
+    words of each side that say the fact. For the facts instruction files repeat (:mod:`..repeats`),
+    which are reported, never merged."""
     if len(texts) < 2:
         return []
     model = config.semantic_model
-    vectors = vectors_for(ws, texts, f"st:{model}", lambda: load_embedder(model))
+    parts, owners = _sentences_of(texts)
+    # one call: the texts and their sentences embedded (and cached) together
+    both = vectors_for(ws, texts + parts, f"st:{model}", lambda: load_embedder(model))
+    vectors = both[:len(texts)]
     floor = max(0.0, config.semantic_threshold - SUBSUMED_MARGIN)
-    found: list[tuple[int, int]] = []
+    found: list[Said] = []
     with remembered_vouches(ws, config) as judge:
         for i, j, cosine in cached_neighbours(ws, f"st:{model}", texts, vectors, floor):
             if judge(texts[i], texts[j], cosine).ok:
-                found.append((i, j))
+                found.append(Said(i, j, texts[i], texts[j]))
+        found += _in_parts(texts, vectors, parts, owners, both[len(texts):], judge, floor,
+                           {(p.i, p.j) for p in found})
     return found
+
+
+#: Sentences of a text looked at in :func:`_in_parts`, at most (a long paragraph's first ones).
+PARTS_PER_TEXT = 6
+
+
+def _sentences_of(texts: list[str]) -> tuple[list[str], list[int]]:
+    """The sentences that state something of each text of two or more (its first
+    :data:`PARTS_PER_TEXT`), and the index of the text of each."""
+    parts: list[str] = []
+    owners: list[int] = []
+    for i, text in enumerate(texts):
+        split = sentences(text)
+        if len(split) < 2:
+            continue
+        for part in split[:PARTS_PER_TEXT]:
+            if _says(part):
+                parts.append(part)
+                owners.append(i)
+    return parts, owners
+
+
+def _in_parts(texts: list[str], vectors: np.ndarray, parts: list[str], owners: list[int], part_vectors: np.ndarray,
+              judge: Callable[[str, str, float], Vouch], floor: float, seen: set[tuple[int, int]]) -> list[Said]:
+    """A shorter text that states one sentence of a longer one in other words (deadonfilm's CLAUDE.md:
+    "**Testing**: Ship tests with new code in the same commit. Assert payload contents, not just that
+    functions were called. …"; its copilot-instructions: "**Ship tests with code** — in the same commit,
+    never deferred", "**Assert deeply** — verify payload shape and values, not just that functions were
+    called"): the whole longer text is too far from either. The guard vouches for the sentence and the
+    shorter text read in both orders; the pair comes with that sentence."""
+    if not parts:
+        return []
+    sizes = [fact_size(text) for text in texts]
+    best: dict[tuple[int, int], tuple[float, str]] = {}
+    for start in range(0, len(parts), 1024):
+        sims = part_vectors[start:start + 1024] @ vectors.T
+        rows, cols = np.nonzero(sims >= floor)
+        for row, j in zip(rows.tolist(), cols.tolist(), strict=True):
+            i = owners[start + row]
+            pair = (min(i, j), max(i, j))
+            cosine = float(sims[row, j])
+            # the other text is the shorter: it states the sentence, the longer says more around it
+            if (j == i or pair in seen or sizes[j] >= sizes[i] or cosine <= best.get(pair, (-1.0, ""))[0]
+                    or not _says(texts[j])):
+                continue
+            best[pair] = (cosine, parts[start + row])
+    out: list[Said] = []
+    for (i, j), (cosine, part) in sorted(best.items(), key=lambda item: (-item[1][0], item[0])):
+        longer, shorter = (i, j) if sizes[i] > sizes[j] else (j, i)
+        if judge(part, texts[shorter], cosine).ok and judge(texts[shorter], part, cosine).ok:
+            out.append(Said(i, j, part if longer == i else texts[i], part if longer == j else texts[j]))
+    return out
+
+
+#: Words a text must write outside its code spans and parentheses to state something of its own: a
+#: sentence ("Decompose:" is none), and the shorter text (fastmcp's list item "**Resource Templates**
+#: (`src/resources/`)" names a thing; "Note that while resources and resource templates are different
+#: objects, they are both in `src/resources/`." says where it lives).
+_PART_MIN_WORDS = 3
+_NAMES = re.compile(r"`[^`\n]*`|\([^()\n]*\)")
+_WORD = re.compile(r"[^\W\d_][\w'’-]*")
+
+
+def _says(text: str) -> bool:
+    return len(_WORD.findall(_NAMES.sub(" ", text))) >= _PART_MIN_WORDS
 
 
 def likely_duplicates(store: Store, text: str, config: CompactionConfig) -> list[tuple[Entry, str]]:
