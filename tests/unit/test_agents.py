@@ -91,6 +91,24 @@ def test_claude_code_loads_root_files_rules_imports_and_the_folder_of_the_file(w
     assert "src/api/CLAUDE.md" in whys
 
 
+def test_git_ignored_agent_files_in_folders_are_found_from_each_folders_listing(tree: Tree) -> None:
+    """Agents read a folder's CLAUDE.local.md or AGENTS.md though git ignores it: the tree's listing leaves
+    them out, and each folder's own entries are read (once) to find them."""
+    tree.write("CLAUDE.md", "- root\n")
+    tree.write("src/api/server.ts", "export {}\n")
+    tree.write("src/api/CLAUDE.local.md", "- mine\n")
+    tree.write("web/AGENTS.md", "- web\n")
+    tree.write("web/index.ts", "export {}\n")
+    tree.write(".gitignore", "CLAUDE.local.md\nweb/AGENTS.md\n")
+    commit(tree, "local notes")
+    ws = Workspace(tree.root)
+    assert "src/api/CLAUDE.local.md" not in ws.rel_files() and "web/AGENTS.md" not in ws.rel_files()
+    assert ("src/api/CLAUDE.local.md", "subtree", True) in _listed(ws, "src/api/server.ts", "claude")
+    repo = Repo(ws)
+    assert repo.named("AGENTS.md") == ["web/AGENTS.md"] and repo.named("GEMINI.md") == []
+    assert not repo.exists("src/api/CLAUDE.md") and not repo.exists("nowhere/CLAUDE.md")
+
+
 def test_codex_reads_one_file_a_folder_from_the_root_to_where_it_starts(ws: Workspace) -> None:
     assert _listed(ws, "src/api/server.ts", "codex") == [("AGENTS.override.md", "chain", True)]
     assert _listed(ws, "src/api/server.ts", "codex", cwd="src/api") == [

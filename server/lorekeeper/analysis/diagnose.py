@@ -316,10 +316,11 @@ def _verbose(entry: Entry, limit: int) -> Finding | None:
 
 
 def memory_findings(store: Store, config: CompactionConfig, search: SearchMemo | None = None,
-                    save: bool = True) -> list[Finding]:
+                    save: bool = True, repo: Repo | None = None) -> list[Finding]:
     """Findings that depend on memory alone (not on the code): store, duplicates, supersession, size, and
-    how agents load the instruction files. ``search`` and ``save``: see :func:`duplicate_findings`."""
-    repo = Repo(store.ws)
+    how agents load the instruction files. ``search`` and ``save``: see :func:`duplicate_findings`;
+    ``repo``: the repository's files as this check listed them (else listed here)."""
+    repo = repo or Repo(store.ws)
     repeated = repeat_findings(store.entries, config.source_files, paraphrase_finder(store, config))
     return [*store.findings, *loading_findings(store.ws, repo), *duplicate_findings(store, config, search, save),
             *who_reads_twice(store.ws, repeated, repo),

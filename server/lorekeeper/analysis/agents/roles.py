@@ -6,7 +6,6 @@ The rules and their sources are in :mod:`.table`."""
 from __future__ import annotations
 
 import bisect
-import itertools
 import os
 import subprocess
 from collections.abc import Callable, Iterable
@@ -103,8 +102,7 @@ def _depth(folder: str) -> int:
 
 
 def _folder(path: str) -> str:
-    parent = str(PurePosixPath(path).parent)
-    return "" if parent == "." else parent
+    return path.rpartition("/")[0]
 
 
 class Repo:
@@ -119,6 +117,10 @@ class Repo:
         self._set.update(ignored)  # (agents read what git tracks, even where .gitignore says otherwise)
         self.files = sorted(self._set)  # (sorted: the files under a folder are one run, see under())
         self._sources: dict[tuple[str, str], Source | None] = {}
+        self._present: dict[str, frozenset[str]] = {}
+        self._named: dict[str, list[str]] = {}
+        #: What :func:`all_roles` found, once per listing (each check asks for it two or three times).
+        self.roles: dict[str, list[Role]] | None = None
         folders = {""}
         for path in self.files:
             folder = _folder(path)
@@ -128,17 +130,36 @@ class Repo:
         self.folders = sorted(folders, key=lambda f: (_depth(f), f))
 
     def exists(self, path: str) -> bool:
-        return path in self._set or os.path.isfile(os.path.join(self.ws.root, path))
+        """Whether ``path`` is listed, or is a file git ignores (``CLAUDE.local.md``): each folder's
+        entries are read once (:meth:`named` asks in every folder of the tree)."""
+        if path in self._set:
+            return True
+        folder, _, name = path.rpartition("/")
+        present: frozenset[str] | None = self._present.get(folder)
+        if present is None:
+            try:
+                with os.scandir(os.path.join(self.ws.root, folder)) as listing:
+                    present = frozenset(e.name for e in listing if e.is_file())
+            except OSError:
+                present = frozenset[str]()
+            self._present[folder] = present
+        return name in present
 
     def named(self, name: str) -> list[str]:
         """Files called ``name`` in any folder (git-ignored ones too), the root's first."""
-        return [p for f in self.folders for p in [f"{f}/{name}" if f else name] if self.exists(p)]
+        found = self._named.get(name)
+        if found is None:
+            found = self._named[name] = [p for f in self.folders for p in [f"{f}/{name}" if f else name]
+                                         if self.exists(p)]
+        return list(found)
 
     def under(self, prefix: str, suffixes: tuple[str, ...]) -> list[str]:
         """The files whose path starts with ``prefix`` and ends with one of ``suffixes``, in order: the run
         of sorted paths that start with it (asked for every folder of a large tree)."""
         out: list[str] = []
-        for path in itertools.islice(self.files, bisect.bisect_left(self.files, prefix), None):
+        files = self.files
+        for k in range(bisect.bisect_left(files, prefix), len(files)):  # (an islice would step from the first)
+            path = files[k]
             if not path.startswith(prefix):
                 break
             if path.endswith(suffixes):
@@ -656,7 +677,10 @@ def roles_of(ws: Workspace, path: str, repo: Repo | None = None) -> dict[str, Ro
 
 
 def all_roles(repo: Repo) -> dict[str, list[Role]]:
-    return {agent_id: ROLES[agent_id](repo) for agent_id in AGENTS}
+    """Each agent's roles in the repository, found once per :class:`Repo` (read, never changed)."""
+    if repo.roles is None:
+        repo.roles = {agent_id: ROLES[agent_id](repo) for agent_id in AGENTS}
+    return repo.roles
 
 
 def cap_of(agent: Agent) -> Cap | None:

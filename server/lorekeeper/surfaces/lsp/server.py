@@ -28,7 +28,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.uris import from_fs_path, to_fs_path
 
 from ... import __version__
-from ...analysis.agents import loading_findings
+from ...analysis.agents import Repo, loading_findings
 from ...analysis.compaction.rules import SearchMemo
 from ...analysis.diagnose import memory_findings
 from ...analysis.staleness import StalenessChecker
@@ -208,7 +208,8 @@ class LoreServer(LanguageServer):
                 self.recovery_notes.extend(store.recovered)
                 step(f"checking the references of {len(store.entries)} memories", 30)
                 checker = StalenessChecker(ws, store)
-                own = [*store.findings, *loading_findings(ws)]
+                repo = Repo(ws)  # (the agents' view of the tree, for the early findings and the last ones)
+                own = [*store.findings, *loading_findings(ws, repo)]
 
                 def tree(missing: list[Finding]) -> None:  # (before git is asked: the working tree's answer)
                     assert early is not None
@@ -224,7 +225,7 @@ class LoreServer(LanguageServer):
                                                           [*own, *kept]))
                     early(self.all_findings())
                 step("looking for duplicates and conflicts", 70)
-                found = memory_findings(store, self.config, self._search)
+                found = memory_findings(store, self.config, self._search, repo=repo)
                 found += kept
                 step("preparing diagnostics", 90)
                 self._checker = checker
