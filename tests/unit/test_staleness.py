@@ -4,15 +4,21 @@ workspace with no findings, the traps that are not references, fingerprints and 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lorekeeper.analysis.staleness import StalenessChecker, apply_fix, check_workspace, mark_stale, verify_entries
 from lorekeeper.core.model import Severity
 from lorekeeper.facts import open_memory
+from lorekeeper.refs import index as index_module
+from lorekeeper.refs.index import whole_words
 from lorekeeper.workspace import Workspace
 from support import REPO, Tree, commit, git
 
@@ -512,3 +518,53 @@ def test_a_rename_in_the_working_tree_is_a_move_not_a_commit_that_removed_it(tre
     (tree.root / "src/new.ts").unlink()  # deleted for good
     [finding] = check(tree)[0]
     assert finding.kind == "stale-path" and "deleted in the working tree" in finding.message
+
+
+_TOKENS = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*")
+_WORDS = ["a", "b", "ab", "a1", "$a", "b_", "_", "1", "$", "ba", "aa", "a-b", "é"]
+
+
+@given(st.binary(max_size=24).map(lambda raw: bytes(b"ab1$_ .-\n\xe9"[x % 10] for x in raw)),
+       st.lists(st.sampled_from(_WORDS), min_size=1, unique=True))
+@settings(max_examples=400, deadline=None)
+def test_the_words_a_code_file_writes_are_its_whole_identifiers(text: bytes, words: list[str]) -> None:
+    """The scan for the names memories give (``files_mentioning``): a word is found where the text writes
+    it as a whole identifier, as a tokenizer reads them (``12foo`` writes ``foo``; ``srcDir`` no ``src``)."""
+    wanted = {w.encode(): w for w in words}
+    expected = {wanted[t] for t in set(_TOKENS.findall(text)) if t in wanted}
+    assert whole_words(wanted)(text) == expected
+
+
+def test_the_words_are_found_the_same_without_re2(monkeypatch: pytest.MonkeyPatch) -> None:
+    wanted = {w.encode(): w for w in ["foo", "src", "srcDir", "tsp"]}
+    text = b"import { srcDir } from './main.tsp'; 12foo(src_)"
+    with_re2 = whole_words(wanted)(text)
+    monkeypatch.setattr(index_module, "re2", None)
+    assert whole_words(wanted)(text) == with_re2 == {"srcDir", "tsp", "foo"}
+
+
+def test_where_re2_cannot_read_the_words_every_identifier_is_listed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """RE2 refuses a set of words too large for its memory (compile), or gives up on a text (its automaton
+    out of memory: the pattern that matches every text goes unreported); the words are found all the same."""
+    wanted = {w.encode(): w for w in ["foo", "src", "srcDir", "tsp"]}
+    text = b"import { srcDir } from './main.tsp'; 12foo(src_)"
+    monkeypatch.setattr(index_module, "RE2_MEMORY", 1 << 12)
+    assert whole_words(wanted)(text) == {"srcDir", "tsp", "foo"}
+    monkeypatch.undo()
+
+    class GivesUp:  # RE2's set as it answers when its automaton ran out of memory on a text
+        def __init__(self, real: Any) -> None:
+            self.real = real
+
+        def Add(self, pattern: bytes) -> int:  # noqa: N802 - RE2's names
+            return self.real.Add(pattern)
+
+        def Compile(self) -> None:  # noqa: N802
+            self.real.Compile()
+
+        def Match(self, data: bytes) -> None:  # noqa: N802
+            return None
+
+    real_set = index_module.re2.Set.SearchSet
+    monkeypatch.setattr(index_module.re2.Set, "SearchSet", lambda options: GivesUp(real_set(options)))
+    assert whole_words(wanted)(text) == {"srcDir", "tsp", "foo"}
