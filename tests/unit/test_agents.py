@@ -99,7 +99,8 @@ def test_git_ignored_agent_files_in_folders_are_found_from_each_folders_listing(
     tree.write("src/api/CLAUDE.local.md", "- mine\n")
     tree.write("web/AGENTS.md", "- web\n")
     tree.write("web/index.ts", "export {}\n")
-    tree.write(".gitignore", "CLAUDE.local.md\nweb/AGENTS.md\n")
+    tree.write(".private/CLAUDE.md", "- in an ignored folder, which the walk of the tree does not enter\n")
+    tree.write(".gitignore", "CLAUDE.local.md\nweb/AGENTS.md\n.private/\n")
     commit(tree, "local notes")
     ws = Workspace(tree.root)
     assert "src/api/CLAUDE.local.md" not in ws.rel_files() and "web/AGENTS.md" not in ws.rel_files()
@@ -107,6 +108,7 @@ def test_git_ignored_agent_files_in_folders_are_found_from_each_folders_listing(
     repo = Repo(ws)
     assert repo.named("AGENTS.md") == ["web/AGENTS.md"] and repo.named("GEMINI.md") == []
     assert not repo.exists("src/api/CLAUDE.md") and not repo.exists("nowhere/CLAUDE.md")
+    assert repo.exists(".private/CLAUDE.md") and not repo.exists(".private/AGENTS.md")
 
 
 def test_codex_reads_one_file_a_folder_from_the_root_to_where_it_starts(ws: Workspace) -> None:
