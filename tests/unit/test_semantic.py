@@ -52,6 +52,9 @@ PARAPHRASES = [
     # a rule that denies in every clause denies (not: four negations, an even count, affirm)
     ("**Never commit secrets.** Not in code, not in configs, not in tests.", "NEVER commit secrets to the repository",
      0.8),
+    # a file name in a code span is one word ("requirements.lock" parts no clause): both deny the same way
+    ("Do not add a new Python dependency without updating `requirements.lock`.",
+     "Adding a new Python dependency without updating `requirements.lock` is not allowed.", 0.97),
 ]
 NEVER = [
     ("Max line length is 100", "Max line length is 120", 0.99),
@@ -81,6 +84,9 @@ NEVER = [
     ("State lives in React/Redux stores.", "State lives in React/MobX stores.", 0.95),
     # sharing a number is not enough when they are far apart in words
     ("Retries back off for 5 seconds.", "The cache holds 5 entries per user.", 0.40),
+    # the same file named in code on both sides: one still denies what the other states
+    ("Update `requirements.lock` when adding a dependency.",
+     "Do not update `requirements.lock` when adding a dependency.", 0.90),
 ]
 
 

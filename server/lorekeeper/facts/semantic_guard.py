@@ -149,11 +149,20 @@ def _written_as_is(name: str, low: str) -> bool:
     return len(name) > 2 and re.search(r"(?<![\w./-])" + re.escape(name) + r"(?![\w-])", low) is not None
 
 
+def _clauses(text: str) -> list[str]:
+    """The clauses of ``text``; a code span is one word run, never parted (``requirements.lock``)."""
+    return _CLAUSE_SPLIT.split(_IN_CODE.sub(lambda m: _CODE_PUNCTUATION.sub(" ", m.group()), text))
+
+
+_IN_CODE = re.compile(r"`[^`\n]*`")
+_CODE_PUNCTUATION = re.compile(r"[,;.()—:]")
+
+
 def _negated(text: str) -> bool:
     """Whether a clause of ``text`` denies: one with an odd number of negations ("don't not" affirms).
     Clause by clause, since a rule that denies several times ("**Never use `any`.** Not in types, not in
     casts, not in generics.") denies in every clause, not in none."""
-    for clause in _CLAUSE_SPLIT.split(text):
+    for clause in _clauses(text):
         words = re.findall(r"[A-Za-z']+", clause.lower())
         if (sum(w in parse.NEGATIONS or w.endswith("n't") for w in words) + sum(w in PROHIBITIONS for w in words)) % 2:
             return True
@@ -163,7 +172,7 @@ def _negated(text: str) -> bool:
 def _negation_scope(text: str) -> set[str]:
     """The stems a negation governs: the rest of its clause."""
     scope: set[str] = set()
-    for clause in _CLAUSE_SPLIT.split(text):
+    for clause in _clauses(text):
         low = [w.lower() for w in re.findall(r"[A-Za-z']+", clause)]
         for i, word in enumerate(low):
             if word in parse.NEGATIONS or word.endswith("n't") or word in PROHIBITIONS:
