@@ -127,14 +127,18 @@ class Repo:
             while folder not in folders:
                 folders.add(folder)
                 folder = _folder(folder)
+        self._folders = folders
         self.folders = sorted(folders, key=lambda f: (_depth(f), f))
 
     def exists(self, path: str) -> bool:
-        """Whether ``path`` is listed, or is a file git ignores (``CLAUDE.local.md``): each folder's
-        entries are read once (:meth:`named` asks in every folder of the tree)."""
+        """Whether ``path`` is listed, or is a file git ignores (``CLAUDE.local.md``): in a folder of the
+        listing, from its entries, read once (:meth:`named` asks in every folder of the tree); elsewhere
+        (an ignored folder, an import's path) asked for that file alone."""
         if path in self._set:
             return True
         folder, _, name = path.rpartition("/")
+        if folder not in self._folders:  # a folder the walk did not enter (ignored, or behind a link)
+            return os.path.isfile(os.path.join(self.ws.root, path))
         present: frozenset[str] | None = self._present.get(folder)
         if present is None:
             try:
