@@ -91,16 +91,22 @@ def test_claude_code_loads_root_files_rules_imports_and_the_folder_of_the_file(w
     assert "src/api/CLAUDE.md" in whys
 
 
+IGNORED_AGENT_FILES = {
+    "CLAUDE.md": "- root\n",
+    "src/api/server.ts": "export {}\n",
+    "src/api/CLAUDE.local.md": "- mine\n",
+    "web/AGENTS.md": "- web\n",
+    "web/index.ts": "export {}\n",
+    ".private/CLAUDE.md": "- in an ignored folder, which the walk of the tree does not enter\n",
+    ".gitignore": "CLAUDE.local.md\nweb/AGENTS.md\n.private/\n",
+}
+
+
 def test_git_ignored_agent_files_in_folders_are_found_from_each_folders_listing(tree: Tree) -> None:
     """Agents read a folder's CLAUDE.local.md or AGENTS.md though git ignores it: the tree's listing leaves
     them out, and each folder's own entries are read (once) to find them."""
-    tree.write("CLAUDE.md", "- root\n")
-    tree.write("src/api/server.ts", "export {}\n")
-    tree.write("src/api/CLAUDE.local.md", "- mine\n")
-    tree.write("web/AGENTS.md", "- web\n")
-    tree.write("web/index.ts", "export {}\n")
-    tree.write(".private/CLAUDE.md", "- in an ignored folder, which the walk of the tree does not enter\n")
-    tree.write(".gitignore", "CLAUDE.local.md\nweb/AGENTS.md\n.private/\n")
+    for path, text in IGNORED_AGENT_FILES.items():
+        tree.write(path, text)
     commit(tree, "local notes")
     ws = Workspace(tree.root)
     assert "src/api/CLAUDE.local.md" not in ws.rel_files() and "web/AGENTS.md" not in ws.rel_files()
