@@ -72,3 +72,19 @@ def test_a_few_texts_are_embedded_without_importing_torch() -> None:
     shape, _, imported = out.stdout.partition(") ")
     assert shape == "(2, 384" and imported.split()[1:] == ["False", "False"], out.stdout
     assert out.stdout.startswith("(2, 384)") and 0.0 < float(imported.split()[0]) < 0.9
+
+
+def test_a_texts_vector_is_the_same_whatever_it_is_batched_with() -> None:
+    """Texts are batched by length (each padded to its batch's longest, the padding masked out): a text's
+    vector does not depend on the others, so one embedded alone matches it embedded among many, of every
+    length from one token to more than the model reads."""
+    bert = open_bert(MODEL)
+    assert bert is not None
+    texts = _texts()
+    lengths = {len(bert.tokenizer.encode(t).ids) for t in texts}
+    assert min(lengths) <= 3 and max(lengths) == 256 and len(lengths) > 20  # (256: cut to what it reads)
+    together = bert.embed(texts)
+    alone = np.stack([bert.embed([t])[0] for t in texts])
+    assert np.abs(together - alone).max() < 1e-5
+    reordered = bert.embed(texts[::-1])[::-1]
+    assert np.abs(together - reordered).max() < 1e-5

@@ -40,10 +40,12 @@ class Embedder(Protocol):
 
 
 #: Up to this many texts at once, a model :mod:`.bert` can read is evaluated with numpy rather than
-#: torch, while torch is not loaded: numpy takes 0.9 s to load and ~95 texts a second on 2 cores, torch
-#: and sentence-transformers 7.5 s to import and ~135 texts a second (all-MiniLM-L6-v2, the labelled
-#: pairs' 1,260 texts); they break even near 2,300 texts.
-NUMPY_MAX_TEXTS = 2000
+#: torch, while torch is not loaded: numpy takes 0.9 s to load, torch and sentence-transformers 7.5-9 s
+#: to import. On 2 cores (all-MiniLM-L6-v2), numpy embeds ~125 texts a second of the labelled pairs'
+#: 1,260 short texts (torch ~135) and is faster than torch on instruction lines of mixed lengths (the
+#: 1,141 lines and sentences of langfuse's agent files: 12.6 s against 13.7 s, import aside): they break
+#: even past 10,000 texts, and numpy's memory stays bounded by its batches.
+NUMPY_MAX_TEXTS = 10_000
 
 
 class SentenceTransformerEmbedder:
