@@ -17,6 +17,7 @@ import pytest
 from lorekeeper.analysis.compaction import CompactionConfig, plan_compaction
 from lorekeeper.analysis.diagnose import memory_findings
 from lorekeeper.analysis.repeats import repeat_findings, repeats
+from lorekeeper.core.model import Finding
 from lorekeeper.facts import open_memory
 from lorekeeper.facts.near import near
 from lorekeeper.facts.scope import apart, is_history
@@ -630,6 +631,38 @@ def test_repeats_in_other_words_are_found_with_the_semantic_stage_and_never_remo
     assert {(p[0], p[2]) for p in found if p[1] == 7 and p[3] == 7 and not p[4]} == {
         ("CLAUDE.md", ".github/copilot-instructions.md")}
     assert not [p for p in found if p[0].startswith("memory-bank") or p[2].startswith("memory-bank")]
+
+
+def test_the_editors_first_check_shows_what_needs_no_model_before_it_embeds(tree: Tree) -> None:
+    """With the semantic stage on and no vector cached, the language server's first check publishes the
+    repeats the rules find before it embeds the texts, then every repeat; with the vectors cached, the
+    search is made once. The last answer is the same either way."""
+    from lorekeeper.surfaces.lsp.server import LoreServer
+
+    write_all(tree, {**PARAPHRASED, ".lore/config.toml": "[compaction]\nsemantic_dedup = true\n"})
+
+    def first_check() -> tuple[list[str], list[set[tuple[str, int]]], set[tuple[str, int]]]:
+        ls = LoreServer()
+        ls.open_workspace(str(tree.root))
+        steps: list[str] = []
+        shown: list[set[tuple[str, int]]] = []
+
+        def repeated(findings: list[Finding]) -> set[tuple[str, int]]:
+            return {(f.source, f.line) for f in findings if f.kind in ("duplicate", "near-duplicate")}
+
+        final = ls.full_check(lambda message, percent: steps.append(message),
+                              lambda findings: shown.append(repeated(findings)))
+        return steps, shown, repeated(final)
+
+    rules = {(".github/copilot-instructions.md", 5), (".github/copilot-instructions.md", 6)}  # early returns, JS/CJS
+    in_other_words = (".github/copilot-instructions.md", 7)  # the metadata schemas: the semantic stage's
+    steps, shown, final = first_check()
+    assert shown[-1] == rules and in_other_words in final and rules < final, (shown, final)
+    assert any(step.startswith("embedding ") for step in steps), steps
+    warm_steps, warm_shown, warm_final = first_check()
+    assert warm_final == final
+    assert not any(step.startswith("embedding ") for step in warm_steps), warm_steps
+    assert not any(rules <= found for found in warm_shown), "with every vector cached, one search, at the end"
 
 
 @pytest.mark.slow

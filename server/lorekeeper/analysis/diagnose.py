@@ -186,12 +186,15 @@ def _report(op: Any, by_id: dict[str, Entry], reported: dict[int, tuple[Any, tup
 
 def _semantic(planner: Planner, store: Store) -> None:
     """The semantic stage's merges, as findings: vectors from the cache, the model loaded (in the
-    caller's thread: the server's check runs off the request path) only for texts without one."""
+    caller's thread: the server's check runs off the request path) only for texts without one; none
+    where vectors are missing in a run that asked for cached ones only (:func:`.semantic.cached_only`)."""
     from .compaction.semantic import semantic_merge
-    from .semantic import SemanticUnavailable
+    from .semantic import SemanticUnavailable, VectorsPending
 
     try:
         semantic_merge(planner)
+    except VectorsPending:
+        pass  # (counted: the caller looks again with the model)
     except SemanticUnavailable as exc:
         log.warning("semantic duplicates not checked: %s", exc)
 
@@ -204,10 +207,12 @@ def paraphrase_finder(store: Store, config: CompactionConfig) -> Paraphrases | N
 
     def find(texts: list[str]) -> list[Said]:
         from .compaction.semantic import paraphrases
-        from .semantic import SemanticUnavailable
+        from .semantic import SemanticUnavailable, VectorsPending
 
         try:
             return paraphrases(store.ws, config, texts)
+        except VectorsPending:
+            return []  # (counted: the caller looks again with the model)
         except SemanticUnavailable as exc:
             log.warning("repeated instructions in other words not checked: %s", exc)
             return []

@@ -8,7 +8,7 @@ decides every merge."""
 
 from ...facts.semantic_guard import Vouch, vouch
 from .embed import DEFAULT_MODEL, Embedder, SemanticUnavailable, load_embedder
-from .vectors import neighbours, vectors_for
+from .vectors import Pending, VectorsPending, cached_only, neighbours, vectors_for
 
-__all__ = ["DEFAULT_MODEL", "Embedder", "SemanticUnavailable", "Vouch", "load_embedder", "neighbours", "vectors_for",
-           "vouch"]
+__all__ = ["DEFAULT_MODEL", "Embedder", "Pending", "SemanticUnavailable", "VectorsPending", "Vouch", "cached_only",
+           "load_embedder", "neighbours", "vectors_for", "vouch"]

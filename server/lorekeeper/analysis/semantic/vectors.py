@@ -14,8 +14,10 @@ import hashlib
 import io
 import logging
 import re
+import threading
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Generator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -83,14 +85,49 @@ def _write(ws: Workspace, name: str, model_id: str, vectors: dict[bytes, np.ndar
     cache_files.write(ws.root, ws.cache_dir, name, buffer.getvalue())
 
 
+class VectorsPending(Exception):
+    """Texts have no cached vector, and the thread is :func:`cached_only`: the model is not to be loaded
+    now. The caller leaves out what needs them; the one who asked for cached vectors only looks again."""
+
+
+class Pending:
+    """What :func:`cached_only` saw: ``texts``, the hashes of the texts that had no cached vector (none:
+    every vector was in the cache, so what was found is all there is to find)."""
+
+    def __init__(self) -> None:
+        self.texts: set[bytes] = set()
+
+
+_only_cached = threading.local()
+
+
+@contextmanager
+def cached_only() -> Generator[Pending]:
+    """Within this (in this thread), :func:`vectors_for` embeds nothing: where a text has no cached
+    vector it raises :class:`VectorsPending` instead of loading the model. The language server's first
+    check shows what needs no model first, then looks again with it."""
+    pending = Pending()
+    outer = getattr(_only_cached, "pending", None)
+    _only_cached.pending = pending
+    try:
+        yield pending
+    finally:
+        _only_cached.pending = outer
+
+
 def vectors_for(ws: Workspace, texts: list[str], model_id: str, load: Callable[[], Embedder]) -> np.ndarray:
     """Unit vectors of ``texts`` (rows in order, float32), from the cache where it has them; the rest
     are embedded and the cache rewritten. ``load`` builds the model; it is called only when a text has
-    no cached vector, so a warm run never imports torch."""
+    no cached vector, so a warm run never imports torch (within :func:`cached_only`, never: the texts
+    are counted and :class:`VectorsPending` raised)."""
     name = _file_name(model_id)
     cached = _read(ws, name, model_id)
     hashes = [text_hash(t) for t in texts]
     missing = list(dict.fromkeys(h for h in hashes if h not in cached))
+    pending: Pending | None = getattr(_only_cached, "pending", None)
+    if missing and pending is not None:
+        pending.texts.update(missing)
+        raise VectorsPending(f"{len(missing)} texts have no cached vector")
     if missing:
         by_hash = dict(zip(hashes, texts, strict=True))
         # Rounded as the cache stores them, so a cold run and a warm one see the same cosines (a plan

@@ -225,7 +225,8 @@ class LoreServer(LanguageServer):
                                                           [*own, *kept]))
                     early(self.all_findings())
                 step("looking for duplicates and conflicts", 70)
-                found = memory_findings(store, self.config, self._search, repo=repo)
+                found = self._memory_findings(store, repo, ws, checker, kept if early is not None else None,
+                                              lambda: early(self.all_findings()) if early is not None else None, step)
                 found += kept
                 step("preparing diagnostics", 90)
                 self._checker = checker
@@ -233,6 +234,30 @@ class LoreServer(LanguageServer):
                 self._covered = covers
             _settle_heap()
             return self.all_findings()
+
+    def _memory_findings(self, store: Store, repo: Repo, ws: Workspace, checker: StalenessChecker,
+                         shown: list[Finding] | None, told: Callable[[], None],
+                         step: Callable[[str, int], None]) -> list[Finding]:
+        """:func:`memory_findings` of the check. On a first check (``shown``: the staleness findings it
+        publishes with them) with the semantic stage on, found first from the vectors the cache holds:
+        where texts had none, what needs no model is published at once (then ``told``), and the search
+        is made again with the model, which embeds those texts (seconds, on a cold cache)."""
+        if shown is None or not self.config.semantic_dedup:
+            return memory_findings(store, self.config, self._search, repo=repo)
+        from ...analysis.semantic import VectorsPending, cached_only
+
+        try:
+            with cached_only() as pending:
+                found = memory_findings(store, self.config, self._search, repo=repo)
+        except VectorsPending:  # (asked for where no one expected it: the search is made with the model)
+            return memory_findings(store, self.config, self._search, repo=repo)
+        if not pending.texts:
+            return found
+        self._publish_snapshot(Snapshot.build(self._next_generation(), ws, store, checker, self.config,
+                                              [*found, *shown]))
+        told()
+        step(f"embedding {len(pending.texts)} texts to find what is said twice in other words", 80)
+        return memory_findings(store, self.config, self._search, repo=repo)
 
     def prepare_saves(self) -> None:
         """After the first check: build the candidate search that a memory save updates, where that check
