@@ -43,9 +43,10 @@ class Embedder(Protocol):
 #: torch, while torch is not loaded: numpy takes 0.9 s to load, torch and sentence-transformers 7.5-9 s
 #: to import. On 2 cores (all-MiniLM-L6-v2), numpy embeds ~125 texts a second of the labelled pairs'
 #: 1,260 short texts (torch ~135) and is faster than torch on instruction lines of mixed lengths (the
-#: 1,141 lines and sentences of langfuse's agent files: 12.6 s against 13.7 s, import aside): they break
-#: even past 10,000 texts, and numpy's memory stays bounded by its batches.
-NUMPY_MAX_TEXTS = 10_000
+#: 1,141 lines and sentences of langfuse's agent files: 12.6 s against 13.7 s, import aside). On a
+#: generated store of ~10,000 short entries torch is the faster (a cold plan: 63.6 s against 71.7 s,
+#: though 873 MB against 501 MB): they break even between 5,000 and 10,000 short texts.
+NUMPY_MAX_TEXTS = 5_000
 
 
 class SentenceTransformerEmbedder:
