@@ -1122,3 +1122,101 @@ def test_a_list_the_next_paragraph_refers_back_to_stays_whole(tree: Tree) -> Non
     shown = lore("repeats", "--apply", cwd=tree.root).stdout
     assert "4 stay where their file needs them" in shown and "read only them" not in shown
     assert (tree.root / ".cursor/rules/core-mcp-objects.mdc").read_text() == mdc
+
+
+# -- conflicts in instruction files as public repositories write them -------------------------------
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # documenso: the same advice, one file writing "instead of", the other "vs"
+    ("When using Lucide icons, prefer the longhand names, for example HomeIcon instead of Home",
+     "Use Lucide icons with longhand names (HomeIcon vs Home)"),
+    # trigger.dev: both deny the same import ("never" / "NOT")
+    ("Are you importing from `@trigger.dev/sdk` (NOT `@trigger.dev/sdk/v3`)? If not, STOP and FIX.",
+     "Always import from `@trigger.dev/sdk`, never `@trigger.dev/sdk/v3`."),
+    # trigger.dev: both say the V1 path is gone
+    ("v3 (engine V1: MarQS + Graphile worker) is end-of-life and its execution code has been removed. There is no "
+     "V1 execution path: a `RunEngineVersion` `V1` branch only rejects or finalizes gracefully.",
+     "There is no `V1` execution path anymore. If you find a `RunEngineVersion` branch, the `V1` arm should only "
+     "reject or finalize gracefully, never run V1 work."),
+    # trigger.dev: "do NOT use `pnpm add`" and "instead of using `pnpm add`" agree
+    ("**Adding dependencies:** Edit `package.json` directly instead of using `pnpm add`, then run `pnpm i` from the "
+     "repo root.",
+     "**Edit the package.json directly** — do NOT use `pnpm add` as it can cause issues in the monorepo."),
+    # typespec: `main` retired for hotfix PRs is not the `main` of a path, nor the branch checked out
+    ("For **hotfix releases**, the PR targets the corresponding `release/*` branch (e.g., `release/v0.60`) instead "
+     "of `main`",
+     "The source files for the generated client under test are located in "
+     "`generator/http-client-generator-test/src/main/java/<package>`."),
+    ("For **hotfix releases**, the PR targets the corresponding `release/*` branch (e.g., `release/v0.60`) instead "
+     "of `main`", 'Checkout "main" branch, pull the latest changes.'),
+    # inspector: "rather than" an action, a phrase around a name, "there is no `gh` flag": no value retired
+    ("it is a **parent whose last sub-issue closed** — the work shipped across its children rather than through one "
+     "PR of its own.",
+     "**A dependency bump must land in every install that declares it.** v2 is not a workspace — each client "
+     "has its own `node_modules`; one PR bumps every manifest."),
+    ("Declare it at the root, and alias it to the **repo root** in `vitest.shared.mts` rather than to "
+     "`<client>/node_modules` like that file's other pins.",
+     "Dependencies reached only through root-owned code are declared at the root and aliased to the **repo root** "
+     "in `vitest.shared.mts` — not to `<client>/node_modules` like the other pins there."),
+    ("Set the label at **create time** — `gh issue create --label v2 ...` — never by backfilling later.",
+     "Closing keywords only cross-reference here. (There is no `gh` flag for manual linking — `gh pr edit` has no "
+     "`--add-issue`.)"),
+    # inspector: both deny `src/theme/`, whatever other negations each writes
+    ("Element components MUST import from `@mantine/core`, NOT from `src/theme/`. The theme layer is applied "
+     "transparently by the provider — elements do not need to know about `Theme<Name>` constants.",
+     "Element components import from `@mantine/core`, **not** from `src/theme/` — the theme layer is applied "
+     "transparently by the provider."),
+    # toolhive: "10 files changed (excluding tests)" and "Include issue references" speak of two things
+    ("**Summary**: You MUST explain (1) WHY the change is needed and (2) WHAT changed. Include issue references "
+     "(`Closes #NNN` or `Fixes #NNN`) when a related issue exists; remove the `Fixes #` line if there is none.",
+     "Max **400 lines** of code changes, **10 files** changed (excluding tests/docs/generated)"),
+])
+def test_instruction_lines_that_agree_or_speak_of_other_things_do_not_disagree(older: str, newer: str) -> None:
+    from lorekeeper.facts.updates import disagreement
+
+    assert disagreement(older, newer) is None
+    assert disagreement(newer, older) is None
+
+
+@pytest.mark.parametrize(("older", "newer", "reason"), [
+    ("Bump the version with `npm version patch`.", "Use `pnpm changeset` instead of `npm version patch`.",
+     "the newer says: `npm version patch` → `pnpm changeset`"),
+    ("Write tests with Jest.", "Prefer Vitest rather than Jest from now on.", "the newer says: Jest → Vitest"),
+    ("Run `make lint && make type` after changes.", "`make lint` was removed.", "the newer says: `make lint` removed"),
+    ("Build with `setup.py`.", "There is no `setup.py` any longer.", "the newer says: `setup.py` removed"),
+    ("Use `unsafe` in `crates/codec` for the SIMD paths.", "`crates/codec` must contain no `unsafe` code.",
+     "the opposite about crates/codec, unsafe"),
+])
+def test_a_change_said_outright_still_retires_what_an_older_line_states(older: str, newer: str, reason: str) -> None:
+    from lorekeeper.facts.updates import disagreement
+
+    found = disagreement(older, newer)
+    assert found is not None and found.reason == reason
+
+
+def test_two_lines_of_one_instruction_file_are_never_a_conflict(tree: Tree) -> None:
+    """construct-cli's AGENTS.md gives each agent's rules path, one line under the other; inspector's, that the
+    root has no aggregate test script and, in the same section, each client's test command. Between two files
+    the same lines would be compared; within one, they are parts of one document."""
+    tree.write("AGENTS.md", "# AGENTS.md\n\n## Agents\n\n- Rules path: `~/.kilocode/rules/AGENTS.md`\n"
+               "- Rules path: `~/.config/crush/AGENTS.md`\n\n## Testing\n\n- Run tests with `make test`.\n"
+               "- Run tests with `make test-quiet`.\n")
+    p, store = plan(tree)
+    assert p.conflicts == []
+    assert [f for f in memory_findings(store, CompactionConfig()) if f.kind == "contradiction"] == []
+    tree.write("CLAUDE.md", "# CLAUDE.md\n\n## Testing\n\n- Run tests with `make test`.\n")
+    tree.write("AGENTS.md", "# AGENTS.md\n\n## Testing\n\n- Run tests with `make test-quiet`.\n")
+    p, _ = plan(tree)
+    assert len(p.conflicts) == 1, "in two files, the same lines disagree"
+
+
+def test_an_item_under_a_label_that_turns_it_is_no_side_of_a_conflict(tree: Tree) -> None:
+    """ihub-apps: its React guidelines list "Use inline styles instead of Tailwind" under "❌ **Don't:**";
+    CLAUDE.md says to use Tailwind. They agree."""
+    tree.write(".github/instructions/react-components.instructions.md",
+               "---\napplyTo: \"client/src/**/*.{jsx,tsx}\"\n---\n\n# React Component Guidelines\n\n"
+               "## What NOT to Do\n\n❌ **Don't:**\n- Create class components\n- Use inline styles instead of Tailwind\n")
+    tree.write("CLAUDE.md", "# CLAUDE.md\n\n## Styling\n\n- Use Tailwind CSS for styling\n")
+    p, store = plan(tree)
+    assert p.conflicts == []
+    assert [f for f in memory_findings(store, CompactionConfig()) if f.kind == "contradiction"] == []

@@ -17,6 +17,7 @@ from posixpath import dirname
 
 from ..core.model import Entry
 from ..store.instructions import INTRO
+from .near import turns_meaning
 
 #: Tags that name what a memory is about: ``project:api``, ``package/web``, ``service=billing``...
 _SCOPE_TAG = re.compile(r"^(?:project|package|pkg|service|app|repo|module|crate|workspace)[:/=](.+)$", re.I)
@@ -64,6 +65,30 @@ def apart(a: Entry, b: Entry) -> bool:
         return True
     return (a.format == b.format == "instruction" and a.location.path == b.location.path
             and ((a.section or "") != (b.section or "") or a.raw.get(INTRO) != b.raw.get(INTRO)))
+
+
+#: What a list's label says of each of its items that their own words do not: they are to be avoided
+#: ("❌ **Don't:**", "**Avoid:**", "Incorrect:"), or not yet so or no longer ("**Planned:**", "Legacy").
+_TURNING_LABEL = re.compile(r"[❌✗✘🚫⛔]|\b(?:incorrect|wrong|bad|anti-?patterns?|planned|todo|future|upcoming|"
+                            r"roadmap|experimental|wip|proposed|backlog|ideas?|draft|legacy|obsolete|deprecated)\b",
+                            re.I)
+
+
+def said_by_its_label(entry: Entry) -> bool:
+    """An item of a list whose label turns what the item says ("❌ **Don't:**" over "Use inline styles
+    instead of Tailwind": the file says not to): read alone, it says the opposite of what its file says,
+    or what is not yet so. Never a side of a conflict."""
+    label = entry.raw.get(INTRO) if entry.format == "instruction" else None
+    return isinstance(label, str) and (turns_meaning(label) or _TURNING_LABEL.search(label) is not None)
+
+
+def one_document(a: Entry, b: Entry) -> bool:
+    """Two lines of one instruction file: parts of one document, written by people who read both. A file
+    gives a default and its exception, an example after the default, the tool of each client, the
+    "Incorrect" case and then the "Correct" one, in lines of one section; read apart, such lines look
+    opposed. A disagreement worth reporting is between files, where one may have gone stale while the
+    other changed: two lines of one file are never a conflict."""
+    return a.format == b.format == "instruction" and a.location.path == b.location.path
 
 
 # A struck-through item ("~~**File Extension Detection**: ...~~"), or one marked done, fixed or resolved:

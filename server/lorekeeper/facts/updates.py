@@ -92,7 +92,9 @@ _PATTERNS = [
     ("removed", re.compile(rf"(?P<old>{_first_token_after(_NO_LONGER)})\s+(?:is|are)\s+no\s+longer\s+(?:used|needed|required|supported|"
                            rf"in\s+use|maintained)", re.I)),
     # "there is no `setup.py`"
-    ("removed", re.compile(r"\bthere\s+(?:is|are)\s+no(?:\s+longer)?\s+(?:a\s+|an\s+)?(?:[\w-]+\s+){0,2}?(?P<old>`[^`]+`)",
+    ("removed", re.compile(r"\bthere\s+(?:is|are)\s+no(?:\s+longer)?\s+(?:a\s+|an\s+)?(?:[\w-]+\s+){0,2}?(?P<old>`[^`]+`)"
+                           r"(?!\s+(?!(?:files?|folders?|director(?:y|ies)|packages?|modules?|any|anymore|anywhere|left|"
+                           r"in|on|at|for|under|inside|within|here|there|yet|now|and|or|but|to|of)\b)[a-z])",
                            re.I)),
     # "Do not use `moment` in the dashboard any more"
     ("removed", re.compile(r"\b(?:not|n't|never|no\s+more)\s+(?:\w+\s+){0,2}?(?P<old>`[^`]+`|(?-i:[A-Z])[\w.+-]*)"
@@ -190,12 +192,14 @@ def _changes_in_sentence(text: str) -> list[Change]:
         return found
     for how, pattern in _PATTERNS:
         for match in pattern.finditer(text):
-            new = _clean(match.groupdict().get("new"))
+            new = _clean(match.groupdict().get("new")) if how != "instead" else _name_before(text, match.start())
             for old in _alternatives(_clean(match.group("old"))):
                 if old.lower() in _PRONOUNS or old.lower().split()[0] in _PRONOUNS:
                     continue
                 if how in ("removed", "instead") and not _name_like(old):
                     continue  # "Removed files are kept": only a named thing is retired
+                if how == "instead" and not _one_name(old):
+                    continue  # "rather than opening the PR", "instead of Todo": an alternative, not a value retired
                 found.append(Change(old, new, how, text))
     arrows = list(_ARROW.finditer(_outside_code(text)))
     if len(arrows) == 1 and re.search(r"\b(?:changed|renamed|moved|migrated|switched|replaced|upgraded|now)\b",
@@ -222,6 +226,34 @@ def _name_like(phrase: str) -> bool:
     if _NAMEISH.search(phrase) or tools_in(phrase):
         return True
     return any(w[:1].isupper() for w in phrase.split())
+
+
+def _name_before(text: str, at: int) -> str | None:
+    """The named value written right before ``at`` ("Use `pnpm changeset` instead of …": `pnpm
+    changeset`), if the word there is one ("Edit `package.json` directly instead of …": none)."""
+    before = text[:at].rstrip()
+    if before.endswith("`"):
+        start = before.rfind("`", 0, len(before) - 1)
+        word = before[start:] if start >= 0 else ""
+    else:
+        word = before.rsplit(None, 1)[-1] if before else ""
+    word = word.strip(",;:()")
+    return word if word and _one_name(word) else None
+
+
+def _one_name(phrase: str) -> bool:
+    """A phrase that is one named value and nothing else: a code span, a path, an environment variable,
+    a version, or a tool the vocabulary knows ("`npm version patch`", "Jest", "`pnpm add`"), not words
+    around one ("to `<client>/node_modules` like", "shipping a `{}` stub") nor a capitalised word that
+    names a state ("Todo", "Home")."""
+    phrase = phrase.strip()
+    spans = _CODE_SPAN.findall(phrase)
+    if spans:
+        return len(spans) == 1 and not _outside_code(phrase).strip(" .,;:!?()")
+    tokens = parse(phrase).tokens
+    if len(tokens) == 1 and tokens[0].literal in ("path", "ident", "env", "url", "version"):
+        return True
+    return bool(tools_in(phrase)) and len(phrase.split()) <= 2
 
 
 # -- what a text talks about -------------------------------------------------------------------------
@@ -284,11 +316,18 @@ _NEGATION_NEAR = re.compile(r"\b(?:not|no|never|don't|do\s+not|doesn't|avoid|wit
 
 
 def _negated_near(text: str, value: str) -> bool:
-    """Whether ``value`` is written in ``text`` right after a negation ("don't use `Jest`")."""
+    """Whether ``value`` is written in ``text`` right after a negation ("don't use `Jest`"), in any of the
+    places it is written ("the `V1` arm … There is no `V1` execution path")."""
     first = value.split()[0].strip("`").lower() if value.split() else ""
+    if not first:
+        return False
     low = text.lower()
     at = low.find(first)
-    return at >= 0 and bool(_NEGATION_NEAR.search(low[:at]))
+    while at >= 0:
+        if _NEGATION_NEAR.search(low[max(0, at - 80):at]):
+            return True
+        at = low.find(first, at + len(first))
+    return False
 
 
 def _only_numbers(phrase: str) -> bool:
@@ -560,8 +599,10 @@ def _a_change_said_outright(older: str, newer: str) -> Disagreement | None:
         for change in changes_in(said):
             if not _states(other, change.old) or (change.new and _states(other, change.new)):
                 continue
-            if _negated_near(other, change.old):
-                continue  # "Don't use Jest" agrees with "we moved from Jest to Vitest"
+            if change.how in ("instead", "removed") and not _names_whole(other, change.old):
+                continue  # `main` retired is not named by `src/main/java` nor by "main.tsp"
+            if _negated_near(other, change.old) or _retires(other, change.old):
+                continue  # "Don't use Jest" agrees with "we moved from Jest to Vitest"; so does "Jest was removed"
             if (_only_numbers(change.old) or not _name_like(change.old)) and \
                     not _about_what_changed(other, change.sentence, [change.old, change.new or ""]):
                 continue  # a bare number or word needs the same subject around it
@@ -569,6 +610,36 @@ def _a_change_said_outright(older: str, newer: str) -> Disagreement | None:
             old, new = (change.old, change.new or "") if direction == 1 else (change.new or "", change.old)
             return Disagreement(f"{'the newer' if direction == 1 else 'the older'} says: {what}", old, new)
     return None
+
+
+def _names_whole(text: str, value: str) -> bool:
+    """Whether ``text`` names ``value`` as a name of its own where ``value`` is code or a path: the same
+    span or path, or (a command) a run of whole words of one of its spans (`make lint` in `make lint &&
+    make type`), never a part of a longer name (`main` in `src/main/java`, `main.tsp`). Any other value
+    (a tool, a word) is named as :func:`_states` finds it."""
+    spans = _CODE_SPAN.findall(value)
+    if spans:
+        wanted = " ".join(spans[0].split()).rstrip("/").lower()
+    else:
+        tokens = parse(value).tokens
+        if not (len(tokens) == 1 and tokens[0].literal in ("path", "ident", "env", "url")):
+            return True
+        wanted = value.strip().strip("`").rstrip("/").lower()
+    if wanted in _names(text):
+        return True
+    words = wanted.split()
+    return len(words) > 1 and any(_runs_in(words, span.lower().split()) for span in _CODE_SPAN.findall(text))
+
+
+def _runs_in(words: list[str], within: list[str]) -> bool:
+    n = len(words)
+    return any(within[k:k + n] == words for k in range(len(within) - n + 1))
+
+
+def _retires(text: str, value: str) -> bool:
+    """Whether ``text`` itself says ``value`` is gone (two texts that both retire it agree)."""
+    wanted = _tokens(value)
+    return bool(wanted) and any(_tokens(change.old) == wanted for change in changes_in(text))
 
 
 def _moved_to_a_named_value(older: str, newer: str) -> Disagreement | None:
@@ -667,14 +738,19 @@ def _another_setting_value(older: str, newer: str, changed: bool) -> Disagreemen
 
 
 def _the_opposite_about_the_same_names(older: str, newer: str, changed: bool) -> Disagreement | None:
-    """The same names, one side negated ("Use `unsafe` in `crates/codec`" / "`crates/codec` must contain
-    no `unsafe` code"); the negation must be about what both name: "use `uv run` (not `python`
-    directly)" says nothing against "`uv run litestar run`"."""
+    """The same names, one of them denied on one side only ("Use `unsafe` in `crates/codec`" /
+    "`crates/codec` must contain no `unsafe` code"); the negation must be about what both name: "use
+    `uv run` (not `python` directly)" says nothing against "`uv run litestar run`", and a code span is
+    one name ("no aggregate `test` script" names no `npm run test`). Where both deny it ("import from
+    `@mantine/core`, **not** from `src/theme/`" / "… MUST import from `@mantine/core`, NOT from
+    `src/theme/`. … elements do not need to know …"), they agree, however many other negations each
+    writes."""
     if parse(older).negated == parse(newer).negated:
         return None
     names = _names(older) & _names(newer)
-    negated = older if parse(older).negated else newer
-    if len(names) >= 2 and any(_negated_near(negated, name) for name in names):
+    if len(names) < 2:
+        return None
+    if any(_negated_near(older, name) != _negated_near(newer, name) for name in names):
         return Disagreement(f"the opposite about {', '.join(sorted(names))}", "", "not")
     return None
 
@@ -709,9 +785,13 @@ def _said_to_change(older: str, newer: str) -> Disagreement | None:
                 return found
     for word_a in context(older):
         for word_b in context(newer) - context(older):
-            if (word_a, word_b) in antonyms() and word_b not in context(older) and word_a not in context(newer):
-                if _same_subject(older, newer, [word_a, word_b], True, shared=2):
-                    return Disagreement(f"the opposite ({word_a} / {word_b})", word_a, word_b)
+            if (word_a, word_b) in antonyms() and word_b not in context(older) and word_a not in context(newer) \
+                    and any(_same_subject(said_a, said_b, [word_a, word_b], True, shared=2)
+                            for said_a in _sentences(older) if word_a in context(said_a)
+                            for said_b in _sentences(newer) if word_b in context(said_b)):
+                # (sentence by sentence: "10 files changed (excluding tests)" and "Include issue references"
+                # are two sentences about two things, whatever else their texts share)
+                return Disagreement(f"the opposite ({word_a} / {word_b})", word_a, word_b)
     return None
 
 
@@ -785,9 +865,14 @@ def _env_vars(text: str) -> set[str]:
 
 
 def _names(text: str) -> set[str]:
-    """The code spans, paths and identifiers a text names."""
-    return {t.text.strip("`").lower() for t in parse(text).tokens if t.literal in ("code", "path", "ident", "env")
-            or t.code}
+    """The code spans (each whole: `npm run test` is one name), paths and identifiers a text names; not a
+    word written with a slash ("I/O", "CI/CD", "UI/UX")."""
+    spans = {" ".join(span.split()).rstrip("/").lower() for span in _CODE_SPAN.findall(text)}
+    return spans | {t.text.strip("`").rstrip("/").lower() for t in parse(_outside_code(text)).tokens
+                    if t.literal in ("code", "path", "ident", "env") and not _SLASHED_WORD.fullmatch(t.text)}
+
+
+_SLASHED_WORD = re.compile(r"[A-Za-z]{1,2}(?:/[A-Za-z]{1,2})+")
 
 
 @lru_cache(maxsize=TEXT_CACHE)

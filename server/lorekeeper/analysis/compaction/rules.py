@@ -30,7 +30,7 @@ from ...core.settings.compaction import CompactionConfig
 from ...core.text import TEXT_CACHE, normalize, summarize
 from ...facts.near import near, within, words_of
 from ...facts.remembered import rules_version, text_key
-from ...facts.scope import apart, is_history, scope_tags
+from ...facts.scope import apart, is_history, one_document, said_by_its_label, scope_tags
 from ...facts.verify import compare, compare_all, fact_key, fact_keys, fact_size, prepared
 from ...infra import cache as cache_files
 from ...infra.tokens import count_tokens
@@ -418,8 +418,10 @@ class Planner:
         for pair, score in candidates.items():
             entry, other = self.by_id[pair[0]], self.by_id[pair[1]]
             if pair[1] in entry.coexists_with or pair[0] in other.coexists_with or apart(entry, other) \
-                    or is_history(entry.content) or is_history(other.content):
-                judged[pair] = None  # both true, of different scopes, or one is history: not a conflict
+                    or one_document(entry, other) or is_history(entry.content) or is_history(other.content) \
+                    or said_by_its_label(entry) or said_by_its_label(other):
+                # both true, of different scopes or one file, one is history, or its list's label turns it
+                judged[pair] = None
                 continue
             asked.append((pair, *newer_and_older(entry, other), score))
         texts = [(older.content, newer.content) for _, newer, older, _ in asked]
