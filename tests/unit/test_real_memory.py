@@ -22,7 +22,7 @@ from lorekeeper.facts import open_memory
 from lorekeeper.facts.near import near
 from lorekeeper.facts.scope import apart, is_history
 from lorekeeper.workspace import Workspace
-from support import Tree, files, lore
+from support import Tree, commit, files, lore
 
 NOW = datetime(2026, 11, 1, 12, tzinfo=UTC)
 
@@ -1217,6 +1217,23 @@ def test_an_item_under_a_label_that_turns_it_is_no_side_of_a_conflict(tree: Tree
                "---\napplyTo: \"client/src/**/*.{jsx,tsx}\"\n---\n\n# React Component Guidelines\n\n"
                "## What NOT to Do\n\n❌ **Don't:**\n- Create class components\n- Use inline styles instead of Tailwind\n")
     tree.write("CLAUDE.md", "# CLAUDE.md\n\n## Styling\n\n- Use Tailwind CSS for styling\n")
+    p, store = plan(tree)
+    assert p.conflicts == []
+    assert [f for f in memory_findings(store, CompactionConfig()) if f.kind == "contradiction"] == []
+
+
+def test_the_examples_of_one_setting_after_another_are_no_conflict(tree: Tree) -> None:
+    """GamBlick's (Korean) GEMINI.md gives an example for each environment variable, one after another:
+    read alone, only their code differs ("another value"). Within its file they are one document; across
+    two files, examples of different variables are no conflict either."""
+    def example(*names: tuple[str, str]) -> str:
+        return "".join(f"* `{name}`:\n  * 예시: `export {name}=\"{value}\"`\n" for name, value in names)
+
+    tree.write(".gemini/GEMINI.md", "# GEMINI.md\n\n## 인증\n\n" + example(
+        ("GOOGLE_API_KEY", "YOUR_GOOGLE_API_KEY"), ("OTLP_GOOGLE_CLOUD_PROJECT", "YOUR_PROJECT_ID")))
+    tree.write("AGENTS.md", "# AGENTS.md\n\n## 인증\n\n" + example(
+        ("GOOGLE_CLOUD_PROJECT", "YOUR_PROJECT_ID"), ("GOOGLE_CLOUD_LOCATION", "YOUR_PROJECT_LOCATION")))
+    commit(tree, "instructions")
     p, store = plan(tree)
     assert p.conflicts == []
     assert [f for f in memory_findings(store, CompactionConfig()) if f.kind == "contradiction"] == []
