@@ -168,3 +168,15 @@ def test_field_validation_equals_a_model_of_the_same_fields() -> None:
         except ValidationError as exc:
             got = sorted((e["loc"], e["type"]) for e in exc.errors())
         assert repr(got) == repr(expected), raw
+
+
+def test_a_link_that_leads_nowhere_says_where_it_leads(tree: Tree) -> None:
+    """dyad's CLAUDE.md is a link whose target git wrote as "AGENTS.md" and a line break: no file has that
+    name, so Claude Code reads nothing there, though AGENTS.md is beside it."""
+    tree.write("AGENTS.md", "# AGENTS.md\n\n- Run `npm test` before pushing.\n")
+    os.symlink("AGENTS.md\n", tree.root / "CLAUDE.md")
+    store = tree.store()
+    [finding] = [f for f in store.findings if f.source == "CLAUDE.md"]
+    assert finding.kind == "unreadable-file" and finding.severity == "error"
+    assert "a link to 'AGENTS.md\\n' (the name ends with a line break), which does not exist" in finding.message
+    assert [e.location.path for e in store.entries] == ["AGENTS.md"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,6 +42,8 @@ def read_text_file(path: Path | str, relpath: str, max_bytes: int, *, follow: bo
     except TooLarge as exc:
         return None, _problem("file-too-large", f"file is {_human(exc.size)}, over the {_human(max_bytes)} limit for a "
                               "memory file; skipped (raise store.max_file_bytes in .lore/config.toml to read it)", relpath)
+    except FileNotFoundError as exc:
+        return None, _problem("unreadable-file", f"cannot read: {_dangling(path) or exc.strerror or exc}", relpath)
     except OSError as exc:
         return None, _problem("unreadable-file", f"cannot read: {exc.strerror or exc}", relpath)
     if digests is not None:
@@ -55,6 +58,17 @@ def read_text_file(path: Path | str, relpath: str, max_bytes: int, *, follow: bo
         line = data[: exc.start].count(b"\n") + 1
         return None, _problem("not-utf8", f"byte {exc.start} is not valid UTF-8; skipped", relpath, line)
     return TextFile(data=data, text=text), None
+
+
+def _dangling(path: Path | str) -> str | None:
+    """What to say of a link that leads nowhere (dyad's CLAUDE.md links to "AGENTS.md" and a newline, which
+    no file is named): its target, as written; ``None`` when ``path`` is no link."""
+    try:
+        target = os.readlink(path)
+    except OSError:
+        return None
+    end = " (the name ends with a line break)" if target != target.rstrip("\r\n") else ""
+    return f"a link to {target!r}{end}, which does not exist; an agent that loads this file reads nothing"
 
 
 def _problem(kind: str, message: str, relpath: str, line: int = 1) -> Finding:
