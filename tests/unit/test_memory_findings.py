@@ -62,7 +62,7 @@ def test_a_pinned_copy_or_an_instruction_bullet_is_the_one_kept(tree: Tree) -> N
     tree.write("CLAUDE.md", "# Notes\n\n- Run migrations with make migrate.\n")
     found = duplicate_findings(tree.store(), config())
     assert {(f.entry, f.fix.into) for f in found} == {("old", "CLAUDE.md:3"), ("new", "CLAUDE.md:3")}
-    assert all(f.message == "same text as CLAUDE.md:3 (CLAUDE.md:3)" for f in found)
+    assert all(f.message == "same text as CLAUDE.md:3" for f in found)
 
 
 def test_instruction_bullets_repeating_each_other_are_not_offered_a_merge(tree: Tree) -> None:

@@ -130,7 +130,7 @@ def _said_in_part(pairs: list[tuple[Entry, Entry]],
     with `uv run`." after "Manage dependencies with `uv` and run all python commands with `uv run`"): the
     newer may have dropped the rest on purpose."""
     return _said_twice(pairs, reported, lambda older: (
-        f"says part of what the older {older.id} ({older.where()}) says, in its words: an agent reads it twice; "
+        f"says part of what the older {older.cited()} says, in its words: an agent reads it twice; "
         "it may have dropped the rest on purpose, so bring them together by hand or keep both"),
         "the older entry, which says more")
 
@@ -141,7 +141,7 @@ def _said_alike(pairs: list[tuple[Entry, Entry]],
     ("**Python**: Use `uv` for package management. …" then "**Package Management**: Use `uv` for package
     management. …")."""
     return _said_twice(pairs, reported, lambda older: (
-        f"states the same fact as the older {older.id} ({older.where()}) in nearly its words: an agent reads it "
+        f"states the same fact as the older {older.cited()} in nearly its words: an agent reads it "
         "twice; keep one by hand"), "the older memory, in nearly the same words")
 
 
@@ -149,7 +149,7 @@ def _contradiction(entry: Entry, other: Entry, newer: bool, older: Entry, newest
     side = "newer" if newer else "older"
     return Finding(kind="contradiction", severity=Severity.warning, source=entry.location.path,
                    line=entry.location.start_line, entry=entry.id,
-                   message=f"disagrees with the {side} {other.id} ({other.where()}): {reason}; both stay until one is kept",
+                   message=f"disagrees with the {side} {other.cited()}: {reason}; both stay until one is kept",
                    fix=SupersedeFix(entry=older.id, by=newest.id), related=[_related(other, f"the {side} entry")])
 
 
@@ -175,9 +175,9 @@ def _report(op: Any, by_id: dict[str, Entry], reported: dict[int, tuple[Any, tup
         found.append(Finding(
             kind="duplicate" if exact else "near-duplicate",
             severity=Severity.warning if exact else Severity.info,
-            message=(f"same text as {keeper.id} ({keeper.where()})" if exact
-                     else f"states the same fact in other words as {keeper.id} ({keeper.where()})"
-                     if op.op == "semantic" else f"states the same fact as {keeper.id} ({keeper.where()})"),
+            message=(f"same text as {keeper.cited()}" if exact
+                     else f"states the same fact in other words as {keeper.cited()}"
+                     if op.op == "semantic" else f"states the same fact as {keeper.cited()}"),
             source=entry.location.path, line=entry.location.start_line, entry=entry.id,
             fix=MergeFix(entry=entry.id, into=keeper.id),
             related=[_related(o, "kept copy" if o is keeper else "another copy") for o in others]))

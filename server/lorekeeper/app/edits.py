@@ -65,7 +65,7 @@ def find_entry(store: Store, key: object) -> Entry:
     if not found:
         raise NoSuchEntry(f"no entry {key!r} in memory (ids from `lore list`, `lore search`, MCP recall or query)")
     if len(found) > 1:
-        listing = ", ".join(f"{e.id} ({e.where()})" for e in found[:6])
+        listing = ", ".join(f"{e.cited()}" for e in found[:6])
         raise NoSuchEntry(f"{key!r} names {len(found)} entries: {listing}; give more of the id or a file:line")
     return found[0]
 

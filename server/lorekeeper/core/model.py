@@ -218,6 +218,12 @@ class Entry(BaseModel):
     def where(self) -> str:
         return f"{self.location.path}:{self.location.start_line}"
 
+    def cited(self) -> str:
+        """The entry's id and where it is ("a1b2c3 (.lore/memory/entries/x.json:1)"); a line of an
+        instruction file, whose id is where it is, once ("AGENTS.md:217")."""
+        where = self.where()
+        return self.id if self.id == where else f"{self.id} ({where})"
+
     def public(self) -> dict[str, Any]:
         """The JSON shape used by ``--json`` output: validated fields plus the file's unknown fields."""
         data = self.model_dump(mode="json", exclude_none=True)

@@ -219,7 +219,7 @@ class Planner:
             others = [e for e in group if e is not keeper and e.rewritable]
             if not others:
                 continue
-            reason = (f"same text as {keeper.id} ({keeper.where()})" if op == "dedup"
+            reason = (f"same text as {keeper.cited()}" if op == "dedup"
                       else f"states the same fact as {keeper.id}: {_short(keeper.content)}")
             self._emit(op, others, reason, {"merged_into": keeper.id}, result=keeper,
                        extra=self._union_into(keeper, others))
