@@ -69,9 +69,16 @@ async function install() {
   if (!told) {
     return;
   }
-  await failure.locator('.monaco-button:has-text("Install the Server")').click();
-  const progress = await page.waitForSelector('.notification-toast:has-text("Lorekeeper")', { timeout: 20000 })
-    .then(() => true, () => false);
+  // The install's own progress ("looking for Python…", "creating a private environment…", "installing the
+  // server…"), not the error toast, which also says "Lorekeeper". A click that lands while the toast is
+  // still sliding in is lost: it is made again, at most three times.
+  const installing = '.notification-toast:has-text("looking for Python"), .notification-toast:has-text("private environment"), '
+    + '.notification-toast:has-text("installing the server")';
+  let progress = false;
+  for (let attempt = 0; attempt < 3 && !progress; attempt++) {
+    await failure.locator('.monaco-button:has-text("Install the Server")').click({ timeout: 10000 }).catch(() => undefined);
+    progress = await page.waitForSelector(installing, { timeout: 20000 }).then(() => true, () => false);
+  }
   await shot("9-installing");
   check("installing shows progress", progress);
   await quickOpen("CLAUDE.md");
