@@ -322,12 +322,12 @@ def test_blame_baseline_of_an_instruction_line(tree: Tree) -> None:
     line = Entry(id="CLAUDE.md:1", content="Build with `npm run build`.", format="instruction",
                  location=Location(path="CLAUDE.md", start_line=1, end_line=1))
     script = ref("script", "build", runner="npm")
-    since, recorded = prints.blame_baseline(line, [script, ref("path", "src/a.ts")], "")
+    since, recorded = prints.blame_baseline(line, [script, ref("path", "src/a.ts")], lambda _ref: "")
     assert since.startswith("written (") and "2026-02-01: initial" in since
     assert recorded == {"build": written}  # commands only: a path or symbol is not compared since written
-    assert prints.blame_baseline(line, [ref("path", "src/a.ts")], "") is None
+    assert prints.blame_baseline(line, [ref("path", "src/a.ts")], lambda _ref: "") is None
     as_entry = line.model_copy(update={"format": "entry"})
-    assert prints.blame_baseline(as_entry, [script], "") is None  # entry files have their own baseline
+    assert prints.blame_baseline(as_entry, [script], lambda _ref: "") is None  # entry files have their own baseline
 
 
 def test_no_git_no_past(tree: Tree) -> None:
@@ -337,7 +337,7 @@ def test_no_git_no_past(tree: Tree) -> None:
     assert prints.last_change("app/pay.py", 1, 1) is None
     line = Entry(id="CLAUDE.md:1", content="`npm run build`", format="instruction",
                  location=Location(path="CLAUDE.md", start_line=1, end_line=1))
-    assert prints.blame_baseline(line, [ref("script", "build")], "") is None
+    assert prints.blame_baseline(line, [ref("script", "build")], lambda _ref: "") is None
 
 
 # -- recorded verifications ---------------------------------------------------------------------------

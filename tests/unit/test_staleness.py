@@ -321,6 +321,29 @@ def test_instruction_lines_use_blame_as_baseline(tree: Tree) -> None:
     assert check(tree)[0] == []
 
 
+def test_a_line_unchanged_since_it_was_written_has_nothing_changed(tree: Tree) -> None:
+    """inspector's AGENTS.md: "ALWAYS do `npm run format` before committing — the **root** `format`
+    auto-fixes `core/`": the word `format` (read as a symbol) and the script share a label; in a tree of
+    one commit the line was "changed since written" because the symbol was compared with the script's
+    fingerprint. A script run after `cd core` is fingerprinted in core/ both then and now, and verify
+    records it there too."""
+    tree.write("package.json", json.dumps({"scripts": {"format": "prettier --write ."}}, indent=2))
+    tree.write("core/package.json", json.dumps({"scripts": {"lint": "eslint core"}}, indent=2))
+    tree.write("src/format.ts", "export function format(x: string) {\n  return x.trim()\n}\n")
+    tree.write("AGENTS.md", "- ALWAYS do `npm run format` before committing — the **root** `format` auto-fixes `core/`.\n"
+                            "- Lint the core: `cd core && npm run lint`\n")
+    commit(tree, "snapshot", date="2026-02-01T00:00:00Z")
+    assert [(f.line, f.kind, f.message) for f in check(tree)[0]] == []
+    tree.write("core/package.json", json.dumps({"scripts": {"lint": "eslint core --max-warnings 0"}}, indent=2))
+    commit(tree, "stricter lint", date="2026-03-01T00:00:00Z")
+    assert [(f.line, f.kind, f.ref) for f in check(tree)[0]] == [(2, "changed-since-verified", "lint")]
+    _, checker = check(tree)
+    verify_entries(checker, checker.store.find("AGENTS.md:2") + checker.store.find("AGENTS.md:1"), tree.journal())
+    assert check(tree)[0] == []
+    tree.write("src/format.ts", "export function format(x: string) {\n  return x\n}\n")
+    assert [(f.line, f.kind, f.ref) for f in check(tree)[0]] == []  # the script holds; the word is no symbol of it
+
+
 def test_incremental_recheck_touches_only_dependants(tree: Tree) -> None:
     tree.write("a.py", "def alpha(): pass\n")
     tree.write("b.py", "def beta(): pass\n")

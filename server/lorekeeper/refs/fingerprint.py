@@ -34,6 +34,20 @@ Reader = Callable[[str], "bytes | None"]
 SPECIFIC_KINDS = frozenset({"script", "make", "just", "console"})
 
 
+def fingerprinted(refs: list[Reference], kinds: frozenset[str] | None = None) -> list[Reference]:
+    """The references whose fingerprints are recorded and compared, one per label (fingerprints are
+    keyed by it): where two share one — inspector's "the root `format`" (a word, read as a symbol) beside
+    `npm run format` — the strong one, else the first; only ``kinds``, when given."""
+    chosen: dict[str, Reference] = {}
+    for ref in refs:
+        if kinds is not None and ref.kind not in kinds:
+            continue
+        label = ref.label()
+        if label not in chosen or (ref.strong and not chosen[label].strong):
+            chosen[label] = ref
+    return list(chosen.values())
+
+
 _hash = digest
 
 
@@ -123,12 +137,13 @@ class Fingerprinter:
         commits = [c for c in (self.history.commit(sha) for sha in set(chosen)) if c is not None]
         return max(commits, key=lambda c: c.date) if commits else None
 
-    def blame_baseline(self, entry: Entry, refs: list[Reference], base: str) -> tuple[str, dict[str, str]] | None:
-        """For an instruction line never verified: the fingerprints of its specific references (symbols,
-        scripts, targets) as they were when the line was last changed."""
+    def blame_baseline(self, entry: Entry, refs: list[Reference],
+                       base_of: Callable[[Reference], str]) -> tuple[str, dict[str, str]] | None:
+        """For an instruction line never verified: the fingerprints of its specific references (scripts,
+        targets) as they were when the line was last changed, each resolved from ``base_of(ref)``."""
         if entry.format != "instruction" or not self.history.available:
             return None
-        specific = [r for r in refs if r.kind in SPECIFIC_KINDS]
+        specific = fingerprinted(refs, SPECIFIC_KINDS)
         if not specific:
             return None
         commit = self.last_change(entry.location.path, entry.location.start_line, entry.location.end_line)
@@ -136,7 +151,7 @@ class Fingerprinter:
             return None
         recorded = {}
         for ref in specific:
-            fingerprint = self.fingerprint_at(ref, base, commit.sha)
+            fingerprint = self.fingerprint_at(ref, base_of(ref), commit.sha)
             if fingerprint is not None:
                 recorded[ref.label()] = fingerprint
         return f"written ({commit.describe()})", recorded

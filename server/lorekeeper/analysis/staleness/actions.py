@@ -10,7 +10,7 @@ from typing import Any
 
 from ...core.model import Entry, Finding, Fix, ReplaceRefFix, ReplaceTextFix, Severity, stamp
 from ...infra.safeio import load_json, read_bytes, read_text
-from ...refs.fingerprint import Verifications
+from ...refs.fingerprint import Verifications, fingerprinted
 from ...store import FileChange, Journal, Operation, Record, Store
 from ...workspace import Workspace
 from .checker import StalenessChecker
@@ -46,10 +46,9 @@ def verify_entries(checker: StalenessChecker, entries: list[Entry], journal: Jou
                               if ref.kind == "symbol" and ref.file
                               and (path := checker.index.resolve(ref.file, checker.base_of(entry))))
     for entry in entries:
-        base = checker.base_of(entry)
         prints = {}
-        for ref in checker.references(entry):
-            fingerprint = checker.fingerprints.fingerprint(ref, base)
+        for ref in fingerprinted(checker.references(entry)):
+            fingerprint = checker.fingerprints.fingerprint(ref, checker.base_of(entry, ref))
             if fingerprint is not None:
                 prints[ref.label()] = fingerprint
         if entry.format == "instruction":

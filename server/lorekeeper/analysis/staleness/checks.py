@@ -26,7 +26,7 @@ from rapidfuzz import fuzz, process
 from ...core.model import Entry, Finding, ReplaceRefFix, ReplaceTextFix, Severity, VerifyFix
 from ...refs.anchors import anchors
 from ...refs.extract import BUN_BUILTINS, PNPM_BUILTINS, YARN_BUILTINS, Reference
-from ...refs.fingerprint import _config_value
+from ...refs.fingerprint import SPECIFIC_KINDS, _config_value, fingerprinted
 from ...refs.globs import matcher
 from ...refs.history import parallel
 from ...refs.index import LOCKFILES, narrowed
@@ -1244,15 +1244,17 @@ CHECKS: dict[str, Any] = {
 def changed_since_verified(checker: StalenessChecker, entry: Entry, result: EntryResult) -> None:
     """What a memory is about (a symbol's body, a script's command, a config key) changed since it was
     verified (warning) or, for an instruction line never verified, since it was written (info)."""
-    base = checker.base_of(entry)
+    refs = checker.references(entry)
     baseline = checker.verified_baseline(entry)
+    kinds = None
     if baseline is None:
-        baseline = checker.fingerprints.blame_baseline(entry, checker.references(entry), base)
+        baseline = checker.fingerprints.blame_baseline(entry, refs, lambda ref: checker.base_of(entry, ref))
+        kinds = SPECIFIC_KINDS  # what a line's git baseline records
     if baseline is None:
         return
     since, recorded = baseline
     gone = {f.ref for f in result.findings}
-    for ref in checker.references(entry):
+    for ref in fingerprinted(refs, kinds):
         if ref.label() in gone or ref.label() not in recorded:
             continue
         current = checker.fingerprints.fingerprint(ref, checker.base_of(entry, ref))
