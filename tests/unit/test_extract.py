@@ -59,6 +59,9 @@ def test_urls_and_email_addresses_are_not_references(text: str) -> None:
     "src/{id}.ts",
     "path/to/file.ts",
     "your-app/main.py",
+    "scripts/my_script.py",  # names made up to be replaced (prefect, agents, browser-use)
+    "agent/myagent.py",
+    "tests/ci/test_action_EventNameHere.py",
     "src/foo/bar.py",
     "/etc/hosts",  # absolute
     "~/.config/acme.toml",  # home
@@ -318,6 +321,33 @@ def test_runtime_versions() -> None:
 
 
 # -- the whole extraction ----------------------------------------------------------------------------
+
+def test_what_a_command_creates_is_not_a_reference() -> None:
+    """typespec's "mkdir test-tsp && cd test-tsp", biome's clone then "cd biome", trigger.dev's "cat >
+    .server-changes/descriptive-name.md": paths the block makes, not paths of the repository (they were
+    "does not exist" information). A block's other paths, and the next block, are read as before."""
+    assert found("```sh\nmkdir test-tsp && cd test-tsp\npytest tests/test_a.py\n```") == []
+    assert found("```bash\ngit clone https://github.com/biomejs/biome\ncd biome\npytest crates/a.py\n```") == []
+    assert found("```sh\ngit clone https://github.com/a/b.git work\ncd work\n```") == []
+    assert found("```sh\ncat > .server-changes/descriptive-name.md << 'EOF'\n```") == []
+    assert found("```sh\nmkdir -p out\npytest tests/test_a.py\n```\n```sh\ncd out\n```") == [
+        ("path", "tests/test_a.py"), ("path", "out/")]
+    assert found("```sh\nmkdir build && pytest tests/test_a.py build/x.py\n```") == [("path", "tests/test_a.py")]
+
+
+def test_branch_prefixes_named_stacks_and_escaped_globs_are_not_paths() -> None:
+    """sbtracker's "**Branch Prefix**: Always use `claude/` for agent work.", langfuse's "`cursor/`
+    branch", evcc's "TypeScript/Vue.js application", trigger.dev's "app/v3/services/\\*_/_.server.ts"
+    (`**/*.server.ts` escaped for Markdown), documenso's "…its own file, example routers/teams/create-team.ts"."""
+    assert found("- **Branch Prefix**: Always use `claude/` for agent work.") == []
+    assert found("Never push to a `cursor/` branch, even if asked.") == []
+    assert found("Put the fixtures in `fixtures/` on any branch.") == [("path", "fixtures/")]
+    assert found("- **assets/js/** contains the main TypeScript/Vue.js application") == [("path", "assets/js/")]
+    assert found("- React/Next.js performance and rendering best practices") == []
+    assert found("- All the services are in app/v3/services/\\*_/_.server.ts") == [("path", "app/v3/services/")]
+    example = extract("- Every route should be in its own file, example routers/teams/create-team.ts")
+    assert [(r.target, r.strong) for r in example] == [("routers/teams/create-team.ts", False)]
+
 
 def test_references_are_deduplicated_by_kind_target_and_scope() -> None:
     refs = extract("`src/a/b.py`, `src/a/b.py` and ./src/a/b.py\n`npm run lint` then `cd web && npm run lint`")

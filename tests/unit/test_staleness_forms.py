@@ -488,16 +488,53 @@ def test_the_groups_and_extras_a_pyproject_defines() -> None:
 
 
 def test_a_folder_of_one_name_not_found_says_where_it_was_looked_for(tree: Tree) -> None:
-    """cline's general.md lists `variants/` and then its folders (`gpt-5/`, `xs/`): looked for where the
-    rules' paths start (the root, for .clinerules), not in every folder of the tree, and said so."""
+    """A folder of one name that is nowhere in the tree is looked for where the rules' paths start (the
+    root, for .clinerules; beside a nested AGENTS.md and above it), not in every folder, and said so.
+    cline's general.md lists `variants/` and then its folders (`gpt-5/`): the end of a folder that
+    exists is a short form of it, which holds."""
     tree.write("src/core/prompts/variants/gpt-5/config.ts", "export const config = {}\n")
     tree.write(".clinerules/general.md", "- `variants/` - Model-specific: `gpt-5/`, `xs/`\n")
     tree.write("pkg/AGENTS.md", "- Fixtures live in `fixtures/`.\n")
     tree.write("pkg/index.ts", "export {}\n")
     commit(tree, "initial", date="2026-01-10T10:00:00Z")
     messages = {message.split(",")[0] for *_, message in _found(tree)}
-    assert "folder `gpt-5/` does not exist at the root" in messages, messages
-    assert "folder `fixtures/` does not exist here (beside this file or above it)" in messages, messages
+    assert messages == {"folder `xs/` does not exist at the root",
+                        "folder `fixtures/` does not exist here (beside this file or above it)"}, messages
+
+
+def test_the_end_of_a_folder_that_exists_is_its_short_form(tree: Tree) -> None:
+    """sentry-javascript's AGENTS.md lists `dev-packages/`'s folders by their own names, ihub-apps'
+    copilot-instructions the server's (`services/chat/` for `server/services/chat/`): short forms of
+    folders that exist, not reported (they were "does not exist at the root" information). A folder
+    that was there as written when the line was written, and has moved, is still reported, though its
+    new place ends with the same name."""
+    tree.write("dev-packages/e2e-tests/package.json", "{}\n")
+    tree.write("server/services/chat/index.js", "export {}\n")
+    tree.write("old/README.md", "# old\n")
+    tree.write("AGENTS.md", "## Dev packages\n- `e2e-tests/` - E2E tests\n- `services/chat/` - chat service\n"
+                            "- `old/` - old docs\n- `nowhere/` - a folder no one made\n")
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    assert [(line, kind, severity, message.split(",")[0]) for _, line, kind, severity, message in _found(tree)] == [
+        (5, "unresolved-path", Severity.info, "folder `nowhere/` does not exist at the root")]
+    (tree.root / "archive").mkdir()
+    git(tree.root, "mv", "old", "archive/old")
+    sha = commit(tree, "Move old docs to the archive", date="2026-02-01T10:00:00Z")
+    assert [(line, kind, message) for _, line, kind, _, message in _found(tree) if line == 4] == [
+        (4, "moved-path", f"`old/` was moved to `archive/old/` in {sha} on 2026-02-01: Move old docs to the archive")]
+
+
+def test_a_branch_prefix_or_a_named_stack_is_no_path(tree: Tree) -> None:
+    """sbtracker's "**Branch Prefix**: Always use `claude/` for agent work.", langfuse's "`cursor/`
+    branch", evcc's "the main TypeScript/Vue.js application" and langfuse's "React/Next.js performance":
+    names of branches and technologies, not folders or files (they were "does not exist" information)."""
+    tree.write("CLAUDE.md", "- **Branch Prefix**: Always use `claude/` for agent work.\n"
+                            "Never push to a `cursor/` branch.\n"
+                            "- **assets/js/** contains the main TypeScript/Vue.js application.\n"
+                            "- React/Next.js performance and rendering best practices.\n"
+                            "- Keep fixtures in `fixtures/`.\n")
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    assert [(line, message.split(",")[0]) for _, line, _, _, message in _found(tree)] == [
+        (5, "folder `fixtures/` does not exist at the root")]
 
 
 def test_the_files_an_example_names_are_judged_on_history_alone(tree: Tree) -> None:

@@ -12,6 +12,7 @@ git proves its target existed here and is gone."""
 
 from __future__ import annotations
 
+import posixpath
 import re
 import shlex
 from pathlib import PurePosixPath
@@ -80,8 +81,8 @@ _URL = re.compile(r"\b(?:https?|ftp|file|ssh|git)://[^\s`]+|\bwww\.[^\s`]+"
 #: An example given in parentheses, or running to the end of its clause ("such as X, Y"); the second
 #: kind alone (see :func:`_without_examples`).
 _EG = re.compile(r"\((?:e\.g\.|eg\.|for example|for instance|i\.e\.)[^)]*\)"
-                 r"|\b(?:e\.g\.|for example|for instance|such as)(?:[^.;\n]|\.(?=\S))*", re.I)
-_EG_CLAUSE = re.compile(r"\b(?:e\.g\.|for example|for instance|such as)(?:[^.;\n]|\.(?=\S))*", re.I)
+                 r"|(?:\b(?:e\.g\.|for example|for instance|such as)|(?<=, )example\b)(?:[^.;\n]|\.(?=\S))*", re.I)
+_EG_CLAUSE = re.compile(r"(?:\b(?:e\.g\.|for example|for instance|such as)|(?<=, )example\b)(?:[^.;\n]|\.(?=\S))*", re.I)
 _SPAN = re.compile(r"`([^`\n]+)`")
 _TREE_LINE = re.compile(r"[├└│┬┼]|^\s*[|`]--|^\s*\+--")
 #: A negation ending the text before a reference (searched in the 30 or 40 characters before it). Its
@@ -119,12 +120,13 @@ def extract(text: str) -> list[Reference]:
     fence: str | None = None
     lang = ""
     cwd: str | None = None  # the folder a shell block has changed into (`cd dir`)
+    made: set[str] = set()  # what the block's commands created (`mkdir dir`, `git clone URL`)
     # A tree needs box-drawing characters (not ASCII), "--" or "|": most texts have none of them.
     drawn = not text.isascii()
     for i, line in enumerate(lines):
         opened = _FENCE.match(line)
         if fence is None and opened:
-            fence, lang, cwd = opened.group(1), opened.group(2).lower(), None
+            fence, lang, cwd, made = opened.group(1), opened.group(2).lower(), None, set()
             continue
         if fence is not None and line.strip().startswith(fence[:3]):
             fence = None
@@ -132,7 +134,7 @@ def extract(text: str) -> list[Reference]:
         if (drawn or "--" in line or "|" in line) and (_TREE_LINE.search(line) or _SPACER.match(line)):
             continue  # ASCII trees are read whole below: their names hang from the tree's label
         if fence is not None:
-            found, cwd = _code_line(line, i, lang, cwd)
+            found, cwd = _code_line(line, i, lang, cwd, made)
             refs.extend(found)
         else:
             refs.extend(_prose_line(line, i))
@@ -202,9 +204,10 @@ _OUTPUT_LANGS = frozenset({"text", "txt", "output", "log", "plain", "plaintext",
 _SESSION_LANGS = frozenset({"console", "shell-session", "sh-session", "terminal"})
 
 
-def _code_line(line: str, i: int, lang: str, cwd: str | None) -> tuple[list[Reference], str | None]:
+def _code_line(line: str, i: int, lang: str, cwd: str | None,
+               made: set[str] | None = None) -> tuple[list[Reference], str | None]:
     """A line inside a fenced block: commands only, and only where the block holds commands. ``cwd``
-    is the folder earlier lines of the block changed into."""
+    is the folder earlier lines of the block changed into; ``made``, what they created."""
     if lang in _OUTPUT_LANGS:
         return [], cwd
     stripped = line.strip()
@@ -218,7 +221,7 @@ def _code_line(line: str, i: int, lang: str, cwd: str | None) -> tuple[list[Refe
         return [], cwd  # source code shown as an example
     if stripped.startswith("#"):
         return [], cwd
-    return _shell(stripped, i, cwd)
+    return _shell(stripped, i, cwd, made)
 
 
 def _diagram_paths(line: str, i: int) -> list[Reference]:
@@ -296,7 +299,7 @@ def _prose_line(line: str, i: int) -> list[Reference]:
     low = line.lower() if line.isascii() else None
     clean = _URL.sub(lambda m: " " * len(m.group(0)), line) if "://" in line or "www." in line or "@" in line else line
     examples = ""
-    if _mentions(low, "e.g.", "eg.", "i.e.", "for ", "such as"):
+    if _mentions(low, "e.g.", "eg.", "i.e.", "for ", "such as", ", example"):
         without = _without_examples(clean)
         if without != clean:  # the examples alone, in place
             examples = "".join(c if w == " " else " " for c, w in zip(clean, without, strict=True))
@@ -322,6 +325,8 @@ def _prose_text(clean: str, low: str | None, i: int) -> list[Reference]:
         if _negated(clean, match.start(), match.end()):
             continue
         span = match.group(1).strip()
+        if _BRANCH_PREFIX.fullmatch(span) and _about_branches(clean, match.start(), match.end()):
+            continue  # "Always use `claude/` for agent work" under "**Branch Prefix**": a branch's name
         found = _span(span, i)
         if len(found) == 1 and found[0].kind == "symbol" and not found[0].strong \
                 and _FOLDER_AFTER.match(clean, match.end()) and _FOLDER_NAME.match(span):
@@ -347,9 +352,11 @@ def _prose_text(clean: str, low: str | None, i: int) -> list[Reference]:
         refs.extend(_prose_commands(plain, i))
     for match in _PATH_TOKEN.finditer(plain) if "/" in plain else ():
         token = match.group(1).rstrip(".,;:)")
-        if _negated(plain, match.start(), match.end()):
-            continue
+        if _negated(plain, match.start(), match.end()) or plain[max(0, match.start(1) - 2) : match.start(1)] == "\\*":
+            continue  # (`services/\*_/_.server.ts`: a glob whose stars were escaped for Markdown)
         path = _as_path(token)
+        if path and _NAMED_STACK.fullmatch(path):
+            continue  # "the main TypeScript/Vue.js application", "React/Next.js best practices"
         if path:
             strong = _has_code_extension(path) and "/" in path.rstrip("/")
             refs.append(Reference("path", path, token, i, strong=strong))
@@ -418,6 +425,22 @@ def _without_examples(text: str) -> str:
         pos = match.end()  # (never empty: each kind starts with its words)
     out.append(text[pos:])
     return "".join(out)
+
+
+#: A code span that may name a branch prefix rather than a folder: one name and a slash (`claude/`).
+_BRANCH_PREFIX = re.compile(r"[\w.-]+/")
+_BRANCH_WORD = re.compile(r"\bbranch(?:es)?\b", re.I)
+#: Technologies named with a slash in prose, the last a library written "Name.js": `TypeScript/Vue.js`.
+_NAMED_STACK = re.compile(r"(?:[A-Z][\w+#-]*/)+[A-Z][A-Za-z0-9]*\.js")
+
+
+def _about_branches(text: str, start: int, end: int) -> bool:
+    """Whether a span at ``text[start:end]`` is a branch's name or prefix: the word "branch" right
+    after it ("`cursor/` branch") or in the label that starts its line ("**Branch Prefix**: use ...")."""
+    if _BRANCH_WORD.match(text, end + 1) or _BRANCH_WORD.match(text, end + 2):
+        return True
+    label = re.match(r"\s*(?:[-*+]\s+|\d+\.\s+)?\*\*([^*]{1,40})\*\*", text)
+    return bool(label and label.end() <= start and _BRANCH_WORD.search(label.group(1)))
 
 
 def _negated(text: str, start: int, end: int) -> bool:
@@ -489,7 +512,7 @@ def _as_path(token: str) -> str | None:
     token = token.strip().strip("'\"")
     if not token or _NOT_IN_PATH.search(token) or "..." in token or token.startswith(("@", "~", "/", "-", "#")):
         return None
-    if _PLACEHOLDER.search(token):
+    if _PLACEHOLDER.search(token) or _PLACEHOLDER_NAME.search(token):
         return None
     token = token.removeprefix("./")
     parts = [p for p in token.rstrip("/").split("/") if p]
@@ -522,6 +545,8 @@ _NEGATED_END = re.compile(r"\b(never|not|don't|no)\s*$", re.I)
 _CAMEL = re.compile(r"[a-z][A-Z]")
 _NOT_IN_PATH = re.compile(r"[*?\[\]{}<>$%|\\=,;:]")  # globs, placeholders, variables, lists, URLs
 _PLACEHOLDER = re.compile(r"\bpath/to\b|\byour[-_]|\bfoo\b|\bbar\b|\bexample\.com\b|\bxxx\b", re.I)
+#: A name made up to be replaced (case counts): `my_script.py`, `myagent.py`, `test_action_EventNameHere.py`.
+_PLACEHOLDER_NAME = re.compile(r"(?:^|/)(?:my[-_][a-z]|my(?:agent|app|project|module|script|package|service)\b)|[a-z]Here\b")
 _VERSION_PART = re.compile(r"v?\d+(\.\d+)*")
 _JS_PRODUCT = re.compile(r"[A-Z][A-Za-z]*\.js")
 _RUN_SCRIPT = re.compile(rf"\b(npm|pnpm|yarn|bun)\s+run\s+{_SCRIPT}")
@@ -599,11 +624,14 @@ def _join(cwd: str | None, path: str) -> str:
     return str(PurePosixPath(cwd) / path) if cwd else path
 
 
-def _shell(text: str, i: int, cwd: str | None) -> tuple[list[Reference], str | None]:
+def _shell(text: str, i: int, cwd: str | None, made: set[str] | None = None) -> tuple[list[Reference], str | None]:
     """Commands in a shell line (or a backticked command): each ``&&``/``;``/``|`` segment is parsed
     into its command, flags and arguments. ``cd DIR`` moves ``cwd`` for the segments and lines that
-    follow; ``make -C DIR``, ``pnpm --filter PKG``, ``npm --prefix DIR`` scope their own command."""
+    follow; ``make -C DIR``, ``pnpm --filter PKG``, ``npm --prefix DIR`` scope their own command.
+    ``made``: the paths earlier commands of the block create (added to here); what is in them is not
+    a reference to the repository (`mkdir test-tsp && cd test-tsp`, `cat > notes/new.md`)."""
     refs: list[Reference] = []
+    made = set() if made is None else made
     start, last = cwd, ""
     for segment in _SEGMENTS.split(_without_comment(text)):
         tokens = _tokens(segment)
@@ -614,13 +642,34 @@ def _shell(text: str, i: int, cwd: str | None) -> tuple[list[Reference], str | N
         command, args = tokens[0], tokens[1:]
         if command == "python3":
             command = "python"
+        made.update(posixpath.normpath(_join(cwd, path)) for path in _created(command, args))
         found, cwd = _one_command(command, args, segment.strip(), i, cwd)
-        refs.extend(found)
+        refs.extend(r for r in found if not (r.kind == "path" and _inside(r.target, made)))
         last = command
     # `cd web && pnpm build`: the folder of that line's commands; the lines below start where this one
     # did (a block of such lines lists commands each run from the root). A line that only changes folder
     # (`cd web`) moves the lines below.
     return refs, cwd if last == "cd" else start
+
+
+def _created(command: str, args: list[str]) -> list[str]:
+    """The paths a command creates: ``mkdir``/``touch`` arguments, a clone's folder, a redirection's or
+    ``tee``'s file."""
+    out = [args[k + 1] for k, arg in enumerate(args[:-1]) if arg in (">", ">>")]
+    positional = [arg for arg in args if not arg.startswith("-")]
+    if command in ("mkdir", "touch", "tee"):
+        out += positional
+    elif command == "git" and positional[:1] == ["clone"] and len(positional) > 1:
+        url = positional[1].rstrip("/")
+        out.append(positional[2] if len(positional) > 2 else url.rsplit("/", 1)[-1].removesuffix(".git"))
+    return [path for path in out if path and not path.startswith(("/", "~", "$", "<"))]
+
+
+def _inside(target: str, made: set[str]) -> bool:
+    if not made:
+        return False
+    clean = posixpath.normpath(target)
+    return any(clean == path or clean.startswith(path + "/") for path in made)
 
 
 def _without_comment(text: str) -> str:

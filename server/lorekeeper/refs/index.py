@@ -131,11 +131,14 @@ class CodeIndex:
         return out
 
     @cached_property
+    def dirs_by_name(self) -> dict[str, list[str]]:
+        """Every folder, by its last name (`routes` -> `server/routes`), sorted."""
+        return _by_last_name(self.dirs)
+
+    @cached_property
     def by_name(self) -> dict[str, list[str]]:
-        names: dict[str, list[str]] = {}
-        for path in sorted(self.files):
-            names.setdefault(path.rsplit("/", 1)[-1], []).append(path)
-        return names
+        """Every file, by its name (`conftest.py` -> each of them), sorted."""
+        return _by_last_name(self.files)
 
     def exists(self, path: str) -> bool:
         """A file or folder that git would not ignore, or any existing file on disk (ignored files such
@@ -572,3 +575,10 @@ def _posix_normal(path: str) -> str:
             and not path.endswith(("/", "/.")):
         return path
     return str(PurePosixPath(path))
+
+
+def _by_last_name(paths: set[str]) -> dict[str, list[str]]:
+    names: dict[str, list[str]] = {}
+    for path in sorted(paths):
+        names.setdefault(path.rsplit("/", 1)[-1], []).append(path)
+    return names

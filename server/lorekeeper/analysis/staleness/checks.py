@@ -109,7 +109,8 @@ class PathCheck:
             # under a folder named above (`components/` - Shared sections: `rules.ts`): what that folder
             # held when the memory was written decides; held by none, the one that exists holds
             item.data["named_elsewhere"] = True
-        tail = _tail_of(index, name) if not ref.target.endswith("/") else None
+        folder = ref.target.endswith("/")
+        tail = _tail_of(index, name) if not folder else None
         item.result.depends_on.update(c.rstrip("/") for c in candidates)
         if tail is not None:
             # `common/debugLauncher.ts`: the end of a path that exists, a short form, unless the path
@@ -119,10 +120,18 @@ class PathCheck:
             item.data["tail"] = tail
             item.data["candidates"] = [c.rstrip("/") for c in candidates]
             return False
-        folder = ref.target.endswith("/")
         if any(PurePosixPath(c).parts and PurePosixPath(c).parts[0] in GENERATED for c in candidates) or \
                 any(index.ignored(c.rstrip("/")) or index.ignored(c.rstrip("/") + "/") for c in candidates):
             return True
+        tail = _folder_tail_of(index, name) if folder else None
+        if tail is not None:
+            # `routes/` under a list of the server's folders, `browser-integration-tests/` for
+            # `dev-packages/browser-integration-tests/`: the end of a folder that exists is a short form of
+            # it, as for a file; judged only when the folder as written was there when its text entered
+            item.result.depends_on.add(tail)
+            item.data["tail"] = tail + "/"
+            item.data["candidates"] = [c.rstrip("/") + "/" for c in candidates]
+            return False
         item.data["candidates"] = [c.rstrip("/") + ("/" if folder else "") for c in candidates]
         return False
 
@@ -449,6 +458,14 @@ def _tail_of(index: Any, path: str) -> str | None:
     if len(parts) < 2 or path.startswith(("/", "./", "../")) or ".." in parts:
         return None
     return next((p for p in index.by_name.get(parts[-1], []) if p.endswith("/" + path)), None)
+
+
+def _folder_tail_of(index: Any, path: str) -> str | None:
+    """An existing folder whose path ends with ``path`` (`routes` for `server/routes`), the first of them."""
+    parts = PurePosixPath(path).parts
+    if not parts or path.startswith(("/", "./", "../")) or ".." in parts:
+        return None
+    return next((p for p in index.dirs_by_name.get(parts[-1], []) if p.endswith("/" + path)), None)
 
 
 def _meant(checker: StalenessChecker, target: str) -> str | None:
