@@ -349,6 +349,18 @@ def test_branch_prefixes_named_stacks_and_escaped_globs_are_not_paths() -> None:
     assert [(r.target, r.strong) for r in example] == [("routers/teams/create-team.ts", False)]
 
 
+def test_names_that_stand_for_any_name_and_package_manager_commands_are_not_scripts() -> None:
+    """payload's `pnpm run build:<directory_name>`, vscode-copilot-chat's `npm run watch:*`, gitbutler's
+    `cargo test -p CRATE_NAME`, trigger.dev's `pnpm view <package-name> version` (pnpm's own command):
+    no script, crate or package is named (they were "not defined" information). Named ones still are."""
+    assert found("- `pnpm run build:<directory_name>` - Build specific package") == []
+    assert found("- `npm run watch:*`: Various watch modes for development") == []
+    assert found("for specific crates `cargo test -p CRATE_NAME`") == []
+    assert found("```sh\npnpm view <package-name> version\npnpm info react\n```") == []
+    assert found("`npm run build:ui`, `pnpm test:e2e`, `cargo test -p oxc_linter`") == [
+        ("script", "build:ui"), ("script", "test:e2e"), ("crate", "oxc_linter")]
+
+
 def test_references_are_deduplicated_by_kind_target_and_scope() -> None:
     refs = extract("`src/a/b.py`, `src/a/b.py` and ./src/a/b.py\n`npm run lint` then `cd web && npm run lint`")
     assert [(r.kind, r.target, r.scope) for r in refs] == [

@@ -537,6 +537,25 @@ def test_a_branch_prefix_or_a_named_stack_is_no_path(tree: Tree) -> None:
         (5, "folder `fixtures/` does not exist at the root")]
 
 
+def test_a_block_of_snippets_each_from_the_root(tree: Tree) -> None:
+    """web3-tycoon's "Supporting Tools" block: `cd tools/md-paste-image-extension`, its commands, then
+    "# Clean asset outputs" and `cd tools/asset-generator`, meant from the root as well (it was "folder
+    `tools/md-paste-image-extension/tools/asset-generator/` does not exist"); deleted, it is stale, named
+    as the line spells it. A folder that is nowhere is still said to be missing."""
+    tree.write("tools/md-paste-image-extension/package.json", '{"scripts": {"lint": "eslint ."}}\n')
+    tree.write("tools/asset-generator/package.json", '{"scripts": {"clean": "rm -rf out"}}\n')
+    tree.write("CLAUDE.md", "### Supporting Tools\n```bash\n# VS Code markdown extension\n"
+                            "cd tools/md-paste-image-extension\nnpm run lint\n\n# Clean asset outputs\n"
+                            "cd tools/asset-generator\n\n# Nowhere\ncd tools/nowhere\n```\n")
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    assert [(line, message.split(",")[0]) for _, line, _, _, message in _found(tree)] == [
+        (11, "folder `tools/md-paste-image-extension/tools/asset-generator/tools/nowhere/` does not exist")]
+    git(tree.root, "rm", "-rq", "tools/asset-generator")
+    sha = commit(tree, "delete the asset generator", date="2026-02-01T10:00:00Z")
+    assert [(line, kind, message) for _, line, kind, _, message in _found(tree) if line == 8] == [
+        (8, "stale-path", f"folder `tools/asset-generator/` was deleted in {sha} on 2026-02-01: delete the asset generator")]
+
+
 def test_the_files_an_example_names_are_judged_on_history_alone(tree: Tree) -> None:
     """cline's general.md: "Proto files live in `proto/`** (e.g., `proto/cline/task.proto`, ...)": the
     example's files moved with the folder. An example may be made up, so a file it names that never

@@ -61,7 +61,7 @@ KEYWORDS = frozenset(
 PNPM_BUILTINS = frozenset(
     "add install i remove rm uninstall update up upgrade exec dlx create init publish pack link unlink outdated"
     " list ls why audit store import fetch patch patch-commit rebuild prune setup env config root bin licenses"
-    " deploy doctor approve-builds self-update dedupe run recursive -r --filter -F -w".split()
+    " deploy doctor approve-builds self-update dedupe run recursive -r --filter -F -w view info show".split()
 )
 YARN_BUILTINS = frozenset(
     "add install remove upgrade up why workspace workspaces dlx init info config cache link unlink pack publish"
@@ -541,6 +541,16 @@ _SCRIPT = r"([\w][\w:.\-/@]*)"
 #: A name that stands for any name: ``<script>``, ``{name}``, ``[task]``, ``...``, ``X``, ``NAME``.
 _ANY_NAME = re.compile(r"<[^<>]*>|\{[^{}]*\}|\[[^\[\]]*\]|\.\.\.|…|[A-Z]|NAME|SCRIPT|TASK|TARGET|COMMAND|CMD")
 # (compiled once: these run on every line of every memory)
+#: A name that stands for others inside a name (`build:<directory_name>`, `watch:*`) or a whole name in
+#: capitals joined by underscores (`cargo test -p CRATE_NAME`).
+_ANY_NAME_IN = re.compile(r"<[^<>]*>|\{[^{}]*\}|\*|^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
+
+
+def _any_name(name: str) -> bool:
+    """Whether a script, target or package name stands for any name rather than one (:data:`_ANY_NAME`)."""
+    return bool(_ANY_NAME.fullmatch(name) or _ANY_NAME_IN.search(name))
+
+
 _NEGATED_END = re.compile(r"\b(never|not|don't|no)\s*$", re.I)
 _CAMEL = re.compile(r"[a-z][A-Z]")
 _NOT_IN_PATH = re.compile(r"[*?\[\]{}<>$%|\\=,;:]")  # globs, placeholders, variables, lists, URLs
@@ -561,14 +571,14 @@ def _prose_commands(text: str, i: int) -> list[Reference]:
     ``pnpm X`` / ``yarn X`` weak unless the name looks like a script (``test:e2e``)."""
     refs: list[Reference] = []
     for m in _RUN_SCRIPT.finditer(text):
-        if not _ANY_NAME.fullmatch(m.group(2).rstrip(".:")):
+        if not _any_name(m.group(2).rstrip(".:")):
             refs.append(Reference("script", m.group(2).rstrip(".:"), m.group(0), i, runner=m.group(1)))
     for m in _NPM_LIFECYCLE.finditer(text):
         refs.append(Reference("script", m.group(1), m.group(0), i, runner="npm"))
     for m in _PM_SHORTHAND.finditer(text):
         name = m.group(2).rstrip(".:")
         builtins = PNPM_BUILTINS if m.group(1) == "pnpm" else YARN_BUILTINS
-        if name in builtins or name.startswith("-") or _ANY_NAME.fullmatch(name):
+        if name in builtins or name.startswith("-") or _any_name(name):
             continue
         strong = ":" in name or "-" in name
         refs.append(Reference("script", name, m.group(0), i, strong=strong, runner=m.group(1)))
@@ -740,7 +750,10 @@ def _one_command(command: str, args: list[str], segment: str, i: int,
         if not path:
             return [], None
         folder = _join(cwd, path.rstrip("/"))
-        return [Reference("path", folder + "/", segment, i, strong=True)], folder
+        # after an earlier `cd` of the block, the folder may be meant from where the block starts (a list
+        # of snippets, each from the root: `cd tools/a` ... `cd tools/b`): either spelling holds
+        alt = path.rstrip("/") + "/" if cwd and not path.startswith(".") else None
+        return [Reference("path", folder + "/", segment, i, strong=True, alt=alt)], folder
     if command.rsplit("/", 1)[-1] in ("gradlew", "gradle", "mvn", "mvnw"):
         return _jvm_tests(command, args, segment, i, cwd), cwd
     if command.startswith("./") or (command.endswith((".sh", ".py", ".ts", ".js", ".mjs")) and "/" in command):
@@ -901,7 +914,7 @@ def _cargo_packages(args: list[str], segment: str, i: int, cwd: str | None) -> l
             name = arg.split("=", 1)[1]
         elif arg.startswith("-p") and len(arg) > 2 and not arg.startswith("--"):
             name = arg[2:]
-        if name and re.fullmatch(r"[A-Za-z_][\w\-]*", name):
+        if name and re.fullmatch(r"[A-Za-z_][\w\-]*", name) and not _any_name(name):
             refs.append(Reference("crate", name, segment, i, scope=cwd))
     return refs
 
@@ -970,8 +983,8 @@ def _package_script(runner: str, flags: dict[str, str], rest: list[str], segment
         if not run_args:
             return []
         name = run_args[0]
-        if _ANY_NAME.fullmatch(name):
-            return []  # `npm run <script>`, `npm run X`: any script, not one named so
+        if _any_name(name):
+            return []  # `npm run <script>`, `npm run X`, `npm run watch:*`: any script, not one named so
         if runner == "bun" and (name.endswith((".ts", ".js", ".tsx", ".mjs")) or "/" in name):
             path = _as_path(name)
             return [Reference("path", _join(where, path), name, i, strong=True)] if path else []
@@ -986,7 +999,7 @@ def _package_script(runner: str, flags: dict[str, str], rest: list[str], segment
         name = _NPM_SCRIPT_COMMANDS.get(first)
         return [Reference("script", name, segment, i, runner=runner, scope=where, package=package)] if name else []
     builtins = {"pnpm": PNPM_BUILTINS, "yarn": YARN_BUILTINS, "bun": BUN_BUILTINS}[runner]
-    if first in builtins or first.startswith("-") or not re.fullmatch(_SCRIPT, first) or _ANY_NAME.fullmatch(first):
+    if first in builtins or first.startswith("-") or not re.fullmatch(_SCRIPT, first) or _any_name(first):
         return []
     if runner == "bun" and (first.endswith((".ts", ".js", ".tsx", ".mjs")) or "/" in first):
         path = _as_path(first)

@@ -86,7 +86,11 @@ class PathCheck:
         candidates: list[str] = []
         for spelling in spellings:
             for base in bases:
-                candidates.extend(c for c in index.candidates(spelling, base) if c not in candidates)
+                for c in index.candidates(spelling, base):
+                    if c not in candidates:
+                        candidates.append(c)
+                        if spelling != ref.target:
+                            item.data.setdefault("spelled", {})[c.rstrip("/")] = spelling
         found = next((c for c in candidates if index.exists(c)), None)
         if found:
             item.result.depends_on.add(found.rstrip("/"))
@@ -220,6 +224,11 @@ class PathCheck:
                     self._gone_since_entered(checker, item, baseline, what)  # when its text entered the file
                 continue
             path = existed[0]
+            spelled = item.data.get("spelled", {}).get(path.rstrip("/"))
+            if spelled and item.ref.text.startswith("cd "):
+                # what existed is the folder a `cd` names from where its block starts (`cd tools/b` after
+                # `cd tools/a`, in a list of snippets each from the root): the finding names that one
+                item.ref = item.ref._replace(target=spelled, alt=None)
             if answers.get((baseline.commit, path)) == "tree" and not path.endswith("/"):
                 path += "/"
                 what = "folder"
