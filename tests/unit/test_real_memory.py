@@ -1088,6 +1088,22 @@ def test_a_right_and_a_wrong_example_are_no_repeat(tree: Tree) -> None:
     assert "no fact is stated twice" in lore("repeats", cwd=tree.root).stdout
 
 
+def test_two_lines_side_by_side_are_read_together_not_repeated(tree: Tree) -> None:
+    """cline's writing guide: a pair of titles to compare ("How I do X" / "How You Can do X", then "Between
+    these two titles, ...") and a title and the same title made specific: written side by side to be read
+    together. Neither is a repeat, with the semantic stage or without; the same words twice in a row are."""
+    write_all(tree, {".clinerules/workflows/writing-documentation.md": (
+        "# Writing documentation\n\n## Titles\n\n"
+        "Frame it from the reader's perspective with \"How you can do something.\"\n\n"
+        "- \"How I do X\"\n- \"How You Can do X\"\n\n"
+        "Between these two titles, it's obvious which one resonates more emotionally.\n\n"
+        "- How to set up Braintrust\n- How to set up Braintrust in 5 minutes\n\n"
+        "## Setup\n\n- Restart VSCode after installing.\n- Restart VSCode after installing.\n")})
+    for args in ((), ("--semantic",)):
+        found = json.loads(lore("repeats", *args, "--json", cwd=tree.root).stdout)
+        assert [(r["kept"]["line"], [c["line"] for c in r["copies"]]) for r in found["repeats"]] == [(17, [18])], args
+
+
 def test_a_rule_for_one_thing_does_not_repeat_the_same_rule_for_another(tree: Tree) -> None:
     """stacklok/toolhive: CLAUDE.md's commit guidelines say "Do NOT use Conventional Commits", its PR rules
     "PR titles must NOT use conventional commit prefixes": the same words, about commits and PR titles."""

@@ -226,6 +226,16 @@ def _own_items(a: Entry, b: Entry) -> bool:
     return a.location.path == b.location.path and (x is not None or y is not None) and x != y
 
 
+def _next_to(a: Entry, b: Entry) -> bool:
+    """Two lines of one file side by side under one heading, in other words (cline's writing guide: "- "How I
+    do X"" then "- "How You Can do X"", "Between these two titles, ..."; "- How to set up Braintrust" then
+    "- How to set up Braintrust in 5 minutes"): written to be read together, as a contrast or a step
+    further, never a repeat. (The same words twice in a row are.)"""
+    return (a.location.path == b.location.path and (a.section or "") == (b.section or "")
+            and (a.location.end_line + 1 == b.location.start_line or b.location.end_line + 1 == a.location.start_line)
+            and _normal(a.content) != _normal(b.content))
+
+
 def under_another_heading(copy: Entry, kept: Entry) -> bool:
     """A copy in the kept line's file under another heading, or in a list under another title: the line
     may be part of what its own section says (a step of each of two procedures, "**`telemetry/`**: …"
@@ -354,7 +364,8 @@ def repeats(entries: Iterable[Entry], sources: Iterable[str] = (), paraphrases: 
                 # chain of copies that each differ a little more
                 mine = set(keys(kept)) - set(joined.get(position[id(kept)], ()))
                 copies = tuple(m for m in members if m is not kept and not _side_by_side(kept, m)
-                               and not _own_items(kept, m) and not contrasted(kept.content, m.content) and (
+                               and not _own_items(kept, m) and not _next_to(kept, m)
+                               and not contrasted(kept.content, m.content) and (
                     mine & set(keys(m)) or frozenset((kept.id, m.id)) in direct))
                 # the members the kept copy does not state the same as: a repeat of their own, if any
                 members = [m for m in members if m is not kept and m not in copies]
