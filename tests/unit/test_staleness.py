@@ -566,6 +566,22 @@ def test_the_words_are_found_the_same_without_re2(monkeypatch: pytest.MonkeyPatc
     assert whole_words(wanted)(text) == with_re2 == {"srcDir", "tsp", "foo"}
 
 
+def test_past_re2_max_words_the_identifiers_are_listed_and_find_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Many words (a memory store naming hundreds of symbols): listing identifiers beats building RE2's
+    automaton, and finds what RE2 finds."""
+    wanted = {w.encode(): w for w in ["foo", "src", "srcDir", "tsp", *(f"name{i}" for i in range(400))]}
+    text = b"import { srcDir } from './main.tsp'; 12foo(src_) name7 xname8 name9_"
+    compiled: list[object] = []
+    real_set = index_module.re2.Set.SearchSet
+    monkeypatch.setattr(index_module.re2.Set, "SearchSet", lambda options: compiled.append(1) or real_set(options))
+    assert len(wanted) > index_module.RE2_MAX_WORDS
+    assert whole_words(wanted)(text) == {"srcDir", "tsp", "foo", "name7"}
+    assert compiled == []  # no automaton built
+    monkeypatch.setattr(index_module, "RE2_MAX_WORDS", len(wanted))
+    assert whole_words(wanted)(text) == {"srcDir", "tsp", "foo", "name7"}
+    assert compiled == [1]
+
+
 def test_where_re2_cannot_read_the_words_every_identifier_is_listed(monkeypatch: pytest.MonkeyPatch) -> None:
     """RE2 refuses a set of words too large for its memory (compile), or gives up on a text (its automaton
     out of memory: the pattern that matches every text goes unreported); the words are found all the same."""
