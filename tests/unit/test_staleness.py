@@ -58,7 +58,8 @@ def test_deleted_file_names_the_commit_that_removed_it(tree: Tree) -> None:
 
 def test_history_answers_are_asked_once_per_head(tree: Tree, monkeypatch: pytest.MonkeyPatch) -> None:
     """What git said about history (which commit deleted a file, changed a word) holds while HEAD does:
-    a second check asks git none of it again (a server start, a save), and a new commit asks afresh."""
+    a second check asks git none of it again (a server start, a save). A new commit asks what it
+    touched afresh, and keeps the rest (:func:`lorekeeper.refs.history.still_true`)."""
     from lorekeeper.refs.history import GitHistory
 
     tree.write("server/sse.ts", "export function stream() {}\n")
@@ -82,7 +83,21 @@ def test_history_answers_are_asked_once_per_head(tree: Tree, monkeypatch: pytest
     commit(tree, "Bring streaming back", date="2026-02-01T09:00:00Z")
     asked.clear()
     third, _ = check(tree)
-    assert {f.ref for f in third} == {"enqueueJob"} and "grep" in asked
+    assert {f.ref for f in third} == {"enqueueJob"}
+    # the commits since were asked for what they touched (one log); the blame of CLAUDE.md and what was
+    # asked about `enqueueJob` in server/jobs.ts, untouched, were kept
+    assert asked.count("log") == 1 and "blame" not in asked and "grep" not in asked
+
+    tree.write("CLAUDE.md", "# Server\n\n- Streaming lives in `server/sse.ts`.\n- Jobs go through `enqueueJob` (server/jobs.ts).\n")
+    commit(tree, "Say where jobs live", date="2026-02-02T09:00:00Z")
+    asked.clear()
+    fourth, checker = check(tree)
+    assert "blame" in asked  # CLAUDE.md changed: asked again
+    kept = list(checker.ws.cache_dir.glob("history-*.json"))
+    assert kept
+    for path in kept:
+        path.unlink()
+    assert [f.message for f in check(tree)[0]] == [f.message for f in fourth]  # as from no cache
 
 
 def test_moved_file_offers_the_new_path_and_the_fix_applies(tree: Tree) -> None:

@@ -4,6 +4,7 @@ not ignore (the same with pathspec's pure-Python matcher as with the compiled on
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -234,3 +235,35 @@ def test_the_commit_before_a_time_after_head_is_head_without_asking_git(tree: Tr
     assert sum(1 for a in runs if a[0] == "rev-list") == asked
     assert history.commit_before("2026-01-31T23:59:59+00:00") == first  # a second before HEAD: git is asked
     assert sum(1 for a in runs if a[0] == "rev-list") == asked + 1
+
+
+def test_after_a_commit_only_the_new_commits_are_asked_when_memory_files_were_added(tree: Tree) -> None:
+    """The add times are kept for the commit checked out. After HEAD moves forward (a commit, a pull),
+    the commits since are asked, not the whole history again; a file deleted and added back since keeps
+    its first add, as the whole history says. After a checkout elsewhere, the whole history is asked."""
+    git(tree.root, "init", "-q", "-b", "main")
+    tree.write("CLAUDE.md", "- Run `pytest`\n")
+    tree.write("src/app.py", "x = 1\n")
+    _commit(tree, "start", "2026-01-01T00:00:00Z")
+    first = Workspace(tree.root).added_in("CLAUDE.md")
+    assert first is not None and first[0] == datetime(2026, 1, 1, tzinfo=UTC)
+    kept = Workspace(tree.root).cache_dir / workspace_module.ADDED_TIMES_FILE
+    recorded = json.loads(kept.read_text())
+    # Mark the kept answer: a run that walks the whole history again would not give it back.
+    recorded["times"]["CLAUDE.md"][0] = "2025-06-01T00:00:00+00:00"
+    kept.write_text(json.dumps(recorded))
+
+    (tree.root / "CLAUDE.md").unlink()
+    _commit(tree, "drop", "2026-02-01T00:00:00Z")
+    tree.write("CLAUDE.md", "- Run `pytest -q`\n")
+    _commit(tree, "back", "2026-03-01T00:00:00Z")
+    moved = Workspace(tree.root).added_in("CLAUDE.md")
+    assert moved is not None and moved[0] == datetime(2025, 6, 1, tzinfo=UTC)  # kept, not asked again
+    assert json.loads(kept.read_text())["head"] == git(tree.root, "rev-parse", "HEAD").strip()
+
+    # The whole history gives the first add (the kept one, unmarked), not the add back.
+    assert workspace_module._git_add_times(tree.root)["CLAUDE.md"][0] == datetime(2026, 1, 1, tzinfo=UTC)  # pyright: ignore[reportPrivateUsage]
+
+    git(tree.root, "checkout", "-q", "HEAD~2")  # not a descendant of the kept commit: asked again
+    again = Workspace(tree.root).added_in("CLAUDE.md")
+    assert again is not None and again[0] == datetime(2026, 1, 1, tzinfo=UTC)

@@ -606,20 +606,30 @@ class Workspace:
 
     def _kept_add_times(self, paths: list[str]) -> dict[str, tuple[datetime, str]]:
         """:func:`_git_add_times` of ``paths``, kept in the cache for the commit checked out (the answer
-        is the history's up to it: a walk of all of it, 0.1-0.5 s on a repository of thousands of
-        commits, at every start)."""
+        is the history's up to it: a walk of all of it, 0.1-1.3 s on a repository of thousands of
+        commits). After HEAD moved forward (a commit, a pull), only the commits since the one kept are
+        asked: a file added by them was not there before, and one added earlier keeps its first add."""
         head = _git_head(self.root)
         if head is None:
             return _git_add_times(self.root, paths)
         read: Any = cache_files.read_json(self.root, self.cache_dir, ADDED_TIMES_FILE)
         kept = cast(dict[str, Any], read) if isinstance(read, dict) else {}
-        if kept.get("head") == head and kept.get("paths") == paths:
+        times: dict[str, tuple[datetime, str]] | None = None
+        if kept.get("paths") == paths:
             try:
                 stored = cast(dict[str, list[str]], kept["times"])
-                return {p: (datetime.fromisoformat(t), sha) for p, (t, sha) in stored.items()}
+                known = {p: (datetime.fromisoformat(t), sha) for p, (t, sha) in stored.items()}
             except (TypeError, ValueError, AttributeError, KeyError):
-                pass
-        times = _git_add_times(self.root, paths)
+                known = None
+            before: Any = kept.get("head")
+            if known is not None and before == head:
+                return known
+            if known is not None and isinstance(before, str) and _is_ancestor(self.root, before, head):
+                since = _git_adds(self.root, paths, after=before)
+                if since is not None:
+                    times = {**since, **known}
+        if times is None:
+            times = _git_add_times(self.root, paths)
         body = {"head": head, "paths": paths, "times": {p: [t.isoformat(), sha] for p, (t, sha) in times.items()}}
         cache_files.write(self.root, self.cache_dir, ADDED_TIMES_FILE, json.dumps(body).encode())
         return times
@@ -714,16 +724,34 @@ def _git_head(root: Path) -> str | None:
     return head if proc.returncode == 0 and head else None
 
 
+def _is_ancestor(root: Path, before: str, head: str) -> bool:
+    """Whether ``before`` is a commit of HEAD's history (false too when git does not know it)."""
+    try:
+        proc = subprocess.run(git_command(root, "merge-base", "--is-ancestor", before, head), env=git_env(),
+                              capture_output=True, timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return proc.returncode == 0
+
+
 def _git_add_times(root: Path, paths: list[str] | None = None) -> dict[str, tuple[datetime, str]]:
     """Map each file git knows (under ``paths``, when given) to the time and id of the commit that first
-    added it, in one ``git log``. ``--full-history``: limiting the log to paths must not simplify it (a
-    file added on a merged branch is found there, as without the limit)."""
+    added it, in one ``git log`` (empty when git cannot answer)."""
+    return _git_adds(root, paths) or {}
+
+
+def _git_adds(root: Path, paths: list[str] | None, after: str | None = None) -> dict[str, tuple[datetime, str]] | None:
+    """:func:`_git_add_times`, of the commits after ``after`` only when given; ``None`` when git could
+    not answer. ``--full-history``: limiting the log to paths must not simplify it (a file added on a
+    merged branch is found there, as without the limit)."""
     if not (root / ".git").exists() or paths == []:
         return {}
     limit = ["--full-history", "--", *(f":(literal){p}" for p in paths)] if paths and len(paths) <= GIT_PATHSPECS_MAX else []
+    span = [f"{after}..HEAD"] if after else []
     try:
         proc = subprocess.run(
-            git_command(root, "log", "--diff-filter=A", "--format=%x00%cI %H", "--name-only", "--no-renames", *limit),
+            git_command(root, "log", "--diff-filter=A", "--format=%x00%cI %H", "--name-only", "--no-renames", *span,
+                        *limit),
             env=git_env(),
             capture_output=True,
             text=True,
@@ -731,9 +759,9 @@ def _git_add_times(root: Path, paths: list[str] | None = None) -> dict[str, tupl
             check=False,
         )
     except (OSError, subprocess.SubprocessError):
-        return {}
+        return None
     if proc.returncode != 0:
-        return {}
+        return None
     times: dict[str, tuple[datetime, str]] = {}
     current: tuple[datetime, str] | None = None
     for line in proc.stdout.splitlines():
