@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -27,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_store  # noqa: E402
 from bench_compact_trust import DATA, NOW, _write, jaccard, load_pairs  # noqa: E402
 from lorekeeper.analysis.compaction import CompactionConfig, plan_compaction  # noqa: E402
+from lorekeeper.core.settings.compaction import DEFAULT_MODEL, MODEL_ENV  # noqa: E402
 from lorekeeper.facts import open_memory
 from lorekeeper.workspace import Workspace  # noqa: E402
 
@@ -42,7 +44,9 @@ def _merged(pair: dict[str, Any], root: Path, semantic: bool) -> bool:
     for side in (a, b):
         side.pop("supersedes", None)
     _write(root, [a, b])
-    config = CompactionConfig().with_overrides(fuse=False, semantic_dedup=semantic or None)
+    # (the model $LORE_SEMANTIC_MODEL names, as `lore` itself takes it: another model is measured so)
+    config = CompactionConfig(semantic_model=os.environ.get(MODEL_ENV) or DEFAULT_MODEL).with_overrides(
+        fuse=False, semantic_dedup=semantic or None)
     plan = plan_compaction(open_memory(Workspace(root)), config, now=NOW)
     return any(op.op in ("dedup", "merge", "semantic", "supersede") for op in plan.operations)
 
