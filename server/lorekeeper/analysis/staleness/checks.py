@@ -829,34 +829,30 @@ class ManifestNameCheck:
                     and not _defining(item.data["manifests"], _defined_as(item.ref), b.commit, blobs):
                 late.setdefault((item.entry.location.path, b.commit), set()).add(f"run {item.ref.target}")
         history.prefetch_entered((t, p, at) for (p, at), ts in late.items() for t in ts)
+        # Which commit removed each command from the manifest that defined it: asked of git side by side
+        # (the loop below finds the answers in the history's memo).
+        wheres = {id(item): self._defined_then(checker, item, baselines[id(item)], blobs) for item in items}
+        parallel(lambda q: history.word_change(q[0], q[1], [q[2]]), sorted({
+            (_needle(item.ref.target, where[1]), where[0], where[1]) for item in items
+            if (where := wheres[id(item)]) is not None and where[1]}))
         for item in items:
             kind, noun = _NOUNS[item.ref.kind]
-            name, defined = item.ref.target, _defined_as(item.ref)
+            name = item.ref.target
             baseline = baselines[id(item)]
             label = f'{noun} "{name}"'
             if baseline is None or baseline.commit is None:
                 if item.ref.strong and not history.available and item.ref.kind in ("script", "make", "just"):
                     checker.add(item, kind, Severity.warning, f"{label} is not defined in {item.data['manifests'][0]}")
                 continue
-            since = baseline.commit
-            defined_then = next(iter(_defining(item.data["manifests"], defined, since, blobs)), None)
+            since, defined_then, blobs_then = wheres[id(item)] or (baseline.commit, None, blobs)
             elsewhere = item.data["elsewhere"]
-            if not defined_then and (entered := self._entered(checker, item, since)) is not None:
-                # a line rewritten after the script was gone (`npm run compile` made `bun run compile`
-                # after the move): judged from when the command entered the file
-                paths = [*item.data["manifests"], *elsewhere]
-                read = history.read_at([(entered.sha, path) for path in paths])
-                defined_then = next(iter(_defining(item.data["manifests"], defined, entered.sha, read)), None)
-                if defined_then:
-                    since, blobs = entered.sha, {**blobs, **read}
             if defined_then:
-                needle = f'"{name}"' if defined_then.endswith("package.json") else name
-                change = history.word_change(needle, since, [defined_then])
+                change = history.word_change(_needle(name, defined_then), since, [defined_then])
                 when = f"removed in {change.describe()}" if change else "removed after this memory was written"
                 # Gone from where the memory runs it. Another package that had one of that name when the
                 # memory was written may be the one it means: a warning, not a proof. One that has it only
                 # since (the script moved with its package) is where to run it now.
-                meant = _defining(elsewhere, defined, since, blobs)
+                meant = _defining(elsewhere, _defined_as(item.ref), since, blobs_then)
                 if meant:
                     checker.add(item, kind, Severity.warning,
                                 f"{label} is not defined in {defined_then} any more ({when}); "
@@ -875,6 +871,26 @@ class ManifestNameCheck:
                             f"{label} is not defined in {item.data['manifests'][0]}, and was not when this memory "
                             f"was {baseline.how}")
 
+    def _defined_then(self, checker: StalenessChecker, item: Pending, baseline: Any,
+                      blobs: dict[tuple[str, str], bytes | None]) -> tuple[str, str | None, dict[tuple[str, str], bytes | None]] | None:
+        """The commit a command is judged from (its line's blame, or when the command entered the file if
+        the line was rewritten after it was gone), the manifest in scope that defined it then (``None``
+        if none did), and the manifests' contents read; ``None`` without a baseline."""
+        if baseline is None or baseline.commit is None:
+            return None
+        defined = _defined_as(item.ref)
+        since = baseline.commit
+        defined_then = next(iter(_defining(item.data["manifests"], defined, since, blobs)), None)
+        if not defined_then and (entered := self._entered(checker, item, since)) is not None:
+            # a line rewritten after the script was gone (`npm run compile` made `bun run compile`
+            # after the move): judged from when the command entered the file
+            paths = [*item.data["manifests"], *item.data["elsewhere"]]
+            read = checker.history.read_at([(entered.sha, path) for path in paths])
+            entered_then = next(iter(_defining(item.data["manifests"], defined, entered.sha, read)), None)
+            if entered_then:
+                return entered.sha, entered_then, {**blobs, **read}
+        return since, defined_then, blobs
+
     @staticmethod
     def _may_have_entered(checker: StalenessChecker, item: Pending) -> bool:
         """Whether a command's line may be younger than the command (see :meth:`_entered`)."""
@@ -888,6 +904,12 @@ class ManifestNameCheck:
             return None
         entered = checker.history.entered(f"run {item.ref.target}", item.entry.location.path, at)
         return entered if entered is not None and entered.sha != at else None
+
+
+def _needle(name: str, manifest: str) -> str:
+    """What `git log -S` looks for to tell when a command left its manifest: a package.json script as a
+    quoted key, any other by its name."""
+    return f'"{name}"' if manifest.endswith("package.json") else name
 
 
 def _nearest_root(path: str) -> tuple[int, str]:
