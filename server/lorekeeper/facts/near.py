@@ -312,7 +312,12 @@ class Said(NamedTuple):
 def sentences(text: str) -> list[str]:
     """The sentences and clauses of ``text`` (parted after ``.``, ``;``, ``!`` or ``?``), whitespace as
     one space."""
-    return [p for p in (q.strip() for q in _PARTS.split(" ".join(text.split()))) if p]
+    return list(_sentences(text))
+
+
+@lru_cache(maxsize=TEXT_CACHE)  # every pair a unit is in asks again
+def _sentences(text: str) -> tuple[str, ...]:
+    return tuple(p for p in (q.strip() for q in _PARTS.split(" ".join(text.split()))) if p)
 
 
 def near_in_parts(a: str, b: str) -> bool:
@@ -320,7 +325,9 @@ def near_in_parts(a: str, b: str) -> bool:
     has two or more ("**External links**: all links to external domains must use `target="_blank" …`"
     / the same, then "Exception: editorially verified source links may drop `nofollow`"): the shorter
     states nothing the longer does not, though the longer's other sentences may turn another way."""
-    pa, pb = sentences(a), sentences(b)
+    pa, pb = _sentences(a), _sentences(b)
+    if len(pa) < 2 and len(pb) < 2:
+        return False  # (the longer has two or more, whichever it is)
     short, long_ = (pa, pb) if len(_shape(a).words) <= len(_shape(b).words) else (pb, pa)
     if len(long_) < 2 or len(short) > len(long_):
         return False
