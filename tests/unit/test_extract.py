@@ -320,6 +320,16 @@ def test_runtime_versions() -> None:
     assert found("We no longer use Node 18; use Node 20.11 now.") == [("version", "node@20.11")]
 
 
+def test_versions_written_as_ranges() -> None:
+    """theia's "TypeScript ~5.4.5" and "Node.js ≥18.17.0, <21": the least version of a range is the one
+    stated; a greatest ("<3.13") states none."""
+    assert found("- TypeScript ~5.4.5 with strict settings") == [("version", "npm:typescript@5.4.5")]
+    assert found("- Node.js ≥18.17.0, <21") == [("version", "node@18.17.0")]
+    assert found("Python >= 3.10, React ^19 and Node v20") == [
+        ("version", "python@3.10"), ("version", "node@20"), ("version", "npm:react@19")]
+    assert found("Python <3.13 only") == []
+
+
 # -- the whole extraction ----------------------------------------------------------------------------
 
 def test_what_a_command_creates_is_not_a_reference() -> None:
@@ -380,3 +390,22 @@ def test_explicit_refs_are_strong_and_carry_their_file() -> None:
     assert [r.label() for r in refs] == ["src/app.py", "src/app.py:main"]
     [path] = from_explicit(Ref(path="docs"))  # a bare word is a path when given as a ref
     assert (path.target, path.explicit) == ("docs", True)
+
+
+def test_a_list_of_folders_in_bold() -> None:
+    """nuclei's "Key Directories": "- **integration_tests/** - Integration test suite" names the folder
+    (one part, in bold, leading its item); bold elsewhere in a sentence names nothing."""
+    assert found("- **integration_tests/** - Integration test suite") == [("path", "integration_tests/")]
+    assert found("**lib/** - SDK for embedding nuclei as a library") == [("path", "lib/")]
+    assert found("1. **examples/**: usage examples") == [("path", "examples/")]
+    assert found("See **lib/** for the SDK") == []
+    assert found("- **subdirectories/** - Domain-specific API code organized by resource") == []
+
+
+def test_task_commands() -> None:
+    """Task (taskfile.dev): each task named, not the variables or the task's own arguments; a Taskfile
+    named with `-t` is not looked for."""
+    assert found("`task lint test:unit PKG=./internal/... -- -v`") == [("task", "lint"), ("task", "test:unit")]
+    assert [(r.kind, r.target, r.scope) for r in extract("`task -d web build`")] == [("task", "build", "web")]
+    assert found("`task -t other.yml build`") == []
+    assert found("`task --list`") == []

@@ -25,7 +25,7 @@ from lorekeeper.analysis.staleness import check_workspace
 from lorekeeper.core.settings.llm import _KEY_NAME
 from lorekeeper.facts import parse, semantic_guard, updates
 from lorekeeper.facts.tagging import tools
-from lorekeeper.refs import extract
+from lorekeeper.refs import dependencies, extract
 from lorekeeper.refs.manifests import parse_manifest
 from lorekeeper.store import mif
 from lorekeeper.store.positions import _JSON_STRING, finding_span
@@ -88,6 +88,14 @@ HOSTILE: dict[str, Callable[[], Any]] = {
     # files a repository commits: MIF front matter, Makefiles
     "a key that never reaches its colon (mif)": lambda: mif._top_level_blocks("a" + " " * N + "\n"),
     "a rule that never reaches its colon (Makefile)": lambda: parse_manifest("Makefile", ("a" + " " * N + "\n").encode()),
+    "a task that never reaches its colon (Taskfile)": lambda: parse_manifest(
+        "Taskfile.yml", ("tasks:\n  a" + " " * N + "\n  " + "b " * (N // 2) + "\n").encode()),
+    "a dashed or dotted name that never ends (tools named in words)": lambda: (
+        list(dependencies.names_in("a-" * (N // 2))), list(dependencies.names_in("a." * (N // 2) + "/x"))),
+    "a go.mod of blank lines and a module path that never ends": lambda: (
+        dependencies.declared("go.mod", b"\n" * N), dependencies.declared("go.mod", ("a." * (N // 2)).encode()),
+        list(dependencies.modules_in("`" + "a." * (N // 2) + "`"))),
+    "a bold folder name that never closes (a list of folders)": lambda: extract.extract("- **" + "a" * N + "/*"),
     "a pattern rule of many % (Makefile)": lambda: parse_manifest("Makefile", b"%-%-%-%-%-%-%-%-%-%-%-%x: y\n")
     .defines("-" * 60 + "y"),
     # tags (300 KB: counting backticks again before each name was quick, but not quick enough)

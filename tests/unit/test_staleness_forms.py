@@ -697,3 +697,137 @@ def test_a_file_moved_to_a_generated_file_offers_no_fix(tree: Tree) -> None:
     assert (finding.kind, finding.severity, finding.fix) == ("moved-path", Severity.error, None)
     assert finding.message == (f"`src/api/types.ts` was moved to `src/generated/types.ts` in {sha} on 2026-02-01: generate "
                                "the types from the protos; it is generated (marked not to be edited by hand)")
+
+
+def test_a_library_version_declared_by_a_workspace_package(tree: Tree) -> None:
+    """memos: "React 18.3" and "Vite 7" in the root's AGENTS.md, declared by `web/package.json` (no
+    manifest up from AGENTS.md names them); theia's "TypeScript ~5.4.5". Packages that give a library
+    different versions leave it unjudged (which one the memory means is not known)."""
+    tree.write("package.json", json.dumps({"devDependencies": {"typescript": "~5.4.5"}}))
+    tree.write("web/package.json", json.dumps({"dependencies": {"react": "^18.3.1", "vue": "^3.4.0"},
+                                               "devDependencies": {"vite": "^7.2.4"}}))
+    tree.write("docs/package.json", json.dumps({"dependencies": {"vue": "^2.7.0"}}))
+    tree.write("AGENTS.md", "- Frontend: React 18.3 + Vite 7, Vue 3.4.\n- TypeScript ~5.4.5 with strict settings\n")
+    first = commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    tree.write("package.json", json.dumps({"devDependencies": {"typescript": "~5.9.3"}}))
+    tree.write("web/package.json", json.dumps({"dependencies": {"react": "^19.2.6", "vue": "^3.5.0"},
+                                               "devDependencies": {"vite": "^7.3.0"}}))
+    sha = commit(tree, "React 19, TypeScript 5.9", date="2026-02-01T10:00:00Z")
+    assert _found(tree) == [
+        ("AGENTS.md", 1, "stale-version", Severity.warning,
+         f"react 18.3: `web/package.json` now says ^19.2.6 (changed in {sha} on 2026-02-01: React 19, TypeScript 5.9; "
+         f"it said ^18.3.1 when this memory was written in {first} on 2026-01-10)"),
+        ("AGENTS.md", 2, "stale-version", Severity.warning,
+         f"typescript 5.4.5: `package.json` now says ~5.9.3 (changed in {sha} on 2026-02-01: React 19, TypeScript 5.9; "
+         f"it said ~5.4.5 when this memory was written in {first} on 2026-01-10)")]
+
+
+_PYPROJECT = """[project]
+name = "tool"
+dependencies = ["httpx>=0.27"]
+
+[project.optional-dependencies]
+dev = [{dev}]
+"""
+
+
+def test_a_tool_the_project_dropped(tree: Tree) -> None:
+    """ramalama: "make lint  # Run flake8 + shellcheck" and "Formatting: black + isort" after a commit
+    replaced flake8, black and isort with ruff (gone from pyproject.toml, no build file names them): a
+    warning on each line naming one, with the commit that removed it. Not where the line tells the change
+    ("Migrated from mypy"), not a tool a pre-commit hook still runs (pylint), not one still declared."""
+    tree.write("pyproject.toml", _PYPROJECT.format(dev='"black~=25.0", "flake8~=7.0", "isort~=7.0", "pylint", "mypy"'))
+    tree.write(".pre-commit-config.yaml", "repos:\n  - repo: https://github.com/pycqa/pylint\n    hooks:\n      - id: pylint\n")
+    tree.write("Makefile", "lint:\n\tflake8 .\n")
+    tree.write("CLAUDE.md", "# Tool\n\n```bash\nmake lint  # Run flake8 + shellcheck\n```\n\n"
+                            "- Formatting: black + isort\n- Lint with pylint.\n- Use httpx for requests.\n"
+                            "- Migrated from mypy to ty.\n- A black background for the hero.\n")
+    first = commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    tree.write("pyproject.toml", _PYPROJECT.format(dev='"ruff>=0.14"'))
+    tree.write("Makefile", "lint:\n\truff check .\n")
+    sha = commit(tree, "squash", date="2026-02-06T10:00:00Z")
+    written = f"when this memory was written in {first} on 2026-01-10"
+    removed = f"removed in {sha} on 2026-02-06: squash"
+    assert [f for f in _found(tree) if f[2] == "stale-dependency"] == [
+        ("CLAUDE.md", 4, "stale-dependency", Severity.warning,
+         f"flake8: `pyproject.toml` declared it {written}; no manifest does now ({removed}) and no build, CI or "
+         "configuration file nor code names it"),
+        ("CLAUDE.md", 7, "stale-dependency", Severity.warning,
+         f"black: `pyproject.toml` declared it {written}; no manifest does now ({removed}) and no build, CI or "
+         "configuration file nor code names it"),
+        ("CLAUDE.md", 7, "stale-dependency", Severity.warning,
+         f"isort: `pyproject.toml` declared it {written}; no manifest does now ({removed}) and no build, CI or "
+         "configuration file nor code names it")]
+
+
+def test_a_library_family_the_project_dropped(tree: Tree) -> None:
+    """memos: "Reuse Radix primitives" after the `@radix-ui/*` packages of `web/package.json` gave way to
+    Base UI; a name no manifest ever declared ("Mantine") says nothing."""
+    tree.write("web/package.json", json.dumps({"dependencies": {"@radix-ui/react-dialog": "^1.1.0",
+                                                                "@radix-ui/react-checkbox": "^1.1.0"}}))
+    tree.write("web/src/App.tsx", 'import * as Dialog from "@radix-ui/react-dialog";\n')
+    tree.write("AGENTS.md", "- UI: Radix/Tailwind UI components.\n- Reuse Radix primitives, never Mantine.\n")
+    first = commit(tree, "initial", date="2026-06-05T10:00:00Z")
+    tree.write("web/package.json", json.dumps({"dependencies": {"@base-ui/react": "^1.0.0"}}))
+    tree.write("web/src/App.tsx", 'import { Dialog } from "@base-ui/react";\n')
+    sha = commit(tree, "chore(web): migrate UI primitives to Base UI", date="2026-07-14T10:00:00Z")
+    message = (f"radix: `web/package.json` declared `@radix-ui/react-checkbox` when this memory was written in {first} "
+               f"on 2026-06-05; no manifest does now (removed in {sha} on 2026-07-14: chore(web): migrate UI primitives "
+               "to Base UI) and no build, CI or configuration file nor code names it")
+    assert _found(tree) == [("AGENTS.md", 1, "stale-dependency", Severity.warning, message),
+                            ("AGENTS.md", 2, "stale-dependency", Severity.warning, message)]
+
+
+_TASKFILE = """version: '3'
+
+includes:
+  test: ./taskfiles/test.yml
+
+tasks:
+  build:
+    aliases: [b]
+    cmds:
+      - go build ./...
+
+  lint:fix:
+    desc: Run linters and fix issues
+    cmds:
+      - golangci-lint run --fix
+{more}"""
+
+
+def test_a_task_of_a_taskfile(tree: Tree) -> None:
+    """redpanda connect: `task vuln  # Run vulnerability scanner` after "taskfiles: remove vuln task
+    target" is an error, like a make target; a task of an included Taskfile (`task test:unit`) is not
+    judged, an alias counts, a task named with a colon is the Taskfile's own (crush's `lint:fix`),
+    variables (`PKG=...`) and what follows `--` are not tasks."""
+    tree.write("Taskfile.yml", _TASKFILE.format(more="  vuln:\n    desc: Run govulncheck\n    cmds:\n      - govulncheck ./...\n"))
+    tree.write("taskfiles/test.yml", "version: '3'\ntasks:\n  unit:\n    cmds:\n      - go test ./...\n")
+    tree.write("CLAUDE.md", "```bash\ntask build                  # Build\ntask b\ntask vuln                   # Run vulnerability scanner\n"
+                            "task test:unit PKG=./internal/...\ntask build -- --verbose\ntask lint:fix\n```\n")
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    tree.write("Taskfile.yml", _TASKFILE.format(more=""))
+    sha = commit(tree, "taskfiles: remove vuln task target", date="2026-02-27T10:00:00Z")
+    assert _found(tree) == [("CLAUDE.md", 4, "stale-task", Severity.error,
+                             f'task "vuln" is not defined in Taskfile.yml (removed in {sha} on 2026-02-27: '
+                             "taskfiles: remove vuln task target)")]
+
+
+def test_a_go_module_the_project_dropped(tree: Tree) -> None:
+    """redpanda connect: "Integration tests use `ory/dockertest`" after "Replace ory/dockertest with
+    testcontainers-go" (gone from go.mod, imported by no file): a warning; a module still required
+    (`spf13/cobra`) or installed by the Makefile (`golangci/golangci-lint`) says nothing."""
+    go_mod = "module example.com/app\n\ngo 1.22\n\nrequire (\n\tgithub.com/spf13/cobra v1.8.0\n{more})\n"
+    tree.write("go.mod", go_mod.format(more="\tgithub.com/ory/dockertest/v3 v3.10.0\n\tgithub.com/golangci/golangci-lint v1.60.0\n"))
+    tree.write("it_test.go", 'package app\n\nimport "github.com/ory/dockertest/v3"\n\nvar _ = dockertest.NewPool\n')
+    tree.write("Makefile", "lint:\n\tgo run github.com/golangci/golangci-lint/cmd/golangci-lint run\n")
+    tree.write("AGENTS.md", "- Integration tests use `ory/dockertest` to spin up real dependencies.\n"
+                            "- The CLI is built on `spf13/cobra`; lint with `golangci/golangci-lint`.\n")
+    first = commit(tree, "initial", date="2025-11-14T10:00:00Z")
+    tree.write("go.mod", go_mod.format(more="\tgithub.com/testcontainers/testcontainers-go v0.33.0\n"))
+    tree.write("it_test.go", 'package app\n\nimport "github.com/testcontainers/testcontainers-go"\n\nvar _ = testcontainers.Run\n')
+    sha = commit(tree, "Replace ory/dockertest with testcontainers-go", date="2026-04-01T10:00:00Z")
+    assert _found(tree) == [("AGENTS.md", 1, "stale-dependency", Severity.warning,
+                             f"ory/dockertest: `go.mod` declared `github.com/ory/dockertest/v3` when this memory was written "
+                             f"in {first} on 2025-11-14; no manifest does now (removed in {sha} on 2026-04-01: Replace "
+                             "ory/dockertest with testcontainers-go) and no build, CI or configuration file nor code names it")]

@@ -67,7 +67,7 @@ YARN_BUILTINS = frozenset(
     "add install remove upgrade up why workspace workspaces dlx init info config cache link unlink pack publish"
     " set plugin node npm constraints dedupe explain rebuild version run create global outdated audit".split()
 )
-RUNNERS = ("npm", "pnpm", "yarn", "bun", "npx", "make", "just", "uv", "poetry", "pdm", "hatch", "python", "python3")
+RUNNERS = ("npm", "pnpm", "yarn", "bun", "npx", "make", "just", "task", "uv", "poetry", "pdm", "hatch", "python", "python3")
 
 _FENCE = re.compile(r"^\s*(```+|~~~+)\s*([\w+-]*)")
 #: An address: a URL, or an e-mail (``user@host.tld``). An e-mail starts only where a run of the
@@ -105,11 +105,16 @@ _PATH_TOKEN = re.compile(r"(?<![\w@/.:~$%{<-])(\.{0,2}/?[\w.\-]+(?:/[\w.\-]+)+/?
 _IDENT = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*(?:\(\))?$")
 _PM = re.compile(r"\b(?:use|using|uses|prefer|prefers)\s+(npm|pnpm|yarn|bun)\b(?!\s*(?:run|exec|dlx|-))", re.I)
 _PM_ONLY = re.compile(r"\b(npm|pnpm|yarn|bun)\s+only\b", re.I)
-_RUNTIME_VERSION = re.compile(r"\b(Go|Golang|Node(?:\.js|JS)?|Python|Rust)\s+v?(\d+(?:\.\d+){0,2})(?![\w.])", re.I)
+#: What may stand between a name and the version a memory states: "v20", "~5.4.5", "^18.3", ">= 3.10", "≥18.17.0"
+#: (the least version of a range; a greatest, "<21", states none).
+_AT_LEAST = r"\s+(?:v|[~^]|>=?\s*|≥\s*)?"
+_RUNTIME_VERSION = re.compile(r"\b(Go|Golang|Node(?:\.js|JS)?|Python|Rust)" + _AT_LEAST + r"(\d+(?:\.\d+){0,2})(?!\w|\.\d)", re.I)
 #: "React 18.3", "Vite 7", "Tailwind CSS v4": a library and the version a memory states (refs/versions.LIBRARIES).
 _LIBRARY_VERSION = re.compile(r"\b(React|Vite|TypeScript|Next\.?js|Vue|SvelteKit|Svelte|Angular|Tailwind(?: ?CSS)?|Express|"
                               r"Astro|Nuxt|Vitest|Jest|Electron|Prisma|Zod|Playwright|ESLint|Storybook|Webpack)"
-                              r"\s+v?(\d+(?:\.\d+){0,2})(?![\w.])")
+                              + _AT_LEAST + r"(\d+(?:\.\d+){0,2})(?!\w|\.\d)")
+#: A Rust toolchain's version written without the word Rust before it: "toolchain 1.93", "stable 1.97.0".
+_RUST_TOOLCHAIN = re.compile(r"\b(?:toolchain|stable)\s+v?(1\.\d+(?:\.\d+)?)(?!\w|\.\d)", re.I)
 _RUNTIMES = {"go": "go", "golang": "go", "node": "node", "node.js": "node", "nodejs": "node", "python": "python", "rust": "rust"}
 
 
@@ -321,6 +326,10 @@ def _prose_text(clean: str, low: str | None, i: int) -> list[Reference]:
     out); ``low``: the whole line in lower case, where it is ASCII (words looked for first)."""
     refs: list[Reference] = []
     scopes: list[str] = []
+    lead = _BOLD_FOLDER.match(clean) if "**" in clean else None
+    if lead and lead.group(1).lower() not in _ANY_FOLDERS:
+        # "- **integration_tests/** - Integration test suite": a list of the project's folders
+        refs.append(Reference("path", lead.group(1), lead.group(1), i, strong=True))
     for match in _SPAN.finditer(clean) if "`" in clean else ():
         if _negated(clean, match.start(), match.end()):
             continue
@@ -370,6 +379,10 @@ def _prose_text(clean: str, low: str | None, i: int) -> list[Reference]:
         tool, version = _RUNTIMES[match.group(1).lower()], match.group(2)
         if ("." in version or tool == "node") and not _negated(plain, match.start(), match.end()):
             refs.append(Reference("version", f"{tool}@{version}", match.group(0), i, strong=False))
+    for match in _RUST_TOOLCHAIN.finditer(plain) if _mentions(low, "rust", "cargo") else ():
+        # "Rust 2024 edition, toolchain 1.93", "the project builds on stable 1.97.0" (of a line about Rust)
+        if not _negated(plain, match.start(), match.end()):
+            refs.append(Reference("version", f"rust@{match.group(1)}", match.group(0), i, strong=False))
     for match in _LIBRARY_VERSION.finditer(plain) if any(c.isdigit() for c in plain) else ():
         package = LIBRARIES.get(match.group(1).lower())
         if package and not _negated(plain, match.start(), match.end()):
@@ -382,7 +395,7 @@ def _prose_text(clean: str, low: str | None, i: int) -> list[Reference]:
     return refs
 
 
-_COMMAND_KINDS = frozenset({"script", "make", "just", "console"})
+_COMMAND_KINDS = frozenset({"script", "make", "just", "task", "console"})
 #: What follows a code span that places it in a file ("`x` (the helper) is defined in `src/a.py`"), matched
 #: where the span ends. An aside in parentheses is read up to 200 characters: read whole, a "(" without
 #: its ")" would be read to the line's end after every span.
@@ -489,6 +502,12 @@ def _span(span: str, i: int) -> list[Reference]:
 
 #: A name given a value in code (`MAX_RETRIES = 3`, `GENERATE_EXPLANATION = 29`), not a comparison.
 _ASSIGNED = re.compile(r"^([A-Za-z_][\w:]*)\s*=\s*(?:\d+|\"[^\"]*\"|'[^']*'|[A-Za-z_][\w.]*)[,;]?$")
+
+#: Words for folders in general, not a folder's name ("- **subdirectories/** - Domain-specific API code").
+_ANY_FOLDERS = frozenset("subdirectories/ subdirs/ subfolders/ directories/ folders/ dirs/ others/ other/ misc/".split())
+#: A list item led by one folder's name in bold ("- **lib/** - SDK for embedding nuclei"); folders of
+#: more parts are paths wherever they stand.
+_BOLD_FOLDER = re.compile(r"^\s*(?:(?:[-*+]|\d+\.)\s+)?\*\*([A-Za-z_][\w.-]*/)\*\*(?!\w)")
 
 _GLOB = re.compile(r"(?:\./)?[\w.\-]+(?:/[\w.\-*?{},]+)+")
 
@@ -615,6 +634,7 @@ _FLAG_VALUES = {  # flags that take a value, per command (so that the value is n
     "pdm": {"-p", "--project"},
     "hatch": {"-e", "--env"},
     "python": {"-W", "-X", "-c"},
+    "task": {"-d", "--dir", "-t", "--taskfile", "-o", "--output", "-C", "--concurrency", "-I", "--interval"},
     "docker-build": {"-f", "--file", "-t", "--tag", "--target", "--build-arg", "--platform", "--label", "--network",
                      "--secret", "--ssh", "--cache-from", "--cache-to", "--progress", "-o", "--output",
                      "--build-context", "--iidfile", "--shm-size", "--ulimit", "--add-host", "-m", "--memory"},
@@ -776,6 +796,19 @@ def _one_command(command: str, args: list[str], segment: str, i: int,
         recipe = next((a for a in rest if "=" not in a), None)
         if recipe and re.fullmatch(r"[A-Za-z_][\w\-]*(?:::[\w\-]+)*", recipe):
             refs.append(Reference("just", recipe.split("::")[0], segment, i, scope=_join(cwd, scope) if scope else cwd))
+        return refs, cwd
+    if command == "task":
+        # Task (taskfile.dev): `task lint test`, `task test:unit PKG=./x/...` (variables are no tasks),
+        # `task -d web build`; a Taskfile given by name (`-t`) is not looked for; what follows `--` is the
+        # task's own arguments
+        if not ({"-t", "--taskfile", "-g", "--global", "-l", "--list", "-a", "--list-all", "--init", "-i"} & flags.keys()):
+            scope = flags.get("-d") or flags.get("--dir")
+            where = _join(cwd, scope) if scope else cwd
+            for name in rest:
+                if name == "--":
+                    break
+                if "=" not in name and re.fullmatch(r"[A-Za-z_][\w.\-]*(?::[\w.\-]+)*", name):
+                    refs.append(Reference("task", name, segment, i, scope=where))
         return refs, cwd
     if command in ("npm", "pnpm", "yarn", "bun"):
         return _package_script(command, flags, rest, segment, i, cwd), cwd

@@ -276,7 +276,7 @@ class CodeIndex:
             manifest = self.manifest(path)
             if manifest is not None:
                 found.append(manifest)
-                if kind in ("make", "just"):
+                if kind in ("make", "just", "task"):
                     found.extend(self._included(manifest, {path}))
                     break
             parent = PurePosixPath(path).parent

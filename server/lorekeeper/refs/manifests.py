@@ -20,9 +20,12 @@ PACKAGE_JSON = ("package.json",)
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 JUSTFILES = ("justfile", "Justfile", ".justfile", "JUSTFILE")
 PYPROJECT = ("pyproject.toml",)
+#: Task's (taskfile.dev) files, in the order `task` looks for them.
+TASKFILES = ("Taskfile.yml", "taskfile.yml", "Taskfile.yaml", "taskfile.yaml", "Taskfile.dist.yml", "taskfile.dist.yml",
+             "Taskfile.dist.yaml", "taskfile.dist.yaml")
 #: Manifest file names by reference kind.
 FILES_FOR_KIND = {"script": PACKAGE_JSON, "make": MAKEFILES, "just": JUSTFILES, "console": PYPROJECT,
-                  "extra": PYPROJECT, "group": PYPROJECT}
+                  "extra": PYPROJECT, "group": PYPROJECT, "task": TASKFILES}
 
 #: Executables whose name differs from their package's (the rest are assumed to be named as the
 #: package, scope dropped: ``@scope/tool`` -> ``tool``).
@@ -97,6 +100,8 @@ def parse_manifest(path: str, data: bytes) -> Manifest | None:
         return _makefile(path, text)
     if kind == "just" or path.endswith(".just"):
         return _justfile(path, text)
+    if kind == "task":
+        return _taskfile(path, text)
     if kind == "console":
         return _pyproject(path, text)
     return None
@@ -279,6 +284,77 @@ def _justfile(path: str, text: str) -> Manifest:
     return manifest
 
 
+# -- Taskfile.yml ---------------------------------------------------------------------------------
+
+_YAML_ALIASES = re.compile(r"^ +aliases\s*:\s*(?:\[(?P<flow>[^\]]*)\])?\s*(?:#.*)?$")
+_YAML_ITEM = re.compile(r"^ +-\s+['\"]?([\w:.-]+)['\"]?\s*(?:#.*)?$")
+
+
+def _yaml_key(line: str) -> tuple[int, str] | None:
+    """The indent and key of a YAML mapping line (``  lint:fix:`` -> ``(2, "lint:fix")``), else ``None``."""
+    text = line.lstrip(" ")
+    depth = len(line) - len(text)
+    if text[:1] in ("'", '"'):
+        close = text.find(text[0], 1)
+        return (depth, text[1:close]) if close > 0 and text[close + 1:].lstrip().startswith(":") else None
+    cut = text.find(": ")
+    key = text[:cut] if cut >= 0 else text.rstrip()[:-1] if text.rstrip().endswith(":") else ""
+    if not key or key[0] in "-#[{&*!|>%@`" or any(c.isspace() for c in key) or "#" in key:
+        return None
+    return depth, key
+
+
+def _taskfile(path: str, text: str) -> Manifest:
+    """A Taskfile's tasks (and their aliases), read line by line: the keys of ``tasks:``, one indent in.
+    Tasks of included Taskfiles are named under their namespace (``test:unit``); those are not read
+    here, so every name in an included namespace counts as defined (not judged)."""
+    manifest = Manifest(path)
+    lines = text.splitlines()
+    section: str | None = None
+    indent: int | None = None
+    current: str | None = None
+    in_aliases = False
+    for i, line in enumerate(lines):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        found = _yaml_key(line)
+        if not line[0].isspace():
+            section, indent, current, in_aliases = (found[1] if found else None), None, None, False
+            continue
+        if section not in ("tasks", "includes"):
+            continue
+        if found and (indent is None or found[0] == indent):
+            indent, name = found
+            in_aliases = False
+            if "{{" in name:
+                manifest.dynamic = True
+            elif section == "tasks":
+                manifest.names[name] = (i + 1, i + 1)
+                current = name
+            else:
+                manifest.patterns.append(re.compile(re.escape(name) + r":.*"))
+            continue
+        if section != "tasks" or current is None or indent is None:
+            continue
+        depth = len(line) - len(line.lstrip(" "))
+        if depth <= indent:
+            continue
+        manifest.names[current] = (manifest.names[current][0], i + 1)
+        aliases = _YAML_ALIASES.match(line)
+        if aliases:
+            in_aliases = aliases.group("flow") is None
+            for alias in (aliases.group("flow") or "").split(","):
+                if alias.strip().strip("'\""):
+                    manifest.names.setdefault(alias.strip().strip("'\""), manifest.names[current])
+            continue
+        item = _YAML_ITEM.match(line) if in_aliases else None
+        if item:
+            manifest.names.setdefault(item.group(1), manifest.names[current])
+        else:
+            in_aliases = False
+    return manifest
+
+
 # -- pyproject.toml -------------------------------------------------------------------------------
 
 def _pyproject(path: str, text: str) -> Manifest | None:
@@ -318,7 +394,7 @@ def _pyproject(path: str, text: str) -> Manifest | None:
             if isinstance(extra, str):
                 line = _line_of(text, extra)
                 manifest.names.setdefault(f"{prefix}:{normal_extra(extra)}", (line, line))
-    for requirement in _python_requirements(data):
+    for requirement in python_requirements(data):
         match = _PEP508_NAME.match(requirement)
         if match:
             package = match.group(1).lower().replace("_", "-")
@@ -337,7 +413,7 @@ def _table(data: Any, key: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _python_requirements(data: dict[str, Any]) -> list[str]:
+def python_requirements(data: dict[str, Any]) -> list[str]:
     project = _table(data, "project")
     tool = _table(data, "tool")
     out: list[str] = []

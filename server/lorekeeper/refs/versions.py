@@ -140,6 +140,27 @@ def declared_version(tool: str, base: str, nearest: Callable[[tuple[str, ...], s
     return None
 
 
+#: More package.json files than this, and a library no manifest up from the memory declares is not looked
+#: for in the others.
+PACKAGES_MAX = 400
+
+
+def declared_in_packages(tool: str, paths: list[str], read: Callable[[str], bytes | None]) -> tuple[list[str], str] | None:
+    """The package.json files of ``paths`` (a workspace's packages) that give the library ``tool``
+    (``npm:react``) a version, and that version, where they all give the same one (`"^18.3.1"` in
+    `web/package.json` for a memory at the root); ``None`` where none does or they differ (which of
+    them a memory means is not known)."""
+    if not tool.startswith("npm:") or len(paths) > PACKAGES_MAX:
+        return None
+    parse = _package_json_dependency(tool[4:])
+    found = [(path, value.strip()) for path in paths if (data := read(path)) is not None and (value := parse(data))
+             and _VERSION.search(value)]
+    versions = {m.group(1) for _, value in found if (m := _VERSION.search(value))}
+    if len(versions) != 1:
+        return None
+    return [path for path, _ in found], found[0][1]
+
+
 def version_matches(stated: str, declared: str) -> bool:
     """Whether a stated version ("1.24", "20") agrees with a declaration ("1.24.2", ">=20", "v20.11.0"):
     equal in every part the statement gives. A declaration without a number ("stable") matches."""

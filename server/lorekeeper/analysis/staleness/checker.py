@@ -33,7 +33,7 @@ from ...refs.symbols import FileSymbols, language_of
 from ...store import Store
 from ...workspace import Workspace
 from .baseline import Baselines
-from .checks import CHECKS, WORD, post_checks
+from .checks import CHECKS, WORD, gone_dependencies, post_checks
 
 ANY_CODE = "*"  # reverse-index key: entries that depend on every code file
 #: Folders of an instruction file that say where it is kept, not which part of the code it is about.
@@ -175,6 +175,7 @@ class StalenessChecker:
                                    if i.entry.format == "instruction"})
         for kind, items in pending.items():
             CHECKS[kind].judge(self, items)
+        gone_dependencies(self, targets)
         for entry in targets:
             result = self.results[entry.id]
             for post in post_checks():

@@ -25,6 +25,7 @@ from rapidfuzz import fuzz, process
 
 from ...core.model import Entry, Finding, ReplaceRefFix, ReplaceTextFix, Severity, VerifyFix
 from ...refs.anchors import anchors
+from ...refs.dependencies import declared, is_manifest, modules_in, names_in, provided_by
 from ...refs.extract import BUN_BUILTINS, PNPM_BUILTINS, YARN_BUILTINS, Reference
 from ...refs.fingerprint import SPECIFIC_KINDS, _config_value, fingerprinted
 from ...refs.globs import matcher
@@ -32,7 +33,7 @@ from ...refs.history import parallel
 from ...refs.index import LOCKFILES, narrowed
 from ...refs.manifests import WELL_KNOWN_TOOLS, normal_extra, parse_manifest
 from ...refs.symbols import LANGUAGES, FileSymbols, file_symbols, language_of, qualified_definition
-from ...refs.versions import declared_version, folders_up, version_matches
+from ...refs.versions import PACKAGES_MAX, declared_in_packages, declared_version, folders_up, version_matches
 from ...workspace import PathOutsideRoot
 from .baseline import Baseline
 
@@ -765,7 +766,8 @@ def _removed_when(checker: StalenessChecker, word: str, paths: list[str], change
 # -- scripts, make targets, just recipes, console scripts --------------------------------------------
 
 _NOUNS = {"script": ("stale-script", "script"), "make": ("stale-make-target", "make target"),
-          "just": ("stale-just-recipe", "just recipe"), "console": ("stale-console-script", "console script"),
+          "just": ("stale-just-recipe", "just recipe"), "task": ("stale-task", "task"),
+          "console": ("stale-console-script", "console script"),
           "extra": ("stale-extra", "extra"), "group": ("stale-dependency-group", "dependency group")}
 
 
@@ -841,7 +843,7 @@ class ManifestNameCheck:
             baseline = baselines[id(item)]
             label = f'{noun} "{name}"'
             if baseline is None or baseline.commit is None:
-                if item.ref.strong and not history.available and item.ref.kind in ("script", "make", "just"):
+                if item.ref.strong and not history.available and item.ref.kind in ("script", "make", "just", "task"):
                     checker.add(item, kind, Severity.warning, f"{label} is not defined in {item.data['manifests'][0]}")
                 continue
             since, defined_then, blobs_then = wheres[id(item)] or (baseline.commit, None, blobs)
@@ -1024,14 +1026,30 @@ class VersionCheck:
 
     def now(self, checker: StalenessChecker, item: Pending) -> bool:
         tool, _, stated = item.ref.target.partition("@")
-        declared = declared_version(tool, item.base, checker.index.nearest, checker.index.read)
+        index = checker.index
+
+        def nearest(names: tuple[str, ...], base: str) -> str | None:
+            # (a file git ignores is one developer's: a local `.python-version` is no declaration)
+            path = index.nearest(names, base)
+            return None if path is None or index.ignored(path) else path
+
+        declared = declared_version(tool, item.base, nearest, index.read)
+        packages: list[str] = []
         if declared is None:
-            return True
+            # a library no manifest up from the memory declares: the workspace's packages, where those
+            # that declare it agree (`web/package.json` for "React 18.3" in the root's AGENTS.md)
+            manifests = sorted(index.by_name.get("package.json", []), key=_nearest_root)
+            inside = declared_in_packages(tool, manifests, index.read)
+            item.result.depends_on.update(manifests if len(manifests) <= PACKAGES_MAX else ())
+            if inside is None:
+                return True
+            packages, value = inside
+            declared = (packages[0], value)
         path, value = declared
         item.result.depends_on.add(path)
         if version_matches(stated, value):
             return True
-        item.data.update(tool=tool, stated=stated, path=path, now=value)
+        item.data.update(tool=tool, stated=stated, path=path, now=value, packages=packages)
         return False
 
     def judge(self, checker: StalenessChecker, items: list[Pending]) -> None:
@@ -1056,8 +1074,15 @@ class VersionCheck:
                 return None
 
             then = declared_version(item.data["tool"], item.base, nearest_then, read_then)
+            if then is None and item.data["packages"]:
+                read = history.read_at([(commit, p) for p in item.data["packages"]])
+                inside = declared_in_packages(item.data["tool"], item.data["packages"],
+                                              lambda p, read=read, commit=commit: read.get((commit, p)))
+                then = (inside[0][0], inside[1]) if inside else None
             if then is None or not version_matches(item.data["stated"], then[1]):
                 continue  # the memory did not match the project even then: not a drift we can prove
+            if then[0] != item.data["path"]:
+                continue  # declared in another file then (`.python-version` now, `pyproject.toml` then): not one value that changed
             change = _version_change(checker, item, commit)
             checker.add(item, "stale-version", Severity.warning,
                         f"{item.data['tool'].removeprefix('npm:')} {item.data['stated']}: `{item.data['path']}` now says {item.data['now']} "
@@ -1275,6 +1300,7 @@ CHECKS: dict[str, Any] = {
     "script": ManifestNameCheck(),
     "make": ManifestNameCheck(),
     "just": ManifestNameCheck(),
+    "task": ManifestNameCheck(),
     "console": ManifestNameCheck(),
     "extra": ManifestNameCheck(),
     "group": ManifestNameCheck(),
@@ -1285,6 +1311,111 @@ CHECKS: dict[str, Any] = {
     "crate": CrateCheck(),
     "glob": GlobCheck(),
 }
+
+
+# -- tools and libraries a project dropped ------------------------------------------------------------
+
+#: Words before a name that say it is what the project left ("migrated from Radix", "black (replaced by
+#: ruff)" is told after): the memory states the change, not the use.
+_LEFT = re.compile(r"\b(?:from|migrat\w*|switch\w*|mov\w*|replac\w*|instead of|rather than|formerly|previously|"
+                   r"no longer|dropp\w*|remov\w*|deprecat\w*|legacy|old|was|were|not|never|avoid|don't|do not)\b[^.;:]{0,24}$",
+                   re.I)
+_LEFT_AFTER = re.compile(r"^[^.;]{0,30}\b(?:replaced|removed|dropped|deprecated|migrated|no longer|was|were|gone|"
+                         r"(?:->|→)|in favou?r of)\b|^\s*(?:->|→)", re.I)
+#: Files whose naming a tool says the project still runs it: build, task and CI files, hooks, tool
+#: configuration, manifests (package.json's scripts).
+_RUNS_TOOLS = frozenset(("Makefile", "makefile", "GNUmakefile", "justfile", "Justfile", ".justfile", "Taskfile.yml",
+                         "Taskfile.yaml", "noxfile.py", "setup.py", ".pre-commit-config.yaml", ".flake8", ".pylintrc",
+                         "pylintrc", ".isort.cfg", "Dockerfile", "Containerfile", "package.json", "lerna.json",
+                         "turbo.json", "nx.json", ".babelrc", ".mocharc.json", ".mocharc.yml", "Procfile"))
+_RUNS_TOOLS_FORMS = (".mk", ".toml", ".cfg", ".ini")
+_RUNS_TOOLS_STARTS = ("Dockerfile", "Containerfile", ".eslintrc", ".prettierrc", "eslint.config", "prettier.config",
+                      "jest.config", "vitest.config", "webpack.config", "rollup.config", "babel.config", "vite.config",
+                      "tsup.config", "karma.conf", "cypress.config", "playwright.config", ".stylelintrc", "tox.ini")
+
+
+def _runs_tools(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return name in _RUNS_TOOLS or name.endswith(_RUNS_TOOLS_FORMS) or name.startswith(_RUNS_TOOLS_STARTS) \
+        or path.startswith((".github/workflows/", ".gitlab-ci", ".circleci/", ".buildkite/")) or name == ".gitlab-ci.yml"
+
+
+def gone_dependencies(checker: StalenessChecker, entries: list[Entry]) -> None:
+    """A tool or library a memory names in words ("Formatting: black + isort", "make lint  # Run flake8",
+    "Reuse Radix primitives") that a manifest of the project declared when the memory was written, and
+    that none declares now and no build, CI or configuration file nor code names: a warning (the project
+    dropped it; the memory would have an agent use it). Names of a known vocabulary only (:mod:`...refs.dependencies`),
+    never one the line says the project left ("migrated from Radix")."""
+    index, history = checker.index, checker.history
+    manifests = sorted((p for p in index.files if is_manifest(p)), key=_nearest_root)
+    if not manifests or len(manifests) > PACKAGES_MAX:
+        return
+    now = frozenset().union(*(declared(p, data) for p in manifests if (data := index.read(p)) is not None))
+    asked: list[tuple[Entry, str, int]] = []
+    go = any(p.endswith("go.mod") for p in manifests)
+    for entry in entries:
+        text = entry.content
+        named = [*names_in(text), *(modules_in(text) if go and "`" in text else ())]
+        if not named:
+            continue
+        checker.results[entry.id].depends_on.update(manifests)
+        for name, start, end in named:
+            if provided_by(name, now) or _LEFT.search(text[max(0, start - 40):start]) or _LEFT_AFTER.search(text[end:end + 40]):
+                continue
+            line = text.count("\n", 0, start)
+            if (entry, name, line) not in asked:  # (once a line)
+                asked.append((entry, name, line))
+    if not asked or not history.available:
+        return
+    # named by a build, CI or configuration file: run another way (a pre-commit hook, a CI step)
+    names = {name for _, name, _ in asked}
+    running: set[str] = set()
+    for path in sorted(p for p in index.files if _runs_tools(p)):
+        data = index.read(path)
+        if data is None:
+            continue
+        low = data.lower()
+        for name in names - running:
+            written = name.removeprefix("go:").encode()  # (`go install github.com/x/tool@v1` in a Makefile)
+            if written in low and re.search(rb"(?<![\w-])" + re.escape(written) + rb"(?![\w-])", low):
+                running.add(name)
+                for entry, asked_name, _ in asked:
+                    if asked_name == name:
+                        checker.results[entry.id].depends_on.add(path)
+    asked = [a for a in asked if a[1] not in running]
+    # named in code (an import, a comment that compares with it: "Study … other minifiers (Terser,
+    # esbuild)"): the project still has to do with it
+    probes = {name: {word, word.capitalize()} for name in {a[1] for a in asked}
+              for word in [re.sub(r"/v\d+$", "", name).rsplit("/", 1)[-1].split(" ", 1)[0].replace(".", "")]}
+    mentioned = index.files_mentioning({w for words in probes.values() for w in words})
+    for entry, name, _ in asked:
+        checker.results[entry.id].depends_on.update(WORD + w for w in probes[name])
+    asked = [a for a in asked if not any(mentioned.get(w) for w in probes[a[1]])]
+    if not asked:
+        return
+    baselines = {(entry.id, line): checker.baselines.of(entry, line) for entry, _, line in asked}
+    blobs = history.read_at({(b.commit, p) for b in baselines.values() if b is not None and b.commit for p in manifests})
+    found: list[tuple[Entry, str, int, Baseline, str, str]] = []
+    for entry, name, line in asked:
+        baseline = baselines[(entry.id, line)]
+        if baseline is None or baseline.commit is None:
+            continue
+        then = next(((p, providers) for p in manifests if (data := blobs.get((baseline.commit, p))) is not None
+                     and (providers := provided_by(name, declared(p, data)))), None)
+        if then is not None:
+            found.append((entry, name, line, baseline, then[0], then[1][0]))
+    changes = parallel(lambda q: history.word_change(q[0], q[1], [q[2]]),
+                       [(package.removeprefix("go:"), b.commit or "", path) for _, _, _, b, path, package in found])
+    for (entry, name, line, baseline, path, package), change in zip(found, changes, strict=True):
+        when = f"removed in {change.describe()}" if change else "removed after this memory was written"
+        name, package = name.removeprefix("go:"), package.removeprefix("go:")
+        dropped = f"`{package}`" if package.rstrip("/") != name else "it"
+        checker.results[entry.id].findings.append(Finding(
+            kind="stale-dependency", severity=Severity.warning, source=entry.location.path,
+            line=checker.baselines.line_of(entry, line), entry=entry.id, ref=name,
+            commit=getattr(change, "sha", None),
+            message=f"{name}: `{path}` declared {dropped} when this memory was {baseline.how}; no manifest does now "
+                    f"({when}) and no build, CI or configuration file nor code names it"))
 
 
 # -- checks of a whole entry, after its references ---------------------------------------------------
