@@ -268,8 +268,19 @@ def match(finding: dict[str, Any], refs: list[dict[str, Any]]) -> dict[str, Any]
              or _norm(r.get("target") or "").lower().replace(" ", "@") == target.lower()]
     if exact:
         return min(exact, key=lambda r: abs((r.get("line") or 0) - line))
-    near = [r for r in same_file if target and target in (r.get("text") or "") and abs((r.get("line") or 0) - line) <= 3]
+    near = [r for r in same_file if target and _written_in(target, r.get("text") or "") and abs((r.get("line") or 0) - line) <= 3]
     return min(near, key=lambda r: abs((r.get("line") or 0) - line)) if near else None
+
+
+def _written_in(target: str, text: str) -> bool:
+    """Whether a label's text writes what a finding is about: the target itself, in any case ("radix" in
+    "Radix"), or a stated version's number, with its name where the label writes one ("npm:react@18.3"
+    in "React 18.3", "rust@1.93" in "toolchain 1.93")."""
+    low = text.lower()
+    name, _, version = target.lower().removeprefix("npm:").partition("@")
+    if not version or not name:
+        return target.lower() in low
+    return re.search(r"(?<![\d.])" + re.escape(version) + r"(?![\d])", low) is not None
 
 
 def score(item: Labelled, variant: str, findings: list[dict[str, Any]], seconds: float, mapping: dict[str, str]) -> Outcome:
