@@ -450,6 +450,18 @@ def test_a_bare_file_name_gone_everywhere_is_judged_by_what_the_tree_held_then(t
     assert full.fix.model_dump() == {"action": "replace-ref", "old": "ajv-provider.ts", "new": "ajvProvider.ts"}
 
 
+def test_a_bare_file_name_only_node_modules_held_is_no_file_that_went(tree: Tree) -> None:
+    """jest's "Both `jest-preset.js` and `jest-preset.json` are valid file names": the only files of that
+    name the tree holds, then and now, are fixtures under `node_modules/`, which the tree is never read
+    in; nothing of that name went, so nothing is said of it."""
+    tree.write("e2e/presets/js/node_modules/jest-preset-js/jest-preset.js", "module.exports = {};\n")
+    tree.write("packages/jest-config/CLAUDE.md", "Both `jest-preset.js` and `jest-preset.json` are valid file names.\n")
+    commit(tree, "initial", date="2026-05-15T12:00:00Z")
+    tree.write("src/other.js", "export {};\n")
+    commit(tree, "later", date="2026-06-01T12:00:00Z")
+    assert loud(check(tree.root)) == []
+
+
 def test_a_root_script_gone_to_another_package_is_stale_unless_that_one_had_it_then(tree: Tree) -> None:
     """Inspector's old AGENTS.md: `npm run dev` at the root, whose package.json defined "dev" when the
     line was written; V2 replaced the root scripts, and the new clients/tui defines a "dev" of its own:

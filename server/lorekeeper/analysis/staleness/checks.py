@@ -34,7 +34,7 @@ from ...refs.index import LOCKFILES, narrowed
 from ...refs.manifests import WELL_KNOWN_TOOLS, normal_extra, parse_manifest
 from ...refs.symbols import LANGUAGES, FileSymbols, file_symbols, language_of, qualified_definition
 from ...refs.versions import PACKAGES_MAX, declared_in_packages, declared_version, folders_up, version_matches
-from ...workspace import PathOutsideRoot
+from ...workspace import ALWAYS_SKIPPED_DIRS, PathOutsideRoot
 from .baseline import Baseline
 
 if TYPE_CHECKING:
@@ -277,7 +277,10 @@ class PathCheck:
         name = item.ref.target
         if "/" in name or not _FILE_NAME.match(name):
             return []
-        paths = checker.history.paths_named(commit, name) or []
+        # (not the copies under folders the tree is never read in: jest's `e2e/presets/*/node_modules/
+        # jest-preset.js` fixtures are no file the index lists today either)
+        paths = [p for p in checker.history.paths_named(commit, name) or []
+                 if ALWAYS_SKIPPED_DIRS.isdisjoint(p.split("/")[:-1]) and not checker.index.ignored(p)]
         base = item.base or ""
         return sorted(paths, key=lambda p: (not p.startswith(base), p.count("/"), p))[:3]
 
