@@ -53,7 +53,7 @@ def test_urls_and_email_addresses_are_not_references(text: str) -> None:
 
 
 @pytest.mark.parametrize("span", [
-    "*.spec.ts",  # a bare glob (any project has such files)
+    "*.ts",  # a bare glob of one extension (any project has such files)
     "**/*.py",
     "src/pages/<name>.tsx",  # placeholders
     "src/{id}.ts",
@@ -409,3 +409,27 @@ def test_task_commands() -> None:
     assert [(r.kind, r.target, r.scope) for r in extract("`task -d web build`")] == [("task", "build", "web")]
     assert found("`task -t other.yml build`") == []
     assert found("`task --list`") == []
+
+
+@pytest.mark.parametrize(("span", "glob"), [
+    ("*_test.py", "**/*_test.py"),  # humanlayer: "Tests are co-located with source as `*_test.py` files"
+    ("*.spec.ts", "**/*.spec.ts"),
+    ("test_*.py", "**/test_*.py"),
+])
+def test_a_glob_of_file_names_is_read_at_any_depth(span: str, glob: str) -> None:
+    assert [(r.kind, r.target, r.text) for r in extract(f"Tests are `{span}` files.")] == [("glob", glob, span)]
+
+
+def test_names_code_in_a_block_uses() -> None:
+    """memos: a React hook's members in a `tsx` block; humanlayer: a decorator and an environment variable;
+    names the block declares, strings and comments are not the project's."""
+    text = ("```tsx\nconst { layout, toggleSortOrder } = useView();\nfunction MyCard() { return 'someLabel'; }"
+            "  // sortedMemos here\n<OpenAIProvider apiKey={process.env.OPENAI_API_KEY}>\n```\n"
+            "```bash\nDRIVER=postgres DSN=\"postgres://u@h/db\" go test ./...\n```\n"
+            "Wrap it in `@hl.require_approval()`.\n")
+    assert [(r.kind, r.target, r.line, r.strong) for r in extract(text)] == [
+        ("symbol", "toggleSortOrder", 1, False), ("symbol", "useView", 1, False),
+        ("symbol", "OPENAI_API_KEY", 3, False), ("symbol", "apiKey", 3, False),
+        ("symbol", "DRIVER", 6, False), ("symbol", "DSN", 6, False),
+        ("symbol", "hl.require_approval", 8, True),
+    ]

@@ -27,6 +27,7 @@ from lorekeeper.facts import parse, semantic_guard, updates
 from lorekeeper.facts.tagging import tools
 from lorekeeper.refs import dependencies, extract
 from lorekeeper.refs.manifests import parse_manifest
+from lorekeeper.refs.symbols import file_symbols
 from lorekeeper.store import mif
 from lorekeeper.store.positions import _JSON_STRING, finding_span
 from lorekeeper.surfaces.lsp.diagnostics import ref_span
@@ -38,7 +39,8 @@ LIMIT = 2.0  # seconds: each case below takes well under a second now
 #: Cases that read a name from each character, at most 255 characters each (see parse.LITERAL_OTHER), or
 #: that find tens of thousands of references or literals: linear, but more work.
 LIMITS = {"issue: -1 repeated (_LITERAL_SCAN)": 5.0, "issue: a/b repeated (_SCOPE_WORD before each path)": 5.0,
-          "a dashed name that never ends (_LITERAL_SCAN: a file name, an identifier)": 5.0}
+          "a dashed name that never ends (_LITERAL_SCAN: a file name, an identifier)": 5.0,
+          "a shell block of $ and names that never end (_script_names)": 5.0}
 
 
 def timed(call: Callable[[], Any]) -> float:
@@ -96,6 +98,14 @@ HOSTILE: dict[str, Callable[[], Any]] = {
         dependencies.declared("go.mod", b"\n" * N), dependencies.declared("go.mod", ("a." * (N // 2)).encode()),
         list(dependencies.modules_in("`" + "a." * (N // 2) + "`"))),
     "a bold folder name that never closes (a list of folders)": lambda: extract.extract("- **" + "a" * N + "/*"),
+    "a block of source: names, strings, declarations that never end (_code_names)": lambda: (
+        extract.extract("```ts\n" + "aB" * (N // 2) + "\n" + '"' + "\\a" * (N // 2) + "\nconst " + " " * N + "x\n```"),
+        extract.extract("```ts\n" + "a_" * (N // 2) + "\n" + "process.env." * (N // 12) + "\n```")),
+    "a shell block of $ and names that never end (_script_names)": lambda: extract.extract(
+        "```bash\n" + "${A_" * (N // 4) + "\n" + "a_b" * (N // 3) + "=\n" + ") " * (N // 2) + "a_b\n```"),
+    "a glob of file names that never ends (_name_glob)": lambda: extract.extract("`" + "*a" * (N // 2) + ".py`"),
+    "a shell script whose definitions never end (shell symbols)": lambda: file_symbols(
+        "a.sh", ("function " + " " * N + "\n" + ";" * N + "\n" + "a" * N + "(" + "\n").encode()),
     "a pattern rule of many % (Makefile)": lambda: parse_manifest("Makefile", b"%-%-%-%-%-%-%-%-%-%-%-%x: y\n")
     .defines("-" * 60 + "y"),
     # tags (300 KB: counting backticks again before each name was quick, but not quick enough)

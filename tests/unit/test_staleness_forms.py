@@ -798,8 +798,8 @@ tasks:
 
 def test_a_task_of_a_taskfile(tree: Tree) -> None:
     """redpanda connect: `task vuln  # Run vulnerability scanner` after "taskfiles: remove vuln task
-    target" is an error, like a make target; a task of an included Taskfile (`task test:unit`) is not
-    judged, an alias counts, a task named with a colon is the Taskfile's own (crush's `lint:fix`),
+    target" is an error, like a make target; a task of an included Taskfile (`task test:unit`) is looked
+    up there, an alias counts, a task named with a colon is the Taskfile's own (crush's `lint:fix`),
     variables (`PKG=...`) and what follows `--` are not tasks."""
     tree.write("Taskfile.yml", _TASKFILE.format(more="  vuln:\n    desc: Run govulncheck\n    cmds:\n      - govulncheck ./...\n"))
     tree.write("taskfiles/test.yml", "version: '3'\ntasks:\n  unit:\n    cmds:\n      - go test ./...\n")
@@ -811,6 +811,31 @@ def test_a_task_of_a_taskfile(tree: Tree) -> None:
     assert _found(tree) == [("CLAUDE.md", 4, "stale-task", Severity.error,
                              f'task "vuln" is not defined in Taskfile.yml (removed in {sha} on 2026-02-27: '
                              "taskfiles: remove vuln task target)")]
+
+
+def test_a_task_of_an_included_taskfile(tree: Tree) -> None:
+    """redpanda connect: `task test:integration-package PKG=./internal/impl/kafka/...` after the task was
+    renamed `integration` in `taskfiles/test.yml`, which Taskfile.yml includes as `test`; its aliases,
+    the namespace's default task (`task test`), a flattened include and one that cannot be read hold."""
+    tree.write("Taskfile.yml", "version: '3'\nincludes:\n  test: ./taskfiles/test.yml\n  lib:\n    taskfile: ./lib\n"
+                               "    flatten: true\n  remote: https://example.com/Taskfile.yml\ntasks:\n  build:\n"
+                               "    cmds: [go build ./...]\n")
+    tree.write("taskfiles/test.yml", "version: '3'\ntasks:\n  default:\n    cmds: [go test ./...]\n  integration-package:\n"
+                                     "    aliases: [it]\n    cmds: [go test -tags integration {{.PKG}}]\n")
+    tree.write("lib/Taskfile.yml", "version: '3'\ntasks:\n  gen:\n    cmds: [go generate ./...]\n")
+    tree.write("CLAUDE.md", "```bash\ntask test:integration-package PKG=./internal/impl/kafka/...\ntask test:it\ntask test\n"
+                            "task gen\ntask remote:deploy\ntask test:never-was\n```\n")
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    tree.write("taskfiles/test.yml", "version: '3'\ntasks:\n  default:\n    cmds: [go test ./...]\n  integration:\n"
+                                     "    aliases: [it]\n    cmds: [go run ./cmd/tools/integration run]\n")
+    sha = commit(tree, "integration: add taskfile targets for run and show", date="2026-04-08T10:00:00Z")
+    found = [f[:4] + (f[4].split(" (")[0],) for f in _found(tree)]
+    assert found == [
+        ("CLAUDE.md", 2, "stale-task", Severity.error, 'task "test:integration-package" is not defined in taskfiles/test.yml'),
+        ("CLAUDE.md", 7, "unresolved-task", Severity.info, 'task "test:never-was" is not defined in Taskfile.yml, and was not when '
+                                                            "this memory was written in " + found[1][4].rsplit("written in ", 1)[-1]),
+    ]
+    assert f"removed in {sha} on 2026-04-08" in _found(tree)[0][4]
 
 
 def test_a_go_module_the_project_dropped(tree: Tree) -> None:
@@ -831,3 +856,103 @@ def test_a_go_module_the_project_dropped(tree: Tree) -> None:
                              f"ory/dockertest: `go.mod` declared `github.com/ory/dockertest/v3` when this memory was written "
                              f"in {first} on 2025-11-14; no manifest does now (removed in {sha} on 2026-04-01: Replace "
                              "ory/dockertest with testcontainers-go) and no build, CI or configuration file nor code names it")]
+
+
+def test_a_method_called_on_an_instance_and_a_decorator(tree: Tree) -> None:
+    """humanlayer's CLAUDE.md after the Python SDK was removed: "`@hl.require_approval()` wraps functions",
+    "`hl.human_as_tool()` enables AI agents to consult humans" (`hl` an instance, not a class). A member
+    some other code still calls is not judged; nor is a short or one-word member (`hl.run()`)."""
+    tree.write("sdk/approval.py", "class HumanLayer:\n    def require_approval(self): ...\n    def human_as_tool(self): ...\n"
+                                  "    def fetch_approval(self): ...\n    def run(self): ...\n")
+    tree.write("app/main.py", "def serve(): ...\n")
+    tree.write("CLAUDE.md", "- `@hl.require_approval()` wraps functions\n- `hl.human_as_tool()` consults humans\n"
+                            "- `hl.fetch_approval()` polls\n- `hl.run()` runs\n")
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    (tree.root / "sdk/approval.py").unlink()
+    tree.write("app/main.py", "def serve():\n    client.fetch_approval()\n")
+    sha = commit(tree, "remove the python sdk", date="2026-02-01T10:00:00Z")
+    found = [(f.line, f.severity, f.message) for f in check_workspace(Workspace(tree.root))[0] if f.kind == "stale-symbol"]
+    assert found == [
+        (1, Severity.error, f"`require_approval` (called as `hl.require_approval`) is no longer defined anywhere in the code "
+                            f"(removed in {sha} on 2026-02-01: remove the python sdk; it was in `sdk/approval.py` when this "
+                            f"memory was written in {found[0][2].rsplit('written in ', 1)[-1][:7]} on 2026-01-10)"),
+        (2, Severity.error, found[1][2]),
+    ]
+    assert found[1][2].startswith("`human_as_tool` (called as `hl.human_as_tool`) is no longer defined anywhere")
+
+
+def test_names_a_code_block_uses_that_the_code_dropped(tree: Tree) -> None:
+    """memos' AGENTS.md: "const { layout, toggleSortOrder } = useView();" after the sort toggle was removed
+    from the view context (`useView`, beside it in the block, is still defined where it was). Names the
+    block declares itself (an example's own component) are not judged, nor a name with no partner in its
+    block where it was defined: trigger.dev's `<RunDetails id={params.id} />` in a page made up to show the
+    SDK, a component its reference app once had."""
+    tree.write("web/src/contexts/ViewContext.tsx",
+               "interface ViewContextValue {\n  toggleSortOrder: () => void;\n}\n"
+               "export function useView(): ViewContextValue {\n  const toggleSortOrder = () => {};\n  return { toggleSortOrder };\n}\n"
+               "export function MemoCard() { return null; }\n")
+    tree.write("references/app/RunDetails.tsx", "export function RunDetails() { return null; }\n")
+    tree.write("AGENTS.md", "```tsx\nconst { toggleSortOrder } = useView();\nfunction MemoCard() { return null; }\n```\n"
+                            "```tsx\nexport default function RunPage() {\n  return <RunDetails id={params.id} />;\n}\n```\n")
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    tree.write("web/src/contexts/ViewContext.tsx", "export function useView() {\n  return {};\n}\n")
+    git(tree.root, "rm", "-rq", "references")
+    sha = commit(tree, "remove the sort toggle", date="2026-02-01T10:00:00Z")
+    [finding] = check_workspace(Workspace(tree.root))[0]
+    assert (finding.line, finding.kind, finding.severity) == (2, "stale-symbol", Severity.error)
+    assert finding.message.startswith(f"`toggleSortOrder` is no longer defined anywhere in the code (removed in {sha} on 2026-02-01")
+
+
+def test_a_glob_of_file_names_that_matches_nothing_now(tree: Tree) -> None:
+    """humanlayer: "Tests are co-located with source as `*_test.py` files" after the Python SDK was removed;
+    `*.spec.ts`, which matched nothing when written, is not judged."""
+    tree.write("sdk/core/approval_test.py", "def test_it(): ...\n")
+    tree.write("sdk/core/client_test.py", "def test_it(): ...\n")
+    tree.write("web/app.ts", "export {};\n")
+    tree.write("CLAUDE.md", "- Tests are co-located with source as `*_test.py` files\n- Web tests: `*.spec.ts`\n")
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    git(tree.root, "rm", "-rq", "sdk")
+    sha = commit(tree, "remove the python sdk", date="2026-02-01T10:00:00Z")
+    assert _found(tree) == [("CLAUDE.md", 1, "stale-path", Severity.error,
+                             "no file matches `*_test.py` any more (`sdk/core/approval_test.py` and 1 more matched it; "
+                             f"`sdk/core/approval_test.py` was deleted in {sha} on 2026-02-01: remove the python sdk)")]
+
+
+def test_an_environment_variable_the_code_stopped_reading(tree: Tree) -> None:
+    """memos' AGENTS.md: `DRIVER=postgres DSN=… go test ./...`, humanlayer's `process.env.OPENAI_API_KEY`: a
+    variable the code read when the memory was written and no code, build, CI or configuration file names
+    now; a warning for one libraries read on their own (`*_API_KEY`). A variable still named in a CI
+    workflow, or one never read by the code, is not judged."""
+    tree.write("store/test/store.go", 'package test\n\nfunc dsn() string { return os.Getenv("TEST_DSN") + os.Getenv("TEST_DRIVER") }\n')
+    tree.write("examples/client.ts", "const key = process.env.OPENAI_API_KEY;\n")
+    tree.write(".github/workflows/ci.yml", "env:\n  TEST_DRIVER: sqlite\n")
+    tree.write("AGENTS.md", "```bash\nTEST_DRIVER=postgres TEST_DSN=\"postgres://u@h/db\" UNREAD_FLAG=1 go test ./...\n```\n"
+                            "```ts\nnew Client({ apiKey: process.env.OPENAI_API_KEY });\n```\n")
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    tree.write("store/test/store.go", "package test\n\nfunc dsn() string { return container() }\n")
+    (tree.root / "examples/client.ts").unlink()
+    sha = commit(tree, "tests use testcontainers", date="2026-02-01T10:00:00Z")
+    found = [(f.line, f.kind, f.severity, f.message) for f in check_workspace(Workspace(tree.root))[0]]
+    assert [f[:3] for f in found] == [(2, "stale-env", Severity.error), (5, "stale-env", Severity.warning)]
+    assert found[0][3].startswith(f"the code no longer reads the environment variable `TEST_DSN` (removed in {sha} on "
+                                  "2026-02-01: tests use testcontainers; `store/test/store.go` read it when this memory was written")
+    assert "`OPENAI_API_KEY`" in found[1][3]
+
+
+def test_a_shell_block_naming_a_script_s_functions_and_variables(tree: Tree) -> None:
+    """spec-kit's AGENTS.md ("Add to case statement: `windsurf) update_agent_file "$WINDSURF_FILE" …`") after
+    the shell scripts were replaced: a function and a variable the scripts defined, several on one line, and
+    nothing names now. A variable tools read on their own (`$GITHUB_TOKEN`) is not judged."""
+    tree.write("scripts/bash/update-agent-context.sh",
+               '#!/bin/bash\nCLAUDE_FILE="$ROOT/CLAUDE.md"; WINDSURF_FILE="$ROOT/.windsurf/rules.md"\n'
+               'update_agent_file() {\n  gh api -H "Authorization: $GITHUB_TOKEN" /x\n}\n')
+    tree.write("AGENTS.md", "Add to the case statement:\n\n```bash\n"
+                            'windsurf) update_agent_file "$WINDSURF_FILE" "Windsurf" ;;\ngh auth login --with-token <<< "$GITHUB_TOKEN"\n```\n')
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    git(tree.root, "rm", "-rq", "scripts")
+    tree.write("src/context.py", "def upsert(): ...\n")
+    sha = commit(tree, "replace shell-based context updates", date="2026-02-01T10:00:00Z")
+    found = sorted((f.line, f.kind, f.message.split(" (")[0]) for f in check_workspace(Workspace(tree.root))[0])
+    assert found == [(4, "stale-symbol", "`WINDSURF_FILE` is no longer defined anywhere in the code"),
+                     (4, "stale-symbol", "`update_agent_file` is no longer defined anywhere in the code")]
+    assert all(f"removed in {sha}" in f.message for f in check_workspace(Workspace(tree.root))[0])

@@ -39,6 +39,7 @@ class Reference(NamedTuple):
     scope: str | None = None  # the folder a command runs in (``cd dir &&``, ``make -C dir``, "from `dir/`")
     package: str | None = None  # the workspace package a command targets (``pnpm --filter NAME``)
     near: str | None = None  # symbols: the file the text places it in ("see `x` in `src/a.py`")
+    block: int | None = None  # names code in a block uses: the line the block opens on (see ``_code_names``)
 
     def label(self) -> str:
         if self.kind == "anchor":
@@ -124,6 +125,7 @@ def extract(text: str) -> list[Reference]:
     refs: list[Reference] = []
     fence: str | None = None
     lang = ""
+    opened_at = 0  # the line the open block starts on
     cwd: str | None = None  # the folder a shell block has changed into (`cd dir`)
     made: set[str] = set()  # what the block's commands created (`mkdir dir`, `git clone URL`)
     # A tree needs box-drawing characters (not ASCII), "--" or "|": most texts have none of them.
@@ -131,7 +133,7 @@ def extract(text: str) -> list[Reference]:
     for i, line in enumerate(lines):
         opened = _FENCE.match(line)
         if fence is None and opened:
-            fence, lang, cwd, made = opened.group(1), opened.group(2).lower(), None, set()
+            fence, lang, cwd, made, opened_at = opened.group(1), opened.group(2).lower(), None, set(), i
             continue
         if fence is not None and line.strip().startswith(fence[:3]):
             fence = None
@@ -139,7 +141,7 @@ def extract(text: str) -> list[Reference]:
         if (drawn or "--" in line or "|" in line) and (_TREE_LINE.search(line) or _SPACER.match(line)):
             continue  # ASCII trees are read whole below: their names hang from the tree's label
         if fence is not None:
-            found, cwd = _code_line(line, i, lang, cwd, made)
+            found, cwd = _code_line(line, i, lang, cwd, made, opened_at)
             refs.extend(found)
         else:
             refs.extend(_prose_line(line, i))
@@ -210,7 +212,7 @@ _SESSION_LANGS = frozenset({"console", "shell-session", "sh-session", "terminal"
 
 
 def _code_line(line: str, i: int, lang: str, cwd: str | None,
-               made: set[str] | None = None) -> tuple[list[Reference], str | None]:
+               made: set[str] | None = None, block: int = 0) -> tuple[list[Reference], str | None]:
     """A line inside a fenced block: commands only, and only where the block holds commands. ``cwd``
     is the folder earlier lines of the block changed into; ``made``, what they created."""
     if lang in _OUTPUT_LANGS:
@@ -222,11 +224,70 @@ def _code_line(line: str, i: int, lang: str, cwd: str | None,
         stripped = stripped[2:]
     if lang == "mermaid":
         return _diagram_paths(line, i), cwd
+    if lang in _SOURCE_LANGS:
+        return [r._replace(block=block) for r in _code_names(line, i)], cwd
     if lang and lang not in _SHELL_LANGS:
-        return [], cwd  # source code shown as an example
+        return [], cwd  # other languages shown as an example
     if stripped.startswith("#"):
         return [], cwd
-    return _shell(stripped, i, cwd, made)
+    found, cwd = _shell(stripped, i, cwd, made)
+    if lang in _SCRIPT_LANGS:
+        known = {r.target for r in found if r.kind == "symbol"}
+        found += [r._replace(block=block) for r in _script_names(stripped, i) if r.target not in known]
+    return found, cwd
+
+
+#: The languages of source code shown in a block, whose names a memory may hold after the code dropped them.
+_SOURCE_LANGS = frozenset({"ts", "tsx", "typescript", "js", "jsx", "javascript", "mjs", "py", "python", "go", "golang",
+                           "rust", "rs", "java", "kotlin", "kt", "swift", "ruby", "rb", "php", "cs", "csharp"})
+#: A name of more than one word in code: camelCase, snake_case, PascalCase of two humps or more.
+_COMPOUND_NAME = re.compile(r"(?<![\w$])(?:[a-z][a-z0-9]*(?:[A-Z][a-z0-9]+)+|[a-z][a-z0-9]*(?:_[a-z0-9]+)+"
+                            r"|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+)(?![\w$])")
+#: A name the block declares itself (an example's own function, class or variable), not one of the project's.
+_DECLARED = re.compile(r"\b(?:def|function|class|interface|type|struct|enum|fn|func|const|let|var|val)\s+\*?([A-Za-z_$][\w$]*)")
+#: What a line of code says that is not code: a string literal, a comment to the end of the line.
+_NOT_CODE = re.compile(r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|`[^`\n]*`|(?:#|//).*$")
+
+
+#: A variable read from the environment in code: ``process.env.X``, ``os.Getenv("X")``, ``os.environ["X"]``.
+_ENV_READ = re.compile(r"(?:\benv\.|(?:getenv|Getenv|LookupEnv|environ(?:\.get)?|env::var|getEnv)\s*[(\[]\s*[\"'])"
+                       r"([A-Z][A-Z0-9_]{2,})\b")
+
+
+#: Blocks of a shell script (not a session typed at a prompt): their variables and functions are a script's.
+_SCRIPT_LANGS = frozenset({"sh", "bash", "shell", "zsh"})
+#: A variable of more than one word a script expands (``"$WINDSURF_FILE"``, ``${AGENT_TYPE}``), one it sets
+#: (``ALL_AGENTS=(claude gemini)``), a function of more than one word it calls (``update_agent_file "$F"``).
+_SCRIPT_NAME = re.compile(r"\$\{?([A-Za-z][A-Za-z0-9]*_\w+)|^([A-Za-z][A-Za-z0-9]*_\w*)\+?=|(?:^|[;&|]\s*|\)\s+)"
+                          r"([a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?=\s|$)")
+
+
+def _script_names(line: str, i: int) -> list[Reference]:
+    """The names a line of a shell script in a block uses (see ``_SCRIPT_NAME``): weak references, judged
+    as code names are (stale only where the project's scripts defined one then and nothing names it now),
+    except variables tools read on their own (``$GITHUB_TOKEN``)."""
+    out: dict[str, Reference] = {}
+    for match in _SCRIPT_NAME.finditer(line):
+        name = match.group(1) or match.group(2) or match.group(3)
+        if name not in out and not READ_BY_TOOLS.search(name) and name.lower() not in KEYWORDS:
+            out[name] = Reference("symbol", name, name, i, strong=False)
+    return list(out.values())
+
+
+def _code_names(line: str, i: int) -> list[Reference]:
+    """The project's names a line of source code in a block uses (``const { layout, toggleSortOrder } =
+    useView();``, ``@hl.require_approval()``): names of more than one word, outside strings and comments,
+    that the line does not declare. Weak references: stale only where the code defined the name when
+    the memory was written and mentions it nowhere now, beside another name of the block (see
+    ``checks._anchored``)."""
+    env = [Reference("symbol", m.group(1), m.group(1), i, strong=False) for m in _ENV_READ.finditer(line)]
+    code = _NOT_CODE.sub(" ", line)
+    if not _COMPOUND_NAME.search(code):
+        return env
+    declared = set(_DECLARED.findall(code))
+    names = dict.fromkeys(m.group(0) for m in _COMPOUND_NAME.finditer(code))
+    return env + [Reference("symbol", name, name, i, strong=False) for name in names
+                  if name not in declared and len(name) >= 6 and name.lower() not in KEYWORDS]
 
 
 def _diagram_paths(line: str, i: int) -> list[Reference]:
@@ -476,6 +537,8 @@ def _span(span: str, i: int) -> list[Reference]:
             path = _as_path(span)
             return [Reference("path", path, span, i, strong=True)] if path else []
         return _shell(span, i, None)[0]
+    if span.startswith("@") and (_IDENT.match(span[1:]) or _CALL.match(span[1:])):
+        span = span[1:]  # a decorator, `@hl.require_approval()`, names its function
     call = _CALL.match(span) if "(" in span else None
     if call and not _IDENT.match(span):
         span = call.group(1) + "()"  # `withRetry(fn, 3)`: the function is the reference
@@ -515,12 +578,28 @@ _GLOB = re.compile(r"(?:\./)?[\w.\-]+(?:/[\w.\-*?{},]+)+")
 def _glob(span: str) -> str | None:
     """A glob naming files of this repository: folders, then a wildcard (``browser_use/agent/system_prompt*.md``,
     ``src/**/*.test.ts``); not a bare ``*.ts`` (any project has those), nor a URL or an absolute path."""
+    if "/" not in span:
+        return _name_glob(span)
     if not _GLOB.fullmatch(span) or "**" == span.split("/", 1)[0]:
         return None
     head = re.split(r"[*?{]", span, maxsplit=1)[0]
     if "/" not in head or any(part in ("..", "") for part in head.rstrip("/").split("/")):
         return None
     return span.removeprefix("./")
+
+
+_NAME_GLOB = re.compile(r"[\w.\-*?]+\.(\w+)")
+
+
+def _name_glob(span: str) -> str | None:
+    """A glob of file names, read at any depth as a glob without a folder is (``*_test.py`` ->
+    ``**/*_test.py``), when it says more than an extension: ``*_test.py``, ``*.test.ts``, ``test_*.py``;
+    not ``*.py`` (a language, not this project's files)."""
+    match = _NAME_GLOB.fullmatch(span)
+    if not match or match.group(1).lower() not in CODE_EXTENSIONS or span.startswith("."):
+        return None
+    literal = re.sub(r"[*?.]", "", span.rsplit(".", 1)[0])
+    return f"**/{span}" if len(literal) >= 3 else None
 
 
 def _as_path(token: str) -> str | None:
@@ -615,6 +694,13 @@ def _prose_commands(text: str, i: int) -> list[Reference]:
 #: characters (from any of them the outcome is the same).
 _SEGMENTS = re.compile(r"(?:(?<!\s)\s++)?(?:&&|\|\||;|(?<![|])\|(?![|]))\s*")
 _ENV_ASSIGN = re.compile(r"^[A-Za-z_]\w*=")
+_ENV_SET = re.compile(r"[A-Z][A-Z0-9_]{2,}")
+#: Environment variables libraries and tools read on their own: a project that stopped naming one in its code
+#: may still depend on it (an SDK reads ``OPENAI_API_KEY`` itself; `gh` reads ``GITHUB_TOKEN``).
+READ_BY_TOOLS = re.compile(r"(?:_API_KEY|_TOKEN|_SECRET|_KEY)$|^(?:PATH|HOME|USER|PWD|SHELL|CI|DEBUG|NODE_ENV|NODE_OPTIONS|"
+                           r"DATABASE_URL|LOG_LEVEL|RUST_LOG|RUST_BACKTRACE|GOFLAGS|GOPATH|GOOS|GOARCH|PYTHONPATH|"
+                           r"VIRTUAL_ENV|TZ|LANG|TERM|EDITOR|(?:AWS|AZURE|GOOGLE|GCP|GITHUB|OTEL|HTTP|HTTPS|NO|XDG|LC|NPM|"
+                           r"CARGO|RUSTUP|UV|PIP|PYTHON)_\w+)$")
 _PREFIXES = frozenset({"sudo", "time", "exec", "env", "command", "nohup"})
 #: Commands whose arguments are not paths of this repository (messages, URLs, images, packages).
 _NO_PATH_ARGS = frozenset({"git", "echo", "printf", "curl", "wget", "export", "gh", "open", "brew", "apt", "apt-get",
@@ -666,7 +752,9 @@ def _shell(text: str, i: int, cwd: str | None, made: set[str] | None = None) -> 
     for segment in _SEGMENTS.split(_without_comment(text)):
         tokens = _tokens(segment)
         while tokens and (_ENV_ASSIGN.match(tokens[0]) or tokens[0] in _PREFIXES):
-            tokens.pop(0)
+            name = tokens.pop(0).split("=", 1)[0]
+            if _ENV_SET.fullmatch(name):  # `DSN=postgres://… go test`: a variable the code is to read
+                refs.append(Reference("symbol", name, name, i, strong=False))
         if not tokens:
             continue
         command, args = tokens[0], tokens[1:]

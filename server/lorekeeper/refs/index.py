@@ -10,8 +10,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import posixpath
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from functools import cached_property
 from pathlib import PurePosixPath
 from typing import Any, cast
@@ -25,7 +27,7 @@ from ..infra import cache as cache_files
 from ..infra.safeio import read_bytes_stat
 from ..infra.workers import fork_map, worker_count
 from ..workspace import PathOutsideRoot, Workspace
-from .manifests import FILES_FOR_KIND, Manifest, parse_manifest
+from .manifests import FILES_FOR_KIND, TASKFILES, Manifest, parse_manifest
 from .symbols import FileSymbols, file_symbols, language_of, qualified_definition
 
 LOCKFILES = {
@@ -240,12 +242,13 @@ class CodeIndex:
                 return None
             folder = folder.parent
 
-    def manifest(self, path: str | None) -> Manifest | None:
+    def manifest(self, path: str | None, kind: str | None = None) -> Manifest | None:
+        """The manifest at ``path`` (read as ``kind``, else as its name says), parsed once."""
         if path is None:
             return None
         if path not in self._manifests:
             data = self.read(path)
-            self._manifests[path] = parse_manifest(path, data) if data is not None else None
+            self._manifests[path] = parse_manifest(path, data, kind) if data is not None else None
         return self._manifests[path]
 
     def package_json(self, base: str) -> Manifest | None:
@@ -288,6 +291,23 @@ class CodeIndex:
     def _included(self, manifest: Manifest, seen: set[str]) -> list[Manifest]:
         out = []
         folder = str(PurePosixPath(manifest.path).parent)
+        for namespace, include in manifest.namespaces.items():
+            # a Taskfile's include: its tasks are run as `namespace:task` (a folder includes its Taskfile)
+            path = posixpath.normpath(str(PurePosixPath(folder) / include) if folder != "." else include)
+            if path not in self.files:
+                path = next((f"{path}/{name}" for name in TASKFILES if f"{path}/{name}" in self.files), path)
+            if path in seen or path.startswith("../"):
+                continue
+            seen.add(path)
+            included = self.manifest(path, "task")
+            prefix = manifest.prefix + ("" if namespace in manifest.flattened else f"{namespace}:")
+            if included is None:  # its tasks cannot be known: every name in its namespace counts
+                unknown = re.compile(re.escape(prefix) + ".*")
+                if unknown not in manifest.patterns:
+                    manifest.patterns.append(unknown)
+                continue
+            out.append(replace(included, prefix=prefix))
+            out.extend(self._included(replace(included, prefix=prefix), seen))
         for include in manifest.includes:
             path = str(PurePosixPath(folder) / include) if folder != "." else include
             if path in seen or path.startswith("../"):

@@ -80,8 +80,21 @@ class Manifest:
     dynamic: bool = False
     package_name: str | None = None
     data: Any = None
+    #: A Taskfile's included Taskfiles by namespace (``test`` -> ``./taskfiles/test.yml``), as written.
+    namespaces: dict[str, str] = field(default_factory=dict)
+    #: Those namespaces whose tasks are run without it (``flatten: true``).
+    flattened: set[str] = field(default_factory=set)
+    #: The namespace an included Taskfile's tasks are run under (``test:``): ``task test:unit``.
+    prefix: str = ""
 
     def defines(self, name: str) -> bool:
+        if self.prefix:
+            if name == self.prefix[:-1]:
+                name = "default"  # `task test` runs the namespace's default task
+            elif name.startswith(self.prefix):
+                name = name[len(self.prefix):]
+            else:
+                return False
         return name in self.names or any(p.fullmatch(name) for p in self.patterns)
 
 
@@ -90,10 +103,11 @@ def kind_of(path: str) -> str | None:
     return next((kind for kind, names in FILES_FOR_KIND.items() if name in names), None)
 
 
-def parse_manifest(path: str, data: bytes) -> Manifest | None:
-    """Parse a package.json, Makefile, justfile or pyproject.toml; ``None`` if it cannot be parsed."""
+def parse_manifest(path: str, data: bytes, kind: str | None = None) -> Manifest | None:
+    """Parse a package.json, Makefile, justfile, Taskfile or pyproject.toml (``kind``, else known by the
+    file's name: a Taskfile another includes may have any name); ``None`` if it cannot be parsed."""
     text = data.decode("utf-8", "replace")
-    kind = kind_of(path)
+    kind = kind or kind_of(path)
     if kind == "script":
         return _package_json(path, text)
     if kind == "make" or path.endswith(".mk"):
@@ -304,16 +318,30 @@ def _yaml_key(line: str) -> tuple[int, str] | None:
     return depth, key
 
 
+def _yaml_value(line: str) -> str | None:
+    """The plain scalar a ``key: value`` line gives (quotes and a trailing comment dropped), else ``None``."""
+    cut = line.find(": ")
+    value = line[cut + 2:].strip() if cut >= 0 else ""
+    if value[:1] in ("'", '"'):
+        close = value.find(value[0], 1)
+        value = value[1:close] if close > 0 else ""
+    else:
+        value = value.split(" #", 1)[0].strip()
+    return value if value and value[0] not in "{[|>&*!" else None
+
+
 def _taskfile(path: str, text: str) -> Manifest:
     """A Taskfile's tasks (and their aliases), read line by line: the keys of ``tasks:``, one indent in.
-    Tasks of included Taskfiles are named under their namespace (``test:unit``); those are not read
-    here, so every name in an included namespace counts as defined (not judged)."""
+    Tasks of included Taskfiles are named under their namespace (``test:unit``): the Taskfile each
+    namespace includes (``test: ./taskfiles/test.yml``, or its ``taskfile:`` key) is recorded and read by
+    the index; a namespace whose Taskfile cannot be known (a template, a URL) defines every name in it."""
     manifest = Manifest(path)
     lines = text.splitlines()
     section: str | None = None
     indent: int | None = None
     current: str | None = None
     in_aliases = False
+    namespaces: list[str] = []
     for i, line in enumerate(lines):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
@@ -332,7 +360,18 @@ def _taskfile(path: str, text: str) -> Manifest:
                 manifest.names[name] = (i + 1, i + 1)
                 current = name
             else:
-                manifest.patterns.append(re.compile(re.escape(name) + r":.*"))
+                current = name
+                namespaces.append(name)
+                included = _yaml_value(line)
+                if included:
+                    manifest.namespaces[name] = included
+            continue
+        if section == "includes" and current is not None and indent is not None:
+            key = _yaml_key(line)
+            if key and key[0] > indent and key[1] == "taskfile" and (included := _yaml_value(line)):
+                manifest.namespaces[current] = included
+            elif key and key[0] > indent and key[1] == "flatten" and _yaml_value(line) == "true":
+                manifest.flattened.add(current)
             continue
         if section != "tasks" or current is None or indent is None:
             continue
@@ -352,6 +391,11 @@ def _taskfile(path: str, text: str) -> Manifest:
             manifest.names.setdefault(item.group(1), manifest.names[current])
         else:
             in_aliases = False
+    for name in namespaces:  # a Taskfile that cannot be known here: every name in its namespace counts
+        included = manifest.namespaces.get(name)
+        if included is None or "{{" in included or "://" in included or included.startswith(("/", "~")):
+            manifest.namespaces.pop(name, None)
+            manifest.patterns.append(re.compile(re.escape(name) + r":.*"))
     return manifest
 
 

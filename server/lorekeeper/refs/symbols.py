@@ -2,7 +2,8 @@
 """Which symbols a code file defines, and which identifiers it mentions.
 
 Python goes through ``ast``; JavaScript, TypeScript, Go, Rust and Java through tree-sitter grammars; Ruby,
-PHP, C#, Kotlin, Swift and Protocol Buffers by the lines that declare a type or a function.
+PHP, C#, Kotlin, Swift and Protocol Buffers by the lines that declare a type or a function; shell scripts
+by their functions and the variables they set.
 A definition is recorded under its own name and qualified by its container (``StripeClient.createCharge``,
 ``Server.Start`` for a Go method, ``A.go`` for a method in ``impl A``), with its line range so that a
 fingerprint can cover the symbol's body only."""
@@ -37,7 +38,7 @@ LANGUAGES = {
     ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
     ".go": "go", ".rs": "rust", ".java": "java",
     ".rb": "ruby", ".rake": "ruby", ".php": "php", ".cs": "csharp", ".kt": "kotlin", ".kts": "kotlin",
-    ".swift": "swift", ".proto": "proto",
+    ".swift": "swift", ".proto": "proto", ".sh": "shell", ".bash": "shell",
 }
 
 _MODIFIERS = (rb"(?:(?:public|private|protected|internal|fileprivate|open|static|final|abstract|sealed|override|virtual|"
@@ -90,6 +91,8 @@ def file_symbols(path: str, data: bytes) -> FileSymbols:
     lang = language_of(path)
     if lang == "python":
         _python(data, symbols)
+    elif lang == "shell":
+        _shell(data, symbols)
     elif lang in _DECLARATIONS:
         _declarations(_DECLARATIONS[lang], data, symbols)
     elif lang is not None:
@@ -114,6 +117,21 @@ def _declarations(pattern: re.Pattern[bytes], data: bytes, symbols: FileSymbols)
         symbols.add([*(p for _, scope in scopes for p in scope), *parts], line, line)
         if match.group("cls"):
             scopes.append((indent, parts))
+
+
+#: A shell script's definitions: its functions (``update_agent_file() {``, ``function log {``) and the
+#: variables it sets (``WINDSURF_FILE="$ROOT/x"``, ``export AGENT_TYPE=``, ``ALL_AGENTS=(claude gemini)``), also
+#: after ``;`` on a line of several (``CLAUDE_FILE="…"; WINDSURF_FILE="…"``).
+_SHELL_DEFINITION = re.compile(
+    rb"(?:^|;|&&)[ \t]*(?:function[ \t]+(?P<fn>[A-Za-z_][\w-]*)|(?P<call>[A-Za-z_][\w-]*)[ \t]*\(\)"
+    rb"|(?:(?:export|readonly|local|declare(?:[ \t]+-\w+)*)[ \t]+)?(?P<var>[A-Za-z_]\w*)\+?=)", re.M)
+
+
+def _shell(data: bytes, symbols: FileSymbols) -> None:
+    for match in _SHELL_DEFINITION.finditer(data):
+        name = (match.group("fn") or match.group("call") or match.group("var")).decode("utf-8", "replace")
+        line = data.count(b"\n", 0, match.start()) + 1
+        symbols.add([name], line, line)
 
 
 def _python(data: bytes, symbols: FileSymbols) -> None:

@@ -17,6 +17,7 @@ import posixpath
 import re
 import tomllib
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import unquote
@@ -26,7 +27,7 @@ from rapidfuzz import fuzz, process
 from ...core.model import Entry, Finding, ReplaceRefFix, ReplaceTextFix, Severity, VerifyFix
 from ...refs.anchors import anchors
 from ...refs.dependencies import declared, is_manifest, modules_in, names_in, provided_by
-from ...refs.extract import BUN_BUILTINS, PNPM_BUILTINS, YARN_BUILTINS, Reference
+from ...refs.extract import BUN_BUILTINS, PNPM_BUILTINS, READ_BY_TOOLS, YARN_BUILTINS, Reference
 from ...refs.fingerprint import SPECIFIC_KINDS, _config_value, fingerprinted
 from ...refs.globs import matcher
 from ...refs.history import parallel
@@ -567,7 +568,8 @@ class SymbolCheck:
     def judge(self, checker: StalenessChecker, items: list[Pending]) -> None:
         index = checker.index
         text = [i for i in items if not i.ref.file]
-        mentions = index.files_mentioning({i.ref.target for i in text})
+        members = {i.ref.target: m for i in text if (m := _member(i.ref.target))}
+        mentions = index.files_mentioning({i.ref.target for i in text} | set(members.values()))
         unknown: list[Pending] = []
         for item in text:
             files = mentions[item.ref.target]
@@ -576,6 +578,9 @@ class SymbolCheck:
                 # it, so nothing is parsed; the verdict can change only when one of these files changes.
                 item.result.depends_on.update(files)
                 continue
+            member = members.get(item.ref.target)
+            if member and not mentions[member]:
+                item.data["member"] = member  # `hl.human_as_tool()`: the name itself is mentioned nowhere either
             # Mentioned nowhere: the verdict changes only if some code file starts to mention the name,
             # and it is stale only if the code defined it when the memory was written.
             item.result.depends_on.add(WORD + item.ref.target.rsplit(".", 1)[-1])
@@ -600,22 +605,31 @@ class SymbolCheck:
         commits = list(by_commit)
         answers = parallel(lambda c: history.grep_at(c, {w for i in by_commit[c] for w in _words(i.ref.target)},
                                                      CODE_PATHSPECS), commits)
+        envs: list[tuple[Pending, str, list[str]]] = []  # names the code may have read from the environment
         for commit, found in zip(commits, answers, strict=True):
             group = by_commit[commit]
             if found is None:
                 continue  # git could not answer: reported as a history problem
             wanted: dict[int, list[str]] = {}
+            alone: dict[int, list[str]] = {}  # the files that held a member's own name (see `_member`)
             for item in group:
                 parts = _words(item.ref.target)
                 files = set(found.get(parts[-1], set())) if parts else set()
+                if item.data.get("member"):
+                    alone[id(item)] = sorted(files, key=lambda p: _defining_first(parts[-1], p))[:_MAX_FILES_PER_SYMBOL]
                 for word in parts[:-1]:
                     files = narrowed(files, found.get(word, set()), word)
                 wanted[id(item)] = sorted(files, key=lambda p: _defining_first(item.ref.target, p))[:_MAX_FILES_PER_SYMBOL]
-            symbols = _symbols_at(checker, commit, {p for files in wanted.values() for p in files})
+            symbols = _symbols_at(checker, commit, {p for files in (*wanted.values(), *alone.values()) for p in files})
             defined: list[tuple[Pending, list[str]]] = []
             for item in group:
                 defining = [p for p in wanted[id(item)] if p in symbols
                             and qualified_definition(symbols[p], item.ref.target, p) is not None]
+                if not defining and id(item) in alone:
+                    # `hl.human_as_tool()`: `hl` an instance, not a class; the method alone was the project's.
+                    defining = [p for p in alone[id(item)] if p in symbols
+                                and qualified_definition(symbols[p], item.data["member"], p) is not None]
+                    item.data["alone"] = bool(defining)
                 near = item.ref.near
                 if not defining and near:
                     # "see `x` in `src/a.py`": the memory placed the name in a file that held it then.
@@ -623,6 +637,9 @@ class SymbolCheck:
                     defining = [p for p in wanted[id(item)] if p in checker.index.candidates(near, base)]
                 if defining:  # else never the project's symbol when the memory was written: an external name
                     defined.append((item, defining))
+                elif _ENV_NAME.fullmatch(item.ref.target) and wanted[id(item)]:
+                    envs.append((item, commit, wanted[id(item)]))
+            defined = _anchored(checker, defined)
             changes = parallel(lambda pair, at=commit: history.word_change(pair[0].ref.target.rsplit(".", 1)[-1], at, pair[1]),
                                defined)
             moved = _members_moved(checker, commit, [item for item, _ in defined])
@@ -641,8 +658,12 @@ class SymbolCheck:
                                 f"`{item.ref.target}` is no longer defined ({when}; {then}); it is now `{now}` in "
                                 f"`{path}`", fix=fix, commit=change)
                     continue
+                called = f"`{item.data['member']}` (called as `{item.ref.target}`)" if item.data.get("alone") else f"`{item.ref.target}`"
                 checker.add(item, "stale-symbol", Severity.error,
-                            f"`{item.ref.target}` is no longer defined anywhere in the code ({when}; {then})", commit=change)
+                            f"{called} is no longer defined anywhere in the code ({when}; {then})", commit=change)
+
+        if envs:
+            _gone_env_reads(checker, envs, baselines)
 
     def _judge_explicit(self, checker: StalenessChecker, items: list[Pending]) -> None:
         history = checker.history
@@ -685,6 +706,101 @@ def _defining_first(symbol: str, path: str) -> tuple[bool, bool, int, str]:
     ``_MAX_FILES_PER_SYMBOL`` of them): a file named after it, then code before tests, shallower
     before deeper (cline's `ModelFamily`, used by 44 files, is defined in `src/shared/prompts.ts`)."""
     return (symbol.rsplit(".", 1)[-1].lower() not in path.lower(), bool(_TEST_PATH.search(path)), path.count("/"), path)
+
+
+def _anchored(checker: StalenessChecker, defined: list[tuple[Pending, list[str]]]) -> list[tuple[Pending, list[str]]]:
+    """Of the names gone from the code, those a block of code uses are kept only where the block is about the
+    project's code: another name of the same block was defined with it, when the memory was written, in
+    a file that is gone from the code too, or is defined there now (``useView`` beside ``toggleSortOrder``
+    in ``ViewContext.tsx``). An example's names have no such partner: a component made up to show an SDK
+    (``<RunDetails id={id} />``) that the project once had elsewhere, a prop of a sample component."""
+    blocks: dict[tuple[str, int], list[tuple[Pending, set[str]]]] = {}
+    for item, defining in defined:
+        if item.ref.block is not None:
+            blocks.setdefault((item.entry.id, item.ref.block), []).append((item, set(defining)))
+    kept = []
+    for item, defining in defined:
+        block = item.ref.block
+        if block is None:
+            kept.append((item, defining))
+            continue
+        files = set(defining)
+        if any(other.ref.target != item.ref.target and files & where for other, where in blocks[(item.entry.id, block)]):
+            kept.append((item, defining))
+            continue
+        names = {r.target for r in checker.references(item.entry) if r.block == block and r.target != item.ref.target}
+        if any(names.intersection(symbols.definitions) for path in files
+               if (symbols := checker.index.symbols(path)) is not None):
+            kept.append((item, defining))
+    return kept
+
+
+#: An environment variable's name: ``DSN``, ``OPENAI_API_KEY``.
+_ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*")
+
+
+def _env_read(name: str) -> re.Pattern[bytes]:
+    """Code reading ``name`` from the environment: ``os.Getenv("DSN")``, ``os.environ["DSN"]``,
+    ``os.getenv('DSN', ...)``, ``process.env.DSN``, ``process.env["DSN"]``, ``import.meta.env.DSN``,
+    ``env::var("DSN")``, ``System.getenv("DSN")``, ``ENV["DSN"]``, ``Deno.env.get("DSN")``."""
+    quoted = rb"[\"'`]" + re.escape(name.encode()) + rb"[\"'`]"
+    return re.compile(rb"(?:getenv|Getenv|LookupEnv|environ(?:\.get)?|env::var(?:_os)?|env\.get|ENV|Setenv|getEnv)\s*[(\[]\s*"
+                      + quoted + rb"|\benv\.(?:" + re.escape(name.encode()) + rb")\b|\benv\[\s*" + quoted)
+
+
+def _gone_env_reads(checker: StalenessChecker, envs: list[tuple[Pending, str, list[str]]],
+                    baselines: dict[int, Baseline | None]) -> None:
+    """``DSN=postgres://… go test ./...``, ``process.env.FEATURE_FLAG``: a variable the code read from the
+    environment when the memory was written, that no code, build, CI or configuration file names now.
+    An error, or a warning where libraries read such a variable on their own (``*_API_KEY``, ``AWS_*``)."""
+    index, history = checker.index, checker.history
+    blobs = history.read_at({(commit, p) for _, commit, paths in envs for p in paths})
+    read: list[tuple[Pending, str, list[str]]] = []
+    for item, commit, paths in envs:
+        pattern = _env_read(item.ref.target)
+        readers = [p for p in paths if (data := blobs.get((commit, p))) is not None and pattern.search(data)]
+        if readers:
+            read.append((item, commit, readers))
+    if not read:
+        return
+    names = {item.ref.target for item, _, _ in read}
+    named: set[str] = set()
+    for path in index.files:
+        if not (_runs_tools(path) or _is_config(path) or path.endswith((".sh", ".bash", ".env", ".yml", ".yaml"))
+                or "/.env" in "/" + path):
+            continue
+        data = index.read(path)
+        if data is None:
+            continue
+        for name in names - named:
+            if name.encode() in data and re.search(rb"(?<![\w])" + re.escape(name.encode()) + rb"(?![\w])", data):
+                named.add(name)
+                for item, _, _ in read:
+                    if item.ref.target == name:
+                        item.result.depends_on.add(path)
+    read = [r for r in read if r[0].ref.target not in named]
+    changes = parallel(lambda r: history.word_change(r[0].ref.target, r[1], r[2]), read)
+    for (item, _, readers), change in zip(read, changes, strict=True):
+        baseline = baselines[id(item)]
+        when = f"removed in {change.describe()}" if change else "removed after this memory was written"
+        severity = Severity.warning if READ_BY_TOOLS.search(item.ref.target) else Severity.error
+        checker.add(item, "stale-env", severity,
+                    f"the code no longer reads the environment variable `{item.ref.target}` ({when}; `{readers[0]}` read it "
+                    f"when this memory was {baseline.how if baseline else 'written'}, and no code, build, CI or "
+                    f"configuration file names it now)", commit=change)
+
+
+def _member(target: str) -> str | None:
+    """The member a dotted name calls on something that is not a class or module of the project
+    (``hl.human_as_tool``: ``hl`` an instance), when the member's own name is of more than one word
+    (``human_as_tool``, ``requireApproval``): it is judged alone when the dotted name was never defined."""
+    if "." not in target:
+        return None
+    last = target.rsplit(".", 1)[-1]
+    return last if len(last) >= 6 and ("_" in last.strip("_") or _CAMEL_HUMP.search(last)) else None
+
+
+_CAMEL_HUMP = re.compile(r"[a-z][A-Z]")
 
 
 def _words(target: str) -> list[str]:
@@ -819,6 +935,7 @@ class ManifestNameCheck:
         item.data["elsewhere"] = [] if ref.package else \
             [m.path for m in index.all_manifests(ref.kind) if m.defines(name)]
         item.data["manifests"] = [m.path for m in manifests]
+        item.data["prefixes"] = {m.path: m.prefix for m in manifests if m.prefix}  # included Taskfiles' namespaces
         return False
 
     def judge(self, checker: StalenessChecker, items: list[Pending]) -> None:
@@ -831,14 +948,14 @@ class ManifestNameCheck:
         late: dict[tuple[str, str], set[str]] = {}
         for item in items:
             if (b := baselines[id(item)]) and b.commit and self._may_have_entered(checker, item) \
-                    and not _defining(item.data["manifests"], _defined_as(item.ref), b.commit, blobs):
+                    and not _defining(item.data["manifests"], _defined_as(item.ref), b.commit, blobs, item.data["prefixes"]):
                 late.setdefault((item.entry.location.path, b.commit), set()).add(f"run {item.ref.target}")
         history.prefetch_entered((t, p, at) for (p, at), ts in late.items() for t in ts)
         # Which commit removed each command from the manifest that defined it: asked of git side by side
         # (the loop below finds the answers in the history's memo).
         wheres = {id(item): self._defined_then(checker, item, baselines[id(item)], blobs) for item in items}
         parallel(lambda q: history.word_change(q[0], q[1], [q[2]]), sorted({
-            (_needle(item.ref.target, where[1]), where[0], where[1]) for item in items
+            (_needle(item.ref.target, where[1], item.data["prefixes"]), where[0], where[1]) for item in items
             if (where := wheres[id(item)]) is not None and where[1]}))
         for item in items:
             kind, noun = _NOUNS[item.ref.kind]
@@ -852,7 +969,7 @@ class ManifestNameCheck:
             since, defined_then, blobs_then = wheres[id(item)] or (baseline.commit, None, blobs)
             elsewhere = item.data["elsewhere"]
             if defined_then:
-                change = history.word_change(_needle(name, defined_then), since, [defined_then])
+                change = history.word_change(_needle(name, defined_then, item.data["prefixes"]), since, [defined_then])
                 when = f"removed in {change.describe()}" if change else "removed after this memory was written"
                 # Gone from where the memory runs it. Another package that had one of that name when the
                 # memory was written may be the one it means: a warning, not a proof. One that has it only
@@ -885,13 +1002,14 @@ class ManifestNameCheck:
             return None
         defined = _defined_as(item.ref)
         since = baseline.commit
-        defined_then = next(iter(_defining(item.data["manifests"], defined, since, blobs)), None)
+        prefixes = item.data["prefixes"]
+        defined_then = next(iter(_defining(item.data["manifests"], defined, since, blobs, prefixes)), None)
         if not defined_then and (entered := self._entered(checker, item, since)) is not None:
             # a line rewritten after the script was gone (`npm run compile` made `bun run compile`
             # after the move): judged from when the command entered the file
             paths = [*item.data["manifests"], *item.data["elsewhere"]]
             read = checker.history.read_at([(entered.sha, path) for path in paths])
-            entered_then = next(iter(_defining(item.data["manifests"], defined, entered.sha, read)), None)
+            entered_then = next(iter(_defining(item.data["manifests"], defined, entered.sha, read, prefixes)), None)
             if entered_then:
                 return entered.sha, entered_then, {**blobs, **read}
         return since, defined_then, blobs
@@ -911,20 +1029,25 @@ class ManifestNameCheck:
         return entered if entered is not None and entered.sha != at else None
 
 
-def _needle(name: str, manifest: str) -> str:
+def _needle(name: str, manifest: str, prefixes: dict[str, str] | None = None) -> str:
     """What `git log -S` looks for to tell when a command left its manifest: a package.json script as a
-    quoted key, any other by its name."""
-    return f'"{name}"' if manifest.endswith("package.json") else name
+    quoted key, a task of an included Taskfile without its namespace, any other by its name."""
+    prefix = (prefixes or {}).get(manifest, "")
+    return f'"{name}"' if manifest.endswith("package.json") else name.removeprefix(prefix)
 
 
 def _nearest_root(path: str) -> tuple[int, str]:
     return path.count("/"), path
 
 
-def _defining(paths: list[str], name: str, at: str, read: dict[tuple[str, str], bytes | None]) -> list[str]:
-    """The manifests of ``paths`` that defined ``name`` at the commit ``at`` (their contents ``read``)."""
+def _defining(paths: list[str], name: str, at: str, read: dict[tuple[str, str], bytes | None],
+              prefixes: dict[str, str] | None = None) -> list[str]:
+    """The manifests of ``paths`` that defined ``name`` at the commit ``at`` (their contents ``read``); an
+    included Taskfile's tasks under the namespace ``prefixes`` gives it."""
+    prefixes = prefixes or {}
     return [path for path in paths if (data := read.get((at, path))) is not None
-            and (manifest := parse_manifest(path, data)) is not None and manifest.defines(name)]
+            and (manifest := parse_manifest(path, data, "task" if path in prefixes else None)) is not None
+            and replace(manifest, prefix=prefixes.get(path, "")).defines(name)]
 
 
 # -- python modules -------------------------------------------------------------------------------
@@ -1247,7 +1370,8 @@ class GlobCheck:
                 what = f"`{first}`{others} matched it; `{first}` was deleted in {removal.commit.describe()}"
             else:
                 what = f"`{first}`{others} matched it when this memory was {baseline.how}"
-            checker.add(item, "stale-path", Severity.error, f"no file matches `{item.ref.target}` any more ({what})",
+            written = item.ref.target.removeprefix("**/") if "/" not in item.ref.text else item.ref.target
+            checker.add(item, "stale-path", Severity.error, f"no file matches `{written}` any more ({what})",
                         commit=removal.commit if removal else None)
 
 
