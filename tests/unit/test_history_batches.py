@@ -63,3 +63,29 @@ def test_a_text_that_left_a_file_and_came_back_entered_when_it_came_back(tree: T
     batched.entered_many(texts, "AGENTS.md", head)
     assert [c and c.subject for c in single] == ["three", "one"]  # (a line rewritten around it: still "one")
     assert [c and c.sha for c in (batched.entered(t, "AGENTS.md", head) for t in texts)] == [c and c.sha for c in single]
+
+
+def test_when_names_left_their_files_asked_together_is_asked_one_at_a_time(tree: Tree) -> None:
+    """`word_changes` (one `git log -G` for the names that left the same files) gives each name the commit
+    `word_change` gives it alone: names removed in different commits, one whose line was only edited
+    later (a diff line holds it, its count unchanged), one moved with its file and removed after, and a
+    rename that swaps one name for another in the same commit."""
+    tree.write("src/task.ts", "initiateTaskLoop()\nsaveCheckpoint()\nrevertChanges()\ndiffViewProvider\nfooBar\n")
+    first = commit(tree, "one", date="2026-01-01T10:00:00Z")
+    tree.write("src/task.ts", "initiateTaskLoop()\nrevertChanges()\ndiffViewProvider // edited\nfooBar\n")
+    commit(tree, "drop saveCheckpoint", date="2026-01-02T10:00:00Z")
+    tree.write("src/task.ts", "initiateTaskLoop()\nrevertChanges()\ndiffViewProvider // edited\nbazQux\n")
+    commit(tree, "rename fooBar", date="2026-01-03T10:00:00Z")
+    (tree.root / "apps").mkdir()
+    git(tree.root, "mv", "src", "apps/src")
+    commit(tree, "move to apps", date="2026-01-04T10:00:00Z")
+    tree.write("apps/src/task.ts", "diffViewProvider // edited\nbazQux\n")
+    commit(tree, "sdk migration", date="2026-01-05T10:00:00Z")
+    full = git(tree.root, "rev-parse", first).strip()
+    words = ["initiateTaskLoop", "saveCheckpoint", "revertChanges", "diffViewProvider", "fooBar", "bazQux", "neverThere"]
+    single = GitHistory(tree.root, None)
+    alone = {w: (c.subject if (c := single.word_change(w, full, ["src/task.ts"])) else None) for w in words}
+    together = {w: (c.subject if c else None) for w, c in GitHistory(tree.root, None).word_changes(words, full, ["src/task.ts"]).items()}
+    assert together == alone
+    assert alone["initiateTaskLoop"] == "sdk migration" and alone["saveCheckpoint"] == "drop saveCheckpoint"
+    assert alone["fooBar"] == "rename fooBar" and alone["neverThere"] is None

@@ -791,6 +791,58 @@ class GitHistory:
             newest, paths = later[0][0], moved
         return newest
 
+    def word_changes(self, words: Iterable[str], since: str, paths: Iterable[str]) -> dict[str, Commit | None]:
+        """:meth:`word_change` for several words of the same files at once: one ``git log -G`` for all
+        of them (each word's newest change is among the commits whose diff has a line holding one of
+        them), then, newest first, each word counted in those commits' files and their parents' (``git log
+        -S`` counts the same way). The renames are followed the same way, the words that went together
+        still together. A word this finds no change for is asked of git alone."""
+        found: dict[str, Commit | None] = dict.fromkeys(words)
+        pending = {word: (since, sorted(set(paths))) for word in found}
+        for step in range(6):  # the first question, then at most 5 renames followed
+            groups: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+            for word, (at, where) in pending.items():
+                if where:
+                    groups.setdefault((at, tuple(where)), []).append(word)
+            pending = {}
+            for (at, where), group in groups.items():
+                for word, newest in self._newest_changes(group, at, list(where)).items():
+                    if newest is None:
+                        continue  # (a rename followed to no later change: the last one found stands)
+                    found[word] = newest
+                    renames = self.renames_in(newest.sha) if step < 5 else {}
+                    moved = sorted({renames[p] for p in where if p in renames})
+                    if moved:
+                        pending[word] = (newest.sha, moved)
+            if not pending:
+                break
+        return found
+
+    def _newest_changes(self, words: list[str], since: str, paths: list[str]) -> dict[str, Commit | None]:
+        """For each word, the newest commit after ``since`` that changed how often it occurs in ``paths``."""
+        if len(words) == 1:
+            events = self._log(since, paths, "-S", words[0], "--no-renames")
+            return {words[0]: events[0][0] if events else None}
+        pattern = "|".join(_ERE_SPECIAL.sub(r"\\\g<0>", w) for w in sorted(words))
+        events = self._log(since, paths, "-G", pattern, "--no-renames")
+        if events is None:
+            return {word: self._newest_changes([word], since, paths)[word] for word in words}
+        left = set(words)
+        out: dict[str, Commit | None] = {}
+        for commit, _ in events:
+            if not left:
+                break
+            blobs = self.read_at([(at, p) for p in paths for at in (commit.sha, commit.sha + "^")])
+            for word in sorted(left):
+                needle = word.encode()
+                if any((blobs.get((commit.sha, p)) or b"").count(needle) != (blobs.get((commit.sha + "^", p)) or b"").count(needle)
+                       for p in paths):  # (per file, as `git log -S` compares)
+                    out[word] = commit
+                    left.discard(word)
+        for word in left:  # no commit of the log changed it (git could not read one): asked alone
+            out[word] = self._newest_changes([word], since, paths)[word]
+        return out
+
     def dirty(self) -> set[str]:
         """Paths changed in the working tree since HEAD (one ``git status`` a run)."""
         self._wait("dirty")

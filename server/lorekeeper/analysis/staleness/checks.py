@@ -640,8 +640,13 @@ class SymbolCheck:
                 elif _ENV_NAME.fullmatch(item.ref.target) and wanted[id(item)]:
                     envs.append((item, commit, wanted[id(item)]))
             defined = _anchored(checker, defined)
-            changes = parallel(lambda pair, at=commit: history.word_change(pair[0].ref.target.rsplit(".", 1)[-1], at, pair[1]),
-                               defined)
+            # when each name left the files that defined it: one question of git for the names of the same files
+            by_files: dict[tuple[str, ...], set[str]] = {}
+            for item, defining in defined:
+                by_files.setdefault(tuple(defining), set()).add(_last(item))
+            asked = list(by_files.items())
+            left = dict(zip(by_files, parallel(lambda q, at=commit: history.word_changes(q[1], at, q[0]), asked), strict=True))
+            changes = [left[tuple(defining)][_last(item)] for item, defining in defined]
             moved = _members_moved(checker, commit, [item for item, _ in defined])
             for (item, defining), change in zip(defined, changes, strict=True):
                 last = item.ref.target.rsplit(".", 1)[-1]
@@ -788,6 +793,11 @@ def _gone_env_reads(checker: StalenessChecker, envs: list[tuple[Pending, str, li
                     f"the code no longer reads the environment variable `{item.ref.target}` ({when}; `{readers[0]}` read it "
                     f"when this memory was {baseline.how if baseline else 'written'}, and no code, build, CI or "
                     f"configuration file names it now)", commit=change)
+
+
+def _last(item: Pending) -> str:
+    """The name a symbol reference looks for in code: its last part (``Class.method`` -> ``method``)."""
+    return item.ref.target.rsplit(".", 1)[-1]
 
 
 def _member(target: str) -> str | None:
