@@ -3,8 +3,8 @@ finding scored against labels written by hand (tests/data/staleness/*.json).
 
 Two variants per repository:
 - ``head``: the repository at the labelled HEAD commit, as it is.
-- ``old``: the same code, but the instruction files as they were at the labelled OLD commit (6-12 months
-  earlier) and never touched since, which is the case the tool exists for: a team that did not update
+- ``old``: the same code, but the instruction files as they were at the labelled OLD commit (3-12 months
+  earlier: as far back as the instruction files go, at most a year) and never touched since, which is the case the tool exists for: a team that did not update
   its CLAUDE.md. History after OLD is rewritten (``git fast-export | filter | git fast-import``) so that
   every commit keeps the instruction files at their OLD content; ``git blame`` then dates their lines
   as it would in that world, and every code change keeps its own commit. Rewritten commits are mapped
@@ -239,7 +239,7 @@ def lsp_save(tree: Path, edits: int = 8) -> tuple[str, float] | None:
 
 
 def _norm(target: str) -> str:
-    return target.strip().strip("`").removeprefix("./").rstrip("/")
+    return target.strip().strip("`").removeprefix("./").removeprefix("**/").rstrip("/")
 
 
 #: Label kinds a finding kind can be about (labels call commands "command" when they name no script).
@@ -268,6 +268,12 @@ def match(finding: dict[str, Any], refs: list[dict[str, Any]]) -> dict[str, Any]
              or _norm(r.get("target") or "").lower().replace(" ", "@") == target.lower()]
     if exact:
         return min(exact, key=lambda r: abs((r.get("line") or 0) - line))
+    # A path the memory writes relative to a folder named above it ("core/compaction.ts" under
+    # "packages/coding-agent/src/"), labelled by its full path.
+    tail = [r for r in same_file if "/" in target and _norm(r.get("target") or "").endswith("/" + target)
+            and abs((r.get("line") or 0) - line) <= 3]
+    if tail:
+        return min(tail, key=lambda r: abs((r.get("line") or 0) - line))
     near = [r for r in same_file if target and _written_in(target, r.get("text") or "") and abs((r.get("line") or 0) - line) <= 3]
     return min(near, key=lambda r: abs((r.get("line") or 0) - line)) if near else None
 
@@ -283,7 +289,22 @@ def _written_in(target: str, text: str) -> bool:
     return re.search(r"(?<![\d.])" + re.escape(version) + r"(?![\d])", low) is not None
 
 
-def score(item: Labelled, variant: str, findings: list[dict[str, Any]], seconds: float, mapping: dict[str, str]) -> Outcome:
+def _merged_by(source: Path | None, named: str, merge: str) -> bool:
+    """Whether the commit ``named`` came in with the merge ``merge`` (on its merged branch: reachable from it,
+    not from its first parent). Labels name the first-parent merge that removed a thing; a finding names
+    the branch's commit that did."""
+    if source is None or len(named) < 7:
+        return False
+    git_dir = source / ".git" if (source / ".git").is_dir() else source
+
+    def ancestor(a: str, b: str) -> bool:
+        return subprocess.run(["git", "--git-dir", str(git_dir), "merge-base", "--is-ancestor", a, b],
+                              capture_output=True).returncode == 0
+    return ancestor(named, merge) and not ancestor(named, merge + "^1")
+
+
+def score(item: Labelled, variant: str, findings: list[dict[str, Any]], seconds: float, mapping: dict[str, str],
+          source: Path | None = None) -> Outcome:
     refs = [r for r in item.refs if r.get("variant") == variant]
     outcome = Outcome(item.repo, variant, seconds, findings)
     for finding in findings:
@@ -296,7 +317,8 @@ def score(item: Labelled, variant: str, findings: list[dict[str, Any]], seconds:
             if named:
                 outcome.commits_named += 1
                 original = next((o for n, o in mapping.items() if n.startswith(named)), named)
-                if original.startswith(label["removed_in"][: len(original)]) or label["removed_in"].startswith(original[:7]):
+                if original.startswith(label["removed_in"][: len(original)]) or label["removed_in"].startswith(original[:7]) \
+                        or _merged_by(source, original, label["removed_in"]):
                     outcome.commits_right += 1
     stale = [r for r in refs if r["verdict"] in STALE_VERDICTS]
     outcome.recall_total = len(stale)
@@ -324,7 +346,7 @@ def bench_real_stale(mirror: Path | None, cache: Path, only: list[str] | None, u
     if not items:
         print(f"real-stale: no labelled repositories in {LABELS.relative_to(ROOT)}")
         return {}
-    print(f"real-stale: {len(items)} repositories, instruction files at HEAD and as they were 6-12 months earlier")
+    print(f"real-stale: {len(items)} repositories, instruction files at HEAD and as they were 3-12 months earlier")
     print(f"{'repository':<34} {'var':<4} {'time':>6} {'err':>4} {'TP':>3} {'FP':>3} {'?':>3} {'warn':>5} {'TP':>3} "
           f"{'FP':>3} {'?':>3} {'recall':>7} {'commit':>7} {'lsp':>6} {'save':>6}")
     outcomes: list[Outcome] = []
@@ -342,7 +364,7 @@ def bench_real_stale(mirror: Path | None, cache: Path, only: list[str] | None, u
             saved = lsp_save(tree) if variant == "head" else None
             if saved is not None:
                 save_seconds.append(saved[1])
-            outcome = score(item, variant, findings, seconds, mapping)
+            outcome = score(item, variant, findings, seconds, mapping, source)
             outcome.error = error
             outcomes.append(outcome)
             counts = _counts([outcome])
