@@ -1,9 +1,10 @@
 # pyright: standard
-"""Finding the references in a memory's text: file and folder paths, code symbols, commands (package
-scripts, make and just targets, console scripts, ``python -m`` modules) and package-manager statements.
+"""Finding the references in a memory's text: file and folder paths, code symbols (and the names blocks of
+code use), commands (package scripts, make, just and Task targets, console scripts, ``python -m``
+modules), environment variables, versions and package-manager statements.
 
 Precision matters more than recall here: an agent-memory linter that cries wolf is switched off. So the
-extractor skips URLs, globs, placeholders, "e.g." lists, negative and historical mentions ("never
+extractor skips URLs, globs of one extension, placeholders, "e.g." lists, negative and historical mentions ("never
 `console.log`", "the old `lib/types/` was removed", "if `.gitleaks.toml` exists"), output shown in
 fenced blocks, ASCII trees, and slash tokens that are not paths. Each reference is *strong* (written the
 way one names a file or command of this repository: a path with a folder and an extension, a command in
