@@ -956,3 +956,35 @@ def test_a_shell_block_naming_a_script_s_functions_and_variables(tree: Tree) -> 
     assert found == [(4, "stale-symbol", "`WINDSURF_FILE` is no longer defined anywhere in the code"),
                      (4, "stale-symbol", "`update_agent_file` is no longer defined anywhere in the code")]
     assert all(f"removed in {sha}" in f.message for f in check_workspace(Workspace(tree.root))[0])
+
+
+def test_a_common_folder_a_newer_line_names_again_is_not_dated_by_an_older_mention(tree: Tree) -> None:
+    """Archon's AGENTS.md: "`$DOCS_DIR` - … Defaults to `docs/`" (a setting's default in the user's
+    project), written after the repository's own `docs/` was removed, while an older line named that
+    folder and stayed. The older mention is not this line's: no date of entry is told, nothing reported.
+    A line only re-worded after its folder went is still dated by when its text entered."""
+    tree.write("docs/guide.md", "# Guide\n")
+    tree.write("legacy/run.sh", "echo\n")
+    tree.write("AGENTS.md", "- Guides live in `docs/`\n- Old runner: see `legacy/`\n")
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    git(tree.root, "rm", "-rq", "docs", "legacy")
+    sha = commit(tree, "remove old docs and the legacy runner", date="2026-02-01T10:00:00Z")
+    tree.write("AGENTS.md", "- Guides live in `docs/`\n- Old runner: see `legacy/` (kept for reference)\n"
+                            "- `$DOCS_DIR` - documentation path; defaults to `docs/`.\n")
+    commit(tree, "document DOCS_DIR", date="2026-03-01T10:00:00Z")
+    found = [(f.line, f.kind) for f in check_workspace(Workspace(tree.root))[0] if f.severity != Severity.info]
+    assert found == [(1, "stale-path"), (2, "stale-path")]
+    assert all(f"in {sha}" in f.message for f in check_workspace(Workspace(tree.root))[0] if f.severity != Severity.info)
+
+
+def test_a_hatch_environment_s_script_named_in_running_text(tree: Tree) -> None:
+    """haystack's AGENTS.md: "hatch run test:unit" on a line of its own is the script `unit` of the Hatch
+    environment `test`, not a console script `test`."""
+    tree.write("pyproject.toml", "[project]\nname = \"haystack\"\n\n[tool.hatch.envs.test.scripts]\nunit = \"pytest test\"\n"
+                                 "types = \"mypy\"\n\n[tool.hatch.envs.e2e.scripts]\ntest = \"pytest e2e\"\n")
+    tree.write("AGENTS.md", "### Run unit tests\n\nhatch run test:unit\n\nhatch run test:types\n")
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    tree.write("pyproject.toml", "[project]\nname = \"haystack\"\n\n[tool.hatch.envs.test.scripts]\nunit = \"pytest test\"\n"
+                                 "types = \"mypy --strict\"\n")
+    commit(tree, "drop the e2e environment", date="2026-02-01T10:00:00Z")
+    assert [f for f in check_workspace(Workspace(tree.root))[0] if f.severity != Severity.info] == []

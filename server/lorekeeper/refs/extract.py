@@ -661,7 +661,8 @@ _JS_PRODUCT = re.compile(r"[A-Z][A-Za-z]*\.js")
 _RUN_SCRIPT = re.compile(rf"\b(npm|pnpm|yarn|bun)\s+run\s+{_SCRIPT}")
 _NPM_LIFECYCLE = re.compile(r"\bnpm\s+(test|start|stop|restart)\b")
 _PM_SHORTHAND = re.compile(rf"\b(pnpm|yarn)\s+(?!run\b){_SCRIPT}")
-_PY_RUN = re.compile(r"\b(uv|poetry|pdm|hatch)\s+run\s+([\w./\-]+)")
+#: ``uv run X``, ``hatch run test:unit`` (a Hatch environment's script) in running text.
+_PY_RUN = re.compile(r"\b(uv|poetry|pdm|hatch)\s+run\s+([\w./\-]+(?::[\w.\-]+)*)")
 _PY_MODULE = re.compile(r"\bpython3?\s+-m\s+([A-Za-z_][\w.]*)")
 
 
@@ -682,9 +683,9 @@ def _prose_commands(text: str, i: int) -> list[Reference]:
         strong = ":" in name or "-" in name
         refs.append(Reference("script", name, m.group(0), i, strong=strong, runner=m.group(1)))
     for m in _PY_RUN.finditer(text):
-        target = m.group(2)
+        target = m.group(2).rstrip(".")
         if not (target.endswith(".py") or "/" in target) and target not in ("python", "python3"):
-            refs.append(Reference("console", target, m.group(0), i, strong=False))
+            refs.append(Reference("console", target, m.group(0), i, strong=False, runner=m.group(1)))
     for m in _PY_MODULE.finditer(text):
         refs.append(Reference("module", m.group(1), m.group(0), i))
     return refs

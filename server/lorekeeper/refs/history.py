@@ -696,6 +696,16 @@ class GitHistory:
         self._changed = True
         return commit
 
+    def occurrences(self, text: str, path: str, at: str) -> int | None:
+        """How often ``text`` occurs in the file ``path`` at the commit ``at`` (or, where it was not there
+        yet, in the agent file it may have been before); ``None`` if git could not tell."""
+        names = [path, *_earlier_names(path)]
+        blobs = self.read_at([(at, name) for name in names])
+        if not blobs and self.available:
+            return None
+        found = [data.count(text.encode()) for name in names if (data := blobs.get((at, name))) is not None]
+        return found[0] if found else 0
+
     def entered_many(self, texts: Iterable[str], path: str, at: str) -> None:
         """:meth:`entered` for several texts of one file (:meth:`prefetch_entered` without its shortcut)."""
         self._entered_in_files({(path, at): set(texts)})

@@ -256,9 +256,18 @@ class PathCheck:
         if entry.format != "instruction" or baseline.commit is None or checker.baselines.verified(entry):
             return False
         history = checker.history
-        entered = history.entered(item.ref.target.rstrip("/"), entry.location.path, baseline.commit)
+        text = item.ref.target.rstrip("/")
+        entered = history.entered(text, entry.location.path, baseline.commit)
         if entered is None or entered.sha == baseline.commit:
             return False
+        if "/" not in text:
+            # A name of one part (`docs/`) the file says more often now than when it entered: another mention
+            # came since, and this line may be it (Archon's "Defaults to `docs/`", a setting's default written
+            # after the repository's `docs/` was gone, while an older line named that folder): no date of
+            # entry can be told for it. (A path of more parts is one thing, however often it is said.)
+            now, then = (history.occurrences(text, entry.location.path, at) for at in (baseline.commit, entered.sha))
+            if now is None or then is None or now > then:
+                return False
         candidates = item.data["candidates"]
         answers = history.exists_at([(entered.sha, c) for c in candidates] + [("HEAD", c) for c in candidates])
         existed = [c for c in candidates if answers.get((entered.sha, c)) and not answers.get(("HEAD", c))]
