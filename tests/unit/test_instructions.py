@@ -96,3 +96,17 @@ def test_replace_lines_edges() -> None:
     assert replace_lines("a\nb\nc", 3, 3, "z") == "a\nb\nz"
     assert replace_lines("a\nb\nc\n", 2, 2, None) == "a\nc\n"
     assert replace_lines("a\nb\n", 1, 1, "x\ny") == "x\ny\nb\n"
+
+
+def test_a_dependency_copied_into_vendor_brings_no_memory(tree: Tree) -> None:
+    # grafana/k6 vendors Go modules whose own AGENTS.md / CLAUDE.md describe their trees, not k6's
+    for path in ("AGENTS.md", "vendor/go.opentelemetry.io/otel/AGENTS.md", "vendor/go.opentelemetry.io/otel/CLAUDE.md",
+                 "tools/vendor/github.com/grafana/sobek/AGENTS.md", "php/vendor/acme/lib/CLAUDE.md",
+                 "docs/vendor/AGENTS.md"):
+        tree.write(path, "- a fact\n")
+    tree.write("vendor/modules.txt", "# go.opentelemetry.io/otel v1.38.0\n")
+    tree.write("tools/vendor/modules.txt", "# github.com/grafana/sobek v0.0.0\n")
+    tree.write("php/vendor/autoload.php", "<?php\n")
+    found = sorted(p.relative_to(tree.root).as_posix() for p in Workspace(tree.root).memory_files()["instruction"])
+    assert found == ["AGENTS.md", "docs/vendor/AGENTS.md"]  # a folder named vendor that holds no copied modules is read
+

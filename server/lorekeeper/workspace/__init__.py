@@ -544,10 +544,14 @@ class Workspace:
         instructions: set[Path] = set()
         widened = bool(self.user_instruction_files)
         store_prefix = self.rel(self.store) + "/" if _is_within(self.store, self.root) else None
-        for relpath in self.rel_files():
+        files = self.rel_files()
+        vendored = _vendored_folders(files)
+        for relpath in files:
             name = relpath.rsplit("/", 1)[-1]
             if store_prefix and relpath.startswith(store_prefix) and not relpath.endswith(".memory.md"):
                 continue  # the store's own files: entries are read above; log/, index.md are ours
+            if vendored and relpath.startswith(vendored):
+                continue  # a dependency's own instruction files, copied in with its code
             if not (name.endswith(MARKDOWN_SUFFIXES) or name in PLAIN_INSTRUCTION_NAMES):
                 if widened and self._user_spec().match_file(relpath):  # (the user's own patterns: any file)
                     instructions.add(self.root / relpath)
@@ -815,3 +819,16 @@ def init_workspace(root: Path) -> Initialised:
     elif config.is_symlink() or not config.is_file():
         warnings.append(f".lore/config.toml is {'a symlink' if config.is_symlink() else 'not a file'}; left alone")
     return Initialised(root, store, created, warnings)
+
+
+# The file a package manager writes at the top of the folder it copies dependencies into: Go's
+# `go mod vendor` (vendor/modules.txt), Composer's (vendor/autoload.php).
+_VENDOR_MARKERS = ("vendor/modules.txt", "vendor/autoload.php")
+
+
+def _vendored_folders(files: list[str]) -> tuple[str, ...]:
+    """The folders holding copies of dependencies (``vendor/`` beside a ``modules.txt`` or an
+    ``autoload.php``), as path prefixes: the instruction files inside them are their projects' memory,
+    about their own trees, not this repository's."""
+    return tuple(sorted(path[: -len(marker.split("/", 1)[1])] for path in files for marker in _VENDOR_MARKERS
+                        if path == marker or path.endswith("/" + marker)))
