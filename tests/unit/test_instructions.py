@@ -110,3 +110,33 @@ def test_a_dependency_copied_into_vendor_brings_no_memory(tree: Tree) -> None:
     found = sorted(p.relative_to(tree.root).as_posix() for p in Workspace(tree.root).memory_files()["instruction"])
     assert found == ["AGENTS.md", "docs/vendor/AGENTS.md"]  # a folder named vendor that holds no copied modules is read
 
+
+def test_units_are_read_again_from_the_cache_until_the_file_changes(tree: Tree) -> None:
+    """A second load takes each unchanged file's units from `.lore/cache/units.json` (no Markdown parsed);
+    a file that changed, a cache of another version or a broken record is parsed again."""
+    import json
+
+    from lorekeeper.facts import open_memory
+
+    tree.write(".lore/config.toml", "")
+    tree.write("CLAUDE.md", CLAUDE)
+    tree.write("AGENTS.md", "- Use uv.\n")
+    ws = Workspace(tree.root)
+    first = {e.id: e.content for e in open_memory(ws).entries}
+    cache_file = ws.cache_dir / "units.json"
+    data = json.loads(cache_file.read_text())
+    assert sorted(key.split("\x00")[0] for key in data["files"]) == ["AGENTS.md", "CLAUDE.md"]
+    # what the cache says is what a load gives: a record changed by hand shows through
+    [key] = [k for k in data["files"] if k.startswith("AGENTS.md")]
+    data["files"][key][0][3] = "- Use uv (from the cache)."
+    cache_file.write_text(json.dumps(data))
+    again = {e.id: e.content for e in open_memory(Workspace(tree.root)).entries}
+    assert again == {**first, "AGENTS.md:1": "- Use uv (from the cache)."}
+    tree.write("AGENTS.md", "- Use uv.\n- Run `just test`.\n")  # changed: parsed, and the old record dropped
+    changed = {e.id: e.content for e in open_memory(Workspace(tree.root)).entries}
+    assert changed["AGENTS.md:1"] == first["AGENTS.md:1"] and "just test" in changed["AGENTS.md:2"]
+    assert len(json.loads(cache_file.read_text())["files"]) == 2
+    for broken in ({**data, "version": "another"}, {**data, "files": {key: [[1, "x"]]}}):
+        cache_file.write_text(json.dumps(broken))
+        tree.write("AGENTS.md", "- Use uv.\n")
+        assert {e.id: e.content for e in open_memory(Workspace(tree.root)).entries} == first

@@ -18,7 +18,7 @@ from ..core.text import normalize
 from ..infra.safeio import load_json, read_bytes
 from ..workspace import PathOutsideRoot, Workspace, resolve_inside
 from . import mif, native
-from .instructions import read_instruction_file, replace_lines
+from .instructions import UnitsCache, read_instruction_file, replace_lines
 from .journal import FileChange, Journal, Operation, Record, Refused, recover
 from .lock import store_lock
 
@@ -124,10 +124,13 @@ class Store:
         digests: dict[str, bytes] = {}
         self.stats = {}
         per_file: dict[str, _FileRead] = {}
+        units = UnitsCache(self.ws) if listing["instruction"] else None
         for fmt in ("entry", "mif", "instruction"):
             for relpath in listing[fmt]:
                 if only is None or relpath in only:
-                    per_file[relpath] = self._read_file(fmt, relpath, digests)
+                    per_file[relpath] = self._read_file(fmt, relpath, digests, units)
+        if units is not None:
+            units.save(keep_unused=only is not None)
         self._assemble(per_file, digests, links=only is None)
 
     def reloaded(self, changed: set[str]) -> Store | None:
@@ -262,13 +265,14 @@ class Store:
         """Whether the last :meth:`load` read this memory file (workspace-relative, as entries name them)."""
         return relpath in self._per_file
 
-    def _read_file(self, fmt: str, relpath: str, digests: dict[str, bytes]) -> _FileRead:
-        """One memory file's entries, as read (before :meth:`_check_links`), and its problems."""
+    def _read_file(self, fmt: str, relpath: str, digests: dict[str, bytes], units: UnitsCache | None = None) -> _FileRead:
+        """One memory file's entries, as read (before :meth:`_check_links`), and its problems (``units``: the
+        instruction files' units read before, see :class:`~.instructions.UnitsCache`)."""
         findings: list[Finding] = []
         if fmt == "instruction":
             if not self._inside(relpath, findings):
                 return _FileRead(fmt, [], findings)
-            found, problems = read_instruction_file(self.ws, self.ws.root / relpath, relpath)
+            found, problems = read_instruction_file(self.ws, self.ws.root / relpath, relpath, units)
             return _FileRead(fmt, found, problems)
         # A regular file the listing saw in the entries folder needs no path resolution; it is opened
         # without following a symlink in case it became one since.

@@ -7,19 +7,26 @@ author wrote it."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+import logging
 import re
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
+from ..core import text as core_text
 from ..core.kinds import KINDS, Family
 from ..core.model import Entry, Finding, InFileIgnore, Location, Severity
 from ..core.text import Fences, editor_lines
+from ..infra import cache as cache_files
 from ..workspace import Workspace
 from .files import read_text_file
+
+log = logging.getLogger("lorekeeper")
 
 
 @cache
@@ -320,7 +327,84 @@ def ignores_of(comments: dict[int, InFileIgnore], lines: list[str], start: int, 
     return mine
 
 
-def read_instruction_file(ws: Workspace, path: Path, relpath: str | None = None) -> tuple[list[Entry], list[Finding]]:
+UNITS_CACHE = "units.json"
+
+
+@cache
+def _units_version() -> str:
+    """A hash of everything the units of a text depend on besides the text and its file's name."""
+    from markdown_it import __version__ as markdown_it_version
+
+    digest = hashlib.blake2b(digest_size=12)
+    for module_file in (__file__, core_text.__file__):
+        try:
+            digest.update(Path(module_file or "").read_bytes())
+        except OSError:  # no source to read (a frozen install): never reuse across runs
+            digest.update(repr(id(module_file)).encode())
+    digest.update(markdown_it_version.encode())
+    return digest.hexdigest()
+
+
+def _decode_unit(raw: Any) -> _Unit | None:
+    """A stored unit back to its tuple, or ``None`` when the record is not one."""
+    if not isinstance(raw, list) or len(cast(list[Any], raw)) != 9:
+        return None
+    start, end, kind, content, section, list_end, parent, intro, in_list = cast(list[Any], raw)
+    if not (isinstance(start, int) and isinstance(end, int) and isinstance(kind, str) and isinstance(content, str)
+            and (section is None or isinstance(section, str)) and (intro is None or isinstance(intro, str))
+            and (list_end is None or isinstance(list_end, int)) and (parent is None or isinstance(parent, int))):
+        return None
+    listed: tuple[int, bool] | None = None
+    if in_list is not None:
+        pair = cast(list[Any], in_list) if isinstance(in_list, list) else []
+        if not (len(pair) == 2 and isinstance(pair[0], int) and isinstance(pair[1], bool)):
+            return None
+        listed = (pair[0], pair[1])
+    return (start, end, kind, content, section, list_end, parent, intro, listed)
+
+
+class UnitsCache:
+    """The units of the instruction files read before, kept between runs in ``.lore/cache/units.json``
+    (keyed by the file's name and a hash of its text): Markdown is parsed again only for a file that
+    changed. One object per load of the store; :meth:`save` writes what it used and learnt."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+        self.version = _units_version()
+        data: Any = cache_files.read_json_kept(ws.root, ws.cache_dir, UNITS_CACHE)  # not to be changed
+        kept = cast(dict[str, Any], data) if isinstance(data, dict) else {}
+        files: Any = kept.get("files") if kept.get("version") == self.version else None
+        self.stored: dict[str, Any] = cast(dict[str, Any], files) if isinstance(files, dict) else {}
+        self.used: dict[str, Any] = {}
+        self.fresh = False
+
+    def units(self, text: str, relpath: str) -> list[_Unit]:
+        key = relpath + "\x00" + hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+        raw: Any = self.stored.get(key)
+        if isinstance(raw, list):
+            decoded = [_decode_unit(unit) for unit in cast(list[Any], raw)]
+            if all(unit is not None for unit in decoded):
+                self.used[key] = raw
+                return [unit for unit in decoded if unit is not None]
+        units = _units(text, relpath)
+        self.used[key] = [[*unit[:8], list(unit[8]) if unit[8] is not None else None] for unit in units]
+        self.fresh = True
+        return units
+
+    def save(self, keep_unused: bool = False) -> None:
+        """Write the units of the files read (and, ``keep_unused``: a load of some files only, those of the
+        others as stored), when they differ from what is stored."""
+        files = {**self.stored, **self.used} if keep_unused else self.used
+        if not self.fresh and files.keys() == self.stored.keys():
+            return
+        data = {"version": self.version, "files": files}
+        body = json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "surrogatepass")
+        cache_files.write_json_kept(self.ws.root, self.ws.cache_dir, UNITS_CACHE, data, body)
+        log.debug("units cache: %d files", len(files))
+
+
+def read_instruction_file(ws: Workspace, path: Path, relpath: str | None = None,
+                          units_cache: UnitsCache | None = None) -> tuple[list[Entry], list[Finding]]:
     relpath = relpath or ws.rel(path)
     text_file, problem = read_text_file(path, relpath, ws.config.max_file_bytes)
     if problem:
@@ -334,7 +418,8 @@ def read_instruction_file(ws: Workspace, path: Path, relpath: str | None = None)
     if "lore-ignore" in text_file.text:
         lines = editor_lines(text_file.text)
         comments, problems = ignore_comments(lines, relpath)
-    for start, end, kind, content, section, list_end, parent, intro, in_list in _units(text_file.text, relpath):
+    units = units_cache.units(text_file.text, relpath) if units_cache is not None else _units(text_file.text, relpath)
+    for start, end, kind, content, section, list_end, parent, intro, in_list in units:
         entries.append(
             Entry(
                 id=f"{relpath}:{start}",
