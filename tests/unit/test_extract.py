@@ -411,6 +411,42 @@ def test_task_commands() -> None:
     assert found("`task --list`") == []
 
 
+def test_a_table_whose_first_column_draws_a_tree() -> None:
+    """fastmcp's "Repository Structure" table: the first column draws the tree (`├─tools/` under
+    `src/fastmcp/`), the others say what is there ("Tool implementations + `ToolManager`"): the tree's
+    paths hang from its first row, weak as any tree's, and the other cells are read as any line."""
+    text = ("| Path | Purpose |\n|---|---|\n| `src/fastmcp/` | Library source code |\n"
+            "| `├─server/` | Server implementation, `FastMCP` |\n| `│  └─auth/` | Authentication providers |\n"
+            "| `├─tools/` | Tool implementations + `ToolManager` |\n| `tests/` | Test suite |\n")
+    refs = [(r.kind, r.target, r.strong) for r in extract(text)]
+    assert ("symbol", "FastMCP", True) in refs and ("symbol", "ToolManager", True) in refs
+    assert [r for r in refs if r[0] == "path"] == [("path", "src/fastmcp/", True), ("path", "tests/", True),
+                                                  ("path", "src/fastmcp/server/", False),
+                                                  ("path", "src/fastmcp/server/auth/", False),
+                                                  ("path", "src/fastmcp/tools/", False)]
+
+def test_tox_environments() -> None:
+    """tox (phoenix's `tox run -e ruff,remove_symlinks,type_check`): each environment `-e`/`--env` names,
+    not what follows `--`; run through uv, uvx or `python -m`; not with another configuration (`-c`), nor a
+    placeholder."""
+    assert found("`tox run -e ruff,remove_symlinks,type_check`") == [("tox", "ruff"), ("tox", "remove_symlinks"),
+                                                                     ("tox", "type_check")]
+    assert found("`tox -e alembic -- upgrade head`") == [("tox", "alembic")]
+    assert found("`uv run tox -e lint`") == [("tox", "lint")]
+    assert found("`uvx tox r --env=fmt`") == [("tox", "fmt")]
+    # (marimo's `uvx hatch run +py=3.12 test:test tests/path/to/test.py`: uvx fetches the runner, which runs
+    # this project's environments; a tool uvx runs on its own names nothing of the project)
+    assert found("`uvx hatch run +py=3.12 test:test`") == [("console", "test:test")]
+    assert found("`uvx --from hatch==1.14 hatch run test:unit`") == [("console", "test:unit")]
+    assert found("`uvx ruff check src`") == []
+    assert found("`python -m tox -e docs`") == [("tox", "docs")]
+    assert found("`tox -p -e lint,types`") == [("tox", "lint"), ("tox", "types")]
+    assert found("`tox -p auto -e lint`") == [("tox", "lint")]
+    assert [(r.kind, r.target, r.scope) for r in extract("`cd sdk && tox -e py312`")] == [("path", "sdk/", None), ("tox", "py312", "sdk")]
+    for placeholder in ("`tox -e ENV`", "`tox -e <env>`", "`tox -e {env}`", "`tox -c other.ini -e x`", "`tox`", "`tox -p -m lint`"):
+        assert found(placeholder) == [], placeholder
+
+
 @pytest.mark.parametrize(("span", "glob"), [
     ("*_test.py", "**/*_test.py"),  # humanlayer: "Tests are co-located with source as `*_test.py` files"
     ("*.spec.ts", "**/*.spec.ts"),

@@ -90,6 +90,8 @@ HOSTILE: dict[str, Callable[[], Any]] = {
     # files a repository commits: MIF front matter, Makefiles
     "a key that never reaches its colon (mif)": lambda: mif._top_level_blocks("a" + " " * N + "\n"),
     "a rule that never reaches its colon (Makefile)": lambda: parse_manifest("Makefile", ("a" + " " * N + "\n").encode()),
+    "a tox env_list of many braces and an unclosed one": lambda: parse_manifest(
+        "tox.ini", ("[tox]\nenv_list = " + "{a,b}" * (N // 5) + ", {" + "a," * N + "\n[testenv:" + "x-" * N + "]\n").encode()),
     "a task that never reaches its colon (Taskfile)": lambda: parse_manifest(
         "Taskfile.yml", ("tasks:\n  a" + " " * N + "\n  " + "b " * (N // 2) + "\n").encode()),
     "a dashed or dotted name that never ends (tools named in words)": lambda: (

@@ -813,6 +813,25 @@ def test_a_task_of_a_taskfile(tree: Tree) -> None:
                              "taskfiles: remove vuln task target)")]
 
 
+def test_a_tox_environment(tree: Tree) -> None:
+    """phoenix: `tox run -e ruff` after "chore: remove non-test tox commands" took `[testenv:ruff]` out of
+    tox.ini is an error, like a make target; environments an ``env_list`` makes (braces expanded), a Python
+    factor (`py313`), a name made of the file's factors and one never defined (info) are not."""
+    tree.write("tox.ini", "[tox]\nenv_list = py{311,312}-unit, docs\n\n[testenv]\ncommands = pytest\n\n"
+                          "[testenv:ruff]\ncommands = ruff check\n\n[testenv:unit_tests]\ncommands = pytest tests/unit\n")
+    tree.write("CLAUDE.md", "```bash\ntox run -e ruff                 # Format and lint\ntox run -e unit_tests -- -k x\n"
+                            "tox -e py312-unit\ntox -e py313\ntox -e docs-unit\ntox -e never_was\n```\n")
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    tree.write("tox.ini", "[tox]\nenv_list = py{311,312}-unit, docs\n\n[testenv]\ncommands = pytest ruff\n\n"
+                          "[testenv:unit_tests]\ncommands = pytest tests/unit\n")
+    sha = commit(tree, "chore: remove non-test tox commands", date="2026-02-25T10:00:00Z")
+    found = _found(tree)
+    assert [f[:4] for f in found] == [("CLAUDE.md", 2, "stale-tox-env", Severity.error),
+                                      ("CLAUDE.md", 7, "unresolved-tox-env", Severity.info)]
+    assert found[0][4] == (f'tox environment "ruff" is not defined in tox.ini (removed in {sha} on 2026-02-25: '
+                           "chore: remove non-test tox commands)")
+
+
 def test_a_task_of_an_included_taskfile(tree: Tree) -> None:
     """redpanda connect: `task test:integration-package PKG=./internal/impl/kafka/...` after the task was
     renamed `integration` in `taskfiles/test.yml`, which Taskfile.yml includes as `test`; its aliases,
@@ -988,3 +1007,24 @@ def test_a_hatch_environment_s_script_named_in_running_text(tree: Tree) -> None:
                                  "types = \"mypy --strict\"\n")
     commit(tree, "drop the e2e environment", date="2026-02-01T10:00:00Z")
     assert [f for f in check_workspace(Workspace(tree.root))[0] if f.severity != Severity.info] == []
+
+
+def test_a_hatch_environment_gone_with_its_scripts(tree: Tree) -> None:
+    """marimo: `uvx hatch run +py=3.12 test:test tests/path/to/test.py` after "Replace hatch env layer with
+    native uv commands" removed the Hatch environments: an error naming that commit. An environment made
+    from a template has the template's scripts (`test-optional:test`), and every environment the default
+    one's (`test:fmt`), while they last."""
+    envs = ("[tool.hatch.envs.default.scripts]\nfmt = \"ruff format\"\n\n[tool.hatch.envs.test.scripts]\n"
+            "test = \"pytest {args:tests}\"\n\n[tool.hatch.envs.test-optional]\ntemplate = \"test\"\n")
+    tree.write("pyproject.toml", "[project]\nname = \"marimo\"\n\n" + envs)
+    tree.write("AGENTS.md", "```bash\nuvx hatch run +py=3.12 test:test tests/path/to/test.py\n```\n\n"
+                            "- Optional: `uvx hatch run test-optional:test`\n- Format: `hatch run test:fmt`\n")
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    assert [f for f in _found(tree) if f[3] != Severity.info] == []
+    tree.write("pyproject.toml", "[project]\nname = \"marimo\"\n")
+    sha = commit(tree, "Replace hatch env layer with native uv commands", date="2026-03-11T10:00:00Z")
+    found = [f for f in _found(tree) if f[3] != Severity.info]
+    assert [(f[1], f[2], f[3]) for f in found] == [(2, "stale-console-script", Severity.error),
+                                                   (5, "stale-console-script", Severity.error),
+                                                   (6, "stale-console-script", Severity.error)]
+    assert all(f"(removed in {sha} on 2026-03-11: Replace hatch env layer" in f[4] for f in found)

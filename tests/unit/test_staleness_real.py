@@ -450,6 +450,23 @@ def test_a_bare_file_name_gone_everywhere_is_judged_by_what_the_tree_held_then(t
     assert full.fix.model_dump() == {"action": "replace-ref", "old": "ajv-provider.ts", "new": "ajvProvider.ts"}
 
 
+def test_the_end_of_a_path_gone_everywhere_is_judged_by_the_one_file_it_ended_then(tree: Tree) -> None:
+    """claude-code-action's "Extensible registry pattern in `modes/registry.ts`" (the file was
+    `src/modes/registry.ts`): gone with the registry, it is stale from that commit. Where two files of the
+    tree then ended so, which one the line meant cannot be told: nothing is said."""
+    tree.write("src/modes/registry.ts", "export const modes = {};\n")
+    tree.write("src/modes/types.ts", "export type Mode = {};\n")
+    tree.write("src/a/util/log.ts", "export {};\n")
+    tree.write("src/b/util/log.ts", "export {};\n")
+    tree.write("CLAUDE.md", "- Extensible registry pattern in `modes/registry.ts`\n- Logging in `util/log.ts`\n")
+    commit(tree, "initial", date="2026-01-01T12:00:00Z")
+    git(tree.root, "rm", "-q", "src/modes/registry.ts", "src/a/util/log.ts", "src/b/util/log.ts")
+    removed = commit(tree, "simplify the mode system", date="2026-02-01T12:00:00Z")
+    assert loud(check(tree.root)) == [("CLAUDE.md", 1, "stale-path", "modes/registry.ts")]
+    [full] = [f for f in check(tree.root) if f.ref == "modes/registry.ts"]
+    assert full.severity == Severity.error and f"was deleted in {removed}" in full.message
+
+
 def test_a_bare_file_name_only_node_modules_held_is_no_file_that_went(tree: Tree) -> None:
     """jest's "Both `jest-preset.js` and `jest-preset.json` are valid file names": the only files of that
     name the tree holds, then and now, are fixtures under `node_modules/`, which the tree is never read

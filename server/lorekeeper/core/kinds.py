@@ -46,7 +46,7 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in [
     *_kinds(Family.schema, Severity.warning, _BAD_INPUT, "invalid-field invalid-ref duplicate-id invalid-config invalid-suppression"),
     *_kinds(Family.journal, Severity.warning, _BAD_INPUT, "invalid-journal-record untrusted-batch-marker"),
     *_kinds(Family.staleness, Severity.error, _STALE,
-            "stale-path moved-path stale-symbol stale-script stale-make-target stale-just-recipe stale-task"
+            "stale-path moved-path stale-symbol stale-script stale-make-target stale-just-recipe stale-task stale-tox-env"
             " stale-console-script stale-extra stale-dependency-group"
             " stale-module stale-package-manager stale-crate stale-env", stale=True),
     *_kinds(Family.staleness, Severity.warning, _STALE,
@@ -54,7 +54,7 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in [
             stale=True),
     *_kinds(Family.staleness, Severity.info, _STALE,
             "unresolved-path unresolved-symbol unresolved-script unresolved-make-target unresolved-just-recipe"
-            " unresolved-task unresolved-console-script unresolved-extra unresolved-dependency-group unresolved-module unresolved-crate"),
+            " unresolved-task unresolved-tox-env unresolved-console-script unresolved-extra unresolved-dependency-group unresolved-module unresolved-crate"),
     *_kinds(Family.history, Severity.warning, _STALE, "history-unavailable"),
     Kind("missing-anchor", Family.staleness, Severity.warning, _STALE),
     Kind("duplicate", Family.duplication, Severity.warning, "compaction.md#dedup"),

@@ -28,7 +28,7 @@ class Reference(NamedTuple):
     not a frozen dataclass: as immutable, and four times quicker to make; a cold check makes several an
     entry.)"""
 
-    kind: str  # path | symbol | script | make | just | console | extra | group | module | package-manager | version | anchor | crate | glob
+    kind: str  # path | symbol | script | make | just | task | tox | console | extra | group | module | package-manager | version | anchor | crate | glob
     target: str
     text: str
     line: int = 0
@@ -131,6 +131,7 @@ def extract(text: str) -> list[Reference]:
     made: set[str] = set()  # what the block's commands created (`mkdir dir`, `git clone URL`)
     # A tree needs box-drawing characters (not ASCII), "--" or "|": most texts have none of them.
     drawn = not text.isascii()
+    tabled = False  # a table drew a tree in its first column
     for i, line in enumerate(lines):
         opened = _FENCE.match(line)
         if fence is None and opened:
@@ -140,6 +141,12 @@ def extract(text: str) -> list[Reference]:
             fence = None
             continue
         if (drawn or "--" in line or "|" in line) and (_TREE_LINE.search(line) or _SPACER.match(line)):
+            row = _TABLE_TREE_ROW.match(line) if fence is None else None
+            if row and not _TREE_LINE.search(row.group(2)):
+                # a table whose first column draws a tree (fastmcp's "| `├─tools/` | Tool implementations +
+                # `ToolManager` |"): the tree is read below, the other cells as any line
+                tabled = True
+                refs.extend(_prose_line(row.group(2), i))
             continue  # ASCII trees are read whole below: their names hang from the tree's label
         if fence is not None:
             found, cwd = _code_line(line, i, lang, cwd, made, opened_at)
@@ -148,6 +155,8 @@ def extract(text: str) -> list[Reference]:
             refs.extend(_prose_line(line, i))
     if drawn or "--" in text:
         refs.extend(_trees(lines))
+    if tabled:  # the first column's code spans, row by row, as the lines of a tree
+        refs.extend(_trees([m.group(1) if (m := _TABLE_TREE_ROW.match(line)) else "" for line in lines]))
     seen: set[tuple[str, str, str | None, str | None, str | None]] = set()
     unique = []
     for ref in refs:
@@ -160,6 +169,8 @@ def extract(text: str) -> list[Reference]:
 
 _BRANCH = re.compile(r"^(?P<prefix>[ \t│|]*)(?:├|└|\||`|\+)(?:──|─|--)+[ \t]*(?P<name>[^\s#]+)")
 _SPACER = re.compile(r"^[ \t]*[│|][ \t│|]*$")  # a tree's spacer line: only its vertical rules
+#: A table row whose first cell is one code span: that span, and the rest of the row.
+_TABLE_TREE_ROW = re.compile(r"^[ \t]*\|[ \t]*`([^`|]*)`[ \t]*(\|.*)$")
 _LABEL = re.compile(r"^\s*(?P<label>[\w.\-]+(?:/[\w.\-]+)*/?)\s*(?:#.*)?$")
 
 
@@ -457,7 +468,7 @@ def _prose_text(clean: str, low: str | None, i: int) -> list[Reference]:
     return refs
 
 
-_COMMAND_KINDS = frozenset({"script", "make", "just", "task", "console"})
+_COMMAND_KINDS = frozenset({"script", "make", "just", "task", "console", "tox"})
 #: What follows a code span that places it in a file ("`x` (the helper) is defined in `src/a.py`"), matched
 #: where the span ends. An aside in parentheses is read up to 200 characters: read whole, a "(" without
 #: its ")" would be read to the line's end after every span.
@@ -523,7 +534,7 @@ def _negated(text: str, start: int, end: int) -> bool:
 
 
 _COMMAND_STARTERS = frozenset(RUNNERS) | {"cd", "go", "cargo", "git", "pytest", "node", "deno", "tsx", "bash", "sh", "bunx",
-                                           "uvx", "ruff", "mypy", "docker", "gradle", "mvn"}
+                                           "uvx", "ruff", "mypy", "docker", "gradle", "mvn", "tox"}
 _CALL = re.compile(r"^([A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*)\((?:[^()]|\([^()]*\))*\)$")
 
 
@@ -721,6 +732,7 @@ _FLAG_VALUES = {  # flags that take a value, per command (so that the value is n
     "poetry": {"-C", "--directory", "-P", "--project"},
     "pdm": {"-p", "--project"},
     "hatch": {"-e", "--env"},
+    "uvx": {"--from", "--with", "-p", "--python", "--with-requirements", "--with-editable", "--index", "--env-file"},
     "python": {"-W", "-X", "-c"},
     "task": {"-d", "--dir", "-t", "--taskfile", "-o", "--output", "-C", "--concurrency", "-I", "--interval"},
     "docker-build": {"-f", "--file", "-t", "--tag", "--target", "--build-arg", "--platform", "--label", "--network",
@@ -900,6 +912,11 @@ def _one_command(command: str, args: list[str], segment: str, i: int,
                 if "=" not in name and re.fullmatch(r"[A-Za-z_][\w.\-]*(?::[\w.\-]+)*", name):
                     refs.append(Reference("task", name, segment, i, scope=where))
         return refs, cwd
+    if command == "uvx" and rest[:1] and rest[0] in _PROJECT_RUNNERS:
+        # `uvx hatch run test:unit`, `uvx tox -e lint`: a runner fetched for the run, run on this project
+        return _one_command(rest[0], rest[1:], segment, i, cwd)
+    if command == "tox":
+        return _tox(args, segment, i, cwd), cwd
     if command in ("npm", "pnpm", "yarn", "bun"):
         return _package_script(command, flags, rest, segment, i, cwd), cwd
     if command in ("uv", "poetry", "pip", "pip3"):
@@ -919,6 +936,8 @@ def _one_command(command: str, args: list[str], segment: str, i: int,
         target, more = run_args[0], run_args[1:]
         if target in ("python", "python3"):
             return refs + _python(more, segment, i, where), cwd
+        if target == "tox":
+            return refs + _tox(more, segment, i, where), cwd
         if target.endswith(".py") or "/" in target:
             path = _as_path(target)
             if path:
@@ -1056,10 +1075,42 @@ def _container_file(rest: list[str], segment: str, i: int, cwd: str | None) -> l
     return [Reference("path", _join(cwd, path), segment, i, strong=True)] if path else []
 
 
+#: Runners `uvx` may fetch whose commands name this project's own environments and scripts.
+_PROJECT_RUNNERS = frozenset({"hatch", "tox", "pdm", "poetry"})
+#: tox's flags that take a value (``-e`` is read apart).
+_TOX_VALUES = {"-c", "--conf", "--root", "--workdir", "-x", "--override", "-m", "-f", "-n", "-p", "--parallel",
+               "--installpkg", "--hashseed", "--result-json", "--discover", "-r", "--recreate-pkg"}
+_TOX_ENV = re.compile(r"[A-Za-z_][\w.\-]*")
+
+
+def _tox(args: list[str], segment: str, i: int, cwd: str | None) -> list[Reference]:
+    """tox's environments: ``tox -e lint``, ``tox run -e ruff,type_check -- -k x``, ``tox r --env docs``
+    (names of the tox file of the folder run in). With a configuration given (``-c``) nothing is read; a
+    name made of braces, variables or placeholders is no environment's name."""
+    envs: list[str] = []
+    j = 0
+    while j < len(args) and args[j] != "--":
+        arg = args[j]
+        flag, eq, value = arg.partition("=")
+        if flag in ("-c", "--conf"):
+            return []
+        if flag in ("-e", "--env"):
+            if not eq and j + 1 < len(args):
+                value, j = args[j + 1], j + 1
+            envs.extend(value.split(","))
+        elif flag in _TOX_VALUES and not eq and j + 1 < len(args) and not args[j + 1].startswith("-"):
+            j += 1  # (its value; `-p` may have none: `tox -p -e lint`)
+        j += 1
+    return [Reference("tox", env.strip(), segment, i, scope=cwd) for env in envs
+            if _TOX_ENV.fullmatch(env.strip()) and not _ANY_NAME.fullmatch(env.strip()) and not env.strip().isupper()]
+
+
 def _python(args: list[str], segment: str, i: int, cwd: str | None) -> list[Reference]:
     flags, rest = _split_flags("python", args)
     if "-m" in args:
         index = args.index("-m")
+        if args[index + 1:index + 2] == ["tox"]:
+            return _tox(args[index + 2:], segment, i, cwd)
         if index + 1 < len(args) and re.fullmatch(r"[A-Za-z_][\w.]*", args[index + 1]):
             return [Reference("module", args[index + 1], segment, i, scope=cwd)] + _path_args(args[index + 2 :], segment, i, cwd)
         return []

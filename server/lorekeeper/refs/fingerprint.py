@@ -31,7 +31,7 @@ Reader = Callable[[str], "bytes | None"]
 #: What an unverified instruction line is compared against since it was written: the commands it names.
 #: (A class or function a line names changes all the time without making the line false; symbols are
 #: fingerprinted only when someone verifies the memory.)
-SPECIFIC_KINDS = frozenset({"script", "make", "just", "task", "console"})
+SPECIFIC_KINDS = frozenset({"script", "make", "just", "task", "console", "tox"})
 
 
 def fingerprinted(refs: list[Reference], kinds: frozenset[str] | None = None) -> list[Reference]:
@@ -99,7 +99,7 @@ class Fingerprinter:
             symbols = self.index.symbols(path) if current else file_symbols(path, data)
             span = qualified_definition(symbols, ref.target, path) if symbols is not None else None
             return _hash(b"\n".join(data.splitlines()[span[0] - 1 : span[1]])) if span else None
-        if ref.kind in ("script", "console", "make", "just", "task"):
+        if ref.kind in ("script", "console", "make", "just", "task", "tox"):
             manifest = self.index.manifest_for(ref.kind, base)
             data = read(manifest.path) if manifest is not None else None
             if manifest is None or data is None:

@@ -23,9 +23,12 @@ PYPROJECT = ("pyproject.toml",)
 #: Task's (taskfile.dev) files, in the order `task` looks for them.
 TASKFILES = ("Taskfile.yml", "taskfile.yml", "Taskfile.yaml", "taskfile.yaml", "Taskfile.dist.yml", "taskfile.dist.yml",
              "Taskfile.dist.yaml", "taskfile.dist.yaml")
+#: tox's own configuration files (a pyproject.toml's ``[tool.tox]`` and setup.cfg's ``[tox:tox]`` are not read:
+#: where one of those holds the environments, no tox file is found and nothing is judged).
+TOX_FILES = ("tox.ini", "tox.toml")
 #: Manifest file names by reference kind.
 FILES_FOR_KIND = {"script": PACKAGE_JSON, "make": MAKEFILES, "just": JUSTFILES, "console": PYPROJECT,
-                  "extra": PYPROJECT, "group": PYPROJECT, "task": TASKFILES}
+                  "extra": PYPROJECT, "group": PYPROJECT, "task": TASKFILES, "tox": TOX_FILES}
 
 #: Executables whose name differs from their package's (the rest are assumed to be named as the
 #: package, scope dropped: ``@scope/tool`` -> ``tool``).
@@ -104,7 +107,7 @@ def kind_of(path: str) -> str | None:
 
 
 def parse_manifest(path: str, data: bytes, kind: str | None = None) -> Manifest | None:
-    """Parse a package.json, Makefile, justfile, Taskfile or pyproject.toml (``kind``, else known by the
+    """Parse a package.json, Makefile, justfile, Taskfile, tox file or pyproject.toml (``kind``, else known by the
     file's name: a Taskfile another includes may have any name); ``None`` if it cannot be parsed."""
     text = data.decode("utf-8", "replace")
     kind = kind or kind_of(path)
@@ -116,6 +119,8 @@ def parse_manifest(path: str, data: bytes, kind: str | None = None) -> Manifest 
         return _justfile(path, text)
     if kind == "task":
         return _taskfile(path, text)
+    if kind == "tox":
+        return _toxfile(path, text)
     if kind == "console":
         return _pyproject(path, text)
     return None
@@ -399,6 +404,102 @@ def _taskfile(path: str, text: str) -> Manifest:
     return manifest
 
 
+# -- tox ------------------------------------------------------------------------------------------
+
+_TOX_SECTION = re.compile(r"^\[testenv:([^\]]+)\]\s*$")
+_TOX_LIST_KEY = re.compile(r"^(?:envlist|env_list)\s*=\s*(.*)$")
+_BRACES = re.compile(r"\{([^{}]*)\}")
+#: Environments tox makes from a Python factor alone (`py312`, `py3.12`, `pypy3`, `py`), with other
+#: factors after it: defined whether the file names them or not.
+_PY_FACTOR = re.compile(r"(?:py|pypy|cpython)(?:\d+(?:\.\d+)?)?(?:t)?(?:-[\w.]+)*")
+
+
+def _expand(name: str, limit: int = 256) -> list[str]:
+    """A generative name's environments (`py{311,312}-lint` -> `py311-lint`, `py312-lint`), the first
+    ``limit`` of them (a name of many braces makes too many to list; braces within braces are left as
+    written)."""
+    if len(name) > 200 or name.count("{") > 8:
+        return [name]  # (no environment's name: left with its braces, the file's names are not known)
+    names, at = [""], 0
+    for match in _BRACES.finditer(name):
+        between = name[at:match.start()]
+        names = [done + between + part.strip() for done in names for part in match.group(1).split(",")][:limit]
+        at = match.end()
+    return [(done + name[at:]).strip() for done in names]
+
+
+def _env_names(value: str) -> list[str]:
+    """The environments of an ``env_list`` value: comma- or line-separated, braces expanded (commas inside
+    braces are the alternatives, not separators)."""
+    names: list[str] = []
+    depth, current = 0, ""
+    for char in value + ",":
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth = max(0, depth - 1)
+        if char in ",\n" and depth == 0:
+            if current.strip() and not current.strip().startswith("#"):
+                names.extend(_expand(current.strip()))
+            current = ""
+        else:
+            current += char
+    return names
+
+
+def _toxfile(path: str, text: str) -> Manifest | None:
+    """tox's environments: `[testenv:NAME]` sections and the ``env_list`` of ``[tox]`` (tox.ini), the
+    ``env`` tables and ``env_list`` of a tox.toml; generative names expanded. An environment named by
+    factors the file uses (`lint-ci` where `lint` and `ci` are factors of its environments), or by a
+    Python factor (`py312`), is defined too: tox makes it from ``[testenv]``."""
+    manifest = Manifest(path)
+    if path.endswith(".toml"):
+        try:
+            data = tomllib.loads(text)
+        except (tomllib.TOMLDecodeError, RecursionError):
+            return None
+        envs = data.get("env")
+        listed = data.get("env_list")
+        names = [*(envs if isinstance(envs, dict) else {}),
+                 *(e for e in (listed if isinstance(listed, list) else []) if isinstance(e, str))]
+        for name in names:
+            for env in _expand(name):
+                line = _line_of(text, f"env.{name}") if f"env.{name}" in text else _line_of(text, name)
+                manifest.names.setdefault(env, (line, line))
+    else:
+        lines = text.splitlines()
+        section = ""
+        i = 0
+        while i < len(lines):
+            line = lines[i]
+            stripped = line.strip()
+            if stripped.startswith("["):
+                section = stripped
+                match = _TOX_SECTION.match(stripped)
+                if match:
+                    for env in _env_names(match.group(1)):
+                        manifest.names.setdefault(env, (i + 1, i + 1))
+                i += 1
+                continue
+            listed = _TOX_LIST_KEY.match(line) if section in ("[tox]", "[tox:tox]") else None
+            if listed:
+                value, start = listed.group(1), i
+                while i + 1 < len(lines) and lines[i + 1][:1] in (" ", "\t") and lines[i + 1].strip():
+                    i += 1
+                    value += "\n" + lines[i].strip()
+                for env in _env_names(value):
+                    manifest.names.setdefault(env, (start + 1, start + 1))
+            i += 1
+    if any("{" in name or "$" in name for name in manifest.names):
+        manifest.dynamic = True  # (an unclosed brace, a substitution: which names it makes is not known)
+    factors = sorted({f for name in manifest.names for f in name.split("-") if f}, key=len, reverse=True)
+    manifest.patterns.append(_PY_FACTOR)
+    if factors:
+        one = "(?:" + "|".join(re.escape(f) for f in factors) + ")"
+        manifest.patterns.append(re.compile(f"{one}(?:-{one})*"))
+    return manifest
+
+
 # -- pyproject.toml -------------------------------------------------------------------------------
 
 def _pyproject(path: str, text: str) -> Manifest | None:
@@ -414,12 +515,22 @@ def _pyproject(path: str, text: str) -> Manifest | None:
     tables = [project.get("scripts"), project.get("gui-scripts"), _table(tool, "poetry").get("scripts"),
               _table(tool, "pdm").get("scripts"), _table(tool, "rye").get("scripts"),
               _table(tool, "poe").get("tasks"), _table(tool, "taskipy").get("tasks")]
-    for env_name, env in _table(_table(tool, "hatch"), "envs").items():
+    envs = _table(_table(tool, "hatch"), "envs")
+    for env_name, env in envs.items():
         scripts = env.get("scripts") if isinstance(env, dict) else None
         tables.append(scripts)
-        for script in scripts if isinstance(scripts, dict) else {}:
-            line = _line_of(text, script)
-            manifest.names.setdefault(f"{env_name}:{script}", (line, line))
+        # an environment's scripts and those of its template's (Hatch: `template = "test"`, else the
+        # `default` environment's, unless it is detached), followed up the chain
+        chain, at = [], env_name
+        while isinstance(at, str) and at not in chain and isinstance(envs.get(at, {}), dict):
+            chain.append(at)
+            this = envs.get(at, {})
+            at = None if this.get("detached") is True else this.get("template", "default" if at != "default" else None)
+        for source in chain:
+            inherited = envs.get(source, {}).get("scripts")
+            for script in inherited if isinstance(inherited, dict) else {}:
+                line = _line_of(text, script)
+                manifest.names.setdefault(f"{env_name}:{script}", (line, line))
     for table in tables:
         for script in table if isinstance(table, dict) else {}:
             if isinstance(script, str):

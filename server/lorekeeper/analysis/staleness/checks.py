@@ -283,14 +283,21 @@ class PathCheck:
     @staticmethod
     def _named_at_baseline(checker: StalenessChecker, item: Pending, commit: str) -> list[str]:
         """A bare file name (`ajv-provider.ts`) found nowhere today: the files of that name the tree held
-        when the memory was written, nearest to the memory's folder first (what the name meant then)."""
+        when the memory was written, nearest to the memory's folder first (what the name meant then); the
+        end of a path (`modes/registry.ts`): the one file whose path ended so then."""
         name = item.ref.target
-        if "/" in name or not _FILE_NAME.match(name):
-            return []
+        last = name.rsplit("/", 1)[-1]
+        if not _FILE_NAME.match(last) or ("/" in name and (not item.ref.strong or item.data.get("tail"))):
+            return []  # (the end of a path that exists now: a short form of it, see `now`)
         # (not the copies under folders the tree is never read in: jest's `e2e/presets/*/node_modules/
         # jest-preset.js` fixtures are no file the index lists today either)
-        paths = [p for p in checker.history.paths_named(commit, name) or []
+        paths = [p for p in checker.history.paths_named(commit, last) or []
                  if ALWAYS_SKIPPED_DIRS.isdisjoint(p.split("/")[:-1]) and not checker.index.ignored(p)]
+        if "/" in name:
+            # the end of a path (`modes/registry.ts` for `src/modes/registry.ts`), as a short form of a path
+            # that exists now is read: the one file of the tree then whose path ends so
+            paths = [p for p in paths if p.endswith("/" + name.removeprefix("./"))]
+            return paths if len(paths) == 1 else []
         base = item.base or ""
         return sorted(paths, key=lambda p: (not p.startswith(base), p.count("/"), p))[:3]
 
@@ -905,6 +912,7 @@ def _removed_when(checker: StalenessChecker, word: str, paths: list[str], change
 
 _NOUNS = {"script": ("stale-script", "script"), "make": ("stale-make-target", "make target"),
           "just": ("stale-just-recipe", "just recipe"), "task": ("stale-task", "task"),
+          "tox": ("stale-tox-env", "tox environment"),
           "console": ("stale-console-script", "console script"),
           "extra": ("stale-extra", "extra"), "group": ("stale-dependency-group", "dependency group")}
 
@@ -982,7 +990,7 @@ class ManifestNameCheck:
             baseline = baselines[id(item)]
             label = f'{noun} "{name}"'
             if baseline is None or baseline.commit is None:
-                if item.ref.strong and not history.available and item.ref.kind in ("script", "make", "just", "task"):
+                if item.ref.strong and not history.available and item.ref.kind in ("script", "make", "just", "task", "tox"):
                     checker.add(item, kind, Severity.warning, f"{label} is not defined in {item.data['manifests'][0]}")
                 continue
             since, defined_then, blobs_then = wheres[id(item)] or (baseline.commit, None, blobs)
@@ -1050,8 +1058,13 @@ class ManifestNameCheck:
 
 def _needle(name: str, manifest: str, prefixes: dict[str, str] | None = None) -> str:
     """What `git log -S` looks for to tell when a command left its manifest: a package.json script as a
-    quoted key, a task of an included Taskfile without its namespace, any other by its name."""
+    quoted key, a task of an included Taskfile without its namespace, a tox environment by its section, a
+    Hatch environment's script by its environment's tables, any other by its name."""
     prefix = (prefixes or {}).get(manifest, "")
+    if manifest.endswith("tox.ini"):
+        return f"testenv:{name}"  # (its section: the name alone may be said in other environments' commands)
+    if manifest.endswith("pyproject.toml") and ":" in name:
+        return f"envs.{name.split(':', 1)[0]}"  # a Hatch environment's script (`test:unit`): its tables
     return f'"{name}"' if manifest.endswith("package.json") else name.removeprefix(prefix)
 
 
@@ -1447,6 +1460,7 @@ CHECKS: dict[str, Any] = {
     "make": ManifestNameCheck(),
     "just": ManifestNameCheck(),
     "task": ManifestNameCheck(),
+    "tox": ManifestNameCheck(),
     "console": ManifestNameCheck(),
     "extra": ManifestNameCheck(),
     "group": ManifestNameCheck(),

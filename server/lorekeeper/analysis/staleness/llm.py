@@ -121,7 +121,7 @@ def excerpt(checker: StalenessChecker, entry: Entry, label: str) -> tuple[str, s
         if data is None or b"\x00" in data[:8192]:
             return None
         lines = data.decode("utf-8", "replace").splitlines()
-    elif ref.kind in ("script", "console", "make", "just", "task"):
+    elif ref.kind in ("script", "console", "make", "just", "task", "tox"):
         manifest = index.manifest_for(ref.kind, base)
         path = manifest.path if manifest is not None else None
         if path is None or not sendable(checker, path):
