@@ -247,7 +247,7 @@ _LABEL_KINDS = {"path": {"path", "folder", "other"}, "symbol": {"symbol", "other
                 "script": {"script", "command", "other"}, "make-target": {"make", "command", "other"},
                 "just-recipe": {"just", "command", "other"}, "console-script": {"console", "command", "other", "script"},
                 "module": {"module", "command", "other", "path"}, "package-manager": {"command", "other"},
-                "version": {"other", "command", "path"}}
+                "version": {"other", "command", "path"}, "tox-env": {"command", "script"}}
 
 
 def _finding_family(kind: str) -> str:
@@ -274,6 +274,12 @@ def match(finding: dict[str, Any], refs: list[dict[str, Any]]) -> dict[str, Any]
             and abs((r.get("line") or 0) - line) <= 3]
     if tail:
         return min(tail, key=lambda r: abs((r.get("line") or 0) - line))
+    # A tree drawn from a folder named as the repository (`phoenix/` then `├── app/`): the finding spells
+    # the path from that folder, the label from the root, on the same line.
+    under = [r for r in same_file if (r.get("line") or 0) == line and (t := _norm(r.get("target") or ""))
+             and target.endswith("/" + t)]
+    if under:
+        return under[0]
     near = [r for r in same_file if target and _written_in(target, r.get("text") or "") and abs((r.get("line") or 0) - line) <= 3]
     return min(near, key=lambda r: abs((r.get("line") or 0) - line)) if near else None
 
