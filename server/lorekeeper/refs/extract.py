@@ -456,7 +456,7 @@ def _prose_text(clean: str, low: str | None, i: int) -> list[Reference]:
         # "Rust 2024 edition, toolchain 1.93", "the project builds on stable 1.97.0" (of a line about Rust)
         if not _negated(plain, match.start(), match.end()):
             refs.append(Reference("version", f"rust@{match.group(1)}", match.group(0), i, strong=False))
-    for match in _LIBRARY_VERSION.finditer(plain) if any(c.isdigit() for c in plain) else ():
+    for match in _LIBRARY_VERSION.finditer(plain) if _DIGIT.search(plain) else ():
         package = LIBRARIES.get(match.group(1).lower())
         if package and not _negated(plain, match.start(), match.end()):
             refs.append(Reference("version", f"npm:{package}@{match.group(2)}", match.group(0), i, strong=False))
@@ -468,6 +468,7 @@ def _prose_text(clean: str, low: str | None, i: int) -> list[Reference]:
     return refs
 
 
+_DIGIT = re.compile(r"\d")
 _COMMAND_KINDS = frozenset({"script", "make", "just", "task", "console", "tox"})
 #: What follows a code span that places it in a file ("`x` (the helper) is defined in `src/a.py`"), matched
 #: where the span ends. An aside in parentheses is read up to 200 characters: read whole, a "(" without

@@ -8,6 +8,7 @@ author wrote it."""
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import logging
 import re
@@ -332,16 +333,16 @@ UNITS_CACHE = "units.json"
 
 @cache
 def _units_version() -> str:
-    """A hash of everything the units of a text depend on besides the text and its file's name."""
-    from markdown_it import __version__ as markdown_it_version
-
+    """A hash of everything the units of a text depend on besides the text and its file's name: this
+    module's source, the text helpers', and markdown-it's version (its ``__init__.py``, which states it,
+    read without importing the parser: a load whose files are all cached never needs it)."""
+    spec = importlib.util.find_spec("markdown_it")
     digest = hashlib.blake2b(digest_size=12)
-    for module_file in (__file__, core_text.__file__):
+    for module_file in (__file__, core_text.__file__, spec.origin if spec is not None else None):
         try:
             digest.update(Path(module_file or "").read_bytes())
         except OSError:  # no source to read (a frozen install): never reuse across runs
             digest.update(repr(id(module_file)).encode())
-    digest.update(markdown_it_version.encode())
     return digest.hexdigest()
 
 
