@@ -821,13 +821,13 @@ def init_workspace(root: Path) -> Initialised:
     return Initialised(root, store, created, warnings)
 
 
-# The file a package manager writes at the top of the folder it copies dependencies into: Go's
-# `go mod vendor` (vendor/modules.txt), Composer's (vendor/autoload.php).
+#: The file a package manager writes at the top of the folder it copies dependencies into: Go's
+#: `go mod vendor` (vendor/modules.txt), Composer's (vendor/autoload.php).
 _VENDOR_MARKERS = ("vendor/modules.txt", "vendor/autoload.php")
 
 
 def _vendored_folders(files: list[str]) -> tuple[str, ...]:
-    """The folders holding copies of dependencies (``vendor/`` beside a ``modules.txt`` or an
+    """The folders holding copies of dependencies (a ``vendor/`` that holds a ``modules.txt`` or an
     ``autoload.php``), as path prefixes: the instruction files inside them are their projects' memory,
     about their own trees, not this repository's."""
     return tuple(sorted(path[: -len(marker.split("/", 1)[1])] for path in files for marker in _VENDOR_MARKERS
