@@ -227,7 +227,7 @@ def lsp_save(tree: Path, edits: int = 8) -> tuple[str, float] | None:
     from bench import _memory_save_latency
     from lorekeeper.workspace import Workspace
 
-    files = [tree / p for p in Workspace(tree).memory_relpaths()["instruction"]]
+    files = [tree / p for p in Workspace(tree).memory_relpaths()["instruction"] if (tree / p).is_file()]  # (not a broken link)
     if not files:
         return None
     target = max(files, key=lambda p: p.stat().st_size)
