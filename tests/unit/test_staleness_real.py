@@ -450,6 +450,24 @@ def test_a_bare_file_name_gone_everywhere_is_judged_by_what_the_tree_held_then(t
     assert full.fix.model_dump() == {"action": "replace-ref", "old": "ajv-provider.ts", "new": "ajvProvider.ts"}
 
 
+def test_a_class_used_by_many_files_is_found_in_the_file_named_after_it(tree: Tree) -> None:
+    """dyad's AGENTS.md: "calls the relevant `IpcClient` method", the class defined in
+    `src/ipc/ipc_client.ts` and used by more than 40 files of folders that sort before it; the IPC
+    contracts deleted it. Only 40 files are parsed for a name's definition: the one named after it (its
+    separators aside) comes first, so the class is found and the line is stale."""
+    tree.write("src/ipc/ipc_client.ts", "export class IpcClient {\n  static getInstance() { return new IpcClient(); }\n}\n")
+    for n in range(45):
+        tree.write(f"src/components/c{n:02d}.tsx", "import { IpcClient } from '../ipc/ipc_client';\n"
+                                                  "export const f = () => IpcClient.getInstance();\n")
+    tree.write("AGENTS.md", "- Wrap reads in `useQuery` with a `queryFn` that calls the relevant `IpcClient` method.\n")
+    commit(tree, "initial", date="2025-10-30T12:00:00Z")
+    git(tree.root, "rm", "-q", "src/ipc/ipc_client.ts", *(f"src/components/c{n:02d}.tsx" for n in range(45)))
+    tree.write("src/ipc/contracts.ts", "export const contracts = {};\n")
+    removed = commit(tree, "IPC Contracts", date="2026-01-23T12:00:00Z")
+    assert loud(check(tree.root)) == [("AGENTS.md", 1, "stale-symbol", "IpcClient")]
+    assert f"removed in {removed}" in next(f.message for f in check(tree.root) if f.ref == "IpcClient")
+
+
 def test_the_end_of_a_path_gone_everywhere_is_judged_by_the_one_file_it_ended_then(tree: Tree) -> None:
     """claude-code-action's "Extensible registry pattern in `modes/registry.ts`" (the file was
     `src/modes/registry.ts`): gone with the registry, it is stale from that commit. Where two files of the

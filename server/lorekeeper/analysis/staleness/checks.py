@@ -725,8 +725,12 @@ _TEST_PATH = re.compile(r"(?:^|/)(?:__tests__|tests?|spec|e2e|fixtures?)/|[._-](
 def _defining_first(symbol: str, path: str) -> tuple[bool, bool, int, str]:
     """The order in which files that mention a symbol are parsed for its definition (at most
     ``_MAX_FILES_PER_SYMBOL`` of them): a file named after it, then code before tests, shallower
-    before deeper (cline's `ModelFamily`, used by 44 files, is defined in `src/shared/prompts.ts`)."""
-    return (symbol.rsplit(".", 1)[-1].lower() not in path.lower(), bool(_TEST_PATH.search(path)), path.count("/"), path)
+    before deeper (cline's `ModelFamily`, used by 44 files, is defined in `src/shared/prompts.ts`). A file
+    is named after it whatever its separators (dyad's `IpcClient` in `src/ipc/ipc_client.ts`, which more
+    than 40 files of the folders before `src/ipc/` used)."""
+    name = symbol.rsplit(".", 1)[-1].lower()
+    return (name not in path.lower().replace("_", "").replace("-", ""), bool(_TEST_PATH.search(path)),
+            path.count("/"), path)
 
 
 def _anchored(checker: StalenessChecker, defined: list[tuple[Pending, list[str]]]) -> list[tuple[Pending, list[str]]]:
