@@ -459,12 +459,19 @@ def test_a_class_used_by_many_files_is_found_in_the_file_named_after_it(tree: Tr
     for n in range(45):
         tree.write(f"src/components/c{n:02d}.tsx", "import { IpcClient } from '../ipc/ipc_client';\n"
                                                   "export const f = () => IpcClient.getInstance();\n")
-    tree.write("AGENTS.md", "- Wrap reads in `useQuery` with a `queryFn` that calls the relevant `IpcClient` method.\n")
+    # (a snake_case name in a file of its name: `run_evals` in `evals/run_evals.py`, as many users before it)
+    tree.write("evals/run_evals.py", "def run_evals():\n    return 1\n")
+    for n in range(45):
+        tree.write(f"a/m{n:02d}.py", "from evals.run_evals import run_evals\n\nrun_evals()\n")
+    tree.write("AGENTS.md", "- Wrap reads in `useQuery` with a `queryFn` that calls the relevant `IpcClient` method.\n"
+                            "- Score with `run_evals`.\n")
     commit(tree, "initial", date="2025-10-30T12:00:00Z")
-    git(tree.root, "rm", "-q", "src/ipc/ipc_client.ts", *(f"src/components/c{n:02d}.tsx" for n in range(45)))
+    git(tree.root, "rm", "-q", "src/ipc/ipc_client.ts", *(f"src/components/c{n:02d}.tsx" for n in range(45)),
+        "evals/run_evals.py", *(f"a/m{n:02d}.py" for n in range(45)))
     tree.write("src/ipc/contracts.ts", "export const contracts = {};\n")
     removed = commit(tree, "IPC Contracts", date="2026-01-23T12:00:00Z")
-    assert loud(check(tree.root)) == [("AGENTS.md", 1, "stale-symbol", "IpcClient")]
+    assert loud(check(tree.root)) == [("AGENTS.md", 1, "stale-symbol", "IpcClient"),
+                                      ("AGENTS.md", 2, "stale-symbol", "run_evals")]
     assert f"removed in {removed}" in next(f.message for f in check(tree.root) if f.ref == "IpcClient")
 
 

@@ -728,9 +728,8 @@ def _defining_first(symbol: str, path: str) -> tuple[bool, bool, int, str]:
     before deeper (cline's `ModelFamily`, used by 44 files, is defined in `src/shared/prompts.ts`). A file
     is named after it whatever its separators (dyad's `IpcClient` in `src/ipc/ipc_client.ts`, which more
     than 40 files of the folders before `src/ipc/` used)."""
-    name = symbol.rsplit(".", 1)[-1].lower()
-    return (name not in path.lower().replace("_", "").replace("-", ""), bool(_TEST_PATH.search(path)),
-            path.count("/"), path)
+    name, plain = (text.lower().replace("_", "").replace("-", "") for text in (symbol.rsplit(".", 1)[-1], path))
+    return (name not in plain, bool(_TEST_PATH.search(path)), path.count("/"), path)
 
 
 def _anchored(checker: StalenessChecker, defined: list[tuple[Pending, list[str]]]) -> list[tuple[Pending, list[str]]]:
