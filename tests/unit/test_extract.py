@@ -128,6 +128,26 @@ def test_negation_applies_to_the_mention_it_precedes_only() -> None:
     assert found("Avoid `lib/bad.js`. Prefer `lib/good.js`.") == [("path", "lib/good.js")]
 
 
+
+def test_a_negation_at_the_end_of_the_line_above_holds_for_the_line_that_goes_on() -> None:
+    """formbricks' AGENTS.md wraps its sentences: "… Do not add a" ends one line, "`tailwind.config.js` that
+    nothing `@config`s" starts the next. The negation reaches over the break, not into a new item."""
+    wrapped = ("reached through an explicit bridge from the package's own stylesheet. Do not add a\n"
+               "`tailwind.config.js` that nothing configures, and keep `src/app.ts` as it is.")
+    assert found(wrapped) == [("path", "src/app.ts")]
+    assert found("Do not add a\n- `src/lib/a.ts` (a new item)") == [("path", "src/lib/a.ts")]
+    assert found("## Do not edit\n`src/lib/a.ts` holds the client") == [("path", "src/lib/a.ts")]
+    assert found("Read this first\n`src/lib/a.ts` holds the client") == [("path", "src/lib/a.ts")]
+
+
+def test_instead_of_passing_a_name_is_no_reference_to_it() -> None:
+    """browser-use's CLAUDE.md: "Use `loop = asyncio.get_event_loop()` inside tests that need it instead of
+    passing `event_loop` as a function argument" (the fixture it advises against was removed, as advised)."""
+    text = ("Use `loop = asyncio.get_event_loop()` inside tests that need it instead of passing `event_loop` as a "
+            "function argument.")
+    assert "event_loop" not in {r.target for r in extract(text)}
+    assert found("Pass `src/conf/app.toml` to the loader.") == [("path", "src/conf/app.toml")]
+
 def test_dotfiles_are_paths_but_bare_extensions_and_framework_names_are_not() -> None:
     assert found("Edit `.gitignore`, `.nvmrc`, `.env`, `.js` and `server.js`.") == [
         ("path", ".gitignore"), ("path", ".nvmrc"), ("path", "server.js")]
