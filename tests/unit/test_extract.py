@@ -129,7 +129,7 @@ def test_negation_applies_to_the_mention_it_precedes_only() -> None:
 
 
 
-def test_a_negation_at_the_end_of_the_line_above_holds_for_the_line_that_goes_on() -> None:
+def test_a_negation_reaches_over_the_break_of_a_wrapped_sentence() -> None:
     """formbricks' AGENTS.md wraps its sentences: "… Do not add a" ends one line, "`tailwind.config.js` that
     nothing `@config`s" starts the next. The negation reaches over the break, not into a new item."""
     wrapped = ("reached through an explicit bridge from the package's own stylesheet. Do not add a\n"
@@ -138,6 +138,9 @@ def test_a_negation_at_the_end_of_the_line_above_holds_for_the_line_that_goes_on
     assert found("Do not add a\n- `src/lib/a.ts` (a new item)") == [("path", "src/lib/a.ts")]
     assert found("## Do not edit\n`src/lib/a.ts` holds the client") == [("path", "src/lib/a.ts")]
     assert found("Read this first\n`src/lib/a.ts` holds the client") == [("path", "src/lib/a.ts")]
+    # and the other way: the line that goes on says the path is gone
+    assert found("The client lived in `src/old/api.ts`\nwhich was removed in the rewrite.") == []
+    assert found("The client lives in `src/lib/api.ts`\n- was removed: see below") == [("path", "src/lib/api.ts")]
 
 
 def test_instead_of_passing_a_name_is_no_reference_to_it() -> None:

@@ -160,10 +160,14 @@ def extract(text: str) -> list[Reference]:
             found, cwd = _code_line(line, i, lang, cwd, made, opened_at)
             refs.extend(found)
         else:
+            # the sentence a line goes on with ("… Do not add a" / "`tailwind.config.js` that …"), and the one
+            # it goes on into ("`src/old.ts`" / "was removed"): a negation reaches over the break
             before = lines[i - 1] if i else ""
-            # a line that goes on with the sentence above ("… Do not add a" / "`tailwind.config.js` that …")
+            after = lines[i + 1] if i + 1 < len(lines) else ""
             goes_on = before.strip() and not _STARTS_BLOCK.match(line) and not _NO_SENTENCE.match(before)
-            refs.extend(_prose_line(line, i, before[-60:] if goes_on else ""))
+            goes_into = after.strip() and not _STARTS_BLOCK.match(after) and not _NO_SENTENCE.match(after) \
+                and not _NO_SENTENCE.match(line)
+            refs.extend(_prose_line(line, i, before[-60:] if goes_on else "", after[:60] if goes_into else ""))
     if drawn or "--" in text:
         refs.extend(_trees(lines))
     if tabled:  # the first column's code spans, row by row, as the lines of a tree
@@ -382,7 +386,7 @@ def _anchor_links(line: str, i: int) -> list[Reference]:
     return refs
 
 
-def _prose_line(line: str, i: int, above: str = "") -> list[Reference]:
+def _prose_line(line: str, i: int, above: str = "", below: str = "") -> list[Reference]:
     # Each pattern below needs a word or character the line may not hold; looking for it first spares
     # most lines most of the patterns (a cold check extracts every memory's text).
     low = line.lower() if line.isascii() else None
@@ -396,19 +400,20 @@ def _prose_line(line: str, i: int, above: str = "") -> list[Reference]:
     refs: list[Reference] = _anchor_links(line, i) if "](" in line and "#" in line else []
     if "@" in line or "mdc:" in line or "[[file:" in line:
         refs.extend(_agent_files(line, i))
-    refs.extend(_prose_text(clean, low, i, above))
+    refs.extend(_prose_text(clean, low, i, above, below))
     if examples.strip():
         # What an example names may be made up ("e.g. `src/components/Button.tsx`"): weak, so that it is
         # reported only where history shows it existed when the memory was written and is gone now.
         known = {(r.kind, r.target) for r in refs}
-        refs.extend(r._replace(strong=False) for r in _prose_text(examples, low, i, above) if (r.kind, r.target) not in known)
+        refs.extend(r._replace(strong=False) for r in _prose_text(examples, low, i, above, below) if (r.kind, r.target) not in known)
     return refs
 
 
-def _prose_text(clean: str, low: str | None, i: int, above: str = "") -> list[Reference]:
+def _prose_text(clean: str, low: str | None, i: int, above: str = "", below: str = "") -> list[Reference]:
     """The references of a prose line's text ``clean`` (links, URLs and, where asked, examples blanked
     out); ``low``: the whole line in lower case, where it is ASCII (words looked for first); ``above``: the
-    line before, where this one goes on with its sentence."""
+    line before, where this one goes on with its sentence; ``below``: the line after, where it goes on
+    into it."""
     refs: list[Reference] = []
     scopes: list[str] = []
     lead = _BOLD_FOLDER.match(clean) if "**" in clean else None
@@ -416,7 +421,7 @@ def _prose_text(clean: str, low: str | None, i: int, above: str = "") -> list[Re
         # "- **integration_tests/** - Integration test suite": a list of the project's folders
         refs.append(Reference("path", lead.group(1), lead.group(1), i, strong=True))
     for match in _SPAN.finditer(clean) if "`" in clean else ():
-        if _negated(clean, match.start(), match.end(), above):
+        if _negated(clean, match.start(), match.end(), above, below):
             continue
         span = match.group(1).strip()
         if _BRANCH_PREFIX.fullmatch(span) and _about_branches(clean, match.start(), match.end()):
@@ -436,17 +441,17 @@ def _prose_text(clean: str, low: str | None, i: int, above: str = "") -> list[Re
     plain = _SPAN.sub(lambda m: " " * len(m.group(0)), clean) if "`" in clean else clean
     for match in _NAMED_FOLDER.finditer(plain) if _mentions(low, "folder", "director") else ():
         name = match.group(1)
-        if name.lower() not in _NOT_FOLDER_NAMES and not _negated(plain, match.start(), match.end(), above):
+        if name.lower() not in _NOT_FOLDER_NAMES and not _negated(plain, match.start(), match.end(), above, below):
             refs.append(Reference("path", name + "/", name, i, strong=False))  # "the src folder"
     for match in _INSIDE_THE.finditer(plain) if _mentions(low, "the ") else ():
         name = match.group(1)
-        if not _negated(plain, match.start(), match.end(), above) and not any(r.target == name + "/" for r in refs):
+        if not _negated(plain, match.start(), match.end(), above, below) and not any(r.target == name + "/" for r in refs):
             refs.append(Reference("path", name + "/", name, i, strong=False))  # "anything inside the webview-ui"
     if "npm" in plain or "yarn" in plain or "run" in plain or "python" in plain:
         refs.extend(_prose_commands(plain, i))
     for match in _PATH_TOKEN.finditer(plain) if "/" in plain else ():
         token = match.group(1).rstrip(".,;:)")
-        if _negated(plain, match.start(), match.end(), above) or plain[max(0, match.start(1) - 2) : match.start(1)] == "\\*":
+        if _negated(plain, match.start(), match.end(), above, below) or plain[max(0, match.start(1) - 2) : match.start(1)] == "\\*":
             continue  # (`services/\*_/_.server.ts`: a glob whose stars were escaped for Markdown)
         path = _as_path(token)
         if path and _NAMED_STACK.fullmatch(path):
@@ -462,15 +467,15 @@ def _prose_text(clean: str, low: str | None, i: int, above: str = "") -> list[Re
             refs.append(Reference("package-manager", match.group(1).lower(), match.group(0), i))
     for match in _RUNTIME_VERSION.finditer(plain) if _mentions(low, "go", "node", "python", "rust") else ():
         tool, version = _RUNTIMES[match.group(1).lower()], match.group(2)
-        if ("." in version or tool == "node") and not _negated(plain, match.start(), match.end(), above):
+        if ("." in version or tool == "node") and not _negated(plain, match.start(), match.end(), above, below):
             refs.append(Reference("version", f"{tool}@{version}", match.group(0), i, strong=False))
     for match in _RUST_TOOLCHAIN.finditer(plain) if _mentions(low, "rust", "cargo") else ():
         # "Rust 2024 edition, toolchain 1.93", "the project builds on stable 1.97.0" (of a line about Rust)
-        if not _negated(plain, match.start(), match.end(), above):
+        if not _negated(plain, match.start(), match.end(), above, below):
             refs.append(Reference("version", f"rust@{match.group(1)}", match.group(0), i, strong=False))
     for match in _LIBRARY_VERSION.finditer(plain) if _DIGIT.search(plain) else ():
         package = LIBRARIES.get(match.group(1).lower())
-        if package and not _negated(plain, match.start(), match.end(), above):
+        if package and not _negated(plain, match.start(), match.end(), above, below):
             refs.append(Reference("version", f"npm:{package}@{match.group(2)}", match.group(0), i, strong=False))
     if len(set(scopes)) == 1:
         # "run `npm test` from `clients/web/`": the commands of the sentence run in that folder.
@@ -542,14 +547,16 @@ def _about_branches(text: str, start: int, end: int) -> bool:
     return bool(label and label.end() <= start and _BRANCH_WORD.search(label.group(1)))
 
 
-def _negated(text: str, start: int, end: int, lead: str = "") -> bool:
-    """Whether the reference at ``text[start:end]`` is said not to be used, or to be gone; ``lead``: the line
-    before, where the reference's line goes on with its sentence (formbricks' "… Do not add a" /
-    "`tailwind.config.js` that nothing `@config`s")."""
-    before = text[max(0, start - 40) : start]
-    if lead and start < 40:
-        before = (lead + " " + before)[-40:]
-    return bool(_NEGATED_BEFORE.search(before) or _NEGATED_AFTER.search(text[end : end + 40]))
+def _negated(text: str, start: int, end: int, above: str = "", below: str = "") -> bool:
+    """Whether the reference at ``text[start:end]`` is said not to be used, or to be gone; ``above`` and
+    ``below``: the lines around, where the reference's line goes on with their sentence (formbricks' "… Do
+    not add a" / "`tailwind.config.js` that nothing `@config`s")."""
+    before, after = text[max(0, start - 40) : start], text[end : end + 40]
+    if above and start < 40:
+        before = (above + " " + before)[-40:]
+    if below and len(text) - end < 40:
+        after = (after + " " + below)[:40]
+    return bool(_NEGATED_BEFORE.search(before) or _NEGATED_AFTER.search(after))
 
 
 _COMMAND_STARTERS = frozenset(RUNNERS) | {"cd", "go", "cargo", "git", "pytest", "node", "deno", "tsx", "bash", "sh", "bunx",
