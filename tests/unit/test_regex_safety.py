@@ -110,6 +110,8 @@ HOSTILE: dict[str, Callable[[], Any]] = {
         "a.sh", ("function " + " " * N + "\n" + ";" * N + "\n" + "a" * N + "(" + "\n").encode()),
     "a pattern rule of many % (Makefile)": lambda: parse_manifest("Makefile", b"%-%-%-%-%-%-%-%-%-%-%-%x: y\n")
     .defines("-" * 60 + "y"),
+    "a condition on the goals that never closes (Makefile)": lambda: parse_manifest(
+        "Makefile", b"ifneq ($(filter " + b"a " * N + b" " * N + b"\n%:\n\t@:\n"),
     # tags (300 KB: counting backticks again before each name was quick, but not quick enough)
     "an ambiguous tool name again and again (tools)": lambda: tools("make " * (3 * N // 5)),
 }

@@ -1028,3 +1028,35 @@ def test_a_hatch_environment_gone_with_its_scripts(tree: Tree) -> None:
                                                    (5, "stale-console-script", Severity.error),
                                                    (6, "stale-console-script", Severity.error)]
     assert all(f"(removed in {sha} on 2026-03-11: Replace hatch env layer" in f[4] for f in found)
+
+
+_UNKEY_MAKEFILE = """.PHONY: build unkey
+build:
+\tgo build ./...
+unkey: ## Run unkey CLI (usage: make unkey dev seed local)
+\tgo run . $(filter-out unkey,$(MAKECMDGOALS))
+
+# Catch-all to swallow extra args passed to unkey target (only when unkey is called)
+ifneq ($(filter unkey,$(MAKECMDGOALS)),)
+%:
+\t@:
+endif
+"""
+
+
+def test_a_catch_all_rule_made_for_one_goal_defines_no_other_target(tree: Tree) -> None:
+    """unkey's Makefile: a `%:` rule that swallows the arguments of `make unkey dev seed local`, made only
+    when `unkey` is asked for. `make up`, since removed, is stale; the words after `make unkey` are not."""
+    tree.write("Makefile", _UNKEY_MAKEFILE.replace(".PHONY: build unkey\n", ".PHONY: build unkey up\nup:\n\tdocker compose up\n"))
+    tree.write("AGENTS.md", "- `make up` starts the services.\n- `make unkey dev seed local` seeds a local setup.\n"
+                            "- `make build` builds.\n")
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    tree.write("Makefile", _UNKEY_MAKEFILE)
+    sha = commit(tree, "Add testutil container helpers", date="2026-02-01T10:00:00Z")
+    assert _found(tree) == [("AGENTS.md", 1, "stale-make-target", Severity.error,
+                             f'make target "up" is not defined in Makefile (removed in {sha} on 2026-02-01: '
+                             "Add testutil container helpers)")]
+    # the same rule outside such a condition takes every target: nothing is judged
+    tree.write("Makefile", _UNKEY_MAKEFILE.replace("ifneq ($(filter unkey,$(MAKECMDGOALS)),)\n", "").replace("endif\n", ""))
+    commit(tree, "catch all", date="2026-02-02T10:00:00Z")
+    assert _found(tree) == []

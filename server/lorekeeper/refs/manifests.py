@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 import tomllib
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,8 +90,14 @@ class Manifest:
     flattened: set[str] = field(default_factory=set)
     #: The namespace an included Taskfile's tasks are run under (``test:``): ``task test:unit``.
     prefix: str = ""
+    #: Pattern rules made only when the command asks for one of some goals (unkey's catch-all ``%:`` under
+    #: ``ifneq ($(filter unkey,$(MAKECMDGOALS)),)``, which swallows the arguments of ``make unkey dev seed``):
+    #: each pattern with those goals.
+    guarded: list[tuple[re.Pattern[str], frozenset[str]]] = field(default_factory=list)
 
-    def defines(self, name: str) -> bool:
+    def defines(self, name: str, goals: Collection[str] = ()) -> bool:
+        """Whether the file defines ``name``; ``goals``: the other names the same command asks for (``make
+        unkey dev``), which a rule made for one of them may take."""
         if self.prefix:
             if name == self.prefix[:-1]:
                 name = "default"  # `task test` runs the namespace's default task
@@ -98,7 +105,8 @@ class Manifest:
                 name = name[len(self.prefix):]
             else:
                 return False
-        return name in self.names or any(p.fullmatch(name) for p in self.patterns)
+        return name in self.names or any(p.fullmatch(name) for p in self.patterns) \
+            or any(p.fullmatch(name) for p, needs in self.guarded if not needs.isdisjoint(goals))
 
 
 def kind_of(path: str) -> str | None:
@@ -174,6 +182,9 @@ def node_binaries(package: str) -> tuple[str, ...]:
 _MAKE_RULE = re.compile(r"^(?P<targets>[^\s:=#](?:[^:=#\s]|\s++(?=[^:=#\s]))*+)\s*(?P<colons>::?)(?!=)(?P<rest>.*)$")
 _MAKE_INCLUDE = re.compile(r"^\s*-?(?:include|sinclude)\s+(.+)$")
 _MAKE_ASSIGN = re.compile(r"^\s*(?:export\s+|override\s+)?[A-Za-z_][\w.]*\s*(?:\?|\+|::?|!)?=")
+_MAKE_IF = re.compile(r"^\s*(?:else\s+)?(?:ifeq|ifneq|ifdef|ifndef)\b(?P<condition>.*)$")
+#: A condition that holds when the command asks for one of some goals: ``ifneq ($(filter a b,$(MAKECMDGOALS)),)``.
+_MAKE_GOALS_ASKED = re.compile(r"^\s*ifneq\s*\(\s*\$\(filter\s+(?P<goals>[\w.\-]+(?: [\w.\-]+)*)\s*,\s*\$\(MAKECMDGOALS\)\s*\)\s*,\s*\)\s*$")
 
 
 def _makefile(path: str, text: str) -> Manifest:
@@ -181,9 +192,25 @@ def _makefile(path: str, text: str) -> Manifest:
     lines = text.splitlines()
     i = 0
     in_define = False
+    # the conditionals the line is in: for each, the goals one of which it asks for (None: another condition,
+    # or the branch where they were not asked for)
+    conditions: list[frozenset[str] | None] = []
     while i < len(lines):
         line = lines[i]
         stripped = line.strip()
+        if not line.startswith("\t") and not in_define:
+            opened = _MAKE_IF.match(line)
+            if opened or stripped == "else" or stripped.startswith("else "):
+                if not opened or stripped.startswith("else"):
+                    conditions = conditions[:-1]  # another branch of the same conditional
+                asked = _MAKE_GOALS_ASKED.match(line) if opened and not stripped.startswith("else") else None
+                conditions.append(frozenset(asked.group("goals").split()) if asked else None)
+                i += 1
+                continue
+            if stripped == "endif" or stripped.startswith(("endif ", "endif#")):
+                conditions = conditions[:-1]
+                i += 1
+                continue
         if in_define:
             in_define = not stripped.startswith("endef")
             i += 1
@@ -222,7 +249,12 @@ def _makefile(path: str, text: str) -> Manifest:
             elif "%" in name:
                 # Only the first "%" is the stem (make's rule; the others are plain characters), so a
                 # pattern holds one ".+" whatever the Makefile writes: matched in linear time.
-                manifest.patterns.append(re.compile(re.escape(name).replace("%", ".+", 1)))
+                pattern = re.compile(re.escape(name).replace("%", ".+", 1))
+                asked = next((goals for goals in reversed(conditions) if goals is not None), None)
+                if asked is not None and None not in conditions:
+                    manifest.guarded.append((pattern, asked))  # made only for those goals
+                else:
+                    manifest.patterns.append(pattern)
             elif not name.startswith("."):
                 manifest.names[name] = (i + 1, end + 1)
         i = end + 1

@@ -920,6 +920,14 @@ _NOUNS = {"script": ("stale-script", "script"), "make": ("stale-make-target", "m
           "extra": ("stale-extra", "extra"), "group": ("stale-dependency-group", "dependency group")}
 
 
+def _goals(ref: Reference) -> frozenset[str]:
+    """The names the command holding ``ref`` asks for besides it (``make unkey dev seed local``): a
+    Makefile may make a rule for one of them that takes the others."""
+    if ref.kind != "make":
+        return frozenset()
+    return frozenset(w for w in ref.text.split() if not w.startswith("-") and "=" not in w) - {ref.target}
+
+
 def _defined_as(ref: Reference) -> str:
     """The name a manifest defines for what ``ref`` names: extras and dependency groups by their
     normal form under their prefix (``extra:krisp``)."""
@@ -950,7 +958,8 @@ class ManifestNameCheck:
         if not manifests:
             return True
         item.result.depends_on.update(m.path for m in manifests)
-        if any(m.defines(name) for m in manifests):
+        goals = _goals(ref)
+        if any(m.defines(name, goals) for m in manifests):
             return True
         if ref.kind == "console" or (ref.kind == "script" and ref.runner != "npm"):
             # (`npm run X` runs package.json's scripts only: a dependency's executable is no script for npm)
@@ -963,7 +972,7 @@ class ManifestNameCheck:
         # Defined by another package of the workspace: the memory may mean that one, unless the manifest
         # in scope defined it when the memory was written (judged below).
         item.data["elsewhere"] = [] if ref.package else \
-            [m.path for m in index.all_manifests(ref.kind) if m.defines(name)]
+            [m.path for m in index.all_manifests(ref.kind) if m.defines(name, goals)]
         item.data["manifests"] = [m.path for m in manifests]
         item.data["prefixes"] = {m.path: m.prefix for m in manifests if m.prefix}  # included Taskfiles' namespaces
         return False
