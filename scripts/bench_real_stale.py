@@ -247,7 +247,8 @@ _LABEL_KINDS = {"path": {"path", "folder", "other"}, "symbol": {"symbol", "other
                 "script": {"script", "command", "other"}, "make-target": {"make", "command", "other"},
                 "just-recipe": {"just", "command", "other"}, "console-script": {"console", "command", "other", "script"},
                 "module": {"module", "command", "other", "path"}, "package-manager": {"command", "other"},
-                "version": {"other", "command", "path"}, "tox-env": {"command", "script"}}
+                "version": {"other", "command", "path"}, "tox-env": {"command", "script"},
+                "tool": {"command", "other"}}
 
 
 def _finding_family(kind: str) -> str:

@@ -492,3 +492,12 @@ def test_names_code_in_a_block_uses() -> None:
         ("symbol", "DRIVER", 6, False), ("symbol", "DSN", 6, False),
         ("symbol", "hl.require_approval", 8, True),
     ]
+
+
+def test_a_tool_that_runs_where_a_file_of_its_own_is() -> None:
+    """`bazel test //pkg/cache:cache_test`, `tilt up`: the tool is the reference (it needs MODULE.bazel, a
+    Tiltfile); its bare name in prose, or asked for its version, is none."""
+    assert [(r.kind, r.target) for r in extract("```bash\nbazel test //pkg/cache:cache_test\n```")] == [("tool", "bazel")]
+    assert [(r.kind, r.target) for r in extract("Run `tilt up`; `cd deploy && skaffold dev`.")] == [
+        ("tool", "tilt"), ("path", "deploy/"), ("tool", "skaffold")]
+    assert extract("Build with Bazel, or `bazel --version` to check.") == []

@@ -1060,3 +1060,21 @@ def test_a_catch_all_rule_made_for_one_goal_defines_no_other_target(tree: Tree) 
     tree.write("Makefile", _UNKEY_MAKEFILE.replace("ifneq ($(filter unkey,$(MAKECMDGOALS)),)\n", "").replace("endif\n", ""))
     commit(tree, "catch all", date="2026-02-02T10:00:00Z")
     assert _found(tree) == []
+
+
+def test_a_tool_whose_own_file_the_repository_no_longer_has(tree: Tree) -> None:
+    """unkey's AGENTS.md: `bazel test //pkg/cache:cache_test` after "drop bazel" deleted MODULE.bazel (and
+    every BUILD.bazel). A Tiltfile moved into a folder still runs `tilt up` there: not judged."""
+    tree.write("MODULE.bazel", 'module(name = "unkey")\n')
+    tree.write("pkg/cache/BUILD.bazel", 'go_test(name = "cache_test")\n')
+    tree.write("Tiltfile", "k8s_yaml('dev.yaml')\n")
+    tree.write("AGENTS.md", "```bash\nbazel test //pkg/cache:cache_test --test_filter=TestCacheName\n```\n\n"
+                            "- `tilt up` starts the dev cluster.\n- `skaffold dev` (a plan: there was never a skaffold.yaml)\n")
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    git(tree.root, "rm", "-q", "MODULE.bazel", "pkg/cache/BUILD.bazel")
+    (tree.root / "dev").mkdir()
+    git(tree.root, "mv", "Tiltfile", "dev/Tiltfile")
+    sha = commit(tree, "drop bazel", date="2026-02-01T10:00:00Z")
+    assert _found(tree) == [("AGENTS.md", 2, "stale-tool", Severity.error,
+                             "`bazel` runs where `MODULE.bazel`, `WORKSPACE` or `WORKSPACE.bazel` is; `MODULE.bazel` "
+                             f"was deleted in {sha} on 2026-02-01: drop bazel, and the repository has none now")]

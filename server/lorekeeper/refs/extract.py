@@ -20,6 +20,7 @@ from pathlib import PurePosixPath
 from typing import NamedTuple
 
 from ..core.model import Ref
+from .manifests import TOOL_PROJECT_FILES
 from .versions import LIBRARIES
 
 
@@ -560,7 +561,7 @@ def _negated(text: str, start: int, end: int, above: str = "", below: str = "") 
 
 
 _COMMAND_STARTERS = frozenset(RUNNERS) | {"cd", "go", "cargo", "git", "pytest", "node", "deno", "tsx", "bash", "sh", "bunx",
-                                           "uvx", "ruff", "mypy", "docker", "gradle", "mvn", "tox"}
+                                           "uvx", "ruff", "mypy", "docker", "gradle", "mvn", "tox"} | set(TOOL_PROJECT_FILES)
 _CALL = re.compile(r"^([A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*)\((?:[^()]|\([^()]*\))*\)$")
 
 
@@ -904,6 +905,9 @@ def _one_command(command: str, args: list[str], segment: str, i: int,
         return [Reference("path", folder + "/", segment, i, strong=True, alt=alt)], folder
     if command.rsplit("/", 1)[-1] in ("gradlew", "gradle", "mvn", "mvnw"):
         return _jvm_tests(command, args, segment, i, cwd), cwd
+    if command in TOOL_PROJECT_FILES and args and not args[0].startswith("-"):
+        # `bazel test //pkg/cache:cache_test`: the tool runs where a file of its own is (MODULE.bazel)
+        return [Reference("tool", command, segment, i, scope=cwd)], cwd
     if command.startswith("./") or (command.endswith((".sh", ".py", ".ts", ".js", ".mjs")) and "/" in command):
         path = _as_path(command)
         if path:

@@ -68,6 +68,15 @@ WELL_KNOWN_TOOLS = frozenset(
     " ts-node esbuild rollup webpack tailwindcss changeset husky lint-staged prisma drizzle-kit knip tsup".split()
 )
 _PEP508_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+#: Build and environment tools that run only where a file of theirs is (Bazel's ``MODULE.bazel``, Tilt's
+#: ``Tiltfile``): a memory that runs one in a repository that no longer has any such file runs nothing.
+TOOL_PROJECT_FILES: dict[str, tuple[str, ...]] = {
+    "bazel": ("MODULE.bazel", "WORKSPACE", "WORKSPACE.bazel"),
+    "bazelisk": ("MODULE.bazel", "WORKSPACE", "WORKSPACE.bazel"),
+    "tilt": ("Tiltfile",), "skaffold": ("skaffold.yaml", "skaffold.yml"), "earthly": ("Earthfile",),
+    "pants": ("pants.toml",), "buck2": (".buckconfig",), "vagrant": ("Vagrantfile",), "devbox": ("devbox.json",),
+    "helmfile": ("helmfile.yaml", "helmfile.yaml.gotmpl", "helmfile.d"),
+}
 
 
 @dataclass

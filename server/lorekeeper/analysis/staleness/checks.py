@@ -32,7 +32,7 @@ from ...refs.fingerprint import SPECIFIC_KINDS, _config_value, fingerprinted
 from ...refs.globs import matcher
 from ...refs.history import parallel
 from ...refs.index import LOCKFILES, narrowed
-from ...refs.manifests import WELL_KNOWN_TOOLS, normal_extra, parse_manifest
+from ...refs.manifests import TOOL_PROJECT_FILES, WELL_KNOWN_TOOLS, normal_extra, parse_manifest
 from ...refs.symbols import LANGUAGES, FileSymbols, file_symbols, language_of, qualified_definition
 from ...refs.versions import PACKAGES_MAX, declared_in_packages, declared_version, folders_up, version_matches
 from ...workspace import ALWAYS_SKIPPED_DIRS, PathOutsideRoot
@@ -1357,6 +1357,52 @@ class CrateCheck:
                         f"no Cargo.toml of this workspace names the package `{name}` any more{when}", commit=change)
 
 
+# -- tools that run where a file of theirs is -----------------------------------------------------------
+
+class ToolCheck:
+    """``bazel test //pkg/cache:cache_test``: a tool that runs only where a file of its own is
+    (:data:`~lorekeeper.refs.manifests.TOOL_PROJECT_FILES`: Bazel's ``MODULE.bazel`` or ``WORKSPACE``). An
+    error when the tree held such a file when the memory was written and holds none now, anywhere (one
+    moved into a folder may be where the memory means to run it)."""
+
+    def now(self, checker: StalenessChecker, item: Pending) -> bool:
+        names = TOOL_PROJECT_FILES[item.ref.target]
+        found = next((p for name in names for p in checker.index.by_name.get(name, ())), None) \
+            or next((d for name in names for d in checker.index.dirs_by_name.get(name, ())), None)
+        if found:
+            item.result.depends_on.add(found)
+            return True
+        item.result.depends_on.update(names)
+        return False
+
+    def judge(self, checker: StalenessChecker, items: list[Pending]) -> None:
+        history = checker.history
+        baselines = _baselines(checker, items)
+        for item in items:
+            baseline = baselines[id(item)]
+            if baseline is None or baseline.commit is None:
+                continue
+            names = TOOL_PROJECT_FILES[item.ref.target]
+            then: list[str] = []
+            for name in names:
+                paths = history.paths_named(baseline.commit, name)
+                if paths is None:
+                    then = []
+                    break  # git could not answer: reported as a history problem
+                then += [p for p in paths if ALWAYS_SKIPPED_DIRS.isdisjoint(p.split("/")[:-1])]
+            if not then:
+                continue  # none then either: the memory's plan, or another project's tool
+            path = min(then, key=_nearest_root)
+            removal = history.removal(path, baseline.commit)
+            when = f"{'moved' if removal.moved_to else 'deleted'} in {removal.commit.describe()}" if removal \
+                else "deleted after this memory was written"
+            quoted = [f"`{n}`" for n in names]
+            spelled = quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
+            checker.add(item, "stale-tool", Severity.error,
+                        f"`{item.ref.target}` runs where {spelled} is; `{path}` was {when}, and the repository has "
+                        f"none now", commit=removal.commit if removal else None)
+
+
 # -- globs --------------------------------------------------------------------------------------------
 
 
@@ -1481,6 +1527,7 @@ CHECKS: dict[str, Any] = {
     "version": VersionCheck(),
     "anchor": AnchorCheck(),
     "crate": CrateCheck(),
+    "tool": ToolCheck(),
     "glob": GlobCheck(),
 }
 
