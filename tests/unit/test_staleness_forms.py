@@ -1078,3 +1078,21 @@ def test_a_tool_whose_own_file_the_repository_no_longer_has(tree: Tree) -> None:
     assert _found(tree) == [("AGENTS.md", 2, "stale-tool", Severity.error,
                              "`bazel` runs where `MODULE.bazel`, `WORKSPACE` or `WORKSPACE.bazel` is; `MODULE.bazel` "
                              f"was deleted in {sha} on 2026-02-01: drop bazel, and the repository has none now")]
+
+
+def test_a_python_project_command_after_the_last_pyproject_went(tree: Tree) -> None:
+    """humanlayer's CLAUDE.md: "Commands: `uv sync`, `make check-py`" after "Clean up humanlayer sdk stuff"
+    deleted the Python SDK and its pyproject.toml. `uv run` of a script needs no project: not judged."""
+    tree.write("pyproject.toml", '[project]\nname = "humanlayer"\n')
+    tree.write("humanlayer/__init__.py", "")
+    tree.write("scripts/gen.py", "print('hi')\n")
+    tree.write("CLAUDE.md", "- Commands: `uv sync`, `uv run scripts/gen.py`\n- Or `poetry install`\n")
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    git(tree.root, "rm", "-rq", "pyproject.toml", "humanlayer")
+    sha = commit(tree, "Clean up humanlayer sdk stuff", date="2026-02-01T10:00:00Z")
+    found = _found(tree)
+    assert [f for f in found if f[3] != Severity.info] == [
+        ("CLAUDE.md", 1, "stale-tool", Severity.error, "`uv sync` runs where `pyproject.toml` is; `pyproject.toml` was "
+         f"deleted in {sha} on 2026-02-01: Clean up humanlayer sdk stuff, and the repository has none now"),
+        ("CLAUDE.md", 2, "stale-tool", Severity.error, "`poetry install` runs where `pyproject.toml` is; `pyproject.toml` "
+         f"was deleted in {sha} on 2026-02-01: Clean up humanlayer sdk stuff, and the repository has none now")]

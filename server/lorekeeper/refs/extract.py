@@ -951,6 +951,8 @@ def _one_command(command: str, args: list[str], segment: str, i: int,
         return _package_script(command, flags, rest, segment, i, cwd), cwd
     if command in ("uv", "poetry", "pip", "pip3"):
         refs.extend(_extras(command, args, segment, i, cwd))
+        if rest and f"{command} {rest[0]}" in TOOL_PROJECT_FILES:
+            refs.append(Reference("tool", f"{command} {rest[0]}", segment, i, scope=cwd))  # `uv sync`: the project
     if command in ("uv", "poetry", "pdm", "hatch", "rye"):
         if not rest or rest[0] != "run":
             return refs, cwd

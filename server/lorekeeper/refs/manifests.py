@@ -76,6 +76,9 @@ TOOL_PROJECT_FILES: dict[str, tuple[str, ...]] = {
     "tilt": ("Tiltfile",), "skaffold": ("skaffold.yaml", "skaffold.yml"), "earthly": ("Earthfile",),
     "pants": ("pants.toml",), "buck2": (".buckconfig",), "vagrant": ("Vagrantfile",), "devbox": ("devbox.json",),
     "helmfile": ("helmfile.yaml", "helmfile.yaml.gotmpl", "helmfile.d"),
+    # the commands of a Python project manager that work on the project (not `uv run`, `uv pip`, `uvx`)
+    **{f"uv {sub}": ("pyproject.toml",) for sub in ("sync", "lock", "add", "remove", "tree", "export")},
+    **{f"poetry {sub}": ("pyproject.toml",) for sub in ("install", "lock", "add", "remove", "update", "shell")},
 }
 
 
