@@ -501,3 +501,12 @@ def test_a_tool_that_runs_where_a_file_of_its_own_is() -> None:
     assert [(r.kind, r.target) for r in extract("Run `tilt up`; `cd deploy && skaffold dev`.")] == [
         ("tool", "tilt"), ("path", "deploy/"), ("tool", "skaffold")]
     assert extract("Build with Bazel, or `bazel --version` to check.") == []
+
+
+def test_a_shell_comment_that_gives_another_command_for_the_same_job() -> None:
+    """unkey's AGENTS.md: `make build   # or: bazel build //...`. Any other comment names nothing."""
+    block = ("```bash\nmake build                    # or: bazel build //...\nmake test  # or uv run pytest tests/a_test.py\n"
+             "make fmt   # runs: go fmt, buf format\nmake lint  # Typecheck or lint\n```")
+    assert [(r.kind, r.target) for r in extract(block)] == [
+        ("make", "build"), ("tool", "bazel"), ("make", "test"), ("console", "pytest"), ("path", "tests/a_test.py"),
+        ("make", "fmt"), ("make", "lint")]

@@ -61,6 +61,8 @@ HOSTILE: dict[str, Callable[[], Any]] = {
     "issue: a/b repeated (_SCOPE_WORD before each path)": lambda: extract.extract("a/b " * (N // 4)),
     "issue: x@aaaa (_URL)": lambda: extract.extract("x@" + "a" * N),
     "a run before an @ (_URL)": lambda: extract.extract("a" * N + "@"),
+    "a shell comment of or and spaces (_ALTERNATIVE)": lambda: extract.extract(
+        "```bash\nmake build # or" + " " * N + "#\nmake x " + "# or a" * (N // 6) + "\n```"),
     "a scope word searched for before each span (_SCOPE_WORD)": lambda: extract.extract("in " * (N // 3) + "`a/` " * 2000),
     "a negation searched for before each npm (_NEGATED_END)": lambda: extract.extract("no " * (N // 3) + "use npm " * 2000),
     # (300 KB: these two failed in a tight loop of the engine, 100 KB took one or two seconds)

@@ -258,13 +258,20 @@ def _code_line(line: str, i: int, lang: str, cwd: str | None,
         return [], cwd  # other languages shown as an example
     if stripped.startswith("#"):
         return [], cwd
+    start = cwd
     found, cwd = _shell(stripped, i, cwd, made)
+    other = _ALTERNATIVE.search(stripped) if "#" in stripped else None
+    if other and other.group("command").split()[0] in _COMMAND_STARTERS:
+        # `make build   # or: bazel build //...`: a comment that gives another command for the same job
+        found += _shell(other.group("command"), i, start, made)[0]
     if lang in _SCRIPT_LANGS:
         known = {r.target for r in found if r.kind == "symbol"}
         found += [r._replace(block=block) for r in _script_names(stripped, i) if r.target not in known]
     return found, cwd
 
 
+#: A shell comment that gives another command for the same job: ``make test  # or: bazel test //...``.
+_ALTERNATIVE = re.compile(r"(?:^|\s)#\s*(?:or|alternatively)(?:\s*[:,]\s*|\s+)(?P<command>[\w./-][^#]*)$", re.I)
 #: The languages of source code shown in a block, whose names a memory may hold after the code dropped them.
 _SOURCE_LANGS = frozenset({"ts", "tsx", "typescript", "js", "jsx", "javascript", "mjs", "py", "python", "go", "golang",
                            "rust", "rs", "java", "kotlin", "kt", "swift", "ruby", "rb", "php", "cs", "csharp"})
