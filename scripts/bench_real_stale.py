@@ -248,7 +248,7 @@ _LABEL_KINDS = {"path": {"path", "folder", "other"}, "symbol": {"symbol", "other
                 "just-recipe": {"just", "command", "other"}, "console-script": {"console", "command", "other", "script"},
                 "module": {"module", "command", "other", "path"}, "package-manager": {"command", "other"},
                 "version": {"other", "command", "path"}, "tox-env": {"command", "script"},
-                "tool": {"command", "other"}}
+                "tool": {"command", "other"}, "package": {"module", "other", "symbol", "path"}}
 
 
 def _finding_family(kind: str) -> str:

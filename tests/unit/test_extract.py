@@ -510,3 +510,10 @@ def test_a_shell_comment_that_gives_another_command_for_the_same_job() -> None:
     assert [(r.kind, r.target) for r in extract(block)] == [
         ("make", "build"), ("tool", "bazel"), ("make", "test"), ("console", "pytest"), ("path", "tests/a_test.py"),
         ("make", "fmt"), ("make", "lint")]
+
+
+def test_an_npm_package_of_a_scope_is_a_reference_and_a_file_named_to_an_agent_is_not() -> None:
+    """`@formbricks/eslint-config`: judged where a package.json of the workspace names that scope."""
+    assert [(r.kind, r.target) for r in extract("Presets: `@formbricks/eslint-config`, `@scope/lodash.merge`")] == [
+        ("npm-package", "@formbricks/eslint-config"), ("npm-package", "@scope/lodash.merge")]
+    assert [r.kind for r in extract("Read `@docs/api.md` and `@formbricks/lib/utils`.")] == []

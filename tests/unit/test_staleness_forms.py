@@ -1096,3 +1096,25 @@ def test_a_python_project_command_after_the_last_pyproject_went(tree: Tree) -> N
          f"deleted in {sha} on 2026-02-01: Clean up humanlayer sdk stuff, and the repository has none now"),
         ("CLAUDE.md", 2, "stale-tool", Severity.error, "`poetry install` runs where `pyproject.toml` is; `pyproject.toml` "
          f"was deleted in {sha} on 2026-02-01: Clean up humanlayer sdk stuff, and the repository has none now")]
+
+
+def test_a_workspace_package_renamed_or_gone(tree: Tree) -> None:
+    """formbricks' AGENTS.md: "Use the shared ESLint presets (`@formbricks/eslint-config`)" after the package
+    was renamed `@formbricks/config-eslint`. A package of another scope is a dependency, not judged."""
+    tree.write("package.json", json.dumps({"name": "acme", "workspaces": ["packages/*", "apps/*"]}))
+    tree.write("apps/web/package.json", json.dumps({"name": "@acme/web"}))
+    tree.write("packages/config-eslint/package.json", json.dumps({"name": "@acme/eslint-config", "version": "1.0.0"}))
+    tree.write("packages/js/package.json", json.dumps({"name": "@acme/js"}))
+    tree.write("AGENTS.md", "- Use the shared presets (`@acme/eslint-config`) in `@acme/web`.\n"
+                            "- The SDK is `@acme/js`; types come from `@types/node`.\n")
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    tree.write("packages/config-eslint/package.json", json.dumps({"name": "@acme/config-eslint", "version": "1.0.0"}))
+    renamed = commit(tree, "chore: monorepo config audit cleanups", date="2026-02-01T10:00:00Z")
+    git(tree.root, "rm", "-rq", "packages/js")
+    gone = commit(tree, "Move the SDK to its own repository", date="2026-02-02T10:00:00Z")
+    assert _found(tree) == [
+        ("AGENTS.md", 1, "stale-package", Severity.error, "the package `@acme/eslint-config` is now `@acme/config-eslint`: "
+         f"`packages/config-eslint/package.json` renamed it in {renamed} on 2026-02-01: chore: monorepo config audit cleanups"),
+        ("AGENTS.md", 2, "stale-package", Severity.warning, "no package.json of this workspace names the package "
+         f"`@acme/js` any more (`packages/js/package.json` was deleted in {gone} on 2026-02-02: Move the SDK to its own "
+         "repository)")]

@@ -48,7 +48,7 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in [
     *_kinds(Family.staleness, Severity.error, _STALE,
             "stale-path moved-path stale-symbol stale-script stale-make-target stale-just-recipe stale-task stale-tox-env"
             " stale-console-script stale-extra stale-dependency-group"
-            " stale-module stale-package-manager stale-crate stale-env stale-tool", stale=True),
+            " stale-module stale-package-manager stale-crate stale-env stale-tool stale-package", stale=True),
     *_kinds(Family.staleness, Severity.warning, _STALE,
             "missing-path stale-version stale-dependency changed-since-verified stale-value marked-stale llm-stale",
             stale=True),

@@ -572,9 +572,17 @@ _COMMAND_STARTERS = frozenset(RUNNERS) | {"cd", "go", "cargo", "git", "pytest", 
 _CALL = re.compile(r"^([A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*)\((?:[^()]|\([^()]*\))*\)$")
 
 
+#: An npm package of a scope (``@formbricks/eslint-config``): a package of the workspace, where a package.json
+#: of it names that scope (judged in the check), else another project's.
+_SCOPED_PACKAGE = re.compile(r"@[a-z0-9][a-z0-9._-]*/[a-z0-9][a-z0-9._-]*")
+_FILE_LIKE = re.compile(r"\.(?:md|mdc|txt|json|ya?ml|toml|[cm]?[jt]sx?|py)$")  # `@docs/api.md`: a file named to an agent
+
+
 def _span(span: str, i: int) -> list[Reference]:
     words = span.split()
     first = words[0] if words else ""
+    if first.startswith("@") and _SCOPED_PACKAGE.fullmatch(span) and not _FILE_LIKE.search(span):
+        return [Reference("npm-package", span, span, i, strong=False)]
     if ("*" in span or "?" in span) and " " not in span:
         glob = _glob(span)
         return [Reference("glob", glob, span, i, strong=True)] if glob else []

@@ -13,6 +13,7 @@ for this memory."""
 
 from __future__ import annotations
 
+import json
 import posixpath
 import re
 import tomllib
@@ -1357,6 +1358,71 @@ class CrateCheck:
                         f"no Cargo.toml of this workspace names the package `{name}` any more{when}", commit=change)
 
 
+# -- npm packages of the workspace --------------------------------------------------------------------
+
+class WorkspacePackageCheck:
+    """``@formbricks/eslint-config``: an npm package of a scope some package.json of the workspace names
+    itself under (``@formbricks/web``). An error when a package.json of the tree was that package when the
+    memory was written and now names another package (renamed: ``@formbricks/config-eslint``); a warning when
+    that package.json is gone (the package may live on elsewhere, published from another repository).
+    Another scope's packages (``@types/node``) are dependencies, not judged."""
+
+    def now(self, checker: StalenessChecker, item: Pending) -> bool:
+        manifests = checker.index.all_manifests("script")
+        names = {m.package_name for m in manifests if m.package_name}
+        if item.ref.target in names:
+            return True
+        scope = item.ref.target.split("/", 1)[0] + "/"
+        mine = [m.path for m in manifests if m.package_name and m.package_name.startswith(scope)]
+        if not mine:
+            return True  # another project's package
+        item.result.depends_on.update(mine)
+        return False
+
+    def judge(self, checker: StalenessChecker, items: list[Pending]) -> None:
+        history, index = checker.history, checker.index
+        baselines = _baselines(checker, items)
+        for item in items:
+            baseline = baselines[id(item)]
+            name = item.ref.target
+            if baseline is None or baseline.commit is None:
+                continue
+            found = history.grep_at(baseline.commit, [name], ("*package.json",))
+            if not found:
+                continue
+            paths = sorted(p for p in found.get(name, ()) if ALWAYS_SKIPPED_DIRS.isdisjoint(p.split("/")[:-1]))
+            blobs = history.read_at([(baseline.commit, p) for p in paths])
+            then = next((p for p in paths if _package_name(blobs.get((baseline.commit, p))) == name), None)
+            if then is None:
+                continue  # not this workspace's when the memory was written either
+            now = index.manifest(then) if index.exists(then) else None
+            if now is not None and now.package_name and now.package_name != name:
+                change = history.word_change(name, baseline.commit, [then])
+                when = f" in {change.describe()}" if change else " after this memory was written"
+                checker.add(item, "stale-package", Severity.error,
+                            f"the package `{name}` is now `{now.package_name}`: `{then}` renamed it{when}",
+                            fix=ReplaceRefFix(old=name, new=now.package_name), commit=change)
+            elif now is None:
+                removal = history.removal(then, baseline.commit)
+                when = f"{'moved' if removal.moved_to else 'deleted'} in {removal.commit.describe()}" if removal \
+                    else "deleted after this memory was written"
+                checker.add(item, "stale-package", Severity.warning,
+                            f"no package.json of this workspace names the package `{name}` any more (`{then}` was "
+                            f"{when})", commit=removal.commit if removal else None)
+
+
+def _package_name(data: bytes | None) -> str | None:
+    """The ``name`` of a package.json's text."""
+    if data is None:
+        return None
+    try:
+        value = json.loads(data)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    name = value.get("name") if isinstance(value, dict) else None
+    return name if isinstance(name, str) else None
+
+
 # -- tools that run where a file of theirs is -----------------------------------------------------------
 
 class ToolCheck:
@@ -1528,6 +1594,7 @@ CHECKS: dict[str, Any] = {
     "anchor": AnchorCheck(),
     "crate": CrateCheck(),
     "tool": ToolCheck(),
+    "npm-package": WorkspacePackageCheck(),
     "glob": GlobCheck(),
 }
 
