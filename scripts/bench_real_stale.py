@@ -290,7 +290,7 @@ def _written_in(target: str, text: str) -> bool:
     "Radix"), or a stated version's number, with its name where the label writes one ("npm:react@18.3"
     in "React 18.3", "rust@1.93" in "toolchain 1.93")."""
     low = text.lower()
-    name, _, version = target.lower().removeprefix("npm:").partition("@")
+    name, _, version = target.lower().removeprefix("npm:").rpartition("@")
     if not version or not name:
         return target.lower() in low
     return re.search(r"(?<![\d.])" + re.escape(version) + r"(?![\d])", low) is not None

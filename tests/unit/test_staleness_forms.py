@@ -1118,3 +1118,20 @@ def test_a_workspace_package_renamed_or_gone(tree: Tree) -> None:
         ("AGENTS.md", 2, "stale-package", Severity.warning, "no package.json of this workspace names the package "
          f"`@acme/js` any more (`packages/js/package.json` was deleted in {gone} on 2026-02-02: Move the SDK to its own "
          "repository)")]
+
+
+def test_the_version_of_a_library_published_under_a_scope(tree: Tree) -> None:
+    """trigger.dev's "**apps/webapp**: Remix 2.1.0 app" after the upgrade to 2.17 (`@remix-run/react`), as
+    "Playwright 1.40" is `@playwright/test`'s: the version is what follows the package's own `@`."""
+    tree.write("package.json", json.dumps({"name": "root", "workspaces": ["apps/*"]}))
+    tree.write("apps/webapp/package.json", json.dumps({"dependencies": {"@remix-run/react": "2.1.0"},
+                                                       "devDependencies": {"@playwright/test": "^1.40.0"}}))
+    tree.write("AGENTS.md", "- **apps/webapp**: Remix 2.1.0 app, tested with Playwright 1.40.\n")
+    first = commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    tree.write("apps/webapp/package.json", json.dumps({"dependencies": {"@remix-run/react": "2.17.4"},
+                                                       "devDependencies": {"@playwright/test": "^1.40.1"}}))
+    sha = commit(tree, "fix(security): upgrade Remix packages", date="2026-02-01T10:00:00Z")
+    assert _found(tree) == [("AGENTS.md", 1, "stale-version", Severity.warning,
+                             f"@remix-run/react 2.1.0: `apps/webapp/package.json` now says 2.17.4 (changed in {sha} on "
+                             "2026-02-01: fix(security): upgrade Remix packages; it said 2.1.0 when this memory was "
+                             f"written in {first} on 2026-01-10)")]

@@ -115,7 +115,7 @@ _AT_LEAST = r"\s+(?:v|[~^]|>=?\s*|≥\s*)?"
 _RUNTIME_VERSION = re.compile(r"\b(Go|Golang|Node(?:\.js|JS)?|Python|Rust)" + _AT_LEAST + r"(\d+(?:\.\d+){0,2})(?!\w|\.\d)", re.I)
 #: "React 18.3", "Vite 7", "Tailwind CSS v4": a library and the version a memory states (refs/versions.LIBRARIES).
 _LIBRARY_VERSION = re.compile(r"\b(React|Vite|TypeScript|Next\.?js|Vue|SvelteKit|Svelte|Angular|Tailwind(?: ?CSS)?|Express|"
-                              r"Astro|Nuxt|Vitest|Jest|Electron|Prisma|Zod|Playwright|ESLint|Storybook|Webpack)"
+                              r"Astro|Nuxt|Vitest|Jest|Electron|Prisma|Zod|Playwright|ESLint|Storybook|Webpack|Remix)"
                               + _AT_LEAST + r"(\d+(?:\.\d+){0,2})(?!\w|\.\d)")
 #: A Rust toolchain's version written without the word Rust before it: "toolchain 1.93", "stable 1.97.0".
 _RUST_TOOLCHAIN = re.compile(r"\b(?:toolchain|stable)\s+v?(1\.\d+(?:\.\d+)?)(?!\w|\.\d)", re.I)

@@ -92,6 +92,7 @@ LIBRARIES = {
     "tailwind css": "tailwindcss", "tailwindcss": "tailwindcss", "express": "express", "astro": "astro",
     "nuxt": "nuxt", "vitest": "vitest", "jest": "jest", "electron": "electron", "prisma": "prisma", "zod": "zod",
     "playwright": "@playwright/test", "eslint": "eslint", "storybook": "storybook", "webpack": "webpack",
+    "remix": "@remix-run/react",
 }
 
 

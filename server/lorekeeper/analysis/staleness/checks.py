@@ -1196,7 +1196,7 @@ class VersionCheck:
     declaration matched the memory at its baseline and says something else now."""
 
     def now(self, checker: StalenessChecker, item: Pending) -> bool:
-        tool, _, stated = item.ref.target.partition("@")
+        tool, _, stated = item.ref.target.rpartition("@")  # (`npm:@remix-run/react@2.1.0`)
         index = checker.index
 
         def nearest(names: tuple[str, ...], base: str) -> str | None:
@@ -1749,7 +1749,7 @@ def stated_values(checker: StalenessChecker, entry: Entry, result: EntryResult) 
     references held when the memory was written or verified, and holds no more."""
     numbers = set(_NUMBER.findall(entry.content))
     # Runtime versions are the version check's ("Node 20" against .nvmrc): one finding, not two.
-    numbers -= {r.target.split("@", 1)[1] for r in checker.references(entry) if r.kind == "version"}
+    numbers -= {r.target.rsplit("@", 1)[1] for r in checker.references(entry) if r.kind == "version"}
     if not numbers or not checker.history.available:
         return
     files = []
