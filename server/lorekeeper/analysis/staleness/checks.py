@@ -1367,13 +1367,20 @@ class WorkspacePackageCheck:
     that package.json is gone (the package may live on elsewhere, published from another repository).
     Another scope's packages (``@types/node``) are dependencies, not judged."""
 
+    def __init__(self) -> None:
+        #: The workspace's package.json files by package name, read once per check (as :class:`CrateCheck`).
+        self._known: tuple[Any, dict[str, str]] | None = None
+
     def now(self, checker: StalenessChecker, item: Pending) -> bool:
-        manifests = checker.index.all_manifests("script")
-        names = {m.package_name for m in manifests if m.package_name}
+        known = self._known
+        if known is None or known[0] is not checker._baselines:  # pyright: ignore[reportPrivateUsage]
+            names = {m.package_name: m.path for m in checker.index.all_manifests("script") if m.package_name}
+            known = self._known = (checker._baselines, names)  # pyright: ignore[reportPrivateUsage]
+        names = known[1]
         if item.ref.target in names:
             return True
         scope = item.ref.target.split("/", 1)[0] + "/"
-        mine = [m.path for m in manifests if m.package_name and m.package_name.startswith(scope)]
+        mine = [path for name, path in names.items() if name.startswith(scope)]
         if not mine:
             return True  # another project's package
         item.result.depends_on.update(mine)
