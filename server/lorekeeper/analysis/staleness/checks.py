@@ -1411,11 +1411,17 @@ class WorkspacePackageCheck:
                             fix=ReplaceRefFix(old=name, new=now.package_name), commit=change)
             elif now is None:
                 removal = history.removal(then, baseline.commit)
-                when = f"{'moved' if removal.moved_to else 'deleted'} in {removal.commit.describe()}" if removal \
-                    else "deleted after this memory was written"
                 checker.add(item, "stale-package", Severity.warning,
                             f"no package.json of this workspace names the package `{name}` any more (`{then}` was "
-                            f"{when})", commit=removal.commit if removal else None)
+                            f"{_gone_how(removal)})", commit=removal.commit if removal else None)
+
+
+def _gone_how(removal: Any) -> str:
+    """How a file left the tree: "deleted in <commit>", "moved in <commit>" (a :class:`Removal`), or when
+    git cannot say."""
+    if removal is None:
+        return "deleted after this memory was written"
+    return f"{'moved' if removal.moved_to else 'deleted'} in {removal.commit.describe()}"
 
 
 def _package_name(data: bytes | None) -> str | None:
@@ -1467,12 +1473,10 @@ class ToolCheck:
                 continue  # none then either: the memory's plan, or another project's tool
             path = min(then, key=_nearest_root)
             removal = history.removal(path, baseline.commit)
-            when = f"{'moved' if removal.moved_to else 'deleted'} in {removal.commit.describe()}" if removal \
-                else "deleted after this memory was written"
             quoted = [f"`{n}`" for n in names]
             spelled = quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
             checker.add(item, "stale-tool", Severity.error,
-                        f"`{item.ref.target}` runs where {spelled} is; `{path}` was {when}, and the repository has "
+                        f"`{item.ref.target}` runs where {spelled} is; `{path}` was {_gone_how(removal)}, and the repository has "
                         f"none now", commit=removal.commit if removal else None)
 
 
