@@ -17,7 +17,7 @@ import json
 import posixpath
 import re
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any, Protocol
@@ -59,6 +59,16 @@ class Check(Protocol):
 
 def _baselines(checker: StalenessChecker, items: list[Pending]) -> dict[int, Baseline | None]:
     return {id(item): checker.baselines.of(item.entry, item.ref.line) for item in items}
+
+
+def _committed(checker: StalenessChecker, items: list[Pending]) -> Iterator[tuple[Pending, Baseline, str]]:
+    """Each item whose line has a committed baseline, with it and its commit: the others (a line not
+    committed yet, no git) have no past to judge them by."""
+    baselines = _baselines(checker, items)
+    for item in items:
+        baseline = baselines[id(item)]
+        if baseline is not None and baseline.commit is not None:
+            yield item, baseline, baseline.commit
 
 
 def _unknown_past(checker: StalenessChecker) -> bool:
@@ -1225,12 +1235,7 @@ class VersionCheck:
 
     def judge(self, checker: StalenessChecker, items: list[Pending]) -> None:
         history = checker.history
-        baselines = _baselines(checker, items)
-        for item in items:
-            baseline = baselines[id(item)]
-            if baseline is None or baseline.commit is None:
-                continue
-            commit = baseline.commit
+        for item, baseline, commit in _committed(checker, items):
 
             def read_then(path: str, commit: str = commit) -> bytes | None:
                 return history.read_at([(commit, path)]).get((commit, path))
@@ -1327,18 +1332,14 @@ class CrateCheck:
 
     def judge(self, checker: StalenessChecker, items: list[Pending]) -> None:
         history = checker.history
-        baselines = _baselines(checker, items)
-        for item in items:
-            baseline = baselines[id(item)]
+        for item, baseline, commit in _committed(checker, items):
             name = item.ref.target
-            if baseline is None or baseline.commit is None:
-                continue
-            found = history.grep_at(baseline.commit, [name, name.replace("_", "-")], ("*Cargo.toml",))
+            found = history.grep_at(commit, [name, name.replace("_", "-")], ("*Cargo.toml",))
             if found is None:
                 continue
             then = sorted({p for paths in found.values() for p in paths})
-            blobs = history.read_at([(baseline.commit, p) for p in then])
-            defined = next((p for p in then if (n := _crate_name(blobs.get((baseline.commit, p))))
+            blobs = history.read_at([(commit, p) for p in then])
+            defined = next((p for p in then if (n := _crate_name(blobs.get((commit, p))))
                             and _crate_key(n) == _crate_key(name)), None)
             if defined is None:
                 if item.ref.strong and not _unknown_past(checker):
@@ -1346,8 +1347,8 @@ class CrateCheck:
                                 f"no Cargo.toml of this workspace names the package `{name}`, and none did when this "
                                 f"memory was {baseline.how}")
                 continue
-            removal = history.removal(defined, baseline.commit)
-            change = removal.commit if removal else history.word_change(name, baseline.commit, [defined])
+            removal = history.removal(defined, commit)
+            change = removal.commit if removal else history.word_change(name, commit, [defined])
             if removal:
                 when = f" (`{defined}` was {'moved' if removal.moved_to else 'deleted'} in {removal.commit.describe()})"
             elif change:
@@ -1388,29 +1389,25 @@ class WorkspacePackageCheck:
 
     def judge(self, checker: StalenessChecker, items: list[Pending]) -> None:
         history, index = checker.history, checker.index
-        baselines = _baselines(checker, items)
-        for item in items:
-            baseline = baselines[id(item)]
+        for item, _, commit in _committed(checker, items):
             name = item.ref.target
-            if baseline is None or baseline.commit is None:
-                continue
-            found = history.grep_at(baseline.commit, [name], ("*package.json",))
+            found = history.grep_at(commit, [name], ("*package.json",))
             if not found:
                 continue
             paths = sorted(p for p in found.get(name, ()) if ALWAYS_SKIPPED_DIRS.isdisjoint(p.split("/")[:-1]))
-            blobs = history.read_at([(baseline.commit, p) for p in paths])
-            then = next((p for p in paths if _package_name(blobs.get((baseline.commit, p))) == name), None)
+            blobs = history.read_at([(commit, p) for p in paths])
+            then = next((p for p in paths if _package_name(blobs.get((commit, p))) == name), None)
             if then is None:
                 continue  # not this workspace's when the memory was written either
             now = index.manifest(then) if index.exists(then) else None
             if now is not None and now.package_name and now.package_name != name:
-                change = history.word_change(name, baseline.commit, [then])
+                change = history.word_change(name, commit, [then])
                 when = f" in {change.describe()}" if change else " after this memory was written"
                 checker.add(item, "stale-package", Severity.error,
                             f"the package `{name}` is now `{now.package_name}`: `{then}` renamed it{when}",
                             fix=ReplaceRefFix(old=name, new=now.package_name), commit=change)
             elif now is None:
-                removal = history.removal(then, baseline.commit)
+                removal = history.removal(then, commit)
                 checker.add(item, "stale-package", Severity.warning,
                             f"no package.json of this workspace names the package `{name}` any more (`{then}` was "
                             f"{_gone_how(removal)})", commit=removal.commit if removal else None)
@@ -1456,15 +1453,11 @@ class ToolCheck:
 
     def judge(self, checker: StalenessChecker, items: list[Pending]) -> None:
         history = checker.history
-        baselines = _baselines(checker, items)
-        for item in items:
-            baseline = baselines[id(item)]
-            if baseline is None or baseline.commit is None:
-                continue
+        for item, _, commit in _committed(checker, items):
             names = TOOL_PROJECT_FILES[item.ref.target]
             then: list[str] = []
             for name in names:
-                paths = history.paths_named(baseline.commit, name)
+                paths = history.paths_named(commit, name)
                 if paths is None:
                     then = []
                     break  # git could not answer: reported as a history problem
@@ -1472,7 +1465,7 @@ class ToolCheck:
             if not then:
                 continue  # none then either: the memory's plan, or another project's tool
             path = min(then, key=_nearest_root)
-            removal = history.removal(path, baseline.commit)
+            removal = history.removal(path, commit)
             quoted = [f"`{n}`" for n in names]
             spelled = quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
             checker.add(item, "stale-tool", Severity.error,
@@ -1511,12 +1504,8 @@ class GlobCheck:
 
     def judge(self, checker: StalenessChecker, items: list[Pending]) -> None:
         history = checker.history
-        baselines = _baselines(checker, items)
-        for item in items:
-            baseline = baselines[id(item)]
-            if baseline is None or baseline.commit is None:
-                continue
-            then = history.paths_at(baseline.commit)
+        for item, baseline, commit in _committed(checker, items):
+            then = history.paths_at(commit)
             if then is None:
                 continue
             matched: list[str] = []
@@ -1529,7 +1518,7 @@ class GlobCheck:
             if not matched:
                 continue  # it matched nothing then either: a pattern for files to come, or not a path
             first = matched[0]
-            removal = history.removal(first, baseline.commit)
+            removal = history.removal(first, commit)
             others = f" and {len(matched) - 1} more" if len(matched) > 1 else ""
             if removal and removal.moved_to:
                 what = f"`{first}`{others} matched it; `{first}` was moved to `{removal.moved_to}` in {removal.commit.describe()}"
