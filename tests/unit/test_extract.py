@@ -353,6 +353,20 @@ def test_versions_written_as_ranges() -> None:
     assert found("Python <3.13 only") == []
 
 
+def test_package_manager_versions() -> None:
+    """trigger.dev's "This is a pnpm 10.23.0 monorepo" and "(pnpm `10.23.0` and Node.js `20.11.1` are
+    required)": the version of the package manager (and of Node in a code span of its own), never a script
+    named "10.23.0" or "and"; Corepack's form `pnpm@10.23.0` is no e-mail address."""
+    assert found("This is a pnpm 10.23.0 monorepo using Turborepo.") == [("version", "pnpm@10.23.0")]
+    assert found("1. Install dependencies with `pnpm i` (pnpm `10.23.0` and Node.js `20.11.1` are required).") == [
+        ("version", "node@20.11.1"), ("version", "pnpm@10.23.0")]
+    assert found("The repository pins pnpm@9.15.4 and Yarn 4.5; Bun v1.2.3") == [
+        ("version", "pnpm@9.15.4"), ("version", "yarn@4.5"), ("version", "bun@1.2.3")]
+    assert found("Publish 3 npm 7 packages; we no longer use yarn 1.22") == []  # a count; a version left
+    assert found("Run pnpm build, then pnpm `lint` and yarn test:e2e") == [  # (no script "and")
+        ("symbol", "lint"), ("script", "build"), ("script", "test:e2e")]
+
+
 # -- the whole extraction ----------------------------------------------------------------------------
 
 def test_what_a_command_creates_is_not_a_reference() -> None:

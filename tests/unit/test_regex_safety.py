@@ -101,6 +101,9 @@ HOSTILE: dict[str, Callable[[], Any]] = {
     "a go.mod of blank lines and a module path that never ends": lambda: (
         dependencies.declared("go.mod", b"\n" * N), dependencies.declared("go.mod", ("a." * (N // 2)).encode()),
         list(dependencies.modules_in("`" + "a." * (N // 2) + "`"))),
+    "a package manager pinned again and again, a version that never ends (_PM_VERSION, _URL)": lambda: (
+        extract.extract("pnpm@1." * (N // 7)), extract.extract("pnpm " + "1." * (N // 2) + "x"),
+        extract.extract("pnpm `" + "1." * (N // 2))),
     "a bold folder name that never closes (a list of folders)": lambda: extract.extract("- **" + "a" * N + "/*"),
     "a block of source: names, strings, declarations that never end (_code_names)": lambda: (
         extract.extract("```ts\n" + "aB" * (N // 2) + "\n" + '"' + "\\a" * (N // 2) + "\nconst " + " " * N + "x\n```"),

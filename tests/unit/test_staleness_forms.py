@@ -760,6 +760,48 @@ def test_a_tool_the_project_dropped(tree: Tree) -> None:
          "configuration file nor code names it")]
 
 
+def test_a_tool_whose_directives_outlive_it(tree: Tree) -> None:
+    """fastmcp: "Type Checking: `uv run pyright`" after "switch from `pyright` to `ty`", while the code
+    keeps `# pyright: ignore[...]` comments (ty and basedpyright read them too): a directive names the tool
+    without using it. The change is the commit that stopped declaring it, not a later one that changed how
+    often the word occurs (`[tool.basedpyright]` holds "pyright"). A name the code uses otherwise (a
+    comment that speaks of it) still keeps it."""
+    tree.write("pyproject.toml", _PYPROJECT.format(dev='"pyright>=1.1.389", "mypy"'))
+    tree.write("src/app.py", "import os  # pyright: ignore[reportUnusedImport]\n")
+    tree.write("src/old.py", "# mypy: ignore-errors\n# Kept for mypy users: see the docs.\n")
+    tree.write("AGENTS.md", "- **Type Checking**: `uv run pyright`\n- Run mypy before pushing.\n")
+    first = commit(tree, "initial", date="2025-08-08T10:00:00Z")
+    tree.write("pyproject.toml", _PYPROJECT.format(dev='"ty>=0.0.1"'))
+    switched = commit(tree, "switch from `pyright` to `ty`", date="2025-08-19T10:00:00Z")
+    tree.write("pyproject.toml", _PYPROJECT.format(dev='"ty>=0.0.1"') + "\n[tool.basedpyright]\ntypeCheckingMode = \"basic\"\n")
+    commit(tree, "Fix ty type errors", date="2025-12-22T10:00:00Z")
+    assert _found(tree) == [("AGENTS.md", 1, "stale-dependency", Severity.warning,
+                             f"pyright: `pyproject.toml` declared it when this memory was written in {first} on 2025-08-08; "
+                             f"no manifest does now (removed in {switched} on 2025-08-19: switch from `pyright` to `ty`) "
+                             "and no build, CI or configuration file nor code names it (`src/app.py` names it only in a "
+                             "directive left for it or as the past)")]
+
+
+def test_a_tool_named_as_the_past_or_in_a_manifest_deleted_since(tree: Tree) -> None:
+    """logfire's Makefile: `@echo "… this repo no longer runs MkDocs."` after mkdocs left pyproject.toml
+    (the past, not a use); humanlayer: "Strict type hints (mypy strict mode)" after the Python package's
+    pyproject.toml was deleted with it (the manifest of then is gone, not only the dependency)."""
+    tree.write("package.json", json.dumps({"name": "web", "devDependencies": {"typescript": "^5.0.0"}}))
+    tree.write("pyproject.toml", _PYPROJECT.format(dev='"mkdocs>=1.6", "mypy>=1.0"'))
+    tree.write("Makefile", "docs:\n\t@echo \"Docs are built elsewhere; this repo no longer runs MkDocs.\"\n")
+    tree.write("CLAUDE.md", "- `uv run mkdocs build` to check the docs.\n- Strict type hints (mypy strict mode)\n")
+    first = commit(tree, "initial", date="2025-06-24T10:00:00Z")
+    (tree.root / "pyproject.toml").unlink()
+    sha = commit(tree, "Clean up the sdk, this is the app now", date="2025-09-29T10:00:00Z")
+    written = f"when this memory was written in {first} on 2025-06-24"
+    removed = f"removed in {sha} on 2025-09-29: Clean up the sdk, this is the app now"
+    assert _found(tree) == [
+        ("CLAUDE.md", 1, "stale-dependency", Severity.warning, f"mkdocs: `pyproject.toml` declared it {written}; no "
+         f"manifest does now ({removed}) and no build, CI or configuration file nor code names it"),
+        ("CLAUDE.md", 2, "stale-dependency", Severity.warning, f"mypy: `pyproject.toml` declared it {written}; no "
+         f"manifest does now ({removed}) and no build, CI or configuration file nor code names it")]
+
+
 def test_a_library_family_the_project_dropped(tree: Tree) -> None:
     """memos: "Reuse Radix primitives" after the `@radix-ui/*` packages of `web/package.json` gave way to
     Base UI; a name no manifest ever declared ("Mantine") says nothing."""
@@ -1135,3 +1177,20 @@ def test_the_version_of_a_library_published_under_a_scope(tree: Tree) -> None:
                              f"@remix-run/react 2.1.0: `apps/webapp/package.json` now says 2.17.4 (changed in {sha} on "
                              "2026-02-01: fix(security): upgrade Remix packages; it said 2.1.0 when this memory was "
                              f"written in {first} on 2026-01-10)")]
+
+
+def test_the_version_of_the_package_manager(tree: Tree) -> None:
+    """trigger.dev's "This is a pnpm 10.23.0 monorepo" after "chore: upgrade pnpm to 10.33.2": Corepack's
+    `packageManager` field of package.json (the hash after `+` is not the version); `engines` where it is
+    not pinned. A version the project did not declare when the memory was written is no drift."""
+    tree.write("package.json", json.dumps({"name": "root", "packageManager": "pnpm@10.23.0+sha512.abc123"}))
+    tree.write("web/package.json", json.dumps({"name": "web", "engines": {"yarn": ">=4.1.0"}}))
+    tree.write("CLAUDE.md", "This is a pnpm 10.23.0 monorepo using Turborepo.\nBun 1.1 is not used here.\n")
+    tree.write("web/AGENTS.md", "- Requires Yarn 4.1 or newer.\n- Install with pnpm@9.0.0.\n")
+    first = commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    tree.write("package.json", json.dumps({"name": "root", "packageManager": "pnpm@10.33.2+sha512.def456"}))
+    sha = commit(tree, "chore: upgrade pnpm to 10.33.2", date="2026-02-01T10:00:00Z")
+    assert _found(tree) == [("CLAUDE.md", 1, "stale-version", Severity.warning,
+                             f"pnpm 10.23.0: `package.json` now says 10.33.2 (changed in {sha} on 2026-02-01: chore: "
+                             f"upgrade pnpm to 10.33.2; it said 10.23.0 when this memory was written in {first} on "
+                             "2026-01-10)")]

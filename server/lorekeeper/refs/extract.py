@@ -73,14 +73,14 @@ YARN_BUILTINS = frozenset(
 RUNNERS = ("npm", "pnpm", "yarn", "bun", "npx", "make", "just", "task", "uv", "poetry", "pdm", "hatch", "python", "python3")
 
 _FENCE = re.compile(r"^\s*(```+|~~~+)\s*([\w+-]*)")
-#: An address: a URL, or an e-mail (``user@host.tld``). An e-mail starts only where a run of the
+#: An address: a URL, or an e-mail (``user@host.tld``; not a package manager's pin, ``pnpm@10.23.0``). An e-mail starts only where a run of the
 #: characters around an ``@`` starts, and e-mails that follow one another in one run (``a@b.com,c@d.com``)
 #: are one match: the same text as matching each from where the last ended, but a run that holds no
 #: e-mail is read once, not once from each of its characters. The local part is possessive (it stops only
 #: at the ``@``) and the domain atomic (the longest that ends in ``.tld``, as it was alone), so no run is
 #: read twice.
 _URL = re.compile(r"\b(?:https?|ftp|file|ssh|git)://[^\s`]+|\bwww\.[^\s`]+"
-                  r"|(?<![^\s`@])(?:[^\s`@]++@(?>[^\s`@]+\.\w+))+")
+                  r"|(?<![^\s`@])(?!(?:pnpm|yarn|bun|npm)@\d)(?:[^\s`@]++@(?>[^\s`@]+\.\w+))+")
 #: An example given in parentheses, or running to the end of its clause ("such as X, Y"); the second
 #: kind alone (see :func:`_without_examples`).
 _EG = re.compile(r"\((?:e\.g\.|eg\.|for example|for instance|i\.e\.)[^)]*\)"
@@ -117,6 +117,11 @@ _RUNTIME_VERSION = re.compile(r"\b(Go|Golang|Node(?:\.js|JS)?|Python|Rust)" + _A
 _LIBRARY_VERSION = re.compile(r"\b(React|Vite|TypeScript|Next\.?js|Vue|SvelteKit|Svelte|Angular|Tailwind(?: ?CSS)?|Express|"
                               r"Astro|Nuxt|Vitest|Jest|Electron|Prisma|Zod|Playwright|ESLint|Storybook|Webpack|Remix)"
                               + _AT_LEAST + r"(\d+(?:\.\d+){0,2})(?!\w|\.\d)")
+#: A package manager's version: "a pnpm 10.23.0 monorepo", "pnpm@10.23.0", "Yarn 4.5" (two parts at least: "npm 7" is
+#: more often a count than a version).
+_PM_VERSION = re.compile(r"\b(pnpm|yarn|bun|npm)(?:@|" + _AT_LEAST + r")(\d+\.\d+(?:\.\d+)?)(?!\w|\.\d)", re.I)
+#: A code span that is a version alone (`10.23.0`, `v20`): read with the name before it ("pnpm `10.23.0`").
+_VERSION_SPAN = re.compile(r"`(v?\d+(?:\.\d+)*)`")
 #: A Rust toolchain's version written without the word Rust before it: "toolchain 1.93", "stable 1.97.0".
 _RUST_TOOLCHAIN = re.compile(r"\b(?:toolchain|stable)\s+v?(1\.\d+(?:\.\d+)?)(?!\w|\.\d)", re.I)
 _RUNTIMES = {"go": "go", "golang": "go", "node": "node", "node.js": "node", "nodejs": "node", "python": "python", "rust": "rust"}
@@ -473,17 +478,23 @@ def _prose_text(clean: str, low: str | None, i: int, above: str = "", below: str
         if not _NEGATED_BEFORE.search(plain[max(0, match.start() - 30) : match.start()]) \
                 and not _ends_with(_NEGATED_END, plain, match.start(), words=1):
             refs.append(Reference("package-manager", match.group(1).lower(), match.group(0), i))
-    for match in _RUNTIME_VERSION.finditer(plain) if _mentions(low, "go", "node", "python", "rust") else ():
+    # versions are read where a code span holds a version alone too ("Node.js `20.11.1`")
+    versions = plain if "`" not in clean else _SPAN.sub(
+        lambda m: f" {m.group(1)} " if _VERSION_SPAN.fullmatch(m.group(0)) else " " * len(m.group(0)), clean)
+    for match in _RUNTIME_VERSION.finditer(versions) if _mentions(low, "go", "node", "python", "rust") else ():
         tool, version = _RUNTIMES[match.group(1).lower()], match.group(2)
-        if ("." in version or tool == "node") and not _negated(plain, match.start(), match.end(), above, below):
+        if ("." in version or tool == "node") and not _negated(versions, match.start(), match.end(), above, below):
             refs.append(Reference("version", f"{tool}@{version}", match.group(0), i, strong=False))
-    for match in _RUST_TOOLCHAIN.finditer(plain) if _mentions(low, "rust", "cargo") else ():
+    for match in _RUST_TOOLCHAIN.finditer(versions) if _mentions(low, "rust", "cargo") else ():
         # "Rust 2024 edition, toolchain 1.93", "the project builds on stable 1.97.0" (of a line about Rust)
-        if not _negated(plain, match.start(), match.end(), above, below):
+        if not _negated(versions, match.start(), match.end(), above, below):
             refs.append(Reference("version", f"rust@{match.group(1)}", match.group(0), i, strong=False))
-    for match in _LIBRARY_VERSION.finditer(plain) if _DIGIT.search(plain) else ():
+    for match in _PM_VERSION.finditer(versions) if _mentions(low, "npm", "yarn", "bun") else ():
+        if not _negated(versions, match.start(), match.end(), above, below):
+            refs.append(Reference("version", f"{match.group(1).lower()}@{match.group(2)}", match.group(0), i, strong=False))
+    for match in _LIBRARY_VERSION.finditer(versions) if _DIGIT.search(versions) else ():
         package = LIBRARIES.get(match.group(1).lower())
-        if package and not _negated(plain, match.start(), match.end(), above, below):
+        if package and not _negated(versions, match.start(), match.end(), above, below):
             refs.append(Reference("version", f"npm:{package}@{match.group(2)}", match.group(0), i, strong=False))
     if len(set(scopes)) == 1:
         # "run `npm test` from `clients/web/`": the commands of the sentence run in that folder.
@@ -713,7 +724,8 @@ _VERSION_PART = re.compile(r"v?\d+(\.\d+)*")
 _JS_PRODUCT = re.compile(r"[A-Z][A-Za-z]*\.js")
 _RUN_SCRIPT = re.compile(rf"\b(npm|pnpm|yarn|bun)\s+run\s+{_SCRIPT}")
 _NPM_LIFECYCLE = re.compile(r"\bnpm\s+(test|start|stop|restart)\b")
-_PM_SHORTHAND = re.compile(rf"\b(pnpm|yarn)\s+(?!run\b){_SCRIPT}")
+#: (one space or tab after the runner: a wider gap is a code span blanked out, "pnpm `10.23.0` and Node")
+_PM_SHORTHAND = re.compile(rf"\b(pnpm|yarn)[ \t](?!run\b){_SCRIPT}")
 #: ``uv run X``, ``hatch run test:unit`` (a Hatch environment's script) in running text.
 _PY_RUN = re.compile(r"\b(uv|poetry|pdm|hatch)\s+run\s+([\w./\-]+(?::[\w.\-]+)*)")
 _PY_MODULE = re.compile(r"\bpython3?\s+-m\s+([A-Za-z_][\w.]*)")
@@ -731,8 +743,8 @@ def _prose_commands(text: str, i: int) -> list[Reference]:
     for m in _PM_SHORTHAND.finditer(text):
         name = m.group(2).rstrip(".:")
         builtins = PNPM_BUILTINS if m.group(1) == "pnpm" else YARN_BUILTINS
-        if name in builtins or name.startswith("-") or _any_name(name):
-            continue
+        if name in builtins or name.startswith("-") or _any_name(name) or _VERSION_PART.fullmatch(name):
+            continue  # ("a pnpm 10.23.0 monorepo": the version of pnpm, not a script)
         strong = ":" in name or "-" in name
         refs.append(Reference("script", name, m.group(0), i, strong=strong, runner=m.group(1)))
     for m in _PY_RUN.finditer(text):

@@ -1,6 +1,7 @@
 # pyright: standard
-"""Versions a project declares for its language or runtime (go.mod, .nvmrc, engines, .python-version,
-requires-python, rust-toolchain, rust-version), and whether a version a memory states matches one."""
+"""Versions a project declares for its language, runtime or package manager (go.mod, .nvmrc, engines,
+.python-version, requires-python, rust-toolchain, rust-version, package.json's packageManager), and whether a
+version a memory states matches one."""
 
 from __future__ import annotations
 
@@ -60,6 +61,24 @@ def _package_json_node(data: bytes) -> str | None:
     return None
 
 
+def _package_manager(name: str) -> Callable[[bytes], str | None]:
+    """The version package.json pins for a package manager: ``"packageManager": "pnpm@10.23.0+sha512…"``
+    (Corepack's field), else ``engines``."""
+
+    def parse(data: bytes) -> str | None:
+        doc = _package_json(data)
+        if doc is None:
+            return None
+        pinned = doc.get("packageManager")
+        if isinstance(pinned, str) and pinned.startswith(name + "@"):
+            return pinned[len(name) + 1:].split("+", 1)[0]
+        engines = doc.get("engines")
+        value = engines.get(name) if isinstance(engines, dict) else None
+        return value if isinstance(value, str) else None
+
+    return parse
+
+
 def _tool_versions(tool: str) -> Callable[[bytes], str | None]:
     def parse(data: bytes) -> str | None:
         for line in data.decode("utf-8", "replace").splitlines():
@@ -79,6 +98,7 @@ SOURCES: dict[str, list[tuple[str, Callable[[bytes], str | None]]]] = {
     "python": [(".python-version", _first_line),
                ("pyproject.toml", lambda d: _toml(d, ("project", "requires-python"), ("tool", "poetry", "dependencies", "python"))),
                (".tool-versions", _tool_versions("python"))],
+    **{pm: [("package.json", _package_manager(pm)), (".tool-versions", _tool_versions(pm))] for pm in ("pnpm", "yarn", "bun", "npm")},
     "rust": [("rust-toolchain.toml", lambda d: _toml(d, ("toolchain", "channel"))), ("rust-toolchain", _first_line),
              ("Cargo.toml", lambda d: _toml(d, ("package", "rust-version"), ("workspace", "package", "rust-version")))],
 }

@@ -31,8 +31,8 @@ from ...refs.dependencies import declared, is_manifest, modules_in, names_in, pr
 from ...refs.extract import BUN_BUILTINS, PNPM_BUILTINS, READ_BY_TOOLS, YARN_BUILTINS, Reference
 from ...refs.fingerprint import SPECIFIC_KINDS, _config_value, fingerprinted
 from ...refs.globs import matcher
-from ...refs.history import parallel
-from ...refs.index import LOCKFILES, narrowed
+from ...refs.history import GitHistory, parallel
+from ...refs.index import LOCKFILES, CodeIndex, narrowed
 from ...refs.manifests import TOOL_PROJECT_FILES, WELL_KNOWN_TOOLS, normal_extra, parse_manifest
 from ...refs.symbols import LANGUAGES, FileSymbols, file_symbols, language_of, qualified_definition
 from ...refs.versions import PACKAGES_MAX, declared_in_packages, declared_version, folders_up, version_matches
@@ -1626,6 +1626,51 @@ def _runs_tools(path: str) -> bool:
         or path.startswith((".github/workflows/", ".gitlab-ci", ".circleci/", ".buildkite/")) or name == ".gitlab-ci.yml"
 
 
+#: A tool's directive in a comment (`// biome-ignore lint/x`, `# pyright: ignore[reportAny]`, `/* eslint-disable */`,
+#: `# pylint: disable=x`): it names the tool but does not use it, and outlives it (another tool may read it:
+#: oxlint reads `eslint-disable`, ty and basedpyright read `pyright:` comments).
+_PRAGMA = re.compile(rb"-(?:ignore|disable|enable)\b|:[ \t]*(?:ignore|disable|enable|skip|basic|standard|strict)\b")
+#: The manifests looked for where a memory stands and above, when the tree has them no more.
+_MANIFEST_NAMES = ("pyproject.toml", "package.json", "requirements.txt", "requirements-dev.txt", "go.mod")
+#: More code files than this naming a tool, and they are not read one by one: the project has to do with it.
+_PRAGMA_FILES_MAX = 200
+
+
+def _used_in_code(index: CodeIndex, words: set[str], mentioned: dict[str, list[str]]) -> bool | str:
+    """Whether a code file names one of ``words`` otherwise than in a directive of the tool (:data:`_PRAGMA`)
+    or as the past (:data:`_PAST_MENTION`): ``True``; ``False`` when none names it; the first file when only
+    such mentions do."""
+    files = sorted({path for word in words for path in mentioned.get(word, ())})
+    if len(files) > _PRAGMA_FILES_MAX:
+        return True
+    patterns = [re.compile(rb"(?<![A-Za-z0-9_$])" + re.escape(w.encode()) + rb"(?![A-Za-z0-9_$])") for w in sorted(words)]
+    for path in files:
+        data = index.read(path)
+        if data is None:
+            return True
+        if any(_named_alive(data, pattern) for pattern in patterns):
+            return True
+    return files[0] if files else False
+
+
+#: What a line says before a name it speaks of as the past: "this repo no longer runs MkDocs", "Mirrors the
+#: previous Biome formatter profile", "replaced flake8 with ruff".
+_PAST_MENTION = re.compile(rb"\b(?:no longer|formerly|previous(?:ly)?|used to|replaced|migrated (?:away )?from|"
+                           rb"deprecated|removed|dropped|instead of)\b[^\n.;]{0,40}$", re.I)
+
+
+def _named_alive(data: bytes, pattern: re.Pattern[bytes]) -> bool:
+    """Whether ``data`` names what ``pattern`` finds somewhere other than in a directive left for it
+    (:data:`_PRAGMA`) or in words about the past (:data:`_PAST_MENTION`)."""
+    for match in pattern.finditer(data):
+        if _PRAGMA.match(data, match.end()):
+            continue
+        start = max(data.rfind(b"\n", 0, match.start()) + 1, match.start() - 80)
+        if not _PAST_MENTION.search(data, start, match.start()):
+            return True
+    return False
+
+
 def gone_dependencies(checker: StalenessChecker, entries: list[Entry]) -> None:
     """A tool or library a memory names in words ("Formatting: black + isort", "make lint  # Run flake8",
     "Reuse Radix primitives") that a manifest of the project declared when the memory was written, and
@@ -1663,37 +1708,49 @@ def gone_dependencies(checker: StalenessChecker, entries: list[Entry]) -> None:
         low = data.lower()
         for name in names - running:
             written = name.removeprefix("go:").encode()  # (`go install github.com/x/tool@v1` in a Makefile)
-            if written in low and re.search(rb"(?<![\w-])" + re.escape(written) + rb"(?![\w-])", low):
+            if written not in low:
+                continue
+            pattern = re.compile(rb"(?<![\w-])" + re.escape(written) + rb"(?![\w-])")
+            if _named_alive(low, pattern):
                 running.add(name)
-                for entry, asked_name, _ in asked:
-                    if asked_name == name:
-                        checker.results[entry.id].depends_on.add(path)
+            for entry, asked_name, _ in asked:
+                if asked_name == name:
+                    checker.results[entry.id].depends_on.add(path)
     asked = [a for a in asked if a[1] not in running]
     # named in code (an import, a comment that compares with it: "Study … other minifiers (Terser,
-    # esbuild)"): the project still has to do with it
+    # esbuild)"): the project still has to do with it; not by a directive left for it (`// biome-ignore`)
     probes = {name: {word, word.capitalize()} for name in {a[1] for a in asked}
               for word in [re.sub(r"/v\d+$", "", name).rsplit("/", 1)[-1].split(" ", 1)[0].replace(".", "")]}
     mentioned = index.files_mentioning({w for words in probes.values() for w in words})
     for entry, name, _ in asked:
         checker.results[entry.id].depends_on.update(WORD + w for w in probes[name])
-    asked = [a for a in asked if not any(mentioned.get(w) for w in probes[a[1]])]
+    used = {name: _used_in_code(index, probes[name], mentioned) for name in {a[1] for a in asked}}
+    asked = [a for a in asked if used[a[1]] is not True]
     if not asked:
         return
     baselines = {(entry.id, line): checker.baselines.of(entry, line) for entry, _, line in asked}
-    blobs = history.read_at({(b.commit, p) for b in baselines.values() if b is not None and b.commit for p in manifests})
+    # the manifests then: today's, and those the memory's folder and those above it had and have no more
+    # (a pyproject.toml deleted with the Python code it described)
+    then_manifests = {entry.id: manifests + [p for folder in folders_up(posixpath.dirname(entry.location.path))
+                                             for name in _MANIFEST_NAMES
+                                             if (p := f"{folder}/{name}" if folder else name) not in index.files]
+                      for entry, _, _ in asked}
+    blobs = history.read_at({(b.commit, p) for (entry_id, _), b in baselines.items() if b is not None and b.commit
+                             for p in then_manifests[entry_id]})
     found: list[tuple[Entry, str, int, Baseline, str, str]] = []
     for entry, name, line in asked:
         baseline = baselines[(entry.id, line)]
         if baseline is None or baseline.commit is None:
             continue
-        then = next(((p, providers) for p in manifests if (data := blobs.get((baseline.commit, p))) is not None
+        then = next(((p, providers) for p in then_manifests[entry.id] if (data := blobs.get((baseline.commit, p))) is not None
                      and (providers := provided_by(name, declared(p, data)))), None)
         if then is not None:
             found.append((entry, name, line, baseline, then[0], then[1][0]))
-    changes = parallel(lambda q: history.word_change(q[0], q[1], [q[2]]),
-                       [(package.removeprefix("go:"), b.commit or "", path) for _, _, _, b, path, package in found])
+    changes = parallel(lambda q: _dependency_change(history, q[0], q[1], q[2]),
+                       [(name, b.commit or "", path) for _, name, _, b, path, _ in found])
     for (entry, name, line, baseline, path, package), change in zip(found, changes, strict=True):
         when = f"removed in {change.describe()}" if change else "removed after this memory was written"
+        directives = f" (`{used[name]}` names it only in a directive left for it or as the past)" if used[name] else ""
         name, package = name.removeprefix("go:"), package.removeprefix("go:")
         dropped = f"`{package}`" if package.rstrip("/") != name else "it"
         checker.results[entry.id].findings.append(Finding(
@@ -1701,7 +1758,22 @@ def gone_dependencies(checker: StalenessChecker, entries: list[Entry]) -> None:
             line=checker.baselines.line_of(entry, line), entry=entry.id, ref=name,
             commit=getattr(change, "sha", None),
             message=f"{name}: `{path}` declared {dropped} when this memory was {baseline.how}; no manifest does now "
-                    f"({when}) and no build, CI or configuration file nor code names it"))
+                    f"({when}) and no build, CI or configuration file nor code names it{directives}"))
+
+
+def _dependency_change(history: GitHistory, name: str, since: str, path: str) -> Any:
+    """The first commit after ``since`` whose ``path`` no longer declares what provides ``name`` (a word
+    count would date `pyright` by the commit that added `[tool.basedpyright]`); where the file has too
+    many commits to read, the last that changed how often the package's name occurs in it."""
+    log = history._log(since, [path])
+    if log and len(log) <= _MAX_VERSION_COMMITS:
+        commits = [c for c, _ in reversed(log)]  # oldest first
+        contents = history.read_at([(c.sha, path) for c in commits])
+        for c in commits:
+            data = contents.get((c.sha, path))
+            if data is None or not provided_by(name, declared(path, data)):
+                return c
+    return history.word_change(name.removeprefix("go:"), since, [path])
 
 
 # -- checks of a whole entry, after its references ---------------------------------------------------
