@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from lorekeeper.analysis.staleness import check_workspace
 from lorekeeper.core.model import Severity
 from lorekeeper.workspace import Workspace
@@ -1194,3 +1196,22 @@ def test_the_version_of_the_package_manager(tree: Tree) -> None:
                              f"pnpm 10.23.0: `package.json` now says 10.33.2 (changed in {sha} on 2026-02-01: chore: "
                              f"upgrade pnpm to 10.33.2; it said 10.23.0 when this memory was written in {first} on "
                              "2026-01-10)")]
+
+
+def test_the_pin_of_a_package_manager_dated_in_a_long_history(tree: Tree, monkeypatch: pytest.MonkeyPatch) -> None:
+    """langfuse's "**Package Manager**: pnpm v9.5.0": its package.json has too many commits since (a
+    release bumps it each time) to read one by one, so the change is the commit where the pin
+    `pnpm@9.5.0` last changed how often it occurs, not none. (The limit is lowered here to one commit.)"""
+    from lorekeeper.analysis.staleness import checks
+
+    monkeypatch.setattr(checks, "_MAX_VERSION_COMMITS", 1)
+    tree.write("package.json", json.dumps({"name": "root", "version": "1.0.0", "packageManager": "pnpm@9.5.0"}))
+    tree.write("CLAUDE.md", "- **Package Manager**: pnpm v9.5.0\n")
+    first = commit(tree, "initial", date="2025-06-22T10:00:00Z")
+    tree.write("package.json", json.dumps({"name": "root", "version": "1.0.0", "packageManager": "pnpm@10.0.0"}))
+    sha = commit(tree, "chore(dx): upgrade to pnpm v10", date="2026-03-27T10:00:00Z")
+    tree.write("package.json", json.dumps({"name": "root", "version": "1.1.0", "packageManager": "pnpm@10.0.0"}))
+    commit(tree, "chore: release v1.1.0", date="2026-04-01T10:00:00Z")
+    assert _found(tree) == [("CLAUDE.md", 1, "stale-version", Severity.warning,
+                             f"pnpm 9.5.0: `package.json` now says 10.0.0 (changed in {sha} on 2026-03-27: chore(dx): "
+                             f"upgrade to pnpm v10; it said 9.5.0 when this memory was written in {first} on 2025-06-22)")]

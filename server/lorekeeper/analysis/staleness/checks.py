@@ -1260,6 +1260,10 @@ class VersionCheck:
             if then[0] != item.data["path"]:
                 continue  # declared in another file then (`.python-version` now, `pyproject.toml` then): not one value that changed
             change = _version_change(checker, item, commit)
+            if change is None and item.data["tool"] in ("pnpm", "yarn", "bun", "npm"):
+                # too many commits to read one by one (a release bumps package.json each time): when the pin
+                # `pnpm@9.5.0` last changed how often it occurs
+                change = history.word_change(f"{item.data['tool']}@{then[1]}", commit, [item.data["path"]])
             checker.add(item, "stale-version", Severity.warning,
                         f"{item.data['tool'].removeprefix('npm:')} {item.data['stated']}: `{item.data['path']}` now says {item.data['now']} "
                         + (f"(changed in {change.describe()}; " if change else "(")
