@@ -414,6 +414,17 @@ def test_references_are_deduplicated_by_kind_target_and_scope() -> None:
         ("path", "src/a/b.py", None), ("script", "lint", None), ("path", "web/", None), ("script", "lint", "web")]
 
 
+def test_a_reference_on_several_lines_is_one_a_line() -> None:
+    """unkey's block of `bazel build //...`, `bazel test //pkg/cache:cache_test`… after Bazel was dropped:
+    each line that runs it is marked, not the first alone; a name code in a block uses, once a block."""
+    refs = extract("```bash\nmake build  # or: bazel build //...\nbazel test //pkg/cache:cache_test\n```\n"
+                   "- See `src/a.py` and\n  again `src/a.py` (`src/a.py`).\n"
+                   "```python\nc = make_client()\nd = make_client()\n```")
+    assert [(r.kind, r.target, r.line) for r in refs] == [
+        ("make", "build", 1), ("tool", "bazel", 1), ("tool", "bazel", 2), ("path", "src/a.py", 4),
+        ("path", "src/a.py", 5), ("symbol", "make_client", 7)]
+
+
 @pytest.mark.parametrize("text", ["`npm run \"build`", "unclosed `backtick src/a.py", "```bash\nmake 'x\n",
                                   "├── ", "`" * 7, "\x00\r\n\t", ""])
 def test_malformed_text_never_raises(text: str) -> None:

@@ -135,7 +135,7 @@ _NO_SENTENCE = re.compile(r"^\s*(?:#|\||```|~~~)")
 
 
 def extract(text: str) -> list[Reference]:
-    """Every reference in a memory's text, deduplicated, in order of appearance."""
+    """Every reference in a memory's text, once a line, in order of appearance."""
     lines = text.split("\n")
     refs: list[Reference] = []
     fence: str | None = None
@@ -178,10 +178,12 @@ def extract(text: str) -> list[Reference]:
         refs.extend(_trees(lines))
     if tabled:  # the first column's code spans, row by row, as the lines of a tree
         refs.extend(_trees([m.group(1) if (m := _TABLE_TREE_ROW.match(line)) else "" for line in lines]))
-    seen: set[tuple[str, str, str | None, str | None, str | None]] = set()
+    # once a line, so that every line that holds a reference is marked (a block of five `bazel` commands
+    # after Bazel was dropped: five); a name code in a block uses, once a block
+    seen: set[tuple[str, str, str | None, str | None, str | None, int]] = set()
     unique = []
     for ref in refs:
-        key = (ref.kind, ref.target, ref.file, ref.scope, ref.package)
+        key = (ref.kind, ref.target, ref.file, ref.scope, ref.package, ref.line if ref.block is None else -1 - ref.block)
         if key not in seen:
             seen.add(key)
             unique.append(ref)
