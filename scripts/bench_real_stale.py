@@ -257,8 +257,9 @@ def _finding_family(kind: str) -> str:
 
 def match(finding: dict[str, Any], refs: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The label a finding is about: same file, a compatible kind and the same target (paths compared
-    without ./ and trailing /), the nearest line first; failing that, a label near the line whose text
-    holds the target."""
+    without ./ and trailing /) within three lines, the nearest first; failing that, a label near the line
+    whose text holds the target; failing that, the same target farther away (a finding on line 20 is not
+    about a label of the same name on line 152 when line 20's own label writes it)."""
     source, target = finding.get("source", ""), _norm(finding.get("ref") or "")
     line = finding.get("line") or 0
     kinds = _LABEL_KINDS.get(_finding_family(finding.get("kind", "")))
@@ -267,7 +268,7 @@ def match(finding: dict[str, Any], refs: list[dict[str, Any]]) -> dict[str, Any]
     # A stated version is labelled "node 20" or "node@20" (the finding's ref).
     exact = [r for r in same_file if _norm(r.get("target") or "") in (target, target.split(":")[-1])
              or _norm(r.get("target") or "").lower().replace(" ", "@") == target.lower()]
-    if exact:
+    if exact and min(abs((r.get("line") or 0) - line) for r in exact) <= 3:
         return min(exact, key=lambda r: abs((r.get("line") or 0) - line))
     # A path the memory writes relative to a folder named above it ("core/compaction.ts" under
     # "packages/coding-agent/src/"), labelled by its full path.
@@ -282,7 +283,10 @@ def match(finding: dict[str, Any], refs: list[dict[str, Any]]) -> dict[str, Any]
     if under:
         return under[0]
     near = [r for r in same_file if target and _written_in(target, r.get("text") or "") and abs((r.get("line") or 0) - line) <= 3]
-    return min(near, key=lambda r: abs((r.get("line") or 0) - line)) if near else None
+    if near:
+        return min(near, key=lambda r: abs((r.get("line") or 0) - line))
+    # the same target labelled farther away (a label's line off by more than a few)
+    return min(exact, key=lambda r: abs((r.get("line") or 0) - line)) if exact else None
 
 
 def _written_in(target: str, text: str) -> bool:
