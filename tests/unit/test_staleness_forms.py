@@ -804,6 +804,26 @@ def test_a_tool_named_as_the_past_or_in_a_manifest_deleted_since(tree: Tree) -> 
          f"manifest does now ({removed}) and no build, CI or configuration file nor code names it")]
 
 
+def test_a_framework_whose_app_was_removed(tree: Tree) -> None:
+    """unkey: "- Hono (API workers)" and "deploys to Cloudflare Workers via Wrangler" after the workers app
+    (the one package.json that declared both) was removed, while the product's docs (`.mdx`) still show
+    how to use Unkey with Hono: docs are no code."""
+    tree.write("web/apps/api/package.json", json.dumps({"name": "api", "dependencies": {"hono": "^4.0.0"},
+                                                        "devDependencies": {"wrangler": "^3.0.0"}}))
+    tree.write("web/apps/dashboard/package.json", json.dumps({"name": "dashboard", "dependencies": {"next": "14.2.0"}}))
+    tree.write("docs/quickstart/hono.mdx", "# Hono\n\nProtect a Hono route with Unkey.\n")
+    tree.write("AGENTS.md", "- Hono (API workers)\n- The API service deploys to Cloudflare Workers via Wrangler\n")
+    first = commit(tree, "initial", date="2026-01-13T10:00:00Z")
+    for name in ("package.json",):
+        (tree.root / "web/apps/api" / name).unlink()
+    sha = commit(tree, "chore(web): remove the v1 API", date="2026-01-27T10:00:00Z")
+    tail = (f"when this memory was written in {first} on 2026-01-13; no manifest does now (removed in {sha} on "
+            "2026-01-27: chore(web): remove the v1 API) and no build, CI or configuration file nor code names it")
+    assert _found(tree) == [
+        ("AGENTS.md", 1, "stale-dependency", Severity.warning, f"hono: `web/apps/api/package.json` declared it {tail}"),
+        ("AGENTS.md", 2, "stale-dependency", Severity.warning, f"wrangler: `web/apps/api/package.json` declared it {tail}")]
+
+
 def test_a_library_family_the_project_dropped(tree: Tree) -> None:
     """memos: "Reuse Radix primitives" after the `@radix-ui/*` packages of `web/package.json` gave way to
     Base UI; a name no manifest ever declared ("Mantine") says nothing."""

@@ -49,6 +49,7 @@ _PROVIDED: dict[str, tuple[str, ...]] = {
     "storybook": ("storybook", "@storybook/"), "enzyme": ("enzyme",), "nodemon": ("nodemon",), "ts-node": ("ts-node",),
     "rome": ("rome", "@rometools/"), "oxlint": ("oxlint",), "biome": ("@biomejs/biome",), "sinon": ("sinon",),
     "supertest": ("supertest",), "msw": ("msw",), "nock": ("nock",), "turborepo": ("turbo",),
+    "vite": ("vite",), "wrangler": ("wrangler",),
     # JavaScript: libraries a memory says a project is built on
     "redux": ("redux", "@reduxjs/"), "mobx": ("mobx",), "zustand": ("zustand",), "recoil": ("recoil",),
     "jotai": ("jotai",), "radix": ("@radix-ui/", "radix-ui"), "chakra": ("@chakra-ui/",), "antd": ("antd",),
@@ -56,7 +57,7 @@ _PROVIDED: dict[str, tuple[str, ...]] = {
     "styled-components": ("styled-components",), "emotion": ("@emotion/",), "bootstrap": ("bootstrap", "react-bootstrap"),
     "jquery": ("jquery",), "moment": ("moment",), "dayjs": ("dayjs",), "date-fns": ("date-fns",), "luxon": ("luxon",),
     "lodash": ("lodash", "lodash-es"), "axios": ("axios",), "koa": ("koa",), "fastify": ("fastify",),
-    "nestjs": ("@nestjs/",), "gatsby": ("gatsby",), "remix": ("@remix-run/",), "apollo": ("@apollo/", "apollo-server"),
+    "nestjs": ("@nestjs/",), "hono": ("hono",), "elysia": ("elysia",), "gatsby": ("gatsby",), "remix": ("@remix-run/",), "apollo": ("@apollo/", "apollo-server"),
     "typeorm": ("typeorm",), "sequelize": ("sequelize",), "mongoose": ("mongoose",), "knex": ("knex",),
     "drizzle": ("drizzle-orm",), "yup": ("yup",), "joi": ("joi",), "formik": ("formik",), "immer": ("immer",),
     "swr": ("swr",), "trpc": ("@trpc/",), "framer motion": ("framer-motion",), "i18next": ("i18next",),

@@ -1634,7 +1634,7 @@ def _runs_tools(path: str) -> bool:
 #: `# pylint: disable=x`): it names the tool but does not use it, and outlives it (another tool may read it:
 #: oxlint reads `eslint-disable`, ty and basedpyright read `pyright:` comments).
 _PRAGMA = re.compile(rb"-(?:ignore|disable|enable)\b|:[ \t]*(?:ignore|disable|enable|skip|basic|standard|strict)\b")
-#: The manifests looked for where a memory stands and above, when the tree has them no more.
+#: The manifests of a memory's baseline looked for when the tree has them no more.
 _MANIFEST_NAMES = ("pyproject.toml", "package.json", "requirements.txt", "requirements-dev.txt", "go.mod")
 #: More code files than this naming a tool, and they are not read one by one: the project has to do with it.
 _PRAGMA_FILES_MAX = 200
@@ -1733,20 +1733,21 @@ def gone_dependencies(checker: StalenessChecker, entries: list[Entry]) -> None:
     if not asked:
         return
     baselines = {(entry.id, line): checker.baselines.of(entry, line) for entry, _, line in asked}
-    # the manifests then: today's, and those the memory's folder and those above it had and have no more
-    # (a pyproject.toml deleted with the Python code it described)
-    then_manifests = {entry.id: manifests + [p for folder in folders_up(posixpath.dirname(entry.location.path))
-                                             for name in _MANIFEST_NAMES
-                                             if (p := f"{folder}/{name}" if folder else name) not in index.files]
-                      for entry, _, _ in asked}
-    blobs = history.read_at({(b.commit, p) for (entry_id, _), b in baselines.items() if b is not None and b.commit
-                             for p in then_manifests[entry_id]})
+    # the manifests then: today's, and those the tree had then and has no more (a pyproject.toml deleted
+    # with the Python code it described, the package.json of an app removed)
+    then_manifests: dict[str, list[str]] = {}
+    for commit in sorted({b.commit for b in baselines.values() if b is not None and b.commit}):
+        gone = sorted({p for name in _MANIFEST_NAMES for p in history.paths_named(commit, name) or ()
+                       if p not in index.files and not (set(PurePosixPath(p).parts[:-1]) & (GENERATED | ALWAYS_SKIPPED_DIRS))})
+        then_manifests[commit] = manifests + (gone if len(manifests) + len(gone) <= PACKAGES_MAX else [])
+    blobs = history.read_at({(b.commit, p) for b in baselines.values() if b is not None and b.commit
+                             for p in then_manifests[b.commit]})
     found: list[tuple[Entry, str, int, Baseline, str, str]] = []
     for entry, name, line in asked:
         baseline = baselines[(entry.id, line)]
         if baseline is None or baseline.commit is None:
             continue
-        then = next(((p, providers) for p in then_manifests[entry.id] if (data := blobs.get((baseline.commit, p))) is not None
+        then = next(((p, providers) for p in then_manifests[baseline.commit] if (data := blobs.get((baseline.commit, p))) is not None
                      and (providers := provided_by(name, declared(p, data)))), None)
         if then is not None:
             found.append((entry, name, line, baseline, then[0], then[1][0]))
