@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from lorekeeper.analysis.llm import guard as llm_guard
-from lorekeeper.analysis.staleness import check_workspace
+from lorekeeper.analysis.staleness import check_workspace, checks
 from lorekeeper.core.settings.llm import _KEY_NAME
 from lorekeeper.facts import parse, semantic_guard, updates
 from lorekeeper.facts.tagging import tools
@@ -104,6 +104,11 @@ HOSTILE: dict[str, Callable[[], Any]] = {
     "a package manager pinned again and again, a version that never ends (_PM_VERSION, _URL)": lambda: (
         extract.extract("pnpm@1." * (N // 7)), extract.extract("pnpm " + "1." * (N // 2) + "x"),
         extract.extract("pnpm `" + "1." * (N // 2))),
+    "a stated default that never closes, a typed default that never ends (_STATED_DEFAULT, _typed_defaults)": lambda: (
+        list(checks._STATED_DEFAULT.finditer("`a_b` (default: `" + "1" * N)),
+        list(checks._STATED_DEFAULT.finditer("`a_b` " * (N // 6))),
+        list(checks._typed_defaults("a_b").finditer(b"a_b: " + b"x" * N + b" = \"" + b"y" * N)),
+        list(checks._typed_defaults("a_b").finditer(b"a_b:" * (N // 4)))),
     "a bold folder name that never closes (a list of folders)": lambda: extract.extract("- **" + "a" * N + "/*"),
     "a block of source: names, strings, declarations that never end (_code_names)": lambda: (
         extract.extract("```ts\n" + "aB" * (N // 2) + "\n" + '"' + "\\a" * (N // 2) + "\nconst " + " " * N + "x\n```"),

@@ -1235,3 +1235,29 @@ def test_the_pin_of_a_package_manager_dated_in_a_long_history(tree: Tree, monkey
     assert _found(tree) == [("CLAUDE.md", 1, "stale-version", Severity.warning,
                              f"pnpm 9.5.0: `package.json` now says 10.0.0 (changed in {sha} on 2026-03-27: chore(dx): "
                              f"upgrade to pnpm v10; it said 9.5.0 when this memory was written in {first} on 2025-06-22)")]
+
+
+def test_a_default_the_code_changed(tree: Tree) -> None:
+    """browser-use's "`max_failures` (default: `3`)" and "`step_timeout` (default: `120`)" after "increase
+    default consecutive failure to 5": the typed definitions of the name gave 3 when the memory was
+    written and give 5 now. Not where a definition still gives the stated value (`max_steps` of another
+    function), not from a test's or a call's value, not for a plain name (`timeout`)."""
+    tree.write("browser_use/agent/service.py", "class Agent:\n    def __init__(\n        self,\n"
+               "        max_failures: int = 3,\n        step_timeout: int | None = 120,\n        timeout: int = 30,\n"
+               "    ): ...\n\n    def run(self, max_steps: int = 100): ...\n")
+    tree.write("browser_use/mcp/server.py", "def serve(max_steps: int = 100): ...\n")
+    tree.write("tests/test_agent.py", "def test_it(max_failures: int = 5): ...\n")
+    tree.write("examples/simple.py", "agent.run(step_timeout=180)\n")
+    tree.write("AGENTS.md", "* `max_failures` (default: `3`): Maximum retries\n* `step_timeout` (default: `120`): per step\n"
+                            "* `max_steps` (default: `100`): steps\n* `timeout` (default: `30`): seconds\n")
+    first = commit(tree, "initial", date="2025-10-17T10:00:00Z")
+    tree.write("browser_use/agent/service.py", "class Agent:\n    def __init__(\n        self,\n"
+               "        max_failures: int = 5,\n        step_timeout: int | None = 180,\n        timeout: int = 60,\n"
+               "    ): ...\n\n    def run(self, max_steps: int = 500): ...\n")
+    sha = commit(tree, "increase default consecutive failure to 5", date="2026-02-10T10:00:00Z")
+    message = ("`{name}` defaults to {now} now (`browser_use/agent/service.py`); `browser_use/agent/service.py` gave it "
+               f"{{then}} when this memory was written in {first} on 2025-10-17 (changed in {sha} on 2026-02-10: increase "
+               "default consecutive failure to 5)")
+    assert _found(tree) == [
+        ("AGENTS.md", 1, "stale-value", Severity.warning, message.format(name="max_failures", now=5, then=3)),
+        ("AGENTS.md", 2, "stale-value", Severity.warning, message.format(name="step_timeout", now=180, then=120))]

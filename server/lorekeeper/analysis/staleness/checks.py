@@ -1856,5 +1856,64 @@ def stated_values(checker: StalenessChecker, entry: Entry, result: EntryResult) 
                     message=f"`{path}` no longer contains {number}, as it did when this memory was {baseline.how}"))
 
 
+#: A parameter's default a memory states: "`max_steps` (default: `100`)", "`step_timeout` defaults to `120`". The
+#: name is compound (`max_steps`, `stepTimeout`: a plain `timeout` is everybody's) and the value a literal.
+_STATED_DEFAULT = re.compile(
+    r"`(?P<name>[a-z][a-z0-9]*(?:_[a-z0-9]+)+|[a-z][a-z0-9]*(?:[A-Z][a-z0-9]+)+)`\s*"
+    r"(?:\(\s*default(?:s to)?\s*[:=]?\s*|defaults?\s+(?:to|is)\s+)"
+    r"`(?P<value>-?\d+(?:\.\d+)?|True|False|None|true|false|null|\"[^\"`\n]{0,60}\"|'[^'`\n]{0,60}')`")
+#: Files whose defaults are not the code's (tests and examples set their own).
+_NOT_DEFAULTS = re.compile(r"(?:^|/)(?:tests?|__tests__|spec|examples?|docs?)/|(?:^|/)test_[^/]*$|_test\.\w+$|\.(?:test|spec)\.\w+$")
+
+
+def _typed_defaults(name: str) -> re.Pattern[bytes]:
+    """``name: TYPE = VALUE`` — a typed parameter's or field's default (a call's ``name=VALUE`` is none)."""
+    return re.compile(rb"(?<![\w.$])" + re.escape(name.encode()) + rb"[ \t]*\??:[ \t]*[^=\n,;(){}]{1,80}?[ \t]*=[ \t]*"
+                      rb"(-?\d+(?:\.\d+)?|True|False|None|true|false|null|\"[^\"\n]{0,60}\"|'[^'\n]{0,60}')(?![\w.])")
+
+
+def stated_defaults(checker: StalenessChecker, entry: Entry, result: EntryResult) -> None:
+    """A parameter's default a memory states ("`max_steps` (default: `100`)") that the code's typed
+    definitions of that name gave when the memory was written and none gives now, while some give
+    another (browser-use's 500): a warning naming the value now. Not judged where a definition still
+    gives the stated value, where none gives one, or for names of tests and examples."""
+    stated = [(m.group("name"), m.group("value"), entry.content.count("\n", 0, m.start()))
+              for m in _STATED_DEFAULT.finditer(entry.content)] if "default" in entry.content else []
+    if not stated or not checker.history.available:
+        return
+    index, history = checker.index, checker.history
+    mentioned = index.files_mentioning({name for name, _, _ in stated})
+    for name, value, line in stated:
+        pattern = _typed_defaults(name)
+        now: dict[str, str] = {}
+        for path in mentioned.get(name, ()):
+            if _NOT_DEFAULTS.search(path) or (data := index.read(path)) is None:
+                continue
+            for match in pattern.finditer(data):
+                now.setdefault(match.group(1).decode("utf-8", "replace"), path)
+        result.depends_on.add(WORD + name)
+        if not now or value in now:
+            continue
+        baseline = checker.baselines.of(entry, line)
+        if baseline is None or baseline.commit is None:
+            continue
+        files = (history.grep_at(baseline.commit, [name], CODE_PATHSPECS) or {}).get(name, set())
+        files = sorted(p for p in files if not _NOT_DEFAULTS.search(p))[:_MAX_FILES_PER_SYMBOL]
+        then = history.read_at([(baseline.commit, p) for p in files])
+        held = next(((p, m.group(0)) for p in files if (data := then.get((baseline.commit, p))) is not None
+                     for m in pattern.finditer(data) if m.group(1).decode("utf-8", "replace") == value), None)
+        if held is None:
+            continue  # the code did not give that default then either: nothing we can say changed
+        path, written = held
+        change = history.word_change(written.decode("utf-8", "replace"), baseline.commit, [path])
+        values = ", ".join(sorted(now)[:3])
+        where = now[sorted(now)[0]]
+        result.findings.append(Finding(
+            kind="stale-value", severity=Severity.warning, source=entry.location.path,
+            line=checker.baselines.line_of(entry, line), entry=entry.id, ref=name, commit=getattr(change, "sha", None),
+            message=f"`{name}` defaults to {values} now (`{where}`); `{path}` gave it {value} when this memory was "
+                    f"{baseline.how}" + (f" (changed in {change.describe()})" if change else "")))
+
+
 def post_checks() -> list[Callable[[StalenessChecker, Entry, EntryResult], None]]:
-    return [changed_since_verified, stated_values]
+    return [changed_since_verified, stated_values, stated_defaults]
