@@ -248,7 +248,8 @@ _LABEL_KINDS = {"path": {"path", "folder", "other"}, "symbol": {"symbol", "other
                 "just-recipe": {"just", "command", "other"}, "console-script": {"console", "command", "other", "script"},
                 "module": {"module", "command", "other", "path"}, "package-manager": {"command", "other"},
                 "version": {"other", "command", "path"}, "tox-env": {"command", "script"},
-                "tool": {"command", "other"}, "package": {"module", "other", "symbol", "path"}}
+                "tool": {"command", "other"}, "package": {"module", "other", "symbol", "path"},
+                "value": {"other", "path"}, "dependency": {"other", "command", "module", "path"}}
 
 
 def _finding_family(kind: str) -> str:
