@@ -1261,3 +1261,21 @@ def test_a_default_the_code_changed(tree: Tree) -> None:
     assert _found(tree) == [
         ("AGENTS.md", 1, "stale-value", Severity.warning, message.format(name="max_failures", now=5, then=3)),
         ("AGENTS.md", 2, "stale-value", Severity.warning, message.format(name="step_timeout", now=180, then=120))]
+
+
+def test_poetry_after_a_move_to_uv(tree: Tree) -> None:
+    """E2B's "Use pnpm for node and poetry for python to install and update dependencies." after
+    "migrate from Poetry to uv": Poetry is declared by the build backend it requires (`poetry-core`), and a
+    `[tool.poetry]` table would name it still. "Code is poetry" says nothing of the tool."""
+    tree.write("packages/python-sdk/pyproject.toml", '[build-system]\nrequires = ["poetry-core"]\n'
+               'build-backend = "poetry.core.masonry.api"\n')
+    tree.write("CLAUDE.md", "Use pnpm for node and poetry for python to install and update dependencies.\n\n"
+                            "Code is poetry.\n")
+    first = commit(tree, "initial", date="2026-02-17T10:00:00Z")
+    tree.write("packages/python-sdk/pyproject.toml", '[project]\nname = "e2b"\n[build-system]\nrequires = ["hatchling"]\n')
+    sha = commit(tree, "chore(python-sdk): migrate from Poetry to uv", date="2026-07-06T10:00:00Z")
+    assert _found(tree) == [("CLAUDE.md", 1, "stale-dependency", Severity.warning,
+                             f"poetry: `packages/python-sdk/pyproject.toml` declared `poetry-core` when this memory was "
+                             f"written in {first} on 2026-02-17; no manifest does now (removed in {sha} on 2026-07-06: "
+                             "chore(python-sdk): migrate from Poetry to uv) and no build, CI or configuration file nor "
+                             "code names it")]

@@ -31,6 +31,7 @@ _PROVIDED: dict[str, tuple[str, ...]] = {
     "pyflakes": ("pyflakes",), "pycodestyle": ("pycodestyle",), "pydocstyle": ("pydocstyle",), "pytype": ("pytype",),
     "autoflake": ("autoflake",), "pyupgrade": ("pyupgrade",), "blacken-docs": ("blacken-docs",),
     "nose": ("nose", "nose2"), "nose2": ("nose2",), "tox": ("tox",), "nox": ("nox",), "pipenv": ("pipenv",),
+    "poetry": ("poetry", "poetry-core"),
     "sphinx": ("sphinx",), "mkdocs": ("mkdocs",), "pytest-xdist": ("pytest-xdist",), "hypothesis": ("hypothesis",),
     # Python: libraries a memory says a project is built on
     "celery": ("celery",), "alembic": ("alembic",), "sqlalchemy": ("sqlalchemy",), "flask": ("flask",),
@@ -78,7 +79,7 @@ _WORD = re.compile(r"(?<![\w@/.-])([A-Za-z](?:[\w.-]*\w)?(?: (?:ui|query|motion)
 #: tool only in a code span, or on a line that speaks of tools (another name of the vocabulary, or a word
 #: of what tools do).
 _WORDS_TOO = frozenset("black less moment requests nose chai karma emotion remix parcel rollup immer joi mermaid "
-                       "leaflet apollo jasmine recoil attrs rome ava swr pino knex drizzle celery flask".split())
+                       "leaflet apollo jasmine recoil attrs rome ava swr pino knex drizzle celery flask poetry".split())
 _ABOUT_TOOLS = re.compile(r"\b(?:format\w*|lint\w*|styles?|styling|check\w*|tests?|testing|hooks?|ci|typecheck\w*|"
                           r"bundl\w*|builds?|librar\w*|framework|packages?|dependenc\w*|install\w*|orm|charts?|"
                           r"diagrams?|queues?|tasks?|workers?|schemas?|validat\w*|http)\b", re.I)
