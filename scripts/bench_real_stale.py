@@ -249,7 +249,7 @@ _LABEL_KINDS = {"path": {"path", "folder", "other"}, "symbol": {"symbol", "other
                 "module": {"module", "command", "other", "path"}, "package-manager": {"command", "other"},
                 "version": {"other", "command", "path"}, "tox-env": {"command", "script"},
                 "tool": {"command", "other"}, "package": {"module", "other", "symbol", "path"},
-                "value": {"other", "path"}, "dependency": {"other", "command", "module", "path"}}
+                "value": {"other", "path"}, "dependency": {"other", "command", "module", "path", "script"}}
 
 
 def _finding_family(kind: str) -> str:
