@@ -481,7 +481,7 @@ def _prose_text(clean: str, low: str | None, i: int, above: str = "", below: str
                 and not _ends_with(_NEGATED_END, plain, match.start(), words=1):
             refs.append(Reference("package-manager", match.group(1).lower(), match.group(0), i))
     # versions are read where a code span holds a version alone too ("Node.js `20.11.1`")
-    versions = plain if "`" not in clean else _SPAN.sub(
+    versions = plain if "`" not in clean or not _DIGIT.search(clean) else _SPAN.sub(
         lambda m: f" {m.group(1)} " if _VERSION_SPAN.fullmatch(m.group(0)) else " " * len(m.group(0)), clean)
     for match in _RUNTIME_VERSION.finditer(versions) if _mentions(low, "go", "node", "python", "rust") else ():
         tool, version = _RUNTIMES[match.group(1).lower()], match.group(2)

@@ -1634,8 +1634,10 @@ def _runs_tools(path: str) -> bool:
 #: `# pylint: disable=x`): it names the tool but does not use it, and outlives it (another tool may read it:
 #: oxlint reads `eslint-disable`, ty and basedpyright read `pyright:` comments).
 _PRAGMA = re.compile(rb"-(?:ignore|disable|enable)\b|:[ \t]*(?:ignore|disable|enable|skip|basic|standard|strict)\b")
-#: The manifests of a memory's baseline looked for when the tree has them no more.
+#: The manifests of a memory's baseline looked for when the tree has them no more, at so many baselines at most
+#: (a listing of the tree each).
 _MANIFEST_NAMES = ("pyproject.toml", "package.json", "requirements.txt", "requirements-dev.txt", "go.mod")
+_GONE_MANIFEST_BASELINES = 8
 #: More code files than this naming a tool, and they are not read one by one: the project has to do with it.
 _PRAGMA_FILES_MAX = 200
 
@@ -1733,21 +1735,31 @@ def gone_dependencies(checker: StalenessChecker, entries: list[Entry]) -> None:
     if not asked:
         return
     baselines = {(entry.id, line): checker.baselines.of(entry, line) for entry, _, line in asked}
-    # the manifests then: today's, and those the tree had then and has no more (a pyproject.toml deleted
-    # with the Python code it described, the package.json of an app removed)
-    then_manifests: dict[str, list[str]] = {}
-    for commit in sorted({b.commit for b in baselines.values() if b is not None and b.commit}):
-        gone = sorted({p for name in _MANIFEST_NAMES for p in history.paths_named(commit, name) or ()
-                       if p not in index.files and not (set(PurePosixPath(p).parts[:-1]) & (GENERATED | ALWAYS_SKIPPED_DIRS))})
-        then_manifests[commit] = manifests + (gone if len(manifests) + len(gone) <= PACKAGES_MAX else [])
-    blobs = history.read_at({(b.commit, p) for b in baselines.values() if b is not None and b.commit
-                             for p in then_manifests[b.commit]})
+    blobs = history.read_at({(b.commit, p) for b in baselines.values() if b is not None and b.commit for p in manifests})
     found: list[tuple[Entry, str, int, Baseline, str, str]] = []
+    undeclared: list[tuple[Entry, str, int, Baseline]] = []
     for entry, name, line in asked:
         baseline = baselines[(entry.id, line)]
         if baseline is None or baseline.commit is None:
             continue
-        then = next(((p, providers) for p in then_manifests[baseline.commit] if (data := blobs.get((baseline.commit, p))) is not None
+        then = next(((p, providers) for p in manifests if (data := blobs.get((baseline.commit, p))) is not None
+                     and (providers := provided_by(name, declared(p, data)))), None)
+        if then is not None:
+            found.append((entry, name, line, baseline, then[0], then[1][0]))
+        else:
+            undeclared.append((entry, name, line, baseline))
+    # none of today's manifests declared it then: those the tree had then and has no more (a pyproject.toml
+    # deleted with the Python code it described, the package.json of an app removed), for a few baselines
+    gone: dict[str, list[str]] = {}
+    for commit in sorted({b.commit for _, _, _, b in undeclared if b.commit})[:_GONE_MANIFEST_BASELINES]:
+        paths = sorted({p for name in _MANIFEST_NAMES for p in history.paths_named(commit, name) or ()
+                        if p not in index.files and not set(PurePosixPath(p).parts[:-1]) & (GENERATED | ALWAYS_SKIPPED_DIRS)},
+                       key=_nearest_root)
+        gone[commit] = paths if len(paths) <= PACKAGES_MAX else []
+    blobs = history.read_at({(commit, p) for commit, paths in gone.items() for p in paths})
+    for entry, name, line, baseline in undeclared:
+        at = baseline.commit or ""
+        then = next(((p, providers) for p in gone.get(at, ()) if (data := blobs.get((at, p))) is not None
                      and (providers := provided_by(name, declared(p, data)))), None)
         if then is not None:
             found.append((entry, name, line, baseline, then[0], then[1][0]))
