@@ -101,6 +101,9 @@ HOSTILE: dict[str, Callable[[], Any]] = {
     "a go.mod of blank lines and a module path that never ends": lambda: (
         dependencies.declared("go.mod", b"\n" * N), dependencies.declared("go.mod", ("a." * (N // 2)).encode()),
         list(dependencies.modules_in("`" + "a." * (N // 2) + "`"))),
+    "Go modules in prose and by name that never end (_GO_MODULE_PROSE, _GO_MODULE_NAME)": lambda: (
+        list(dependencies.modules_in("a/" + "b." * (N // 2))), list(dependencies.modules_in("a" + "/b" * (N // 2) + "`")),
+        list(dependencies.modules_in("`a" + "-b" * (N // 2))), list(dependencies.modules_in("x/" * (N // 2)))),
     "a package manager pinned again and again, a version that never ends (_PM_VERSION, _URL)": lambda: (
         extract.extract("pnpm@1." * (N // 7)), extract.extract("pnpm " + "1." * (N // 2) + "x"),
         extract.extract("pnpm `" + "1." * (N // 2))),

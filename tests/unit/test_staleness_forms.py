@@ -941,6 +941,33 @@ def test_a_go_module_the_project_dropped(tree: Tree) -> None:
                              "ory/dockertest with testcontainers-go) and no build, CI or configuration file nor code names it")]
 
 
+def test_a_go_module_named_in_prose_or_by_its_name_alone(tree: Tree) -> None:
+    """github-mcp-server's copilot instructions after the go-sdk conversion: "Uses mark3labs/mcp-go for MCP
+    protocol" (owner and name, no code span) and "Mock GitHub API with `go-github-mock`" (the last part of
+    the path alone), both gone from go.mod: warnings. Words of the same shapes that no go.mod declared
+    then (`src/utils`, and/or, `read-only`) and a module still required (google/go-github) say nothing."""
+    go_mod = "module example.com/app\n\ngo 1.24\n\nrequire (\n\tgithub.com/google/go-github/v74 v74.0.0\n{more})\n"
+    tree.write("go.mod", go_mod.format(more="\tgithub.com/mark3labs/mcp-go v0.36.0\n"
+                                            "\tgithub.com/migueleliasweb/go-github-mock v1.3.0\n"))
+    tree.write("server.go", 'package app\n\nimport "github.com/mark3labs/mcp-go/server"\n\nvar _ = server.NewMCPServer\n')
+    tree.write("src/utils/x.go", "package utils\n")
+    tree.write(".github/copilot-instructions.md",
+               "- **Framework:** Uses mark3labs/mcp-go for MCP protocol, google/go-github for GitHub API\n"
+               "- Mock GitHub API with `go-github-mock` (REST); helpers in src/utils, read and/or write `read-only`\n")
+    first = commit(tree, "initial", date="2025-11-18T10:00:00Z")
+    tree.write("go.mod", go_mod.format(more="\tgithub.com/modelcontextprotocol/go-sdk v1.0.0\n"))
+    tree.write("server.go", 'package app\n\nimport "github.com/modelcontextprotocol/go-sdk/mcp"\n\nvar _ = mcp.NewServer\n')
+    sha = commit(tree, "Convert to modelcontextprotocol/go-sdk", date="2025-12-01T10:00:00Z")
+    tail = (f"when this memory was written in {first} on 2025-11-18; no manifest does now (removed in {sha} on "
+            "2025-12-01: Convert to modelcontextprotocol/go-sdk) and no build, CI or configuration file nor code names it")
+    assert _found(tree) == [
+        (".github/copilot-instructions.md", 1, "stale-dependency", Severity.warning,
+         "mark3labs/mcp-go: `go.mod` declared `github.com/mark3labs/mcp-go` " + tail),
+        (".github/copilot-instructions.md", 2, "stale-dependency", Severity.warning,
+         "go-github-mock: `go.mod` declared `github.com/migueleliasweb/go-github-mock` " + tail),
+    ]
+
+
 def test_a_method_called_on_an_instance_and_a_decorator(tree: Tree) -> None:
     """humanlayer's CLAUDE.md after the Python SDK was removed: "`@hl.require_approval()` wraps functions",
     "`hl.human_as_tool()` enables AI agents to consult humans" (`hl` an instance, not a class). A member
@@ -984,6 +1011,27 @@ def test_names_a_code_block_uses_that_the_code_dropped(tree: Tree) -> None:
     [finding] = check_workspace(Workspace(tree.root))[0]
     assert (finding.line, finding.kind, finding.severity) == (2, "stale-symbol", Severity.error)
     assert finding.message.startswith(f"`toggleSortOrder` is no longer defined anywhere in the code (removed in {sha} on 2026-02-01")
+
+
+def test_names_a_nested_files_code_block_uses_from_its_folder(tree: Tree) -> None:
+    """toolhive's `cmd/thv-operator/CLAUDE.md`: "statusCollector.SetSyncStatus(mcpv1alpha1.SyncPhaseFailed, …)"
+    after the operator's sync capability was removed. The two names were defined in different files, but
+    both under the folder the file is nested in, which it is about: stale. The same block at the root, whose
+    names no other name of the block vouches for, is taken for an example's."""
+    tree.write("cmd/op/pkg/status/collector.go", "package status\n\nfunc (c *Collector) SetSyncStatus(p string) {}\n")
+    tree.write("cmd/op/api/v1/types.go", 'package v1\n\nconst SyncPhaseFailed = "Failed"\n')
+    tree.write("cmd/op/main.go", "package main\n\nfunc main() {}\n")
+    block = "```go\nstatusCollector.SetSyncStatus(mcpv1.SyncPhaseFailed)\n```\n"
+    tree.write("cmd/op/CLAUDE.md", "Always set status before returning errors:\n\n" + block)
+    tree.write("AGENTS.md", "An example:\n\n" + block)
+    commit(tree, "initial", date="2025-10-09T10:00:00Z")
+    git(tree.root, "rm", "-rq", "cmd/op/pkg", "cmd/op/api")
+    sha = commit(tree, "removes sync capability from operator", date="2025-11-22T10:00:00Z")
+    found = [f for f in _found(tree) if f[2] == "stale-symbol"]
+    assert [f[:4] for f in found] == [("cmd/op/CLAUDE.md", 4, "stale-symbol", Severity.error)] * 2
+    assert [f[4].split(" (")[0] for f in found] == ["`SetSyncStatus` is no longer defined anywhere in the code",
+                                                     "`SyncPhaseFailed` is no longer defined anywhere in the code"]
+    assert all(f"removed in {sha} on 2025-11-22" in f[4] for f in found)
 
 
 def test_a_glob_of_file_names_that_matches_nothing_now(tree: Tree) -> None:

@@ -114,10 +114,27 @@ def _about_tools(text: str, start: int, end: int) -> bool:
 _GO_MODULE = re.compile(r"`((?:[a-z0-9.-]+\.[a-z]{2,}/)?[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*(?:/v\d+)?)`")
 
 
+#: A Go module named in prose by its owner and name, or its whole path ("Uses mark3labs/mcp-go for MCP
+#: protocol"): not a file (no file's extension ends it), not part of a longer path or URL.
+_GO_MODULE_PROSE = re.compile(r"(?<![\w./@:`-])((?:[a-z0-9-]+\.[a-z]{2,}/)?[a-z0-9][a-z0-9_.-]*/[a-z0-9][a-z0-9_.-]*"
+                              r"(?:/v\d+)?)(?![\w/`-])")
+#: A Go module named in a code span by the last part of its path alone, when it has more than one word:
+#: `go-github-mock` (`github.com/migueleliasweb/go-github-mock`).
+_GO_MODULE_NAME = re.compile(r"`([a-z][a-z0-9]*(?:-[a-z0-9]+)+)`")
+_FILE_END = re.compile(r"\.(?:md|mdx|go|mod|sum|ts|tsx|js|jsx|py|rs|json|ya?ml|toml|txt|sh|proto|sql|html?|css|lock|env)$")
+
+
 def modules_in(text: str) -> Iterator[tuple[str, int, int]]:
-    """The Go modules ``text`` names in code spans (lower case), each with where it stands."""
+    """The Go modules ``text`` names (lower case), each with where it stands: a path or its end in a code
+    span (`ory/dockertest`, `github.com/spf13/cobra`), the last part of one alone in a code span when it
+    has more than one word (`go-github-mock`), an owner and name in prose (mark3labs/mcp-go). Which of
+    them are modules only a manifest can say (:func:`provided_by`)."""
     for match in _GO_MODULE.finditer(text):
         yield "go:" + match.group(1).lower(), match.start(1), match.end(1)
+    for pattern in (_GO_MODULE_NAME, _GO_MODULE_PROSE):
+        for match in pattern.finditer(text):
+            if not _FILE_END.search(match.group(1)):
+                yield "go:" + match.group(1), match.start(1), match.end(1)
 
 
 def provided_by(name: str, packages: frozenset[str]) -> list[str]:

@@ -747,8 +747,11 @@ def _anchored(checker: StalenessChecker, defined: list[tuple[Pending, list[str]]
     """Of the names gone from the code, those a block of code uses are kept only where the block is about the
     project's code: another name of the same block was defined with it, when the memory was written, in
     a file that is gone from the code too, or is defined there now (``useView`` beside ``toggleSortOrder``
-    in ``ViewContext.tsx``). An example's names have no such partner: a component made up to show an SDK
-    (``<RunDetails id={id} />``) that the project once had elsewhere, a prop of a sample component."""
+    in ``ViewContext.tsx``), or the memory is a file nested in a folder that held the file defining it
+    (``statusCollector.SetSyncStatus(mcpv1alpha1.SyncPhaseFailed, …)`` in ``cmd/thv-operator/CLAUDE.md``,
+    both defined under ``cmd/thv-operator/`` then). An example's names have no such partner: a component
+    made up to show an SDK (``<RunDetails id={id} />``) that the project once had elsewhere, a prop of a
+    sample component."""
     blocks: dict[tuple[str, int], list[tuple[Pending, set[str]]]] = {}
     for item, defining in defined:
         if item.ref.block is not None:
@@ -762,6 +765,10 @@ def _anchored(checker: StalenessChecker, defined: list[tuple[Pending, list[str]]
         files = set(defining)
         if any(other.ref.target != item.ref.target and files & where for other, where in blocks[(item.entry.id, block)]):
             kept.append((item, defining))
+            continue
+        folder = item.entry.location.path.rpartition("/")[0]
+        if folder and any(path.startswith(folder + "/") for path in files):
+            kept.append((item, defining))  # a nested file about its folder's code
             continue
         names = {r.target for r in checker.references(item.entry) if r.block == block and r.target != item.ref.target}
         if any(names.intersection(symbols.definitions) for path in files
@@ -1692,7 +1699,7 @@ def gone_dependencies(checker: StalenessChecker, entries: list[Entry]) -> None:
     go = any(p.endswith("go.mod") for p in manifests)
     for entry in entries:
         text = entry.content
-        named = [*names_in(text), *(modules_in(text) if go and "`" in text else ())]
+        named = [*names_in(text), *(modules_in(text) if go and ("`" in text or "/" in text) else ())]
         if not named:
             continue
         checker.results[entry.id].depends_on.update(manifests)
