@@ -34,8 +34,8 @@ def test_overlapping_checks_the_newest_state_wins(tree: Tree, monkeypatch: pytes
     opened: list[int] = []
     reading = threading.Event()
 
-    def slow_first_open(ws):  # the real store, read now; the first check then dawdles
-        store = open_memory(ws)
+    def slow_first_open(ws, dates=True):  # the real store, read now; the first check then dawdles
+        store = open_memory(ws, dates=dates)
         opened.append(len(store.entries))
         if len(opened) == 1:
             reading.set()

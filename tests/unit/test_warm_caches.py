@@ -1,13 +1,20 @@
 """What a run learns that holds until the files change is kept for the next run (editor starts and
 `lore check-stale` on large repositories): which asked-about words each code file mentions, kept by the
 file's size and time; when each memory file was added, kept by the commit checked out. A kept answer is
-the answer a fresh run gives."""
+the answer a fresh run gives; what a run does not need (when each file was added, for a check) it does
+not ask."""
 
 from __future__ import annotations
 
 import os
 
+from lorekeeper.analysis.staleness.cache import check_cached
+from lorekeeper.core.model import PENDING, Finding
+from lorekeeper.facts import open_memory
 from lorekeeper.refs.index import CodeIndex
+from lorekeeper.store import Store
+from lorekeeper.surfaces.lsp.hover import provenance
+from lorekeeper.surfaces.lsp.server import LoreServer
 from lorekeeper.workspace import ADDED_TIMES_FILE, Workspace
 from support import Tree, commit
 
@@ -60,3 +67,66 @@ def test_when_memory_files_were_added_is_kept_for_the_commit_checked_out(tree: T
     assert later.added_in("AGENTS.md") == added
     new = later.added_in("CLAUDE.md")
     assert new is not None and new[0].isoformat().startswith("2026-02-01")
+
+
+def test_a_check_reads_memory_without_asking_when_its_files_were_added(tree: Tree) -> None:
+    """When git added each instruction file (a walk of the whole history, seconds on a large repository)
+    dates memories for duplicates, conflicts and hover, not for references: `lore check-stale` and the
+    editor's first findings do without it. A store read so is dated afterwards as a full load dates it."""
+    tree.write("AGENTS.md", "# Rules\n\n- Run `scripts/gone.sh` before a release.\n- Use pnpm.\n")
+    tree.write("scripts/gone.sh", "echo\n")
+    commit(tree, "one", date="2026-01-01T10:00:00Z")
+    (tree.root / "scripts/gone.sh").unlink()
+    commit(tree, "two", date="2026-02-01T10:00:00Z")
+
+    ws = Workspace(tree.root)
+    report = check_cached(ws, fork=False)
+    assert [(f.source, f.line, f.severity.value) for f in report.findings] == [("AGENTS.md", 3, "error")]
+    assert not (ws.cache_dir / ADDED_TIMES_FILE).exists()  # git was not asked when AGENTS.md was added
+
+    store = Store(ws, dates=False)
+    store.load()
+    assert {(e.created, e.created_from) for e in store.entries} == {(None, PENDING)}
+    assert not (ws.cache_dir / ADDED_TIMES_FILE).exists()
+
+    dated = store.dated()
+    full = open_memory(Workspace(tree.root))
+    assert [(e.id, e.content, e.created, e.created_from) for e in dated.entries] == [
+        (e.id, e.content, e.created, e.created_from) for e in full.entries]
+    assert {e.created_from for e in dated.entries} == {"git"}
+    assert {e.created.isoformat()[:10] for e in dated.entries if e.created} == {"2026-01-01"}
+    changed = dated.changes_since(store.serial)  # the store a save would patch: the dated entries named
+    assert changed is not None and [e.id for e in changed[1]] == [e.id for e in store.entries]
+    assert dated.dated() is dated and store.entries[0].created is None  # (the first store is left as it was)
+
+
+def test_the_editor_shows_its_first_findings_before_the_files_are_dated(tree: Tree) -> None:
+    """The language server's first check publishes what the references say from a store read without the
+    files' dates (their `git log` runs beside it), and its last snapshot from the dated store."""
+    tree.write("CLAUDE.md", "- Run `scripts/gone.sh` first.\n")
+    tree.write("scripts/gone.sh", "echo\n")
+    commit(tree, "one", date="2026-01-01T10:00:00Z")
+    (tree.root / "scripts/gone.sh").unlink()
+    commit(tree, "two", date="2026-02-01T10:00:00Z")
+    ls = LoreServer()
+    ls.open_workspace(str(tree.root))
+    seen: list[tuple[tuple[str, ...], list[str]]] = []
+    hovers: list[str] = []
+
+    def early(findings: list[Finding]) -> None:
+        assert ls.snapshot is not None
+        seen.append((tuple(e.created_from for e in ls.snapshot.store.entries),
+                     [f.kind for f in findings if f.source == "CLAUDE.md"]))
+        hovers.append(provenance(ls, ls.snapshot.store.entries[0]))
+
+    found = ls.full_check(early=early)
+    # the working tree's answer, then history's (the file was deleted), each from the store not yet dated
+    assert seen == [((PENDING,), ["unresolved-path"]), ((PENDING,), ["stale-path"])]
+    assert [f.kind for f in found if f.source == "CLAUDE.md"] == ["stale-path"]
+    assert ls.snapshot is not None and ls.checker is not None
+    entry = ls.snapshot.store.entries[0]
+    assert (entry.created_from, entry.created and entry.created.isoformat()[:10]) == ("git", "2026-01-01")
+    assert ls.checker.store is ls.snapshot.store  # a save patches the store the checker goes on from
+    # hover says the date is coming, not that it is unknown; then gives it
+    assert "created: its file's date is still being read from git" in hovers[0]
+    assert "created 2026-01-01 (from git)" in provenance(ls, entry)

@@ -157,6 +157,10 @@ class InFileIgnore(BaseModel):
         return not self.kinds or kind in self.kinds or family in self.kinds
 
 
+#: ``Entry.created_from`` of an instruction-file entry read before its file's date was asked for.
+PENDING = "pending"
+
+
 class Entry(BaseModel):
     """One memory: a fact, whatever file format it was read from.
 
@@ -170,7 +174,8 @@ class Entry(BaseModel):
     content: str
     category: str = DEFAULT_CATEGORY
     created: Moment | None = None
-    #: How ``created`` was obtained: "field", "git" (the commit that added the file) or "mtime".
+    #: How ``created`` was obtained: "field", "git" (the commit that added the file) or "mtime"; "pending"
+    #: (:data:`PENDING`, ``created`` None) in a store read without the files' dates (see ``Store.dated``).
     created_from: str = "field"
     agent: str | None = None
     tags: Strings = Field(default_factory=list)

@@ -28,8 +28,8 @@ class _Judge:
 JUDGE = _Judge()
 
 
-def open_memory(ws: Workspace) -> Store:
+def open_memory(ws: Workspace, dates: bool = True) -> Store:
     """The store as every feature reads it: recovered, loaded, with the verifier as its judge (an entry
     merged into an instruction bullet that no longer states its fact is live again; ``add`` knows the same
-    fact written again)."""
-    return Store.open(ws, judge=JUDGE)
+    fact written again). ``dates=False``: see :attr:`Store.dates`."""
+    return Store.open(ws, judge=JUDGE, dates=dates)

@@ -13,7 +13,7 @@ from operator import attrgetter
 from typing import Any, Protocol
 
 from ..core.bounded import brief
-from ..core.model import DEFAULT_CATEGORY, Entry, Finding, Ref, Severity, stamp
+from ..core.model import DEFAULT_CATEGORY, PENDING, Entry, Finding, Ref, Severity, stamp
 from ..core.text import normalize
 from ..infra.safeio import load_json, read_bytes
 from ..workspace import PathOutsideRoot, Workspace, resolve_inside
@@ -77,8 +77,11 @@ class FactJudge(Protocol):
 class Store:
     """All entries of a workspace and the findings met while reading them."""
 
-    def __init__(self, ws: Workspace, *, keep_stats: bool = False, judge: FactJudge | None = None):
+    def __init__(self, ws: Workspace, *, keep_stats: bool = False, judge: FactJudge | None = None, dates: bool = True):
         self.ws = ws
+        #: Whether loads date instruction files (when git added each); ``False`` for work that needs no
+        #: such date (a staleness check), which then never asks git's whole history: see :meth:`dated`.
+        self.dates = dates
         #: Who says whether two texts state one fact (the facts layer); without one, only identical text
         #: is "the same", and merges into instruction bullets are not re-checked.
         self.judge = judge
@@ -108,10 +111,10 @@ class Store:
         self._patched: tuple[int, list[Entry], list[Entry]] | None = None
 
     @classmethod
-    def open(cls, ws: Workspace, judge: FactJudge | None = None) -> Store:
+    def open(cls, ws: Workspace, judge: FactJudge | None = None, dates: bool = True) -> Store:
         """Load the store — after finishing any change a killed process left half applied, so that no
-        command ever reads (or plans from) a half-applied store."""
-        store = cls(ws, judge=judge)
+        command ever reads (or plans from) a half-applied store. ``dates``: see :attr:`dates`."""
+        store = cls(ws, judge=judge, dates=dates)
         store.recovered = recover(ws)
         store.load()
         return store
@@ -141,7 +144,7 @@ class Store:
         read): read everything again."""
         if not self._links_checked or not changed <= self._per_file.keys():
             return None
-        new = Store(self.ws, keep_stats=self._keep_stats, judge=self.judge)
+        new = Store(self.ws, keep_stats=self._keep_stats, judge=self.judge, dates=self.dates)
         # (.copy(): a C-speed clone of the table even where entries were deleted, unlike dict(), which then
         # inserts them one by one: ~0.35 ms a dict at 10k entries)
         digests, new.stats, per_file = self.digests.copy(), self.stats.copy(), self._per_file.copy()
@@ -151,6 +154,30 @@ class Store:
         for path in changed:
             per_file[path] = new._read_file(per_file[path].fmt, path, digests)
         if not new._patch(self, per_file, digests, changed):
+            new._assemble(per_file, digests, links=True)
+        return new
+
+    def dated(self) -> Store:
+        """This store with the dates a load with ``dates=False`` left out: each instruction file's entries
+        ``created`` when git added the file (:meth:`Workspace.created_time`, which waits for an answer
+        :meth:`Workspace.date_in_background` is getting). A new store, patched from this one as
+        :meth:`reloaded` patches (the same entries elsewhere, the same findings; :meth:`changes_since`
+        names the entries dated); this store itself where none waits for a date."""
+        pending = [path for path, read in self._per_file.items()
+                   if read.fmt == "instruction" and any(e.created_from == PENDING for e in read.entries)]
+        if not pending:
+            return self
+        new = Store(self.ws, keep_stats=self._keep_stats, judge=self.judge)
+        new.recovered = list(self.recovered)
+        digests, new.stats, per_file = self.digests.copy(), self.stats.copy(), self._per_file.copy()
+        for path in pending:
+            read = per_file[path]
+            created, created_from = self.ws.created_time(self.ws.root / path, path)
+            per_file[path] = _FileRead(read.fmt, [e.model_copy(update={"created": created, "created_from": created_from})
+                                                  for e in read.entries], read.findings)
+        if not self._links_checked:
+            new._assemble(per_file, digests, links=False)
+        elif not new._patch(self, per_file, digests, set(pending)):
             new._assemble(per_file, digests, links=True)
         return new
 
@@ -272,7 +299,7 @@ class Store:
         if fmt == "instruction":
             if not self._inside(relpath, findings):
                 return _FileRead(fmt, [], findings)
-            found, problems = read_instruction_file(self.ws, self.ws.root / relpath, relpath, units)
+            found, problems = read_instruction_file(self.ws, self.ws.root / relpath, relpath, units, dated=self.dates)
             return _FileRead(fmt, found, problems)
         # A regular file the listing saw in the entries folder needs no path resolution; it is opened
         # without following a symlink in case it became one since.

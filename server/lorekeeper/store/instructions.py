@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 from ..core import text as core_text
 from ..core.kinds import KINDS, Family
-from ..core.model import Entry, Finding, InFileIgnore, Location, Severity
+from ..core.model import PENDING, Entry, Finding, InFileIgnore, Location, Severity
 from ..core.text import Fences, editor_lines
 from ..infra import cache as cache_files
 from ..workspace import Workspace
@@ -405,13 +405,15 @@ class UnitsCache:
 
 
 def read_instruction_file(ws: Workspace, path: Path, relpath: str | None = None,
-                          units_cache: UnitsCache | None = None) -> tuple[list[Entry], list[Finding]]:
+                          units_cache: UnitsCache | None = None, dated: bool = True) -> tuple[list[Entry], list[Finding]]:
+    """An instruction file's units as entries, each ``created`` when the file was (:meth:`Workspace.created_time`),
+    or, ``dated=False``, with no date yet (``created_from`` "pending": see :meth:`Store.dated`)."""
     relpath = relpath or ws.rel(path)
     text_file, problem = read_text_file(path, relpath, ws.config.max_file_bytes)
     if problem:
         return [], [problem]
     assert text_file is not None
-    created, created_from = ws.created_time(path, relpath)
+    created, created_from = ws.created_time(path, relpath) if dated else (None, PENDING)
     entries: list[Entry] = []
     comments: dict[int, InFileIgnore] = {}
     problems: list[Finding] = []

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import threading
 import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -241,6 +242,10 @@ class Workspace:
         self._staleness: Any = None
         self._git_times: dict[str, tuple[datetime, str]] | None = None
         self._git_covered: list[str] = []  # the paths _git_times answers for (see added_in)
+        #: The thread :meth:`date_in_background` started (what :meth:`added_in` waits for), and the lock
+        #: held while those times are asked for.
+        self._dater: threading.Thread | None = None
+        self._dating = threading.Lock()
         self._files: list[Path] | None = None
         self._rel_files: list[str] | None = None
         self._real_dirs: dict[str, str] = {}
@@ -451,7 +456,8 @@ class Workspace:
         self._inside.clear()
         self._plain_entries.clear()
         self._plain_files.clear()
-        self._git_times = None
+        with self._dating:
+            self._git_times = None
 
     def ignored(self, path: str) -> bool:
         """Whether git would ignore a workspace-relative path (a trailing ``/`` marks a folder), by the
@@ -598,15 +604,36 @@ class Workspace:
         log`` limited to the store and the memory files outside it, not the whole history's file list,
         which in a repository of thousands of files and commits costs several times more); a path outside
         those is asked about on its own."""
-        if self._git_times is None:
-            self._git_covered = self._memory_pathspecs()
-            self._git_times = self._kept_add_times(self._git_covered)
-        known = self._git_times.get(relpath)
-        if known is not None or not relpath or self._covers(relpath):
-            return known
-        self._git_times.update(_git_add_times(self.root, [relpath]))
-        self._git_covered.append(relpath)
-        return self._git_times.get(relpath)
+        asking = self._dater
+        if asking is not None and asking is not threading.current_thread():
+            asking.join()  # the answer being got (see :meth:`date_in_background`)
+        with self._dating:
+            if self._git_times is None:
+                covered = self._memory_pathspecs()
+                self._git_times, self._git_covered = self._kept_add_times(covered), covered
+            known = self._git_times.get(relpath)
+            if known is not None or not relpath or self._covers(relpath):
+                return known
+            self._git_times.update(_git_add_times(self.root, [relpath]))
+            self._git_covered.append(relpath)
+            return self._git_times.get(relpath)
+
+    def date_in_background(self) -> threading.Thread:
+        """Start asking git when the memory files were added (:meth:`added_in`) on a thread of its own,
+        while the caller checks memory, which needs no such dates (a store loaded with ``dates=False``);
+        :meth:`added_in` waits for that answer instead of asking again. The one ``git log`` walks the
+        whole history: 0.3-1.3 s on repositories of thousands of commits, more on a cold disk. Called after
+        the memory files were listed (the thread reads nothing of this workspace but its cache)."""
+        covered = self._memory_pathspecs()  # (on the caller's thread: it lists memory files and sets aliases)
+
+        def ask() -> None:
+            with self._dating:
+                if self._git_times is None:
+                    self._git_times, self._git_covered = self._kept_add_times(covered), covered
+
+        self._dater = threading.Thread(target=ask, name="lore-dates", daemon=True)
+        self._dater.start()
+        return self._dater
 
     def _kept_add_times(self, paths: list[str]) -> dict[str, tuple[datetime, str]]:
         """:func:`_git_add_times` of ``paths``, kept in the cache for the commit checked out (the answer

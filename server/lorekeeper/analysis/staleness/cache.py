@@ -171,7 +171,7 @@ def _check_files(ws: Workspace, history: GitHistory, files: list[str], listing: 
     how many entries were checked, and the state (:func:`_stat`) of those files and their dependencies:
     as read, for the files the check read (the version its verdicts are about), else taken after the
     check (here, so that workers take them in parallel)."""
-    store = Store(ws, keep_stats=True, judge=JUDGE)
+    store = Store(ws, keep_stats=True, judge=JUDGE, dates=False)  # (a check needs no file's creation date)
     store.load(only=set(files), files=listing)
     checker = StalenessChecker(ws, store, history=history)
     fresh = checker.check(store.live(), save=save) + checker.suppressed()  # (told apart by check_cached)

@@ -299,6 +299,16 @@ class StalenessChecker:
             self.checked = []
         return [f for i in self.checked for f in self.results[i].findings]
 
+    def dated(self, store: Store) -> None:
+        """Go on from ``store``, this checker's store with its instruction files dated
+        (:meth:`Store.dated`): the same memory, whose references and their baselines (the lines' own
+        commits, not the files') do not depend on those dates; nothing is checked again."""
+        if store is self.store:
+            return
+        self.store = store
+        self._by_id = None
+        self._by_file = None
+
     def reload(self, store: Store, files: set[str]) -> bool:
         """Go on from ``store``, which is this checker's store with the memory files ``files`` read again
         (:meth:`Store.reloaded`): the entries of those files are checked, and so are entries elsewhere that

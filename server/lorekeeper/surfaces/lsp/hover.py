@@ -7,7 +7,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from ...app.report import merged_from
-from ...core.model import Entry
+from ...core.model import PENDING, Entry
 from ...store.journal import touching
 from ...store.positions import entry_span
 from .server import LoreServer
@@ -27,7 +27,8 @@ def provenance(ls: LoreServer, entry: Entry) -> str:
     assert snapshot is not None
     by_id = snapshot.by_id
     lines = [f"**Memory `{entry.id}`** · {entry.category} · {entry.format} file", ""]
-    who = [f"created {_date(entry.created)}" + ("" if entry.created_from == "field" else f" (from {entry.created_from})")]
+    who = ["created: its file's date is still being read from git" if entry.created_from == PENDING else
+           f"created {_date(entry.created)}" + ("" if entry.created_from == "field" else f" (from {entry.created_from})")]
     if entry.agent:
         who.insert(0, f"by **{entry.agent}**")
     verified = snapshot.checked.verified_at(entry)

@@ -204,7 +204,10 @@ class LoreServer(LanguageServer):
             with collection_paused():  # the check builds what lives on (collecting cost ~30% of it at 10k)
                 ws = Workspace(self.ws.root)
                 step("reading memory files", 0)
-                store = open_memory(ws)
+                # Checking needs no file's creation date (a line is dated by its own commit); asking git for
+                # them walks the whole history, so it runs beside the check, for what comes after it.
+                store = open_memory(ws, dates=False)
+                ws.date_in_background()
                 self.recovery_notes.extend(store.recovered)
                 step(f"checking the references of {len(store.entries)} memories", 30)
                 checker = StalenessChecker(ws, store)
@@ -225,6 +228,8 @@ class LoreServer(LanguageServer):
                                                           [*own, *kept]))
                     early(self.all_findings())
                 step("looking for duplicates and conflicts", 70)
+                store = store.dated()  # (duplicates and conflicts are ordered by when memories were written)
+                checker.dated(store)
                 found = self._memory_findings(store, repo, ws, checker, kept if early is not None else None,
                                               lambda: early(self.all_findings()) if early is not None else None, step)
                 found += kept
