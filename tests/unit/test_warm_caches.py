@@ -130,3 +130,17 @@ def test_the_editor_shows_its_first_findings_before_the_files_are_dated(tree: Tr
     # hover says the date is coming, not that it is unknown; then gives it
     assert "created: its file's date is still being read from git" in hovers[0]
     assert "created 2026-01-01 (from git)" in provenance(ls, entry)
+
+
+def test_a_store_with_nothing_to_date_reads_its_saves_dated(tree: Tree) -> None:
+    """An instruction file with no unit yet: nothing to date, and a bullet saved into it afterwards is read
+    with its file's date (as a fresh load reads it), not left waiting for one."""
+    tree.write("CLAUDE.md", "# Notes\n")
+    commit(tree, "one", date="2026-01-01T10:00:00Z")
+    store = Store(Workspace(tree.root), dates=False)
+    store.load()
+    assert store.entries == [] and store.dated() is store
+    tree.write("CLAUDE.md", "# Notes\n\n- Use pnpm.\n")
+    saved = store.reloaded({"CLAUDE.md"})
+    assert saved is not None
+    assert [(e.content, e.created_from) for e in saved.entries] == [("Use pnpm.", "git")]

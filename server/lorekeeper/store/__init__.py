@@ -162,10 +162,12 @@ class Store:
         ``created`` when git added the file (:meth:`Workspace.created_time`, which waits for an answer
         :meth:`Workspace.date_in_background` is getting). A new store, patched from this one as
         :meth:`reloaded` patches (the same entries elsewhere, the same findings; :meth:`changes_since`
-        names the entries dated); this store itself where none waits for a date."""
+        names the entries dated); this store itself where none waits for a date (from then on, what it
+        reads again is dated: see :meth:`reloaded`)."""
         pending = [path for path, read in self._per_file.items()
                    if read.fmt == "instruction" and any(e.created_from == PENDING for e in read.entries)]
         if not pending:
+            self.dates = True
             return self
         new = Store(self.ws, keep_stats=self._keep_stats, judge=self.judge)
         new.recovered = list(self.recovered)
