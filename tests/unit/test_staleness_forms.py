@@ -376,6 +376,43 @@ def test_a_folder_listed_after_a_one_part_folder_that_opens_its_line(tree: Tree)
     }, found
 
 
+def test_a_bare_name_under_a_folder_named_above_moved_with_its_name(tree: Tree) -> None:
+    """ramalama's CLAUDE.md: "### Transport System (`ramalama/transports/`)", then "- `ollama.py`, `oci.py`
+    - Registry-specific implementations"; `oci.py` since moved to `ramalama/transports/oci/oci.py`. The name
+    still names a file, not in the folder the line is under: a warning with the new place, spelt from that
+    folder. A file that stayed (`ollama.py`), one moved outside any folder named above, and one moved with
+    its folder (cline's `proto/cline/` under `apps/vscode/`: the folder's line says where it went) say
+    nothing."""
+    for name in ("base.py", "oci.py", "ollama.py"):
+        tree.write(f"ramalama/transports/{name}", "x = 1\n")
+    tree.write("tools/lint.py", "x = 1\n")
+    tree.write("proto/cline/account.proto", "syntax = \"proto3\";\n")
+    tree.write("CLAUDE.md", "\n".join([
+        "# Project", "", "### Transport System (`ramalama/transports/`)",
+        "Handles pulling/pushing models from different registries:",
+        "- `base.py` - Base `Transport` class defining the interface",
+        "- `ollama.py`, `oci.py` - Registry-specific implementations", "", "## Tools", "",
+        "- `lint.py` checks the code.", "", "### Services (`proto/cline/`)", "", "- `account.proto` - accounts", ""]))
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    assert _found(tree) == []
+    (tree.root / "ramalama/transports/oci").mkdir()
+    git(tree.root, "mv", "ramalama/transports/oci.py", "ramalama/transports/oci/oci.py")
+    (tree.root / "scripts").mkdir()
+    git(tree.root, "mv", "tools/lint.py", "scripts/lint.py")
+    (tree.root / "apps").mkdir()
+    git(tree.root, "mv", "proto", "apps/proto")
+    sha = commit(tree, "Split the OCI transport", date="2026-02-01T10:00:00Z")
+    assert _found(tree) == [
+        ("CLAUDE.md", 6, "moved-path", Severity.warning,
+         f"`oci.py` (in `ramalama/transports/`, named above) was moved to `oci/oci.py` in {sha} on 2026-02-01: "
+         "Split the OCI transport"),
+        ("CLAUDE.md", 12, "moved-path", Severity.error,
+         f"`proto/cline/` was moved to `apps/proto/cline/` in {sha} on 2026-02-01: Split the OCI transport")]
+    findings, _ = check_workspace(Workspace(tree.root))
+    assert findings[0].fix is not None and findings[0].fix.model_dump() == {"action": "replace-ref", "old": "oci.py",
+                                                                            "new": "oci/oci.py"}
+
+
 def test_files_a_mermaid_diagram_names(tree: Tree) -> None:
     """cline's cline-overview.md draws its architecture with `src/extension.ts` and friends in the labels."""
     tree.write("src/extension.ts", "export function activate() {}\n")

@@ -343,8 +343,19 @@ class PathCheck:
         removal = decisive or removal
         when = f" in {removal.commit.describe()}" if removal else " after this memory was written"
         if item.data.get("named_elsewhere") and (moved and index.exists(moved) or what != "file" or removal is None):
-            # a bare name read under a folder named above: said only of a file git shows deleted; one that
-            # lives on under its name, or whose end git cannot show, leaves the name true
+            # a bare name read under a folder named above: said only of a file git shows deleted, or moved
+            # within that folder, whose name then names a file not where the line puts it ("### Transports
+            # (`ramalama/transports/`)", "`oci.py`", since moved to `ramalama/transports/oci/oci.py`): a
+            # warning, with the new place. Moved with its folder (cline's `proto/cline/` under `apps/vscode/`),
+            # it is still where the line puts it, in the folder whose own line says where it went.
+            folder = path[: -len(target) - 1] if path.endswith("/" + target) else None
+            if moved and index.exists(moved) and what == "file" and removal is not None and item.data.get("in_context") \
+                    and folder and moved.startswith(folder + "/"):
+                new = _respell(target, path, moved)
+                checker.add(item, "moved-path", Severity.warning,
+                            f"`{target}` (in `{folder}/`, named above) was moved to `{new}`{when}",
+                            fix=None if _generated(index, moved) else ReplaceRefFix(old=target, new=new),
+                            commit=removal.commit)
             return
         if moved and index.exists(moved):
             new = PurePosixPath(moved).name if bare else _respell(target, path, moved)
