@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from lsprotocol import types
@@ -32,6 +33,12 @@ async def test_instruction_bullet_and_merge_links(client: LanguageClient, worksp
     claude = workspace / "CLAUDE.md"
     await wait_for_diagnostics(client, claude.as_uri())
     text = await hover(client, claude, 15)  # "- Log through `logger` from `src/lib/logger.ts`..."
+    # The verdicts come before the files' dates (asked of git beside the check): until then hover says so
+    for _ in range(300):
+        if "created: its file's date is still being read from git" not in text:
+            break
+        await asyncio.sleep(0.1)
+        text = await hover(client, claude, 15)
     assert text.startswith("**Memory `CLAUDE.md:16`** · instructions · instruction file")
     assert "created 2026-04-01 (from git)" in text
     assert "`src/lib/logger.ts`: **moved** — `src/lib/logger.ts` was moved to `src/lib/log.ts`" in text
