@@ -413,6 +413,25 @@ def test_a_bare_name_under_a_folder_named_above_moved_with_its_name(tree: Tree) 
                                                                             "new": "oci/oci.py"}
 
 
+def test_a_bare_name_under_a_heading_that_names_a_folder_of_one_part(tree: Tree) -> None:
+    """graphiti's CLAUDE.md: "### MCP Server (`mcp_server/`)", then "`graphiti_mcp_server.py` - Model Context
+    Protocol server"; the v1 layout deleted it there and added a new `mcp_server/src/graphiti_mcp_server.py`.
+    The heading's folder is where the name was, as git shows it was then; a name that folder never held
+    (`README.md`, at the root) is read as before."""
+    tree.write("mcp_server/graphiti_mcp_server.py", "x = 1\n")
+    tree.write("README.md", "# G\n")
+    tree.write("CLAUDE.md", "# G\n\n### MCP Server (`mcp_server/`)\n\n"
+                            "- **MCP Implementation**: `graphiti_mcp_server.py` - Model Context Protocol server\n"
+                            "- Usage is in `README.md`.\n")
+    commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    assert _found(tree) == []
+    git(tree.root, "rm", "-q", "mcp_server/graphiti_mcp_server.py")
+    tree.write("mcp_server/src/graphiti_mcp_server.py", "import os\n\n\ndef main():\n    return os.getcwd()\n")
+    sha = commit(tree, "MCP Server v1.0.0", date="2026-02-01T10:00:00Z")
+    assert _found(tree) == [("CLAUDE.md", 5, "stale-path", Severity.error,
+                             f"file `graphiti_mcp_server.py` was deleted in {sha} on 2026-02-01: MCP Server v1.0.0")]
+
+
 def test_files_a_mermaid_diagram_names(tree: Tree) -> None:
     """cline's cline-overview.md draws its architecture with `src/extension.ts` and friends in the labels."""
     tree.write("src/extension.ts", "export function activate() {}\n")

@@ -420,8 +420,12 @@ class StalenessChecker:
                 folder = _folder_of(named)
                 if folder and folder not in out:
                     out.append(folder)
+        # a heading that names one folder of one part and nothing else ("### MCP Server (`mcp_server/`)"): the
+        # lines under it are about that folder (as every folder here, judged only where it held the path)
+        headed = [one for e in before if e.source == "heading" and len(refs := self.references(e)) == 1
+                  and (one := _one_part_folder(refs[0])) is not None and one not in out]
         # such a folder is itself relative to a folder named above it: both, nearest first
-        return [f"{folder}/{one}" for one in subfolders for folder in out] + out
+        return [f"{folder}/{one}" for one in subfolders for folder in out] + out + headed
 
     def finding(self, item: Pending, kind: str, severity: Severity, message: str,
                 fix: Fix | None = None, commit: Any = None) -> Finding:
