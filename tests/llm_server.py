@@ -104,3 +104,15 @@ class ScriptedLLM:
                     pass  # the client gave up (a timeout test)
 
         return Handler
+
+
+#: The environment that configures a model (none is, in a test, until one is used).
+MODEL_ENV = ("LORE_LLM_BASE_URL", "LORE_LLM_MODEL", "LORE_LLM_API_KEY")
+
+
+def use_model(server: ScriptedLLM, monkeypatch: Any, key: str | None = None) -> None:
+    """Configure ``server`` as the model ``test-model`` (with ``key``, if any) for the rest of the test."""
+    monkeypatch.setenv("LORE_LLM_BASE_URL", server.url)
+    monkeypatch.setenv("LORE_LLM_MODEL", "test-model")
+    if key is not None:
+        monkeypatch.setenv("LORE_LLM_API_KEY", key)

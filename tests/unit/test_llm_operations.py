@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from llm_server import Reply, ScriptedLLM
+from llm_server import MODEL_ENV, Reply, ScriptedLLM, use_model
 from lorekeeper.analysis.compaction import summarize
 from lorekeeper.analysis.compaction.rules import Planner
 from lorekeeper.analysis.llm.client import Budget, ChatClient
@@ -34,14 +34,12 @@ SUMMARY = "Deploys go through `make deploy` from the release branch; never deplo
 
 @pytest.fixture(autouse=True)
 def _no_model(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("LORE_LLM_BASE_URL", "LORE_LLM_MODEL", "LORE_LLM_API_KEY"):
+    for name in MODEL_ENV:
         monkeypatch.delenv(name, raising=False)
 
 
 def _use(server: ScriptedLLM, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("LORE_LLM_BASE_URL", server.url)
-    monkeypatch.setenv("LORE_LLM_MODEL", "test-model")
-    monkeypatch.setenv("LORE_LLM_API_KEY", KEY)
+    use_model(server, monkeypatch, KEY)
 
 
 def _no_key_anywhere(root: Path, *outputs: str) -> None:

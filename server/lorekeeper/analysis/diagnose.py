@@ -10,7 +10,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from itertools import chain, compress, repeat
 from operator import attrgetter, eq, is_, itemgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.bounded import brief
 from ..core.model import CompressFix, Entry, Finding, MergeFix, Severity, SupersedeFix
@@ -22,6 +22,9 @@ from .agents import Repo, loading_findings, who_reads_twice
 from .compaction.rules import Planner, PoolEdits, SearchMemo, supersession_cycles
 from .context.timeline import blame_dates
 from .repeats import Paraphrases, repeat_findings
+
+if TYPE_CHECKING:
+    from .compaction.semantic import SameFacts
 
 log = logging.getLogger("lorekeeper")
 
@@ -199,18 +202,21 @@ def _semantic(planner: Planner, store: Store) -> None:
         log.warning("semantic duplicates not checked: %s", exc)
 
 
-def paraphrase_finder(store: Store, config: CompactionConfig) -> Paraphrases | None:
+def paraphrase_finder(store: Store, config: CompactionConfig, same: SameFacts | None = None) -> Paraphrases | None:
     """With the semantic stage on, what finds instruction lines that state one fact in other words (the
-    model loaded, in the caller's thread, only for texts without a cached vector); else ``None``."""
+    model loaded, in the caller's thread, only for texts without a cached vector); else ``None``. ``same``:
+    who judges the nearer pairs the guard does not vouch for (``lore repeats --llm``: the configured
+    model); by default the answers a configured model gave earlier runs, never asking it again
+    (:func:`remembered_same`)."""
     if not config.semantic_dedup:
         return None
 
-    def find(texts: list[str]) -> list[Said]:
+    def find(texts: list[str], where: list[str], kept: Callable[[Said], bool]) -> list[Said]:
         from .compaction.semantic import paraphrases
         from .semantic import SemanticUnavailable, VectorsPending
 
         try:
-            return paraphrases(store.ws, config, texts)
+            return paraphrases(store.ws, config, texts, same if same is not None else remembered_same(store), where, kept)
         except VectorsPending:
             return []  # (counted: the caller looks again with the model)
         except SemanticUnavailable as exc:
@@ -218,6 +224,16 @@ def paraphrase_finder(store: Store, config: CompactionConfig) -> Paraphrases | N
             return []
 
     return find
+
+
+def remembered_same(store: Store) -> SameFacts | None:
+    """The judgements of pairs of instruction lines the configured model gave earlier runs (``lore repeats
+    --llm``), asking it nothing: what the editor's findings and ``lore repeats --semantic`` show of them.
+    ``None`` with no model configured or no answer kept."""
+    from .llm import open_stage
+
+    stage, _ = open_stage(store.ws, cached_only=True)
+    return stage.same_facts if stage is not None and stage.has_answers else None
 
 
 def conflicts(store: Store, config: CompactionConfig) -> list[dict[str, object]]:

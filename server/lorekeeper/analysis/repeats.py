@@ -72,6 +72,13 @@ class Repeat:
     #: The copies the paragraph right after refers back to ("Use `bd update` with flags instead:", "These
     #: contain …"), which would read as nonsense without them (:func:`_steps_kept`).
     referred: frozenset[str] = frozenset()
+    #: The copies only a model judged the kept one's fact, each with who judged it (``llm:MODEL``): named,
+    #: never removed for its word (:data:`JUDGED`).
+    judged: tuple[tuple[str, str], ...] = ()
+
+    def judged_by(self, copy: Entry) -> str:
+        """Who alone judged ``copy`` this fact ("" where a rule or the guard did)."""
+        return next((by for i, by in self.judged if i == copy.id), "")
 
 
 def _source_rank(entry: Entry, sources: tuple[str, ...]) -> tuple[int, str, int]:
@@ -269,6 +276,7 @@ ANOTHER_HEADING = "under another heading of the same file"
 ANOTHER_LIST = "an item of a list whose label says something of it"
 A_STEP = "a step of a numbered list whose other steps stay"
 REFERRED = "the paragraph after it refers back to it"
+JUDGED = "only a model judged it the same fact"
 #: The reasons that are the copy's own file's: it needs the line where it is.
 IN_PLACE = frozenset((ANOTHER_HEADING, ANOTHER_LIST, A_STEP, REFERRED))
 
@@ -291,6 +299,8 @@ def why_stays(copy: Entry, repeat: Repeat, losing: Callable[[str, str], str] | N
         return A_STEP
     if copy.id in repeat.referred:
         return REFERRED
+    if repeat.judged_by(copy):
+        return JUDGED
     if losing is not None and copy.location.path != kept.location.path:
         return losing(copy.location.path, kept.location.path) or None
     return None
@@ -311,8 +321,16 @@ def _near_pairs(units: list[Entry]) -> list[tuple[int, int]]:
 
 
 #: Pairs of texts (indexes) that state one fact in other words, each with the words of each side that state
-#: it (the whole text, or a sentence of the longer one): the semantic stage's finder, where it is on.
-Paraphrases = Callable[[list[str]], list[Said]]
+#: it (the whole text, or a sentence of the longer one): the semantic stage's finder, where it is on. It is
+#: also told where each text is (:func:`said_where`) and which of its pairs will be kept, for a model that
+#: judges pairs.
+Paraphrases = Callable[[list[str], list[str], Callable[[Said], bool]], list[Said]]
+
+
+def said_where(entry: Entry) -> str:
+    """Where a line is, for a judge that reads it without its file: "CLAUDE.md, under “Tech Stack”"."""
+    path = entry.location.path
+    return f"{path}, under “{entry.section}”" if entry.section else path
 
 
 def repeats(entries: Iterable[Entry], sources: Iterable[str] = (), paraphrases: Paraphrases | None = None
@@ -334,14 +352,26 @@ def repeats(entries: Iterable[Entry], sources: Iterable[str] = (), paraphrases: 
         # one key per pair found near: the groups join them as they join the verifier's keys
         joined: dict[int, list[str]] = {}
         pairs = _near_pairs(units)
+        judged: dict[frozenset[str], str] = {}  # the pairs only a model judged one fact, and who did
         if paraphrases is not None:
             # in other words, only two statements of one scope: a document that names a topic in a list
             # ("- MCP servers") and describes it under another heading ("**MCP Marketplace**: Online catalog
             # of available MCP servers") says two things about it, and a nested file's `src/config/` is
             # another folder's
-            pairs += [(i, j) for i, j, a, b in paraphrases([e.content for e in units])
-                      if may_be_one(a, b) and not apart(units[i], units[j])
-                      and min(fact_size(a), fact_size(b)) >= PARAPHRASE_MIN_WORDS]
+            # (a pair a model judged one fact passed the guard's refusals, which weigh negations; a word
+            # that turns the meaning is the model's to weigh, and what it judges is never removed for it;
+            # other projects and other folders' agent files stay apart whatever it says)
+            def keeps(p: Said) -> bool:
+                return (may_be_one(p.a, p.b) and not apart(units[p.i], units[p.j])
+                        # (a model read both lines with where each is: two headings of one file are its to weigh)
+                        or bool(p.by) and not apart_projects(units[p.i], units[p.j]) and folder(units[p.i]) == folder(units[p.j]))
+
+            said = [p for p in paraphrases([e.content for e in units], [said_where(e) for e in units], keeps)
+                    if keeps(p) and min(fact_size(p.a), fact_size(p.b)) >= PARAPHRASE_MIN_WORDS]
+            ruled = {frozenset((units[i].id, units[j].id)) for i, j in pairs}
+            ruled |= {frozenset((units[p.i].id, units[p.j].id)) for p in said if not p.by}
+            judged = {pair: p.by for p in said if p.by and (pair := frozenset((units[p.i].id, units[p.j].id))) not in ruled}
+            pairs += [(p.i, p.j) for p in said]
         direct = {frozenset((units[i].id, units[j].id)) for i, j in pairs}
         for n, (i, j) in enumerate(pairs):
             joined.setdefault(i, []).append(f"\x01near{n}")
@@ -371,7 +401,9 @@ def repeats(entries: Iterable[Entry], sources: Iterable[str] = (), paraphrases: 
                 members = [m for m in members if m is not kept and m not in copies]
                 if copies:
                     exact = all(_normal(c.content) == _normal(kept.content) for c in copies)
-                    out.append(Repeat(kept, copies, exact))
+                    by_model = tuple((c.id, by) for c in copies if not mine & set(keys(c))
+                                     and (by := judged.get(frozenset((kept.id, c.id)), "")))
+                    out.append(Repeat(kept, copies, exact, judged=by_model))
             # a unit left alone that states a copy's fact itself (the same words: "⬜ IPFS gateway rotation
             # and fallbacks" beside a copy "IPFS gateway rotation and fallbacks" of "⬜ **IPFS Gateway
             # Improvements**: Add gateway rotation and fallbacks", under another heading of the kept one's
@@ -382,14 +414,14 @@ def repeats(entries: Iterable[Entry], sources: Iterable[str] = (), paraphrases: 
                 own = set(keys(left)) - set(joined.get(position[id(left)], ()))
                 for k in range(first, len(out)):
                     if any(own & set(keys(e)) or frozenset((left.id, e.id)) in direct for e in out[k].copies):
-                        out[k] = Repeat(out[k].kept, out[k].copies, out[k].exact, (*out[k].also, left))
+                        out[k] = replace(out[k], also=(*out[k].also, left))
                         break
             if len(out) - first > 1:  # one group told in several repeats: each names the group's other units
                 whole = {id(e) for r in out[first:] for e in (r.kept, *r.copies, *r.also)}
                 for k in range(first, len(out)):
                     mine = {id(out[k].kept), *map(id, out[k].copies)}
                     rest = tuple(e for e in group if id(e) in whole and id(e) not in mine)
-                    out[k] = Repeat(out[k].kept, out[k].copies, out[k].exact, rest)
+                    out[k] = replace(out[k], also=rest)
     out += _whole(every, order)
     out += _intros(every, out, order)
     out = _steps_kept(every, out)
@@ -536,10 +568,12 @@ def repeat_findings(entries: Iterable[Entry], sources: Iterable[str] = (), parap
             others = [e for e in every if e is not copy]
             also = ", ".join(_where(e) for e in others[1:])
             why = why_stays(copy, repeat)  # who reads which file: agents.who_reads_twice
+            judge = repeat.judged_by(copy).removeprefix("llm:")
             findings.append(Finding(
                 kind="duplicate" if same else "near-duplicate", severity=Severity.info,
                 message=(f"{'repeats' if same else 'states the same fact as'} {_where(repeat.kept)}"
                          f"{f' (also {also})' if also else ''}"
+                         + (f", as judged by {judge} (no rule tells them apart)" if judge else "")
                          + ("; this copy says more: bring it together by hand" if why == SAYS_MORE
                             else "; under another heading, which may need it too: bring them together by hand"
                             if why == ANOTHER_HEADING
@@ -549,6 +583,7 @@ def repeat_findings(entries: Iterable[Entry], sources: Iterable[str] = (), parap
                             "removing it would leave the procedure with a step missing" if why == A_STEP
                             else "; the paragraph after it refers back to it: bring them together by hand"
                             if why == REFERRED
+                            else ": bring them together by hand" if why == JUDGED
                             else f"; the {len(repeat.under)} line(s) it introduces repeat too: it goes with them"
                             if repeat.under else ": an agent that loads both reads it twice")),
                 source=copy.location.path, line=copy.location.start_line, entry=copy.id,

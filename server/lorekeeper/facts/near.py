@@ -301,12 +301,14 @@ _PARTS = re.compile(r"(?<=[.;!?])\s+(?=\S)")
 
 class Said(NamedTuple):
     """Two texts of a list (``i``, ``j``: their indexes) that state one fact, with the words of each that
-    state it (``a``, ``b``): the whole text, or the sentence of a longer one that the other restates."""
+    state it (``a``, ``b``): the whole text, or the sentence of a longer one that the other restates.
+    ``by``: who judged them one fact where no rule did (a model: ``llm:MODEL``); "" for the rules."""
 
     i: int
     j: int
     a: str
     b: str
+    by: str = ""
 
 
 def sentences(text: str) -> list[str]:

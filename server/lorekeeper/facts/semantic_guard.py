@@ -269,6 +269,48 @@ def vouch(a: str, b: str, cosine: float, threshold: float) -> Vouch:
     return Vouch(True, f"cosine {cosine:.2f}")
 
 
+def refusal(a: str, b: str) -> str:
+    """Why ``a`` and ``b`` are never one fact, whoever judges them (a model asked whether two lines state
+    the same fact, :func:`.analysis.compaction.semantic.paraphrases`): "" when nothing here tells them
+    apart. What the model may weigh is left to it: how close they are, a name or a detail one side adds,
+    a word swapped for another ("Use TOML for configuration files" / "Support for configuration via TOML
+    files"). What it may not overrule: a name on each side that the other does not write
+    (`REDIS_URL` / `REDIS_JOBS_URL`, "Claude Code" / "GitHub Copilot"), a conflict the verifier sees,
+    another label, flag, target or subcommand, opposite words, a negation, a restriction or a contrast
+    ("rather than") on one side only, the same words in other roles, one side planned and the other done,
+    a list with an item more."""
+    if other_script(a) or other_script(b):
+        return "written in another script than the model reads"
+    ra, rb = _read(a), _read(b)
+    only_a, only_b = _only(ra.names, rb.names, b, a), _only(rb.names, ra.names, a, b)
+    if only_a and only_b:
+        return f"each names something the other does not ({sorted(only_a)[0]} / {sorted(only_b)[0]})"
+    verdict = verify.compare(a, b)
+    if verdict.verdict == "conflict":
+        return f"a conflict: {verdict.reason}"
+    other_name = ("" if _labels_told(a, b) else _another_label(a, b)) or _another_flag(a, b) or _another_target(a, b) \
+        or _another_subcommand(a, b)
+    if other_name:
+        return other_name
+    if ra.restricted != rb.restricted:
+        return "one text restricts what the other does not (only, except, unless)"
+    if bool(_CONTRAST.search(a)) != bool(_CONTRAST.search(b)):
+        return "one text sets what it says against another (rather than, instead of)"
+    wa, wb = ra.words, rb.words
+    xa, xb = wa - wb, wb - wa
+    antonyms = parse.antonyms()
+    if any((x, y) in antonyms for x in xa for y in xb) or any(frozenset((x, y)) in _OPPOSITES for x in xa for y in xb):
+        return "opposite words"
+    if ra.negated != rb.negated:
+        negated, other = (a, wb) if ra.negated else (b, wa)
+        if _negation_scope(negated) & other:
+            return "one negates what the other states"
+    if (ra.tokens == rb.tokens and ra.passive == rb.passive
+            and [t.text for t in ra.statement.tokens] != [t.text for t in rb.statement.tokens]):
+        return "the same words in other roles"
+    return _changed_within(a, b)
+
+
 #: Words that say a statement is planned, or done: one side planned, the other done, is an update.
 _PLANNED = frozenset("will planned todo future soon later ⬜ ☐".split())  # as written: "implementing" is neither
 _DONE = frozenset("implemented done completed fixed resolved shipped ✅ ✔ ☑".split())
@@ -339,6 +381,27 @@ def _another_label(a: str, b: str) -> str:
     if not wa & wb or (wa ^ wb) & _ACTIONS or own:
         return f"another label ({la.group('label').strip()} / {lb.group('label').strip()})"
     return ""
+
+
+#: A statement set against another: "tokens are processed sequentially rather than concurrently" is not
+#: the plan to process them concurrently.
+_CONTRAST = re.compile(r"\b(?:rather than|instead of|as opposed to)\b", re.I)
+
+
+def _labels_told(a: str, b: str) -> bool:
+    """Whether each of two labelled lines says the other's label in its own words ("**Async Runtime**:
+    Using Tokio for asynchronous operations" / "**tokio**: Async runtime for handling concurrent
+    operations"): one thing labelled by what it is and by its name, which a judge may weigh. Two purposes
+    of one command ("**Initialize database:**" / "**Apply migrations:**") are not."""
+    la, lb = _LABEL.match(a), _LABEL.match(b)
+    if la is None or lb is None:
+        return False
+
+    def stems(text: str) -> set[str]:
+        return {parse.stem(w) for w in re.findall(r"[a-z]+", text.lower())} - parse.FUNCTION_WORDS
+
+    return (bool(stems(la.group("label"))) and stems(la.group("label")) <= stems(b[lb.end():])
+            and bool(stems(lb.group("label"))) and stems(lb.group("label")) <= stems(a[la.end():]))
 
 
 def _rest(text: str, at: int) -> str:

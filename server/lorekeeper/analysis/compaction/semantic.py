@@ -156,12 +156,22 @@ def remembered_vouches(ws: Workspace, config: CompactionConfig) -> Generator[Cal
         cache_files.write(ws.root, ws.cache_dir, VOUCH_FILE, body.encode("utf-8", "surrogatepass"))
 
 
-def paraphrases(ws: Workspace, config: CompactionConfig, texts: list[str]) -> list[Said]:
+#: Who judges pairs of texts the guard does not vouch for (a model): given each pair's texts and where each
+#: is (``(a, b, where_a, where_b)``), who judged it one fact (``llm:MODEL``), or ``None`` (another fact, or
+#: no answer).
+SameFacts = Callable[[list[tuple[str, str, str, str]]], list[str | None]]
+
+
+def paraphrases(ws: Workspace, config: CompactionConfig, texts: list[str], same: SameFacts | None = None,
+                where: list[str] | None = None, kept: Callable[[Said], bool] | None = None) -> list[Said]:
     """Pairs of ``texts`` (their indexes) that state one fact in other words: nearest neighbours by cosine,
     each vouched for by the guard (the verifier first), as the semantic rule merges entries; and a
     sentence of a longer text that a shorter one states (:func:`_in_parts`). Each pair comes with the
     words of each side that say the fact. For the facts instruction files repeat (:mod:`..repeats`),
-    which are reported, never merged."""
+    which are reported, never merged. ``same``: also ask it about the nearer pairs the guard did not
+    vouch for and nothing tells apart (:func:`_judged`), telling it ``where`` each text is; also about the
+    pairs the guard vouched for that the caller will not keep (``kept``: its own rules of scope and of words
+    that turn the meaning, which the judge may weigh)."""
     if len(texts) < 2:
         return []
     model = config.semantic_model
@@ -171,13 +181,42 @@ def paraphrases(ws: Workspace, config: CompactionConfig, texts: list[str]) -> li
     vectors = both[:len(texts)]
     floor = max(0.0, config.semantic_threshold - SUBSUMED_MARGIN)
     found: list[Said] = []
+    near = cached_neighbours(ws, f"st:{model}", texts, vectors, floor)
+    left: list[tuple[float, Said]] = []  # the pairs the guard did not vouch for: a judge's to weigh
     with remembered_vouches(ws, config) as judge:
-        for i, j, cosine in cached_neighbours(ws, f"st:{model}", texts, vectors, floor):
+        for i, j, cosine in near:
             if judge(texts[i], texts[j], cosine).ok:
                 found.append(Said(i, j, texts[i], texts[j]))
+            else:
+                left.append((cosine, Said(i, j, texts[i], texts[j])))
         found += _in_parts(texts, vectors, parts, owners, both[len(texts):], judge, floor,
-                           {(p.i, p.j) for p in found})
+                           {(p.i, p.j) for p in found}, left)
+    if same is not None:
+        dropped = [p for p in found if kept is not None and not kept(p)]
+        left += [(1.0, p) for p in dropped]
+        found += _judged(left, [p for p in found if p not in dropped], same, where or [""] * len(texts))
     return found
+
+
+def _judged(left: list[tuple[float, Said]], found: list[Said], same: SameFacts, where: list[str]) -> list[Said]:
+    """The pairs ``same`` judges one fact, of those the guard did not vouch for (``left``: two texts, or a
+    sentence of a longer text and a shorter one, each with its cosine), nearest first: those no pair of
+    ``found`` holds, each side stating something (three words or more besides its names) and nothing
+    telling them apart (:func:`.guard.refusal`): "`REDIS_URL` - Redis cache connection" and "**Job queue**:
+    … `REDIS_JOBS_URL`" are never asked about, whatever a model would say. How many labelled pairs of the
+    memory-bank and paraphrase stores of ``bench/real_memory`` are asked: ``bench/real_memory/judged.py``."""
+    seen = {(min(p.i, p.j), max(p.i, p.j)) for p in found}
+    asked: list[Said] = []
+    for _, said in sorted(left, key=lambda c: (-c[0], min(c[1].i, c[1].j), max(c[1].i, c[1].j))):
+        pair = (min(said.i, said.j), max(said.i, said.j))
+        if pair in seen or said.a == said.b or not (_says(said.a) and _says(said.b)) or guard.refusal(said.a, said.b):
+            continue
+        seen.add(pair)
+        asked.append(said)
+    if not asked:
+        return []
+    answers = same([(said.a, said.b, where[said.i], where[said.j]) for said in asked])
+    return [said._replace(by=by) for said, by in zip(asked, answers, strict=True) if by]
 
 
 #: Sentences of a text looked at in :func:`_in_parts`, at most (a long paragraph's first ones).
@@ -201,13 +240,15 @@ def _sentences_of(texts: list[str]) -> tuple[list[str], list[int]]:
 
 
 def _in_parts(texts: list[str], vectors: np.ndarray, parts: list[str], owners: list[int], part_vectors: np.ndarray,
-              judge: Callable[[str, str, float], Vouch], floor: float, seen: set[tuple[int, int]]) -> list[Said]:
+              judge: Callable[[str, str, float], Vouch], floor: float, seen: set[tuple[int, int]],
+              left: list[tuple[float, Said]] | None = None) -> list[Said]:
     """A shorter text that states one sentence of a longer one in other words (deadonfilm's CLAUDE.md:
     "**Testing**: Ship tests with new code in the same commit. Assert payload contents, not just that
     functions were called. …"; its copilot-instructions: "**Ship tests with code** — in the same commit,
     never deferred", "**Assert deeply** — verify payload shape and values, not just that functions were
     called"): the whole longer text is too far from either. The guard vouches for the sentence and the
-    shorter text read in both orders; the pair comes with that sentence."""
+    shorter text read in both orders; the pair comes with that sentence. The pairs it does not vouch for go
+    to ``left``, each with its cosine."""
     if not parts:
         return []
     sizes = [fact_size(text) for text in texts]
@@ -227,8 +268,11 @@ def _in_parts(texts: list[str], vectors: np.ndarray, parts: list[str], owners: l
     out: list[Said] = []
     for (i, j), (cosine, part) in sorted(best.items(), key=lambda item: (-item[1][0], item[0])):
         longer, shorter = (i, j) if sizes[i] > sizes[j] else (j, i)
+        said = Said(i, j, part if longer == i else texts[i], part if longer == j else texts[j])
         if judge(part, texts[shorter], cosine).ok and judge(texts[shorter], part, cosine).ok:
-            out.append(Said(i, j, part if longer == i else texts[i], part if longer == j else texts[j]))
+            out.append(said)
+        elif left is not None:
+            left.append((cosine, said))
     return out
 
 

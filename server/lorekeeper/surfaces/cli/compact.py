@@ -194,6 +194,9 @@ def repeats_command(
                                "`lore undo --last` puts them back)."),
     semantic: bool = typer.Option(False, "--semantic", help="Also find facts restated in other words (local "
                                   "embeddings, each pair decided by the verifier's guard; as `semantic_dedup` does)."),
+    llm: bool = typer.Option(False, "--llm", help="With --semantic (implied): also ask the configured model about "
+                             "the nearer pairs the guard does not vouch for and no rule tells apart; what it judges "
+                             "one fact is named, never removed for its word (see docs/llm.md)."),
     as_json: bool = JsonOption,
 ) -> None:
     """Facts that instruction files state more than once (CLAUDE.md and AGENTS.md, a memory bank's files,
@@ -202,21 +205,32 @@ def repeats_command(
     a copy under another heading of the kept one's file, or in a file an agent reads without the kept one's."""
     from ...analysis.agents import ReadersOfBoth, Repo
     from ...analysis.diagnose import paraphrase_finder
-    from ...analysis.repeats import IN_PLACE, SAYS_MORE, removal, repeats
+    from ...analysis.repeats import IN_PLACE, JUDGED, SAYS_MORE, removal, repeats
     from ...app import compact as compaction
     from ...app import edits
 
     ws = workspace_of(ctx)
-    config = compaction.settings(ws, semantic=True if semantic else None)
+    config = compaction.settings(ws, semantic=True if semantic or llm else None)
     sources = [*keep, *config.source_files]
+    stage = None
+    if llm:
+        from ...analysis.llm import open_stage
+
+        stage, problems = open_stage(ws)
+        for problem in problems:
+            err.print(f"[yellow]warning:[/] --llm: {escape(problem)}"
+                      + ("; the guard alone decides" if stage is None and problem.startswith("no model") else ""))
     store = _load(ws, quiet_findings=as_json)
-    found = repeats(store.entries, sources, paraphrase_finder(store, config))
+    finder = paraphrase_finder(store, config, stage.same_facts if stage is not None else None)
+    found = repeats(store.entries, sources, finder)
+    if stage is not None:
+        stage.save()  # (kept before anything is written: a refused removal does not ask again)
     stays = edits.staying(store, found)
     removable = [c for r in found for c in r.copies if c.id not in stays]
     record = None
     if apply and removable:
         try:
-            record = edits.remove_repeats(store, _journal(ws), sources, paraphrases=paraphrase_finder(store, config),
+            record = edits.remove_repeats(store, _journal(ws), sources, paraphrases=finder,
                                           only=[(c.id, r.kept.id) for r in found for c in r.copies if c in removable])
         except Refused as exc:
             _fail(str(exc), REFUSED)
@@ -234,11 +248,14 @@ def repeats_command(
     if as_json:
         _emit({"repeats": [{"kept": where(r.kept), "copies": [
             {**where(c), "same_text": r.exact or c.content.split() == r.kept.content.split(),
-             "removable": c.id not in stays, "stays_because": stays.get(c.id),
+             "removable": c.id not in stays, "stays_because": stays.get(c.id), "judged_by": r.judged_by(c) or None,
              "read_twice_by": read_twice(c, r.kept)[0], "read_twice_sometimes_by": read_twice(c, r.kept)[1]}
             for c in r.copies], "also": [where(e) for e in r.also]} for r in found],
-            "removable": len(removable), "applied": record.id if record is not None else None})
+            "removable": len(removable), "applied": record.id if record is not None else None,
+            **({"llm": stage.report.to_json()} if stage is not None else {})})
         return
+    if stage is not None:
+        _print_judged(stage.report)
     if not found:
         out.print("no fact is stated twice in the instruction files")
         return
@@ -247,8 +264,8 @@ def repeats_command(
         out.print(f"[bold]{escape(kept.location.path)}:{kept.location.start_line}[/] kept: {escape(_one_line(kept.content))}")
         for copy in repeat.copies:
             why = stays.get(copy.id)
-            note = ("says more: stays" if why == SAYS_MORE else f"stays: {why}" if why
-                    else "would go" if not apply else "removed")
+            note = ("says more: stays" if why == SAYS_MORE else f"stays: {why} ({repeat.judged_by(copy)})"
+                    if why == JUDGED else f"stays: {why}" if why else "would go" if not apply else "removed")
             always, some = read_twice(copy, kept)
             if always or some:
                 note += "; read twice by " + ", ".join(always + [f"{name} (some files)" for name in some])
@@ -267,9 +284,11 @@ def repeats_command(
                 out.print(f"[{style}]{escape(text)}[/]" if style else escape(text))
     more = sum(why == SAYS_MORE for why in stays.values())
     placed = sum(why in IN_PLACE for why in stays.values())
-    lost = len(stays) - more - placed
+    judged = sum(why == JUDGED for why in stays.values())
+    lost = len(stays) - more - placed - judged
     tail = ((f"; {more} say more and stay" if more else "")
             + (f"; {placed} stay where their file needs them" if placed else "")
+            + (f"; {judged} only a model judged the same fact: they stay, to bring together by hand" if judged else "")
             + (f"; {lost} stay for the agents that read only them" if lost else ""))
     if apply:
         out.print(f"[bold]removed:[/] {_count(len(removable), 'copy', 'copies')}{tail}"
@@ -278,6 +297,19 @@ def repeats_command(
         out.print(f"[bold]{_count(len(found), 'fact', 'facts')} stated more than once:[/] "
                   f"{_count(len(removable), 'copy', 'copies')} would go{tail}"
                   + (" [dim](`lore repeats --apply` removes them)[/]" if removable else ""))
+
+
+def _print_judged(report: Any) -> None:
+    """The model's line of `lore repeats --llm`: calls, tokens, pairs judged one fact and two."""
+    judged = sum(a["op"] == "same-fact" for a in report.accepted)
+    apart = sum(v["op"] == "same-fact" for v in report.vetoed)
+    out.print(f"[dim]llm ({escape(report.model)}): {_count(report.calls, 'call', 'calls')}, {report.tokens} tokens"
+              f"{f', {report.cached} pairs kept from an earlier run' if report.cached else ''}; "
+              f"{_count(judged, 'pair', 'pairs')} judged one fact, {apart} two[/]")
+    for rejected in report.rejected:
+        out.print(f"[yellow]llm rejected:[/] {escape(' / '.join(rejected['sources'][:2]))}: {escape(rejected['reason'])}")
+    if report.stopped:
+        out.print(f"[yellow]llm stopped:[/] {escape(report.stopped)}")
 
 
 def _one_line(text: str, width: int = 100) -> str:
