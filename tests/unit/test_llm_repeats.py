@@ -159,6 +159,7 @@ def test_lore_repeats_llm_names_what_the_model_judges_one_fact_and_never_removes
         asked = _asked(server)
         requests = len(server.requests)
         applied = lore("repeats", "--llm", "--apply", cwd=tree.root)  # the kept verdicts: nothing asked again
+        kept = lore("repeats", "--semantic", cwd=tree.root)  # without --llm: the kept verdicts, said to be the model's
         # with the semantic stage on, the editor's findings show them from the kept verdicts
         tree.write(".lore/config.toml", "[compaction]\nsemantic_dedup = true\n")
         ws = Workspace(tree.root)
@@ -178,6 +179,7 @@ def test_lore_repeats_llm_names_what_the_model_judges_one_fact_and_never_removes
     # never removed for the model's word
     assert applied.returncode == 0 and (tree.root / "CLAUDE.md").read_text() == DEADONFILM
     assert "removed: 0 copies" in applied.stdout
+    assert kept.stdout.count("as judged by test-model") == 3, kept.stdout
     near = [f for f in shown if f.kind == "near-duplicate"]
     assert {f.line for f in near} == {11, 12, 13}, near
     assert all("as judged by test-model (no rule tells them apart)" in f.message and f.fix is None for f in near)

@@ -264,8 +264,10 @@ def repeats_command(
         out.print(f"[bold]{escape(kept.location.path)}:{kept.location.start_line}[/] kept: {escape(_one_line(kept.content))}")
         for copy in repeat.copies:
             why = stays.get(copy.id)
-            note = ("says more: stays" if why == SAYS_MORE else f"stays: {why} ({repeat.judged_by(copy)})"
-                    if why == JUDGED else f"stays: {why}" if why else "would go" if not apply else "removed")
+            note = ("says more: stays" if why == SAYS_MORE else f"stays: {why}" if why
+                    else "would go" if not apply else "removed")
+            if repeat.judged_by(copy):
+                note += f"; as judged by {repeat.judged_by(copy).removeprefix('llm:')}"
             always, some = read_twice(copy, kept)
             if always or some:
                 note += "; read twice by " + ", ".join(always + [f"{name} (some files)" for name in some])
