@@ -11,6 +11,7 @@ No model runs here. A stand-in OpenAI-compatible server on 127.0.0.1 answers eac
   one fact), and that the near-miss pairs of the truth never do.
 
     .venv/bin/python bench/real_memory/judged.py .lore-bench/real-memory/memory-bank-nftbk [--mode oracle|yes]
+    .venv/bin/python bench/real_memory/judged.py --refusals   # what the refusals let through, labelled pairs
 
 The store is copied to a temporary folder (its `.lore/cache` answers do not outlive the run). Prints the
 pairs asked, the groups found (all of a group's lines named by one repeat), and for ``yes`` the truth's
@@ -95,7 +96,25 @@ def serve(judge: Judge) -> tuple[ThreadingHTTPServer, str]:
     return server, f"http://127.0.0.1:{server.server_address[1]}/v1"
 
 
+def refusals() -> None:
+    """What the guard's refusals let through to a model, by label, on the labelled pairs of entries."""
+    from collections import Counter
+
+    from lorekeeper.facts.semantic_guard import refusal
+
+    for path in sorted((ROOT / "tests" / "data" / "compaction").glob("*.jsonl")):
+        rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        asked, total = Counter(), Counter()
+        for row in rows:
+            total[row["label"]] += 1
+            asked[row["label"]] += not refusal(row["a"], row["b"])
+        print(f"{path.name}: " + ", ".join(f"{label} {asked[label]}/{n}" for label, n in sorted(total.items())))
+
+
 def main() -> None:
+    if sys.argv[1:] == ["--refusals"]:
+        refusals()
+        return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("store", type=Path)
     parser.add_argument("--mode", choices=["oracle", "yes"], default="oracle")
