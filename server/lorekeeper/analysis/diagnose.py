@@ -233,7 +233,7 @@ def remembered_same(store: Store) -> SameFacts | None:
     from .llm import open_stage
 
     stage, _ = open_stage(store.ws, cached_only=True)
-    return stage.same_facts if stage is not None and stage.has_answers else None
+    return stage.same_facts if stage is not None and stage.has_pairs else None
 
 
 def conflicts(store: Store, config: CompactionConfig) -> list[dict[str, object]]:

@@ -228,7 +228,12 @@ class LLMStage:
     @property
     def has_answers(self) -> bool:
         """Whether any answer is kept from an earlier run."""
-        return bool(self._answers or self._pairs)
+        return bool(self._answers)
+
+    @property
+    def has_pairs(self) -> bool:
+        """Whether any pair of lines was judged by an earlier run (:meth:`same_facts`)."""
+        return bool(self._pairs)
 
     @property
     def stage(self) -> str:
