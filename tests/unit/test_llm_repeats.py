@@ -57,6 +57,10 @@ def _asked(server: ScriptedLLM) -> list[tuple[str, str]]:
     ("⬜ Progress tracking for long-running backups", "✅ Progress tracking for long-running backups was added", "planned"),
     ("Run the smoke tests only on main", "Run the smoke tests on main", "restricts"),
     ("Never commit generated files to the repository", "Commit generated files to the repository", "negated"),
+    # a negation reaches the list after it (openai-agents-python's AGENTS.md)
+    ("It must never push, open or edit a pull request, create a release, or mutate any other GitHub state.",
+     "Commit with concise, imperative messages; keep commits small and focused, then open a pull request.",
+     "one negates what the other states"),
 ])
 def test_what_tells_two_lines_apart_is_never_a_models_to_overrule(a: str, b: str, why: str) -> None:
     reason = refusal(a, b)

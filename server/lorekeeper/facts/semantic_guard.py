@@ -181,6 +181,20 @@ def _negation_scope(text: str) -> set[str]:
     return scope
 
 
+def _negation_reach(text: str) -> set[str]:
+    """The stems a negation may govern: the rest of its sentence, a list after it included ("It must never
+    push, open or edit a pull request" denies opening one), where :func:`_negation_scope` stops at its
+    clause. For a judge that may weigh the rest, the wider reach is the safer."""
+    reach: set[str] = set()
+    for sentence in re.split(r"[.;!?](?:\s|$)", text):
+        low = [w.lower() for w in re.findall(r"[A-Za-z']+", sentence)]
+        for i, word in enumerate(low):
+            if word in parse.NEGATIONS or word.endswith("n't") or word in PROHIBITIONS:
+                reach |= {parse.stem(w) for w in low[i + 1:] if w not in parse.FUNCTION_WORDS}
+                break
+    return reach
+
+
 @dataclass(frozen=True)
 class _Text:
     """What the guard reads of one text (computed once per text and run)."""
@@ -303,7 +317,7 @@ def refusal(a: str, b: str) -> str:
         return "opposite words"
     if ra.negated != rb.negated:
         negated, other = (a, wb) if ra.negated else (b, wa)
-        if _negation_scope(negated) & other:
+        if _negation_reach(negated) & other:
             return "one negates what the other states"
     if (ra.tokens == rb.tokens and ra.passive == rb.passive
             and [t.text for t in ra.statement.tokens] != [t.text for t in rb.statement.tokens]):
