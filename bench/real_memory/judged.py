@@ -12,6 +12,7 @@ No model runs here. A stand-in OpenAI-compatible server on 127.0.0.1 answers eac
 
     .venv/bin/python bench/real_memory/judged.py .lore-bench/real-memory/memory-bank-nftbk [--mode oracle|yes]
     .venv/bin/python bench/real_memory/judged.py --refusals   # what the refusals let through, labelled pairs
+    .venv/bin/python bench/real_memory/judged.py --cost TREE...  # pairs `lore repeats --llm` asks in checkouts
 
 The store is copied to a temporary folder (its `.lore/cache` answers do not outlive the run). Prints the
 pairs asked, the groups found (all of a group's lines named by one repeat), and for ``yes`` the truth's
@@ -111,9 +112,36 @@ def refusals() -> None:
         print(f"{path.name}: " + ", ".join(f"{label} {asked[label]}/{n}" for label, n in sorted(total.items())))
 
 
+def cost(trees: list[str]) -> None:
+    """What `lore repeats --llm` asks in each tree (a checkout; its caches go where Lorekeeper keeps them),
+    of a stand-in that says "the same fact" to every pair, under the default budget."""
+    from statistics import median
+
+    judge = Judge("yes", set(), [])
+    server, url = serve(judge)
+    env = {**os.environ, "LORE_LLM_BASE_URL": url, "LORE_LLM_MODEL": "stand-in"}
+    asked: list[int] = []
+    stopped = 0
+    for tree in trees:
+        before = len(judge.asked)
+        done = subprocess.run([str(ROOT / ".venv" / "bin" / "lore"), "repeats", "--llm", "--json"], cwd=tree, env=env,
+                              capture_output=True, text=True)
+        llm = json.loads(done.stdout).get("llm", {}) if done.returncode == 0 else {}
+        asked.append(len(judge.asked) - before)
+        stopped += bool(llm.get("stopped"))
+        print(f"{Path(tree).name}: {asked[-1]} pairs asked, {llm.get('calls', '?')} calls"
+              + (f" ({llm['stopped']})" if llm.get("stopped") else ""))
+    server.shutdown()
+    if asked:
+        print(f"{len(asked)} trees: median {median(asked)} pairs asked; {stopped} stopped by the budget")
+
+
 def main() -> None:
     if sys.argv[1:] == ["--refusals"]:
         refusals()
+        return
+    if sys.argv[1:2] == ["--cost"]:
+        cost(sys.argv[2:])
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("store", type=Path)
