@@ -34,14 +34,16 @@ def _no_model(monkeypatch: pytest.MonkeyPatch) -> None:
 def _decide(same: bool) -> Any:
     """A model that answers every pair of a request the same way."""
     def reply(request: dict[str, Any]) -> Reply:
-        pairs = json.loads(request["json"]["messages"][-1]["content"])["pairs"]
+        pairs = json.loads(request["json"]["messages"][-1]["content"]).get("pairs")
+        if pairs is None:
+            return Reply("{}")  # (another operation of the stage: refused, its deterministic result stands)
         return Reply(json.dumps({"decisions": [{"pair": p["pair"], "same_fact": same, "reason": "stand-in"} for p in pairs]}))
     return reply
 
 
 def _asked(server: ScriptedLLM) -> list[tuple[str, str]]:
     return [(p["a"]["text"], p["b"]["text"]) for r in server.requests
-            for p in json.loads(r["json"]["messages"][-1]["content"])["pairs"]]
+            for p in json.loads(r["json"]["messages"][-1]["content"]).get("pairs", [])]
 
 
 # -- what no judge may overrule ---------------------------------------------------------------------------
@@ -190,3 +192,41 @@ def test_lore_repeats_llm_names_what_the_model_judges_one_fact_and_never_removes
     # without a model configured, nothing of it is shown
     monkeypatch.delenv("LORE_LLM_BASE_URL")
     assert not [f for f in memory_findings(open_memory(ws), settings(ws)) if f.kind == "near-duplicate"]
+
+
+# -- entries: merges a model offers, never plans --------------------------------------------------------------
+
+ENTRIES = {  # cline's memory (tests/data/compaction/real_pairs.jsonl r023): one fact twice; and two of one kind
+    "p1": ("`@clinebot/agents` uses `@clinebot/llms` handlers for model calls.", "2026-02-01T00:00:00Z"),
+    "p2": ("**Agents** use `@clinebot/llms` for model interactions.", "2026-08-09T00:00:00Z"),
+    "m1": ("Run database migrations before deploying the new pods.", "2026-03-01T00:00:00Z"),
+    "m2": ("Run database migrations after deploying the new pods.", "2026-04-01T00:00:00Z"),
+}
+
+
+@pytest.mark.slow
+def test_a_merge_a_model_judges_is_offered_never_planned(tree: Tree, monkeypatch: pytest.MonkeyPatch) -> None:
+    for entry_id, (text, created) in ENTRIES.items():  # (two a category: none is fused)
+        tree.entry(f"{entry_id}.json", {"id": entry_id, "category": "architecture" if entry_id[0] == "p" else "operations",
+                                        "content": text, "created": created, "tags": ["project:cline"]})
+    with ScriptedLLM(_decide(True)) as server:
+        use_model(server, monkeypatch)
+        planned = lore("compact", "--semantic", "--llm", "--dry-run", "--json", cwd=tree.root)
+        text = lore("compact", "--semantic", "--llm", "--dry-run", cwd=tree.root)
+        asked = _asked(server)
+        tree.write(".lore/config.toml", "[compaction]\nsemantic_dedup = true\n")
+        ws = Workspace(tree.root)
+        requests = len(server.requests)
+        shown = memory_findings(open_memory(ws), settings(ws))
+        assert len(server.requests) == requests  # the editor asks nothing: the kept verdicts
+    assert planned.returncode == 0, planned.stderr
+    data = json.loads(planned.stdout)
+    # the guard vouches for neither pair; a model that says yes to everything is asked about the first only
+    assert not [op for op in data["operations"] if {"p1", "p2"} <= set(op["sources"]) | {(op.get("result") or {}).get("id")}]
+    # the one that says more is kept: the older, which names the package
+    assert [(o["entry"], o["into"], o["by"]) for o in data["llm"]["offered"]] == [("p2", "p1", "llm:test-model")]
+    assert not [p for p in asked if {ENTRIES["m1"][0], ENTRIES["m2"][0]} == set(p)], asked
+    assert "llm offers: merging p2 into p1" in text.stdout and "not planned" in text.stdout
+    [offer] = [f for f in shown if f.entry == "p2" and f.kind == "near-duplicate"]
+    assert "as judged by test-model (no rule says so)" in offer.message
+    assert offer.fix is not None and offer.fix.model_dump() == {"action": "merge", "entry": "p2", "into": "p1"}

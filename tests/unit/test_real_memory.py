@@ -757,6 +757,9 @@ def test_a_line_near_a_copy_is_named_with_its_repeat(tree: Tree) -> None:
     # PrefectHQ/prefect's ui-v2/src/components/AGENTS.md: `Form` is not the "form" of "wrap form fields"
     ("Use `Form` component from `@/components/ui/form` to wrap forms",
      "Use `FormField` component from `@/components/ui/form` to wrap form fields", "each names something"),
+    # the near-miss: the parse keeps "before" and "after" out of the words it compares
+    ("Run database migrations before deploying the new pods.", "Run database migrations after deploying the new pods.",
+     "another order (before / after)"),
 ])
 def test_the_semantic_guard_never_vouches_for_another_command_or_purpose(older: str, newer: str, why: str) -> None:
     from lorekeeper.facts.semantic_guard import vouch

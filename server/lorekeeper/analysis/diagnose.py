@@ -63,8 +63,7 @@ def duplicate_findings(store: Store, config: CompactionConfig, search: SearchMem
         else:
             planner.dedup()
             planner.merge()
-        if config.semantic_dedup:
-            _semantic(planner, store)
+        offers = _semantic(planner, store) if config.semantic_dedup else []
     by_id = planner.by_id  # the store's (the planner only reads it)
     # The findings of each group, kept by the caller with its search: a group the search kept (the same
     # operation, of the same entries) is reported as before (a save at 12k entries made ~3,900 anew).
@@ -84,6 +83,7 @@ def duplicate_findings(store: Store, config: CompactionConfig, search: SearchMem
             _report(op, by_id, reported, last)
     findings: list[Finding] = list(chain.from_iterable(map(itemgetter(2), reported.values())))
     findings += _said_in_part(planner.near_kept, reported)
+    findings += offers
     findings += _said_alike(planner.near_alike, reported)
     if search is not None:
         search.reported = reported
@@ -187,19 +187,34 @@ def _report(op: Any, by_id: dict[str, Entry], reported: dict[int, tuple[Any, tup
     reported[id(op)] = (op, members, found)
 
 
-def _semantic(planner: Planner, store: Store) -> None:
+def _semantic(planner: Planner, store: Store) -> list[Finding]:
     """The semantic stage's merges, as findings: vectors from the cache, the model loaded (in the
     caller's thread: the server's check runs off the request path) only for texts without one; none
-    where vectors are missing in a run that asked for cached ones only (:func:`.semantic.cached_only`)."""
-    from .compaction.semantic import semantic_merge
+    where vectors are missing in a run that asked for cached ones only (:func:`.semantic.cached_only`).
+    Returned: the merges a configured model offered in an earlier run (`lore compact --semantic --llm`),
+    from its kept verdicts, asking nothing (:func:`_offered`)."""
+    from .compaction.semantic import offered, semantic_merge
     from .semantic import SemanticUnavailable, VectorsPending
 
     try:
         semantic_merge(planner)
+        same = remembered_same(store)
+        return _offered(offered(planner, same)) if same is not None else []
     except VectorsPending:
         pass  # (counted: the caller looks again with the model)
     except SemanticUnavailable as exc:
         log.warning("semantic duplicates not checked: %s", exc)
+    return []
+
+
+def _offered(pairs: list[tuple[Entry, Entry, str]]) -> list[Finding]:
+    """A merge a model offered, as a finding with its quick fix: never made but by the user."""
+    return [Finding(kind="near-duplicate", severity=Severity.info, source=entry.location.path,
+                    line=entry.location.start_line, entry=entry.id,
+                    message=f"states the same fact in other words as {keeper.cited()}, as judged by "
+                            f"{by.removeprefix('llm:')} (no rule says so): merge them if it does",
+                    fix=MergeFix(entry=entry.id, into=keeper.id), related=[_related(keeper, "kept copy")])
+            for entry, keeper, by in pairs]
 
 
 def paraphrase_finder(store: Store, config: CompactionConfig, same: SameFacts | None = None) -> Paraphrases | None:

@@ -195,6 +195,21 @@ def _negation_reach(text: str) -> set[str]:
     return reach
 
 
+#: Words that place what a text says in time ("before deploying" / "after deploying"): the parse keeps
+#: them out of a text's words, as clause words, so the opposites among them are looked for here.
+_WHEN = frozenset("before after until since first last".split())
+
+
+def _opposed_when(ra: _Text, rb: _Text) -> str:
+    """"before / after" where one text places a step before what the other places it after ("Run database
+    migrations before deploying the new pods" / "… after deploying …"); "" where they do not."""
+    wa = {w for w in ra.tokens if w in _WHEN}
+    wb = {w for w in rb.tokens if w in _WHEN}
+    antonyms = parse.antonyms()
+    return next((f"{x} / {y}" for x in sorted(wa - wb) for y in sorted(wb - wa)
+                 if (parse.stem(x), parse.stem(y)) in antonyms), "")
+
+
 @dataclass(frozen=True)
 class _Text:
     """What the guard reads of one text (computed once per text and run)."""
@@ -253,6 +268,8 @@ def vouch(a: str, b: str, cosine: float, threshold: float) -> Vouch:
     antonyms = parse.antonyms()
     if any((x, y) in antonyms for x in xa for y in xb):
         return Vouch(False, "opposite words")
+    if _opposed_when(ra, rb):
+        return Vouch(False, f"another order ({_opposed_when(ra, rb)})")
     if ra.negated != rb.negated:
         negated, other = (a, wb) if ra.negated else (b, wa)
         if _negation_scope(negated) & other:
@@ -315,6 +332,8 @@ def refusal(a: str, b: str) -> str:
     antonyms = parse.antonyms()
     if any((x, y) in antonyms for x in xa for y in xb) or any(frozenset((x, y)) in _OPPOSITES for x in xa for y in xb):
         return "opposite words"
+    if _opposed_when(ra, rb):
+        return f"another order ({_opposed_when(ra, rb)})"
     if ra.negated != rb.negated:
         negated, other = (a, wb) if ra.negated else (b, wa)
         if _negation_reach(negated) & other:

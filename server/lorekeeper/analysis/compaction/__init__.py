@@ -86,7 +86,10 @@ def _plan(store: Store, config: CompactionConfig, only: Iterable[str] | None, no
                 rule.run(planner, entries_dir)
         if llm is not None:
             if config.semantic_dedup and "semantic" in selected:
+                from .semantic import offer_merges
+
                 llm.run("semantic confirmation", llm.confirm, planner)
+                llm.run("merges in other words", offer_merges, planner, llm)
             if config.entry_fusion and "fuse" in selected:
                 llm.run("fusion", llm.fuse, planner)
                 planner.drop_growing_fusions()  # the lists the model did not write shorter

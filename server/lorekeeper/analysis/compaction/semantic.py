@@ -99,6 +99,56 @@ def _merge_pairs(planner: Planner, judge: Callable[[str, str, float], Vouch], ke
                            f"{' '.join(keeper.content.split())[:80]}")
 
 
+def offered(planner: Planner, same: SameFacts) -> list[tuple[Entry, Entry, str]]:
+    """Pairs of entries (the one to merge, the one it merges into, who judged them one fact) that ``same``
+    judges one fact, of the close pairs the guard did not vouch for and nothing tells apart
+    (:func:`.guard.refusal`), nearest first: offered as merges, never planned on a model's word. The one
+    kept is the one that says more, else the newer. Pairs of two instruction lines are the repeats' (they
+    are asked there, :func:`paraphrases`); an instruction line is never merged into an entry."""
+    if planner.ws is None:
+        return []
+    left: list[tuple[float, Entry, Entry]] = []
+    with remembered_vouches(planner.ws, planner.config) as judge:
+        for older, newer, cosine in candidates(planner):
+            if (older.id in planner.consumed or newer.id in planner.consumed or newer.id in older.coexists_with
+                    or older.id in newer.coexists_with or other_projects(older, newer)
+                    or (older.format == "instruction" and newer.format == "instruction")):
+                continue
+            a, b = older.content, newer.content
+            if judge(a, b, cosine).ok or not (_says(a) and _says(b)) or guard.refusal(a, b):
+                continue
+            left.append((cosine, older, newer))
+    left.sort(key=lambda c: (-c[0], c[1].id, c[2].id))
+    answers = same([(o.content, n.content, _entry_where(o), _entry_where(n)) for _, o, n in left]) if left else []
+    out: list[tuple[Entry, Entry, str]] = []
+    for (_, older, newer), by in zip(left, answers, strict=True):
+        if not by:
+            continue
+        keeper = older if fact_size(older.content) > fact_size(newer.content) else newer
+        if older.format == "instruction" or newer.format == "instruction":
+            keeper = older if older.format == "instruction" else newer  # (a bullet is never edited)
+        other = newer if keeper is older else older
+        if planner.writable(other):
+            out.append((other, keeper, by))
+    return out
+
+
+def _entry_where(entry: Entry) -> str:
+    """Where an entry is, for a judge that reads it alone: its category and tags, or its file and heading."""
+    if entry.format == "instruction":
+        return f"{entry.location.path}, under “{entry.section}”" if entry.section else entry.location.path
+    tags = f", tags {', '.join(entry.tags)}" if entry.tags else ""
+    return f"a memory entry of the category {entry.category}{tags}"
+
+
+def offer_merges(planner: Planner, llm: Any) -> None:
+    """The merges :func:`offered` finds with the LLM stage's model, in its report (``offered``): listed by
+    `lore compact --semantic --llm`, each a quick fix in the editor (from the kept verdicts)."""
+    for other, keeper, by in offered(planner, llm.same_facts):
+        llm.report.offered.append({"entry": other.id, "into": keeper.id, "by": by,
+                                   "texts": [" ".join(other.content.split())[:80], " ".join(keeper.content.split())[:80]]})
+
+
 VOUCH_FILE = "vouches.json"
 
 

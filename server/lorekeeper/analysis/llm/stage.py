@@ -179,13 +179,15 @@ class LLMReport:
     vetoed: list[dict[str, Any]] = field(default_factory=list)
     verdicts: list[dict[str, Any]] = field(default_factory=list)
     narrated: list[str] = field(default_factory=list)
+    #: Merges of entries the model judged one fact where the guard did not: offered, never planned.
+    offered: list[dict[str, Any]] = field(default_factory=list)
     #: Why the stage stopped early or did not run at all ("" when it ran to the end).
     stopped: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {"model": self.model, "calls": self.calls, "tokens": self.tokens, "cached": self.cached,
                 "accepted": self.accepted, "rejected": self.rejected, "vetoed": self.vetoed,
-                "verdicts": self.verdicts, "narrated": self.narrated, "stopped": self.stopped}
+                "verdicts": self.verdicts, "narrated": self.narrated, "offered": self.offered, "stopped": self.stopped}
 
 
 class NotAsked(Exception):

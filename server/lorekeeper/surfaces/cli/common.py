@@ -189,8 +189,14 @@ def _print_llm_report(report: Any) -> None:
     for rejected in report.rejected:
         out.print(f"[yellow]llm rejected:[/] {escape(', '.join(rejected['sources']))}: {escape(rejected['reason'])}")
     for vetoed in report.vetoed:
+        if vetoed["op"] == "same-fact":
+            continue  # (pairs a model judged two facts: nothing was planned for them)
         out.print(f"[yellow]llm vetoed:[/] merging {escape(' and '.join(vetoed['sources']))}: {escape(vetoed['reason'])}"
                   " (both stay)")
+    for offer in report.offered:
+        out.print(f"[cyan]llm offers:[/] merging {escape(offer['entry'])} into {escape(offer['into'])}, judged one fact "
+                  f"by {escape(offer['by'].removeprefix('llm:'))} where no rule says so: not planned; the editor offers "
+                  f"it as a quick fix ({escape(offer['texts'][0])} / {escape(offer['texts'][1])})")
     if report.stopped:
         out.print(f"[yellow]llm stopped:[/] {escape(report.stopped)}")
 
