@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -169,30 +170,28 @@ def _negated(text: str) -> bool:
     return False
 
 
-def _negation_scope(text: str) -> set[str]:
-    """The stems a negation governs: the rest of its clause."""
-    scope: set[str] = set()
-    for clause in _clauses(text):
-        low = [w.lower() for w in re.findall(r"[A-Za-z']+", clause)]
+def _after_negations(parts: Iterable[str]) -> set[str]:
+    """The stems after the first negation of each part."""
+    found: set[str] = set()
+    for part in parts:
+        low = [w.lower() for w in re.findall(r"[A-Za-z']+", part)]
         for i, word in enumerate(low):
             if word in parse.NEGATIONS or word.endswith("n't") or word in PROHIBITIONS:
-                scope |= {parse.stem(w) for w in low[i + 1:] if w not in parse.FUNCTION_WORDS}
+                found |= {parse.stem(w) for w in low[i + 1:] if w not in parse.FUNCTION_WORDS}
                 break
-    return scope
+    return found
+
+
+def _negation_scope(text: str) -> set[str]:
+    """The stems a negation governs: the rest of its clause."""
+    return _after_negations(_clauses(text))
 
 
 def _negation_reach(text: str) -> set[str]:
     """The stems a negation may govern: the rest of its sentence, a list after it included ("It must never
     push, open or edit a pull request" denies opening one), where :func:`_negation_scope` stops at its
     clause. For a judge that may weigh the rest, the wider reach is the safer."""
-    reach: set[str] = set()
-    for sentence in re.split(r"[.;!?](?:\s|$)", text):
-        low = [w.lower() for w in re.findall(r"[A-Za-z']+", sentence)]
-        for i, word in enumerate(low):
-            if word in parse.NEGATIONS or word.endswith("n't") or word in PROHIBITIONS:
-                reach |= {parse.stem(w) for w in low[i + 1:] if w not in parse.FUNCTION_WORDS}
-                break
-    return reach
+    return _after_negations(re.split(r"[.;!?](?:\s|$)", text))
 
 
 #: Words that place what a text says in time ("before deploying" / "after deploying"): the parse keeps
