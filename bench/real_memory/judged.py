@@ -13,6 +13,7 @@ No model runs here. A stand-in OpenAI-compatible server on 127.0.0.1 answers eac
     .venv/bin/python bench/real_memory/judged.py .lore-bench/real-memory/memory-bank-nftbk [--mode oracle|yes]
     .venv/bin/python bench/real_memory/judged.py --refusals   # what the refusals let through, labelled pairs
     .venv/bin/python bench/real_memory/judged.py --cost TREE...  # pairs `lore repeats --llm` asks in checkouts
+    .venv/bin/python bench/real_memory/judged.py --entries .lore-bench/real-memory/updates-entries [oracle|yes]
 
 The store is copied to a temporary folder (its `.lore/cache` answers do not outlive the run). Prints the
 pairs asked, the groups found (all of a group's lines named by one repeat), and for ``yes`` the truth's
@@ -136,7 +137,40 @@ def cost(trees: list[str]) -> None:
         print(f"{len(asked)} trees: median {median(asked)} pairs asked; {stopped} stopped by the budget")
 
 
+def entries(store: Path, mode: str) -> None:
+    """`lore compact --semantic --llm --dry-run` on a copy of an entries store, the stand-in answering by
+    ``mode`` from the truth's duplicate groups of entries: the merges it would offer, against the truth's
+    duplicate pairs, update pairs and not-conflict pairs."""
+    truth = json.loads((ROOT / "bench" / "real_memory" / "truth" / f"{store.name}.json").read_text())
+    store_entries = {e.id: e for e in open_memory(Workspace(store), dates=False).entries}
+    same = {frozenset(" ".join(store_entries[a].content.split()) for a in pair)
+            for group in truth.get("duplicates", []) for pair in itertools.combinations(
+                [loc["entry"] for loc in group["locations"] if loc.get("entry") in store_entries], 2)}
+    judge = Judge(mode, same, [" ".join(e.content.split()) for e in store_entries.values()])
+    server, url = serve(judge)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / store.name
+        shutil.copytree(store, root, symlinks=True, ignore=shutil.ignore_patterns("cache"))
+        with (root / ".lore" / "config.toml").open("a") as f:
+            f.write("\n[llm]\nmax_calls = 100000\nmax_tokens = 1000000000\n")
+        env = {**os.environ, "LORE_LLM_BASE_URL": url, "LORE_LLM_MODEL": "stand-in"}
+        done = subprocess.run([str(ROOT / ".venv" / "bin" / "lore"), "compact", "--semantic", "--llm", "--dry-run",
+                               "--json"], cwd=root, env=env, capture_output=True, text=True)
+    server.shutdown()
+    offered = {frozenset((o["entry"], o["into"])) for o in json.loads(done.stdout)["llm"]["offered"]}
+    dup = {frozenset(pair) for group in truth.get("duplicates", []) for pair in itertools.combinations(
+        [loc["entry"] for loc in group["locations"] if loc.get("entry")], 2)}
+    upd = {frozenset((u["old"]["id"], u["new"]["id"])) for u in truth.get("updates", [])}
+    apart = {frozenset((p["a"]["id"], p["b"]["id"])) for p in truth.get("not_conflicts", []) if "id" in p["a"]}
+    print(f"{store.name}: stand-in model {mode}; pairs asked {len(judge.asked)}; merges offered {len(offered)}: "
+          f"duplicate pairs of the truth {len(offered & dup)}/{len(dup)}, update pairs {len(offered & upd)}/{len(upd)}, "
+          f"not-conflict pairs {len(offered & apart)}/{len(apart)}, unlabelled {len(offered - dup - upd - apart)}")
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["--entries"]:
+        entries(Path(sys.argv[2]), sys.argv[3] if len(sys.argv) > 3 else "oracle")
+        return
     if sys.argv[1:] == ["--refusals"]:
         refusals()
         return
