@@ -227,6 +227,23 @@ def test_a_merge_a_model_judges_is_offered_never_planned(tree: Tree, monkeypatch
     assert [(o["entry"], o["into"], o["by"]) for o in data["llm"]["offered"]] == [("p2", "p1", "llm:test-model")]
     assert not [p for p in asked if {ENTRIES["m1"][0], ENTRIES["m2"][0]} == set(p)], asked
     assert "llm offers: merging p2 into p1" in text.stdout and "not planned" in text.stdout
+    # (the second run answers from the kept verdict: nothing asked, the offer the same)
+    assert "1 kept from an earlier run; 0 accepted" in text.stdout, text.stdout
+    assert [a for a in data["llm"]["accepted"] if a["op"] == "same-fact"] and data["llm"]["calls"] >= 1
     [offer] = [f for f in shown if f.entry == "p2" and f.kind == "near-duplicate"]
     assert "as judged by test-model (no rule says so)" in offer.message
     assert offer.fix is not None and offer.fix.model_dump() == {"action": "merge", "entry": "p2", "into": "p1"}
+
+
+def test_pairs_judged_two_facts_are_no_vetoed_merge_in_the_journal(tmp_path: Path) -> None:
+    """A pair of lines the model judged two facts had nothing planned: the journal's `llm-vetoed` record
+    (merges the model refused) does not list it, nor name its texts as entries."""
+    from lorekeeper.analysis.llm import journal_operations
+
+    with ScriptedLLM(_decide(False)) as server:
+        stage = _stage(server, Workspace(tmp_path))
+        assert stage.same_facts(PAIRS[:1]) == [None]
+    assert stage.report.vetoed and journal_operations(stage) == []
+    stage.report.vetoed.append({"op": "semantic", "sources": ["a1", "a2"], "reason": "one is about staging"})
+    [record] = journal_operations(stage)
+    assert record.op == "llm-vetoed" and record.entries == ["a1", "a2"]

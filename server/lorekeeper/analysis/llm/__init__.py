@@ -53,7 +53,9 @@ def journal_operations(stage: LLMStage) -> list[Operation]:
     merges the model vetoed and why: ``lore log`` shows them next to the compaction they belong to."""
 
     out: list[Operation] = []
-    for op, items, what in (("llm-rejected", stage.report.rejected, ""), ("llm-vetoed", stage.report.vetoed, "not merged: ")):
+    for op, every, what in (("llm-rejected", stage.report.rejected, ""), ("llm-vetoed", stage.report.vetoed, "not merged: ")):
+        # (a pair of lines judged: its sources are the texts, and nothing was planned for it)
+        items = [r for r in every if r["op"] != "same-fact"]
         if items:
             reason = "; ".join(f"{what}{', '.join(r['sources'])}: {r['reason']}" for r in items)
             entries = sorted({i for r in items for i in r["sources"]})

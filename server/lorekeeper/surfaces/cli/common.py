@@ -178,9 +178,13 @@ def _entry_line(entry: Entry, extra: str = "") -> str:
 
 def _print_llm_report(report: Any) -> None:
     """The LLM stage's line of a run: calls, tokens, what it did; then each rejection, veto and stop."""
-    parts = [f"{len(report.accepted)} accepted", f"{len(report.rejected)} rejected"]
-    if report.vetoed:
-        parts.append(f"{len(report.vetoed)} vetoed")
+    pairs = [a for a in report.accepted if a["op"] == "same-fact"]
+    apart = [v for v in report.vetoed if v["op"] == "same-fact"]
+    parts = [f"{len(report.accepted) - len(pairs)} accepted", f"{len(report.rejected)} rejected"]
+    if len(report.vetoed) > len(apart):
+        parts.append(f"{len(report.vetoed) - len(apart)} vetoed")
+    if pairs or apart:
+        parts.append(f"{_count(len(pairs), 'pair', 'pairs')} judged one fact, {len(apart)} two")
     if report.verdicts:
         counts = {v: sum(1 for x in report.verdicts if x["verdict"] == v) for v in ("holds", "stale", "unsure")}
         parts = [", ".join(f"{n} {v}" for v, n in counts.items() if n), f"{len(report.rejected)} rejected"]
