@@ -242,9 +242,10 @@ def paraphrase_finder(store: Store, config: CompactionConfig, same: SameFacts | 
 
 
 def remembered_same(store: Store) -> SameFacts | None:
-    """The judgements of pairs of instruction lines the configured model gave earlier runs (``lore repeats
-    --llm``), asking it nothing: what the editor's findings and ``lore repeats --semantic`` show of them.
-    ``None`` with no model configured or no answer kept."""
+    """The judgements of pairs of instruction lines or of entries the configured model gave earlier runs
+    (``lore repeats --llm``, ``lore compact --semantic --llm``), asking it nothing: what the editor's
+    findings and ``lore repeats --semantic`` show of them. ``None`` with no model configured or no
+    judgement kept."""
     from .llm import open_stage
 
     stage, _ = open_stage(store.ws, cached_only=True)
