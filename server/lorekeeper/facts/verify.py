@@ -5,7 +5,8 @@ one, and the one that recognises a contradiction.
 Two statements are the **same fact** when they differ only in case, punctuation, Markdown, function
 words ("the", "must", "always"), inflection ("runs"/"run") and the order of their clauses — each
 clause keeping its own word order, so a reversal ("orders publishes events that inventory consumes")
-is not the same. Every literal must match exactly: numbers with their unit and sign (``10s``, ``-1``,
+is not the same; a phrase moved whole across a comma, or two items of a list swapped across "and",
+is (:func:`moved`). Every literal must match exactly: numbers with their unit and sign (``10s``, ``-1``,
 ``UTC+2``), number words, versions with their operator (``^18.3.1`` is not ``~18.3.1``), operators
 (``??``, ``||``), paths and dotfiles, environment variables, code spans and commands, identifiers. A
 negation on one side only is a different fact.
@@ -140,10 +141,53 @@ def _compare(a: str, b: str) -> Comparison:
         ta, tb = flat_a[changes[0][1]], flat_b[changes[0][3]]
         return _one_difference(ta, tb, flat_a)
     if Counter(texts_a) == Counter(texts_b):
+        if moved(a, b):
+            return Comparison("same", "the same words, a phrase or a list item moved")
         if _states_preference(flat_a):
             return Comparison("conflict", "the same words with the preference reversed")
         return Comparison("different", "the same words in other roles (a reversal is another fact)")
     return _in_other_words(a, b) or Comparison("different", "other words or literals")
+
+
+#: A word, or a code span as written; and the marks at which a phrase may be moved whole.
+_MOVE_WORD = re.compile(r"`[^`]+`|[\w'.@/+-]*\w|[,;:]")
+#: Words that join two items of a list: either may come first.
+_JOINERS = frozenset({"and", "or"})
+#: Words that order what they join ("first lint, then test"): no item or phrase is moved across them.
+_SEQUENCE = frozenset("then first before after next finally once until later afterwards step".split())
+
+
+def _move_words(text: str) -> list[str]:
+    return [w.lower().strip(".") if not w.startswith("`") else w for w in _MOVE_WORD.findall(text.replace("**", ""))]
+
+
+def moved(a: str, b: str) -> bool:
+    """Whether ``b`` writes the words of ``a`` with a phrase moved whole across a comma, semicolon or
+    colon ("In CI, install with `yarn install --frozen-lockfile`." / "Install with `yarn install
+    --frozen-lockfile` in CI.") or two items of a list swapped across "and"/"or" ("… require a green
+    build on `main` and a change ticket." / "… require a change ticket and a green build on `main`.").
+    Each phrase keeps its own word order, so a reversal ("the frontend calls the backend" / "the backend
+    calls the frontend") is no move; nor is anything moved across a word that orders ("then", "before")."""
+    wa, wb = _move_words(a), _move_words(b)
+    words, target = [w for w in wa if w not in ",;:"], [w for w in wb if w not in ",;:"]
+    if len(words) < 3 or words == target or sorted(words) != sorted(target) or _SEQUENCE & set(words):
+        return False
+    if _rotated(wa, target) or _rotated(wb, words):
+        return True
+    for i, joiner in enumerate(words):
+        if joiner in _JOINERS:
+            for start in range(i - 1):  # an item of two words or more on each side
+                for end in range(i + 3, len(words) + 1):
+                    if target == words[:start] + words[i + 1:end] + [joiner] + words[start:i] + words[end:]:
+                        return True
+    return False
+
+
+def _rotated(marked: list[str], target: list[str]) -> bool:
+    """Whether ``target`` is ``marked``'s words with the part after one of its marks moved first."""
+    words = [w for w in marked if w not in ",;:"]
+    cuts = {len([w for w in marked[:i] if w not in ",;:"]) for i, w in enumerate(marked) if w in ",;:"}
+    return any(0 < k < len(words) and words[k:] + words[:k] == target for k in cuts)
 
 
 def _in_other_words(older: str, newer: str) -> Comparison | None:
