@@ -77,6 +77,27 @@ def test_ignored_runtime_and_setup_cloned_paths_are_not_judged(tree: Tree) -> No
     assert loud(check(tree.root)) == []
 
 
+def test_a_javascript_import_path_of_a_typescript_source_is_no_missing_file(tree: Tree) -> None:
+    # payload's CLAUDE.md: TypeScript's ES modules import `index.ts` as `index.js`
+    tree.write("packages/ui/src/exports/client/index.ts", "export {}\n")
+    tree.write("src/lib/util.ts", "export {}\n")
+    tree.write("src/cli.js", "run()\n")
+    tree.write("CLAUDE.md", "\n".join([
+        "- Server components must import client components from `exports/client/index.js`.",
+        "- Helpers are imported as `src/lib/util.js`.",
+        "- The entry point is `src/cli.js`.",
+        "- See `src/never.js`.",
+    ]) + "\n")
+    commit(tree, "initial", date="2026-01-01T00:00:00Z")
+    git(tree.root, "mv", "src/cli.js", "src/cli.ts")
+    commit(tree, "port the cli to TypeScript", date="2026-02-01T00:00:00Z")
+    got = {(f.ref, f.kind, f.severity) for f in check(tree.root)}
+    assert not any(ref in ("exports/client/index.js", "src/lib/util.js") for ref, _, _ in got)
+    # a file that was there as written and is gone is stale whatever took its place; one never there is told
+    assert ("src/cli.js", "moved-path", Severity.error) in got
+    assert ("src/never.js", "unresolved-path", Severity.info) in got
+
+
 def test_dotted_names_that_are_not_code_are_not_symbols(tree: Tree) -> None:
     tree.write("src/app.py", "def head():\n    return 1\n\n\ndef title():\n    return 2\n")
     tree.write("CLAUDE.md", "- Read `github.event.pull_request.head` in workflows.\n"

@@ -412,6 +412,8 @@ class PathCheck:
                             f"{what} `{item.ref.target}` was deleted in {deleted.describe()} (it was created after "
                             f"this memory was {baseline.how})", commit=deleted)
                 return
+        if what == "file" and _typescript_source(checker.index, item):
+            return  # `exports/client/index.js`: how an ES module import names `…/exports/client/index.ts`
         meant = _meant(checker, item.ref.target) if what == "file" else None
         if meant is not None:  # a wrong folder for a file that exists once, under a folder the path names
             checker.add(item, "unresolved-path", Severity.warning,
@@ -485,6 +487,22 @@ def _as_module(path: str) -> str:
         if path.endswith(suffix):
             return path[: -len(suffix)]
     return path
+
+
+#: TypeScript's sources of the JavaScript file an ES module import names (`./client.js` imports `client.ts`).
+_TYPESCRIPT_SOURCES = {".js": (".ts", ".tsx"), ".jsx": (".tsx",), ".mjs": (".mts",), ".cjs": (".cts",)}
+
+
+def _typescript_source(index: Any, item: Pending) -> bool:
+    """Whether a ``.js`` path that never existed names a TypeScript source that does, as the import
+    specifiers of TypeScript's ES modules write it: where the path would be, or as the end of one path."""
+    pure = PurePosixPath(item.ref.target)
+    for ext in _TYPESCRIPT_SOURCES.get(pure.suffix, ()):
+        for path in [*item.data.get("candidates", ()), *item.data.get("context", ()), item.ref.target]:
+            source = str(PurePosixPath(path).with_suffix(ext))
+            if index.exists(source) or (path == item.ref.target and _tail_of(index, source)):
+                return True
+    return False
 
 
 def _module_files(path: str) -> list[str]:
