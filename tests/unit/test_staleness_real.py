@@ -321,6 +321,26 @@ def test_a_document_in_docs_names_paths_relative_to_its_package(tree: Tree) -> N
     assert [(f.kind, f.ref) for f in check(tree.root)] == [("stale-path", "src/cache.ts")]
 
 
+def test_a_script_written_with_its_alternatives_names_each_of_them(tree: Tree) -> None:
+    # payload's CLAUDE.md: "`pnpm run test:unit|components|types` - Other test suites"
+    scripts = {"test:unit": "vitest", "test:components": "jest", "test:types": "tsd", "test:int:postgres": "x"}
+    tree.write("package.json", json.dumps({"name": "root", "scripts": scripts}))
+    tree.write("CLAUDE.md", "\n".join([
+        "- `pnpm run test:unit|components|types` - Other test suites",
+        "- `pnpm run test:int:postgres|sqlite` - other databases",
+        "- `pnpm test|tee out.log` keeps a log",
+    ]) + "\n")
+    commit(tree, "initial", date="2026-01-01T00:00:00Z")
+    tree.write("package.json", json.dumps({"name": "root", "scripts": {k: v for k, v in scripts.items()
+                                                                      if k != "test:components"}}))
+    commit(tree, "drop jest", date="2026-02-01T00:00:00Z")
+    findings = check(tree.root)
+    # the one removed is an error; an alternative never defined (`test:int:sqlite`) is no finding, nor
+    # what a script's output is piped into
+    assert loud(findings) == [("CLAUDE.md", 1, "stale-script", "test:components")]
+    assert not any(f.ref in ("test:int:sqlite", "test:tee", "tee") for f in findings)
+
+
 def test_commands_that_change_folder(tree: Tree) -> None:
     tree.write("examples/old-name/package.json", json.dumps({"name": "ex", "scripts": {"dev": "vite"}}))
     tree.write("tools/runner/Makefile", "build:\n\tgo build\n")

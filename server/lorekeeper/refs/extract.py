@@ -819,7 +819,8 @@ def _shell(text: str, i: int, cwd: str | None, made: set[str] | None = None) -> 
     refs: list[Reference] = []
     made = set() if made is None else made
     start, last = cwd, ""
-    for segment in _SEGMENTS.split(_without_comment(text)):
+    text, alternatives = _script_alternatives(_without_comment(text))
+    for segment in _SEGMENTS.split(text):
         tokens = _tokens(segment)
         while tokens and (_ENV_ASSIGN.match(tokens[0]) or tokens[0] in _PREFIXES):
             name = tokens.pop(0).split("=", 1)[0]
@@ -834,10 +835,35 @@ def _shell(text: str, i: int, cwd: str | None, made: set[str] | None = None) -> 
         found, cwd = _one_command(command, args, segment.strip(), i, cwd)
         refs.extend(r for r in found if not (r.kind == "path" and _inside(r.target, made)))
         last = command
+    for ref in [r for r in refs if r.kind == "script" and r.target in alternatives]:
+        refs.extend(ref._replace(target=other, strong=False) for other in alternatives[ref.target])
     # `cd web && pnpm build`: the folder of that line's commands; the lines below start where this one
     # did (a block of such lines lists commands each run from the root). A line that only changes folder
     # (`cd web`) moves the lines below.
     return refs, cwd if last == "cd" else start
+
+
+#: A script written with its alternatives, no space around the bars: `pnpm run test:unit|components|types`.
+_ALTERNATIVES = re.compile(r"\b(?:npm|pnpm|yarn|bun)(?:\s+run)?\s+(?P<name>[A-Za-z][\w:.-]*)(?P<more>(?:\|[A-Za-z][\w:.-]*)+)"
+                           r"(?=\s|$)")
+#: Commands a script's output is piped into (`pnpm test|tee log`): a pipe, not alternatives.
+_PIPED_INTO = frozenset("grep egrep rg head tail tee less more sort uniq wc jq xargs cat awk sed cut tr column bat".split())
+
+
+def _script_alternatives(text: str) -> tuple[str, dict[str, list[str]]]:
+    """``text`` with the alternatives of a script cut off, and the alternatives by the script written
+    first. An alternative without a colon takes the first's prefix (`test:unit|components` names
+    `test:components`); `test:unit|test:e2e` names both as written. Read weakly: an alternative is judged
+    only when it was defined and is gone."""
+    found: dict[str, list[str]] = {}
+    for m in reversed(list(_ALTERNATIVES.finditer(text))):
+        name, more = m.group("name"), m.group("more").split("|")[1:]
+        if any(alt in _PIPED_INTO for alt in more):
+            continue
+        prefix = name.rsplit(":", 1)[0] + ":" if ":" in name else ""
+        found.setdefault(name, []).extend(alt if ":" in alt else prefix + alt for alt in more)
+        text = text[:m.start("more")] + text[m.end("more"):]
+    return text, found
 
 
 def _created(command: str, args: list[str]) -> list[str]:
