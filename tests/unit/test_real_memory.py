@@ -760,6 +760,9 @@ def test_a_line_near_a_copy_is_named_with_its_repeat(tree: Tree) -> None:
     # the near-miss: the parse keeps "before" and "after" out of the words it compares
     ("Run database migrations before deploying the new pods.", "Run database migrations after deploying the new pods.",
      "another order (before / after)"),
+    # trpc's .cursor/rules: the new pattern of one package, both patterns of another
+    ("Uses newer TanStack React Query provider pattern",
+     "Supports both legacy React Query and TanStack React Query patterns", "another thing of the same kind"),
 ])
 def test_the_semantic_guard_never_vouches_for_another_command_or_purpose(older: str, newer: str, why: str) -> None:
     from lorekeeper.facts.semantic_guard import vouch

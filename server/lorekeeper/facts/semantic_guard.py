@@ -57,9 +57,13 @@ _PATHISH = re.compile(r"(?<![\w./@{}~-])[\w.@{}~-]*+/[\w./@{}~-]+")
 _NAME_LIST = re.compile(r"[A-Z][A-Za-z0-9+#]*(?:/[A-Z][A-Za-z0-9+#]*)+")
 _PASSIVE = re.compile(r"\b(?:is|are|was|were|be|been|being|gets?|got)\s+(?:\w+ly\s+)?\w+(?:ed|en|wn|t)\b(?:[^.;:]|\.(?=\S)){0,60}?\bby\b",
                       re.I)
-#: Opposites the verifier's list lacks that matter for a merge (it only ever makes the guard stricter).
+#: Opposites the verifier's list lacks that matter for a merge (it only ever makes the guard stricter), and
+#: the new against the old ("Uses newer TanStack React Query provider pattern" / "Supports both legacy React
+#: Query and TanStack React Query patterns").
 _OPPOSITES = {frozenset(p) for p in (("add", "drop"), ("automat", "manual"), ("success", "fail"), ("web", "mobil"),
-                                     ("setup", "teardown"), ("creat", "delet"))}
+                                     ("setup", "teardown"), ("creat", "delet"))} | \
+    {frozenset((new, old)) for new in ("new", "newer", "newest", "modern", "latest", "current")
+     for old in ("old", "older", "oldest", "legaci", "deprec", "outdat")}
 SUBSUMED_MARGIN = 0.2
 #: The most words of a phrase in which one word swapped for another names another thing.
 SWAPPED_MAX_WORDS = 4
