@@ -98,6 +98,22 @@ def test_a_javascript_import_path_of_a_typescript_source_is_no_missing_file(tree
     assert ("src/never.js", "unresolved-path", Severity.info) in got
 
 
+def test_a_path_given_as_an_example_with_like_is_no_wrong_folder(tree: Tree) -> None:
+    # vercel/ai's AGENTS.md: a counter-example, and one file of that name elsewhere, was a warning whose
+    # fix rewrote the rule to name that file
+    tree.write("examples/ai-functions/src/stream-text-custom-loop/openai.ts", "export {}\n")
+    tree.write("src/old/handlers.ts", "export {}\n")
+    tree.write("AGENTS.md", "- Do not create flat top-level provider files like `src/stream-text/openai.ts`\n"
+                            "- Keep handlers in files like `src/old/handlers.ts`\n")
+    commit(tree, "initial", date="2026-01-01T00:00:00Z")
+    git(tree.root, "rm", "-q", "src/old/handlers.ts")
+    commit(tree, "drop the handlers", date="2026-02-01T00:00:00Z")
+    got = {(f.ref, f.kind, f.severity) for f in check(tree.root)}
+    assert not any(ref == "src/stream-text/openai.ts" for ref, _, _ in got)
+    # an example that was there and is gone is still reported
+    assert ("src/old/handlers.ts", "stale-path", Severity.error) in got
+
+
 def test_dotted_names_that_are_not_code_are_not_symbols(tree: Tree) -> None:
     tree.write("src/app.py", "def head():\n    return 1\n\n\ndef title():\n    return 2\n")
     tree.write("CLAUDE.md", "- Read `github.event.pull_request.head` in workflows.\n"

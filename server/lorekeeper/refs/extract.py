@@ -84,8 +84,10 @@ _URL = re.compile(r"\b(?:https?|ftp|file|ssh|git)://[^\s`]+|\bwww\.[^\s`]+"
 #: An example given in parentheses, or running to the end of its clause ("such as X, Y"); the second
 #: kind alone (see :func:`_without_examples`).
 _EG = re.compile(r"\((?:e\.g\.|eg\.|for example|for instance|i\.e\.)[^)]*\)"
-                 r"|(?:\b(?:e\.g\.|for example|for instance|such as)|(?<=, )example\b)(?:[^.;\n]|\.(?=\S))*", re.I)
-_EG_CLAUSE = re.compile(r"(?:\b(?:e\.g\.|for example|for instance|such as)|(?<=, )example\b)(?:[^.;\n]|\.(?=\S))*", re.I)
+                 r"|(?:\b(?:e\.g\.|for example|for instance|such as|like(?=\s+`))|(?<=, )example\b)(?:[^.;\n]|\.(?=\S))*",
+                 re.I)
+_EG_CLAUSE = re.compile(r"(?:\b(?:e\.g\.|for example|for instance|such as|like(?=\s+`))|(?<=, )example\b)"
+                        r"(?:[^.;\n]|\.(?=\S))*", re.I)
 _SPAN = re.compile(r"`([^`\n]+)`")
 _TREE_LINE = re.compile(r"[├└│┬┼]|^\s*[|`]--|^\s*\+--")
 #: A negation ending the text before a reference (searched in the 30 or 40 characters before it). Its
@@ -407,7 +409,7 @@ def _prose_line(line: str, i: int, above: str = "", below: str = "") -> list[Ref
     low = line.lower() if line.isascii() else None
     clean = _URL.sub(lambda m: " " * len(m.group(0)), line) if "://" in line or "www." in line or "@" in line else line
     examples = ""
-    if _mentions(low, "e.g.", "eg.", "i.e.", "for ", "such as", ", example"):
+    if _mentions(low, "e.g.", "eg.", "i.e.", "for ", "such as", ", example", "like `"):
         without = _without_examples(clean)
         if without != clean:  # the examples alone, in place
             examples = "".join(c if w == " " else " " for c, w in zip(clean, without, strict=True))
