@@ -18,7 +18,7 @@ from lorekeeper.analysis.staleness import StalenessChecker, apply_fix, check_wor
 from lorekeeper.core.model import Severity
 from lorekeeper.facts import open_memory
 from lorekeeper.refs import index as index_module
-from lorekeeper.refs.index import whole_words
+from lorekeeper.refs.index import digest, whole_words
 from lorekeeper.workspace import Workspace
 from support import REPO, Tree, commit, git
 
@@ -334,6 +334,34 @@ def test_instruction_lines_use_blame_as_baseline(tree: Tree) -> None:
     verify_entries(checker, checker.store.find("CLAUDE.md:2"), tree.journal())
     assert (tree.root / ".lore/memory/verified.json").is_file()
     assert check(tree)[0] == []
+
+
+def test_a_comment_added_to_a_make_target_changes_nothing_it_runs(tree: Tree) -> None:
+    """inngest's Makefile: a `## help` comment added to every target line made each target its
+    copilot-instructions name "changed since written"; what `make dev` runs had not changed."""
+    tree.write("Makefile", "dev:\n\tgo run ./cmd dev\n\nlint:\n\tgolangci-lint run\n")
+    tree.write("CLAUDE.md", "- Start with `make dev`.\n- Lint with `make lint`.\n")
+    commit(tree, "initial", date="2026-02-01T00:00:00Z")
+    tree.write("Makefile", "dev: ## Start the dev server\n\tgo run ./cmd dev  # the API too\n\n"
+                           "lint: ## Lint\n\tgolangci-lint run\n")
+    commit(tree, "add help command to makefile", date="2026-03-01T00:00:00Z")
+    assert check(tree)[0] == []
+    tree.write("Makefile", "dev: ## Start the dev server\n\tgo run ./cmd dev  # the API too\n\n"
+                           "lint: ## Lint\n\tgolangci-lint run --fix\n")
+    commit(tree, "lint fixes", date="2026-04-01T00:00:00Z")
+    assert [(f.line, f.kind, f.ref) for f in check(tree)[0]] == [(2, "changed-since-verified", "lint")]
+    # A verification recorded when a target's lines counted byte for byte still holds for those lines.
+    _, checker = check(tree)
+    verify_entries(checker, checker.store.find("CLAUDE.md:2"), tree.journal())
+    assert check(tree)[0] == []
+    verified = tree.root / ".lore/memory/verified.json"
+    raw = digest(b"lint: ## Lint\n\tgolangci-lint run --fix")
+    verified.write_text(re.sub(r'("lint": )"sha256:[0-9a-f]+"', rf'\1"{raw}"', verified.read_text()))
+    assert raw in verified.read_text()
+    assert check(tree)[0] == []
+    tree.write("Makefile", "dev: ## Start the dev server\n\tgo run ./cmd dev  # the API too\n\n"
+                           "lint: ## Lint\n\tgolangci-lint run --fix ./...\n")
+    assert [(f.kind, f.ref, f.severity) for f in check(tree)[0]] == [("changed-since-verified", "lint", Severity.warning)]
 
 
 def test_a_line_unchanged_since_it_was_written_has_nothing_changed(tree: Tree) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import tomllib
 from collections.abc import Callable, Mapping
 from datetime import datetime
@@ -66,7 +67,12 @@ class Fingerprinter:
         """The same fingerprint at a past commit."""
         return self._fingerprint(ref, base, lambda path: self.show(commit, path), current=False)
 
-    def _fingerprint(self, ref: Reference, base: str, read: Reader, current: bool) -> str | None:
+    def legacy_fingerprint(self, ref: Reference, base: str) -> str | None:
+        """Today's fingerprint as verifications recorded it before comments in a target's lines stopped
+        counting (a target's lines byte for byte); the same as :meth:`fingerprint` for other kinds."""
+        return self._fingerprint(ref, base, self.index.read, current=True, raw=True)
+
+    def _fingerprint(self, ref: Reference, base: str, read: Reader, current: bool, raw: bool = False) -> str | None:
         if ref.kind == "path":
             path = self.index.resolve(ref.target, base)
             if path is None:
@@ -110,7 +116,10 @@ class Fingerprinter:
                 return _hash(str(value)) if value is not None else None
             parsed = parse_manifest(manifest.path, data)
             span = parsed.names.get(ref.target) if parsed else None
-            return _hash(b"\n".join(data.splitlines()[span[0] - 1 : span[1]])) if span else None
+            if span is None:
+                return None
+            lines = data.splitlines()[span[0] - 1 : span[1]]
+            return _hash(b"\n".join(lines) if raw else _recipe(lines))
         if ref.kind == "package-manager":
             declared, locks = self.index.package_managers(base)
             return _hash(f"{declared}|{','.join(sorted(locks))}") if current else None
@@ -155,6 +164,17 @@ class Fingerprinter:
             if fingerprint is not None:
                 recorded[ref.label()] = fingerprint
         return f"written ({commit.describe()})", recorded
+
+
+#: A comment in a Makefile, justfile or Taskfile line: a ``#`` at the start or after a blank.
+_COMMENT = re.compile(rb"(?:^|\s)#.*$")
+
+
+def _recipe(lines: list[bytes]) -> bytes:
+    """A target's lines as what runs: comments (`dev: ## Start the dev server`), trailing blanks and
+    empty lines do not count."""
+    kept = [stripped for line in lines if (stripped := _COMMENT.sub(b"", line).rstrip())]
+    return b"\n".join(kept)
 
 
 def _config_value(path: str, data: bytes, dotted: str) -> Any:

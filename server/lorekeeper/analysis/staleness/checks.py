@@ -1848,7 +1848,9 @@ def changed_since_verified(checker: StalenessChecker, entry: Entry, result: Entr
         if ref.label() in gone or ref.label() not in recorded:
             continue
         current = checker.fingerprints.fingerprint(ref, checker.base_of(entry, ref))
-        if current is not None and current != recorded[ref.label()]:
+        if current is not None and current != recorded[ref.label()] and not (
+                kinds is None and checker.fingerprints.legacy_fingerprint(ref, checker.base_of(entry, ref))
+                == recorded[ref.label()]):
             # An explicit verification is a promise someone checked; a blame baseline is a guess.
             severity = Severity.warning if since.startswith("verified") else Severity.info
             result.findings.append(Finding(
