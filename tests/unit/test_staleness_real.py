@@ -371,6 +371,25 @@ def test_commands_that_change_folder(tree: Tree) -> None:
     assert ("stale-make-target", "build", Severity.error) in got
 
 
+def test_commands_run_after_a_cd_to_a_folder_the_text_does_not_name_are_not_judged(tree: Tree) -> None:
+    # getsentry/sentry-javascript's AGENTS.md: "Single package: `cd packages/<name> && yarn test`" was
+    # fingerprinted as the root `test` script, "changed since written" with the root's own line
+    tree.write("package.json", json.dumps({"name": "root", "scripts": {"test": "lerna run test", "lint": "eslint"}}))
+    tree.write("packages/a/Makefile", "build:\n\tgo build\n")
+    tree.write("AGENTS.md", "\n".join([
+        "- All: `yarn test`",
+        "- Single package: `cd packages/<name> && yarn test`",
+        "- Elsewhere: `cd apps/{app} && make release`; `cd path/to/pkg && yarn deploy`",
+        "- Back at the root: `cd packages/a && cd .. && cd .. && yarn lint`",
+        "- The root from anywhere: `cd \"$(git rev-parse --show-toplevel)\" && yarn missing-script`",
+    ]) + "\n")
+    commit(tree, "initial", date="2026-01-01T00:00:00Z")
+    tree.write("package.json", json.dumps({"name": "root", "scripts": {"test": "vitest", "lint": "eslint"}}))
+    commit(tree, "vitest", date="2026-02-01T00:00:00Z")
+    got = {(f.line, f.kind, f.ref) for f in check(tree.root)}
+    assert got == {(1, "changed-since-verified", "test"), (5, "unresolved-script", "missing-script")}
+
+
 def test_paths_inside_commands(tree: Tree) -> None:
     tree.write("internal/x/x.go", "package x\n")
     tree.write("tests/unit/test_a.py", "def test_b(): pass\n")

@@ -812,6 +812,12 @@ def _join(cwd: str | None, path: str) -> str:
     return str(PurePosixPath(cwd) / path) if cwd else path
 
 
+#: The folder of commands run after a `cd` to a folder the text does not name: none of them is judged.
+ELSEWHERE = "\x00elsewhere"
+#: A folder written as a placeholder: `packages/<name>`, `apps/{app}`, `examples/[example]`, `path/to/x`.
+_PLACEHOLDER_FOLDER = re.compile(r"[<>{}\[\]*]|\.\.\.|…|\bpath/to\b|\byour[-_]", re.I)
+
+
 def _shell(text: str, i: int, cwd: str | None, made: set[str] | None = None) -> tuple[list[Reference], str | None]:
     """Commands in a shell line (or a backticked command): each ``&&``/``;``/``|`` segment is parsed
     into its command, flags and arguments. ``cd DIR`` moves ``cwd`` for the segments and lines that
@@ -831,6 +837,9 @@ def _shell(text: str, i: int, cwd: str | None, made: set[str] | None = None) -> 
         if not tokens:
             continue
         command, args = tokens[0], tokens[1:]
+        if cwd == ELSEWHERE and not (command == "cd" and "show-toplevel" in segment):
+            last = command  # run in a folder the text does not name (`cd packages/<name> && yarn test`)
+            continue
         if command == "python3":
             command = "python"
         made.update(posixpath.normpath(_join(cwd, path)) for path in _created(command, args))
@@ -950,11 +959,18 @@ def _one_command(command: str, args: list[str], segment: str, i: int,
     refs: list[Reference] = []
     if command == "cd":
         target = args[0] if args else ""
+        if "show-toplevel" in segment:
+            return [], None  # `cd "$(git rev-parse --show-toplevel)"`: the root
+        if target == ".." and cwd:
+            parent = str(PurePosixPath(cwd).parent)
+            return [], None if parent == "." else parent
         plain = target and not target.startswith(("~", "/", "$", "-")) and target != ".."
         # `cd client`: whatever cd is given is a folder, a bare word included.
         path = (_as_path(target) or (target if re.fullmatch(r"\w[\w.\-]*", target) else None)) if plain else None
         if not path:
-            return [], None
+            # a placeholder (`packages/<name>`): what runs there is nothing the text says where to find; a
+            # home folder or a variable is mostly this repository's own checkout (`cd ~/code/app`)
+            return [], ELSEWHERE if _PLACEHOLDER_FOLDER.search(target) else None
         folder = _join(cwd, path.rstrip("/"))
         # after an earlier `cd` of the block, the folder may be meant from where the block starts (a list
         # of snippets, each from the root: `cd tools/a` ... `cd tools/b`): either spelling holds
