@@ -1300,9 +1300,18 @@ class VersionCheck:
                 # too many commits to read one by one (a release bumps package.json each time): when the pin
                 # `pnpm@9.5.0` last changed how often it occurs
                 change = history.word_change(f"{item.data['tool']}@{then[1]}", commit, [item.data["path"]])
+            # the first change may have set another value than today's (go 1.24.0 -> 1.25.0 there, 1.26.4 later)
+            first = ""
+            if change is not None:
+                sha = change.sha
+                there = declared_version(item.data["tool"], item.base,
+                                         lambda names, base, sha=sha: nearest_then(names, base, sha),
+                                         lambda path, sha=sha: read_then(path, sha))
+                first = f"first changed to {there[1]} in {change.describe()}" if there and there[1] != item.data["now"] \
+                    else f"changed in {change.describe()}"
             checker.add(item, "stale-version", Severity.warning,
                         f"{item.data['tool'].removeprefix('npm:')} {item.data['stated']}: `{item.data['path']}` now says {item.data['now']} "
-                        + (f"(changed in {change.describe()}; " if change else "(")
+                        + (f"({first}; " if first else "(")
                         + f"it said {then[1]} when this memory was {baseline.how})", commit=change)
 
 
