@@ -341,6 +341,10 @@ def test_runtime_versions() -> None:
         ("version", "python@3.11", False), ("version", "node@20", False), ("version", "go@1.22", False),
         ("version", "rust@1.75", False)]
     assert found("We no longer use Node 18; use Node 20.11 now.") == [("version", "node@20.11")]
+    # as a label (inngest's copilot-instructions: "**Go Version**: 1.24+ (see go.mod)")
+    assert found("- **Go Version**: 1.24+ (see go.mod)") == [("version", "go@1.24")]
+    assert found("Node.js: v20.11; Python version 3.12") == [("version", "node@20.11"), ("version", "python@3.12")]
+    assert found("Node versions: 18 and 20 are tested") == []
 
 
 def test_versions_written_as_ranges() -> None:

@@ -114,7 +114,9 @@ _PM_ONLY = re.compile(r"\b(npm|pnpm|yarn|bun)\s+only\b", re.I)
 #: What may stand between a name and the version a memory states: "v20", "~5.4.5", "^18.3", ">= 3.10", "≥18.17.0"
 #: (the least version of a range; a greatest, "<21", states none).
 _AT_LEAST = r"\s+(?:v|[~^]|>=?\s*|≥\s*)?"
-_RUNTIME_VERSION = re.compile(r"\b(Go|Golang|Node(?:\.js|JS)?|Python|Rust)" + _AT_LEAST + r"(\d+(?:\.\d+){0,2})(?!\w|\.\d)", re.I)
+#: "Go 1.24+", and as a label: "**Go Version**: 1.24+", "Node.js: v20.11", "Python version 3.12".
+_RUNTIME_VERSION = re.compile(r"\b(Go|Golang|Node(?:\.js|JS)?|Python|Rust)(?:\s+version)?(?:\*\*)?:?" + _AT_LEAST
+                              + r"(\d+(?:\.\d+){0,2})(?!\w|\.\d)", re.I)
 #: "React 18.3", "Vite 7", "Tailwind CSS v4": a library and the version a memory states (refs/versions.LIBRARIES).
 _LIBRARY_VERSION = re.compile(r"\b(React|Vite|TypeScript|Next\.?js|Vue|SvelteKit|Svelte|Angular|Tailwind(?: ?CSS)?|Express|"
                               r"Astro|Nuxt|Vitest|Jest|Electron|Prisma|Zod|Playwright|ESLint|Storybook|Webpack|Remix)"
