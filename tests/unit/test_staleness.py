@@ -330,10 +330,29 @@ def test_instruction_lines_use_blame_as_baseline(tree: Tree) -> None:
     [finding] = check(tree)[0]
     assert finding.kind == "changed-since-verified" and finding.severity == Severity.info and finding.line == 2
     assert "since this memory was written" in finding.message and "initial" in finding.message
+    # what the line was written for, and what runs now
+    assert finding.message.endswith("): `tsc` then, `tsc -b && vite build` now")
     _, checker = check(tree)
     verify_entries(checker, checker.store.find("CLAUDE.md:2"), tree.journal())
     assert (tree.root / ".lore/memory/verified.json").is_file()
     assert check(tree)[0] == []
+
+
+def test_a_long_command_that_changed_is_shown_around_its_change(tree: Tree) -> None:
+    """getsentry/sentry-javascript's `test`: a long `nx run-many` whose exclude list grew by one package."""
+    head = 'nx run-many -t test --exclude "@sentry-internal/{browser-integration-tests,'
+    tail = 'e2e-tests,integration-shims,node-integration-tests,overhead-metrics,test-utils}"'
+    tree.write("package.json", json.dumps({"scripts": {"test": head + tail}}, indent=2))
+    tree.write("AGENTS.md", "- Test everything: `yarn test`\n")
+    commit(tree, "initial", date="2026-02-01T00:00:00Z")
+    tree.write("package.json", json.dumps({"scripts": {"test": head + "bun-integration-tests," + tail}}, indent=2))
+    commit(tree, "exclude bun tests", date="2026-03-01T00:00:00Z")
+    [finding] = check(tree)[0]
+    shown = finding.message.split("): ", 1)[1]
+    then, now = re.findall(r"`([^`]*)`", shown)
+    assert shown == f"`{then}` then, `{now}` now" and then.startswith("…") and now.startswith("…")
+    assert "bun-integration-tests" in now and "bun-integration-tests" not in then
+    assert max(len(then), len(now)) <= 72
 
 
 def test_a_comment_added_to_a_make_target_changes_nothing_it_runs(tree: Tree) -> None:

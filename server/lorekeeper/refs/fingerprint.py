@@ -125,6 +125,24 @@ class Fingerprinter:
             return _hash(f"{declared}|{','.join(sorted(locks))}") if current else None
         return None
 
+    def command(self, ref: Reference, base: str, commit: str | None = None) -> str | None:
+        """What a script reference runs (its command in package.json, its entry point in pyproject.toml),
+        today or at ``commit``; ``None`` for other kinds or when it is not defined."""
+        if ref.kind not in ("script", "console"):
+            return None
+        manifest = self.index.manifest_for(ref.kind, base)
+        if manifest is None:
+            return None
+        data = self.index.read(manifest.path) if commit is None else self.show(commit, manifest.path)
+        table = "scripts" if ref.kind == "script" else "project.scripts"
+        value = _config_value(manifest.path, data, f"{table}.{ref.target}") if data is not None else None
+        return value if isinstance(value, str) else None
+
+    def baseline_commit(self, entry: Entry) -> str | None:
+        """The commit :meth:`blame_baseline` compares with: the last to change the entry's lines."""
+        commit = self.last_change(entry.location.path, entry.location.start_line, entry.location.end_line)
+        return commit.sha if commit is not None else None
+
     def config_value(self, path: str, dotted: str) -> Any:
         data = self.index.read(path)
         return _config_value(path, data, dotted) if data is not None else None

@@ -1865,7 +1865,45 @@ def changed_since_verified(checker: StalenessChecker, entry: Entry, result: Entr
             result.findings.append(Finding(
                 kind="changed-since-verified", severity=severity, source=entry.location.path,
                 line=checker.baselines.line_of(entry, ref.line), entry=entry.id, ref=ref.label(),
-                message=f"`{ref.label()}` changed since this memory was {since}", fix=VerifyFix(entry=entry.id)))
+                message=f"`{ref.label()}` changed since this memory was {since}"
+                        + (_then_and_now(checker, entry, ref) if kinds is not None else ""),
+                fix=VerifyFix(entry=entry.id)))
+
+
+def _then_and_now(checker: StalenessChecker, entry: Entry, ref: Reference) -> str:
+    """A script's command when the line was written and now (": `tsc --build` then, `tsc --build --force`
+    now"), or nothing when either cannot be read."""
+    sha = checker.fingerprints.baseline_commit(entry)
+    base = checker.base_of(entry, ref)
+    then = checker.fingerprints.command(ref, base, sha) if sha else None
+    now = checker.fingerprints.command(ref, base)
+    if then is None or now is None or then == now:
+        return ""
+    then, now = (" ".join(c.split()).replace("`", "'") for c in (then, now))
+    return f": `{_around_change(then, now)}` then, `{_around_change(now, then)}` now"
+
+
+def _around_change(text: str, other: str, limit: int = 70, context: int = 24) -> str:
+    """``text`` as shown beside ``other``: whole when short, else from a little before where the two
+    differ to a little after, "…" where it is cut (a long `nx run-many …` whose exclude list grew)."""
+    if len(text) <= limit and len(other) <= limit:
+        return text
+    start = 0
+    while start < min(len(text), len(other)) and text[start] == other[start]:
+        start += 1
+    end = 0
+    while end < min(len(text), len(other)) - start and text[-1 - end] == other[-1 - end]:
+        end += 1
+    space = text.rfind(" ", 0, max(0, start - context // 2))  # from the start of a word, where one is near
+    left = space + 1 if space >= 0 and start - space <= 2 * context else max(0, start - context)
+    if left and text[left - 1] != " " and 0 <= (after := text.find(" ", left, start)):
+        left = after + 1
+    right = min(len(text), max(len(text) - end + context, left + limit // 2))
+    shown = text[left:right]
+    if len(shown) > limit:
+        shown = shown[: limit - 1]
+        right = left + len(shown)
+    return ("…" if left else "") + shown + ("…" if right < len(text) else "")
 
 
 _NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)+|\d{2,})(?![\w])")
