@@ -114,6 +114,19 @@ def test_a_path_given_as_an_example_with_like_is_no_wrong_folder(tree: Tree) -> 
     assert ("src/old/handlers.ts", "stale-path", Severity.error) in got
 
 
+def test_a_rules_relative_path_starts_where_its_globs_do(tree: Tree) -> None:
+    # trpc's .cursor/rules/upgrade-tests.mdc, scoped to packages/upgrade: `./test/__helpers` is
+    # packages/upgrade/test/__helpers.tsx
+    tree.write("packages/upgrade/test/__helpers.tsx", "export function testReactResource() {}\n")
+    tree.write(".cursor/rules/upgrade-tests.mdc", "---\ndescription: upgrade tests\n"
+               "globs: ['packages/upgrade/**/*.test.tsx']\nalwaysApply: false\n---\n\n"
+               "- **ALWAYS** use helpers from `./test/__helpers`\n- Fixtures are in `./test/fixtures.ts`\n")
+    commit(tree, "initial", date="2026-01-01T00:00:00Z")
+    got = {(f.ref, f.kind, f.severity) for f in check(tree.root)}
+    assert not any(ref == "./test/__helpers" or ref == "test/__helpers" for ref, _, _ in got)
+    assert any(ref.endswith("test/fixtures.ts") and kind == "unresolved-path" for ref, kind, _ in got)
+
+
 def test_dotted_names_that_are_not_code_are_not_symbols(tree: Tree) -> None:
     tree.write("src/app.py", "def head():\n    return 1\n\n\ndef title():\n    return 2\n")
     tree.write("CLAUDE.md", "- Read `github.event.pull_request.head` in workflows.\n"

@@ -15,6 +15,7 @@ one file re-checks only its dependants."""
 
 from __future__ import annotations
 
+import os
 from bisect import bisect_left, insort_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -32,6 +33,7 @@ from ...refs.index import _IDENTIFIER, CodeIndex
 from ...refs.symbols import FileSymbols, language_of
 from ...store import Store
 from ...workspace import Workspace
+from ..agents.sources import read_source
 from .baseline import Baselines
 from .checks import CHECKS, WORD, gone_dependencies, post_checks
 
@@ -135,6 +137,8 @@ class StalenessChecker:
         self._by_file: dict[str, list[Entry]] | None = None  # live instruction units by file, in line order
         self._words: set[str] = set()  # refreshed after each check; a stale extra name only costs a lookup
         self._refs: dict[str, dict[str, list[Reference]]] = {}  # by entry id, then text
+        #: (instruction file, mtime, size) -> the folders of its front matter's globs (:meth:`rule_folders`)
+        self._rule_folders: dict[tuple[str, int, int], list[str]] = {}
         #: Each entry's verification baseline, asked for by several checks: (the entry, its baseline).
         self._baselines: dict[str, tuple[Entry, tuple[str, dict[str, str]] | None]] = {}
         self._reported_problems: set[str] = set()
@@ -376,6 +380,40 @@ class StalenessChecker:
             if folder.endswith("/" + suffix):
                 return folder[: -len(suffix) - 1]
         return folder
+
+    def rule_folders(self, entry: Entry) -> list[str]:
+        """The folders the front matter of an entry's instruction file scopes it to: the fixed start of
+        each of its globs (``globs: packages/upgrade/**/*.test.tsx`` -> ``packages/upgrade``), where a
+        rule's relative paths may start (`./test/__helpers`)."""
+        path = entry.location.path
+        if entry.format != "instruction" or not path.endswith((".mdc", ".md")):
+            return []
+        try:
+            full = self.ws.inside(path)
+            info = os.stat(full)
+        except (OSError, ValueError):
+            return []
+        key = (path, info.st_mtime_ns, info.st_size)  # (an editor's session sees the file change)
+        if key not in self._rule_folders:
+            folders: list[str] = []
+            try:
+                with open(full, encoding="utf-8", errors="replace") as handle:
+                    text = handle.read(self.ws.config.max_file_bytes)
+            except OSError:
+                text = ""
+            if text.startswith("---"):
+                source = read_source(path, text)
+                for pattern in source.globs("globs", "applyTo", "paths") or []:
+                    fixed = []
+                    for part in pattern.strip("/").split("/"):
+                        if any(c in part for c in "*?[{"):
+                            break
+                        fixed.append(part)
+                    folder = "/".join(fixed[:-1] if fixed and len(fixed) == len(pattern.strip("/").split("/")) else fixed)
+                    if folder and folder not in folders:
+                        folders.append(folder)
+            self._rule_folders[key] = folders
+        return self._rule_folders[key]
 
     def references(self, entry: Entry) -> list[Reference]:
         """The entry's references: its ``refs`` (never those refused as outside the root) and what its

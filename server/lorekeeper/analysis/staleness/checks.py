@@ -111,6 +111,9 @@ class PathCheck:
         # a path relative to a folder named above it under the same heading ("`src/core/prompts/
         # system-prompt/README.md`", then "`components/` - Shared sections")
         context = [c for folder in _context_folders(checker, item) if (c := f"{folder}/{ref.target}") not in candidates]
+        # under the folder a rule's globs scope it to (`globs: packages/upgrade/**/*.test.tsx`: `./test/__helpers`)
+        context += [c for folder in checker.rule_folders(item.entry) for c in index.candidates(ref.target, folder)
+                    if c not in candidates and c not in context]
         # a module named without its extension (`src/utils/path` for `src/utils/path.ts`)
         context += [m for c in [*candidates, *context] for m in _module_files(c) if m not in context]
         found = next((c for c in context if index.exists(c)), None)
