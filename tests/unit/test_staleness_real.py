@@ -127,6 +127,31 @@ def test_a_rules_relative_path_starts_where_its_globs_do(tree: Tree) -> None:
     assert any(ref.endswith("test/fixtures.ts") and kind == "unresolved-path" for ref, kind, _ in got)
 
 
+def test_the_label_of_a_link_to_another_site_is_no_path_of_this_repository(tree: Tree) -> None:
+    # prisma's AGENTS.md: the folder moved to prisma/ignite, and the line links to it there
+    tree.write("docs/drive/README.md", "# drive\n")
+    tree.write("docs/setup.md", "# setup\n")
+    tree.write("AGENTS.md", "- `drive-*` skills and [`docs/drive/`](https://github.com/prisma/ignite/tree/main/docs/drive)"
+                            " live in [prisma/ignite](https://github.com/prisma/ignite).\n"
+                            "- Setup: [`docs/setup.md`](docs/setup.md)\n")
+    commit(tree, "initial", date="2026-01-01T00:00:00Z")
+    git(tree.root, "rm", "-rq", "docs/drive", "docs/setup.md")
+    commit(tree, "remove docs/drive (now upstream in prisma/ignite)", date="2026-02-01T00:00:00Z")
+    assert loud(check(tree.root)) == [("AGENTS.md", 2, "stale-path", "docs/setup.md")]
+
+
+def test_a_block_shown_as_what_not_to_do_names_what_should_be_gone(tree: Tree) -> None:
+    # prisma's .cursor/rules/declarative-config.mdc: "**❌ WRONG: Hardcoded logic in config generator**"
+    tree.write("src/rules.ts", "export function isCompatPrismaToSql() {}\nexport function useRules() {}\n")
+    tree.write("CLAUDE.md", "## Pattern\n\n**❌ WRONG: Hardcoded logic in config generator**\n\n```ts\n"
+                            "if (isCompatPrismaToSql(source, target)) {\n  useRules()\n}\n```\n\n**✅ RIGHT:**\n\n"
+                            "```ts\nuseRules(isCompatPrismaToSql)\n```\n")
+    commit(tree, "initial", date="2026-01-01T00:00:00Z")
+    tree.write("src/rules.ts", "export function useRules() {}\n")
+    commit(tree, "declarative rule exceptions", date="2026-02-01T00:00:00Z")
+    assert loud(check(tree.root)) == [("CLAUDE.md", 14, "stale-symbol", "isCompatPrismaToSql")]
+
+
 def test_dotted_names_that_are_not_code_are_not_symbols(tree: Tree) -> None:
     tree.write("src/app.py", "def head():\n    return 1\n\n\ndef title():\n    return 2\n")
     tree.write("CLAUDE.md", "- Read `github.event.pull_request.head` in workflows.\n"

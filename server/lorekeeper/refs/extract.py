@@ -81,6 +81,8 @@ _FENCE = re.compile(r"^\s*(```+|~~~+)\s*([\w+-]*)")
 #: read twice.
 _URL = re.compile(r"\b(?:https?|ftp|file|ssh|git)://[^\s`]+|\bwww\.[^\s`]+"
                   r"|(?<![^\s`@])(?!(?:pnpm|yarn|bun|npm)@\d)(?:[^\s`@]++@(?>[^\s`@]+\.\w+))+")
+#: A Markdown link to an address of another site, label and all.
+_EXTERNAL_LINK = re.compile(r"\[[^\]\n]{0,300}\]\((?:https?|ftp)://[^)\s]{0,2000}\)")
 #: An example given in parentheses, or running to the end of its clause ("such as X, Y"); the second
 #: kind alone (see :func:`_without_examples`).
 _EG = re.compile(r"\((?:e\.g\.|eg\.|for example|for instance|i\.e\.)[^)]*\)"
@@ -409,7 +411,12 @@ def _prose_line(line: str, i: int, above: str = "", below: str = "") -> list[Ref
     # Each pattern below needs a word or character the line may not hold; looking for it first spares
     # most lines most of the patterns (a cold check extracts every memory's text).
     low = line.lower() if line.isascii() else None
-    clean = _URL.sub(lambda m: " " * len(m.group(0)), line) if "://" in line or "www." in line or "@" in line else line
+    clean = line
+    if "](" in line and "://" in line:
+        # a link to another site names what is there: its label too ("[`docs/drive/`](https://github.com/
+        # prisma/ignite/tree/main/docs/drive)" is another repository's folder)
+        clean = _EXTERNAL_LINK.sub(lambda m: " " * len(m.group(0)), clean)
+    clean = _URL.sub(lambda m: " " * len(m.group(0)), clean) if "://" in clean or "www." in clean or "@" in clean else clean
     examples = ""
     if _mentions(low, "e.g.", "eg.", "i.e.", "for ", "such as", ", example", "like `"):
         without = _without_examples(clean)

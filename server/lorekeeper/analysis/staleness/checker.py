@@ -16,6 +16,7 @@ one file re-checks only its dependants."""
 from __future__ import annotations
 
 import os
+import re
 from bisect import bisect_left, insort_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -113,6 +114,13 @@ def references_of(entry: Entry) -> list[Reference]:
     return refs
 
 
+#: A lead-in that shows what not to do: the block of code under it names what should be gone.
+_COUNTER_EXAMPLE = re.compile(r"[❌🚫⛔✗✘]|^[\s#>*_/-]*(?:\d+[.)]\s*)?(?:wrong|bad|incorrect|anti-?patterns?|avoid|"
+                              r"(?:don'?t|do not|never) do (?:this|that))\b", re.I)
+#: The longest lead-in read so: a label, not a paragraph that happens to hold the word.
+_LEAD_IN_MAX = 120
+
+
 class StalenessChecker:
     """Checks entries against the workspace. Reusable: ``recheck(paths)`` re-checks the dependants of
     changed files only."""
@@ -163,7 +171,7 @@ class StalenessChecker:
             result = EntryResult()
             self._set_result(entry.id, result)
             self._learn_verified(entry)
-            for ref in self.references(entry):
+            for ref in self.references(entry) if not self.counter_example(entry) else ():
                 check = CHECKS.get(ref.kind)
                 if check is None:
                     continue
@@ -425,6 +433,30 @@ class StalenessChecker:
         refs = known[entry.content] = references_of(entry)
         return refs
 
+    def units_of(self, path: str) -> list[Entry]:
+        """The live instruction units of a file, in line order."""
+        if self._by_file is None:
+            by_file: dict[str, list[Entry]] = {}
+            for e in self.store.live():
+                if e.format == "instruction":
+                    by_file.setdefault(e.location.path, []).append(e)
+            for units in by_file.values():
+                units.sort(key=lambda e: e.location.start_line)
+            self._by_file = by_file
+        return self._by_file.get(path, [])
+
+    def counter_example(self, entry: Entry) -> bool:
+        """Whether an entry is a block of code shown as what not to do: a fenced block right under a short
+        lead-in that says so, with a cross anywhere or a word it opens with ("**❌ WRONG: Hardcoded logic in
+        config generator**", "Bad:", "Avoid:", "Don't do this:"; not "… use the mock providers to avoid API
+        calls:"). What it names was meant to be gone."""
+        if entry.format != "instruction" or not entry.content.lstrip().startswith(("```", "~~~")):
+            return False
+        start = entry.location.start_line
+        lead = next((e for e in reversed(self.units_of(entry.location.path)) if e.location.start_line < start), None)
+        return bool(lead is not None and start - lead.location.end_line <= 2 and len(lead.content) <= _LEAD_IN_MAX
+                    and _COUNTER_EXAMPLE.search(lead.content))
+
     def folders_before(self, entry: Entry, ref: Reference) -> list[str]:
         """The folders an instruction file names before ``ref`` (of ``entry``), in the entry and in the
         units above it under the same heading, nearest first: where its author was when writing a path
@@ -434,15 +466,7 @@ class StalenessChecker:
         Model-specific: `generic/`": `src/core/prompts/system-prompt/variants/generic/`)."""
         if entry.format != "instruction":
             return []
-        if self._by_file is None:
-            by_file: dict[str, list[Entry]] = {}
-            for e in self.store.live():
-                if e.format == "instruction":
-                    by_file.setdefault(e.location.path, []).append(e)
-            for units in by_file.values():
-                units.sort(key=lambda e: e.location.start_line)
-            self._by_file = by_file
-        units = self._by_file.get(entry.location.path, [])
+        units = self.units_of(entry.location.path)
         before = [e for e in units if e.location.start_line < entry.location.start_line
                   and (e.section == entry.section or (e.source == "heading" and entry.section == _under(e)))]
         out: list[str] = []

@@ -1846,6 +1846,8 @@ def _dependency_change(history: GitHistory, name: str, since: str, path: str) ->
 def changed_since_verified(checker: StalenessChecker, entry: Entry, result: EntryResult) -> None:
     """What a memory is about (a symbol's body, a script's command, a config key) changed since it was
     verified (warning) or, for an instruction line never verified, since it was written (info)."""
+    if checker.counter_example(entry):
+        return
     refs = checker.references(entry)
     baseline = checker.verified_baseline(entry)
     kinds = None
