@@ -428,6 +428,19 @@ def test_lore_repeats_previews_applies_and_undo_restores_every_byte(tree: Tree) 
     assert files(tree.root, journal=False) == {p: d for p, d in before.items() if "/log/" not in p.as_posix()}
 
 
+def test_lore_repeats_says_when_a_removal_would_leave_a_file_empty(tree: Tree) -> None:
+    write_all(tree, {"AGENTS.md": "# Agents\n\n## Testing\n\n- Run the tests with `make test` before every commit.\n"
+                                  "- Use tabs in Go files.\n",
+                     ".github/copilot-instructions.md": "# Copilot\n\n- Run the tests with `make test` before every commit.\n"})
+    preview = lore("repeats", cwd=tree.root)
+    assert ".github/copilot-instructions.md would be left empty: every fact it held is stated elsewhere" in preview.stdout
+    assert json.loads(lore("repeats", "--json", cwd=tree.root).stdout)["emptied"] == [".github/copilot-instructions.md"]
+    applied = lore("repeats", "--apply", cwd=tree.root)
+    assert ".github/copilot-instructions.md is left empty" in applied.stdout
+    assert (tree.root / ".github/copilot-instructions.md").read_text().strip() == ""
+    assert json.loads(lore("repeats", "--json", cwd=tree.root).stdout)["emptied"] == []
+
+
 # awesome-claude-md's CLAUDE.md and copilot-instructions.md: a section copied with its labels and its
 # command block; one label's list has an item that says less in the copy ("required" dropped)
 SECTIONS = {

@@ -227,6 +227,10 @@ def repeats_command(
         stage.save()  # (kept before anything is written: a refused removal does not ask again)
     stays = edits.staying(store, found)
     removable = [c for r in found for c in r.copies if c.id not in stays]
+    preview = removal(store, removable, "preview") if removable else None
+    # a file whose every fact another file states: the removal leaves it empty (said, so that one may
+    # rather delete it, or keep the copy there)
+    emptied = [c.path for c in preview.changes if not (c.after or b"").strip()] if preview is not None else []
     record = None
     if apply and removable:
         try:
@@ -251,7 +255,7 @@ def repeats_command(
              "removable": c.id not in stays, "stays_because": stays.get(c.id), "judged_by": r.judged_by(c) or None,
              "read_twice_by": read_twice(c, r.kept)[0], "read_twice_sometimes_by": read_twice(c, r.kept)[1]}
             for c in r.copies], "also": [where(e) for e in r.also]} for r in found],
-            "removable": len(removable), "applied": record.id if record is not None else None,
+            "removable": len(removable), "emptied": emptied, "applied": record.id if record is not None else None,
             **({"llm": stage.report.to_json()} if stage is not None else {})})
         return
     if stage is not None:
@@ -276,8 +280,7 @@ def repeats_command(
             out.print(f"  {escape(other.location.path)}:{other.location.start_line} [dim](the same fact; stays)[/] "
                       f"{escape(_one_line(other.content))}")
     if not apply:
-        op = removal(store, removable, "preview") if removable else None
-        for change in op.changes if op is not None else []:
+        for change in preview.changes if preview is not None else []:
             before = (change.before or b"").decode("utf-8-sig").splitlines(keepends=True)
             after = (change.after or b"").decode("utf-8-sig").splitlines(keepends=True)
             for line in difflib.unified_diff(before, after, f"a/{change.path}", f"b/{change.path}", n=1):
@@ -292,6 +295,9 @@ def repeats_command(
             + (f"; {placed} stay where their file needs them" if placed else "")
             + (f"; {judged} only a model judged the same fact: they stay, to bring together by hand" if judged else "")
             + (f"; {lost} stay for the agents that read only them" if lost else ""))
+    for path in emptied:
+        out.print(f"[yellow]{escape(path)} {'is left' if apply else 'would be left'} empty:[/] every fact it held "
+                  "is stated elsewhere")
     if apply:
         out.print(f"[bold]removed:[/] {_count(len(removable), 'copy', 'copies')}{tail}"
                   + ("; `lore undo --last` puts them back" if record is not None else ""))
