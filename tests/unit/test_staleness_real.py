@@ -77,6 +77,24 @@ def test_ignored_runtime_and_setup_cloned_paths_are_not_judged(tree: Tree) -> No
     assert loud(check(tree.root)) == []
 
 
+def test_vendored_dependencies_are_not_the_code_names_are_looked_for_in(tree: Tree) -> None:
+    # inngest vendors its Go modules (`go mod vendor`: vendor/modules.txt), three-quarters of its files: the
+    # names memories give are looked for in its own code, now and when they were written, as where the
+    # dependencies sit in node_modules (a name only a dependency defines is not judged, though the bump
+    # dropped it), and its paths hold
+    tree.write("go.mod", "module example.com/app\n\ngo 1.24\n")
+    tree.write("vendor/modules.txt", "# golang.org/x/sync v0.10.0\n")
+    tree.write("vendor/golang.org/x/sync/errgroup/errgroup.go", "package errgroup\n\nfunc WithContext() {}\n")
+    tree.write("internal/run/run.go", "package run\n\nfunc StartWorkers() {}\n\nfunc Stop() {}\n")
+    tree.write("AGENTS.md", "- Workers start in `StartWorkers()` and stop in `Stop()`.\n"
+                            "- Groups come from `errgroup.WithContext`; see `vendor/modules.txt`.\n")
+    commit(tree, "initial", date="2026-01-01T00:00:00Z")
+    tree.write("internal/run/run.go", "package run\n\nfunc Stop() {}\n")
+    tree.write("vendor/golang.org/x/sync/errgroup/errgroup.go", "package errgroup\n\nfunc New() {}\n")
+    commit(tree, "workers start on their own; bump x/sync", date="2026-02-01T00:00:00Z")
+    assert loud(check(tree.root)) == [("AGENTS.md", 1, "stale-symbol", "StartWorkers")]
+
+
 def test_a_javascript_import_path_of_a_typescript_source_is_no_missing_file(tree: Tree) -> None:
     # payload's CLAUDE.md: TypeScript's ES modules import `index.ts` as `index.js`
     tree.write("packages/ui/src/exports/client/index.ts", "export {}\n")

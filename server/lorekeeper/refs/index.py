@@ -26,7 +26,7 @@ except ImportError:  # the `fast` extra is not installed
 from ..infra import cache as cache_files
 from ..infra.safeio import read_bytes_stat
 from ..infra.workers import fork_map, worker_count
-from ..workspace import PathOutsideRoot, Workspace
+from ..workspace import PathOutsideRoot, Workspace, vendored_folders
 from .manifests import FILES_FOR_KIND, TASKFILES, Manifest, parse_manifest
 from .symbols import FileSymbols, file_symbols, language_of, qualified_definition
 
@@ -383,8 +383,18 @@ class CodeIndex:
     # -- symbols ---------------------------------------------------------------------------------
 
     @cached_property
+    def vendored(self) -> tuple[str, ...]:
+        """The folders holding copies of dependencies (Go's `go mod vendor`, Composer's), as path
+        prefixes: their code is the dependencies', not the code memories speak of."""
+        return vendored_folders(self.files)
+
+    @cached_property
     def code_files(self) -> list[str]:
-        return sorted(p for p in self.files if language_of(p))
+        """The code files searched for the names memories give: every file of a known language, but
+        those of a vendored copy of dependencies (inngest's 10,000 files of `vendor/`, three-quarters of
+        its tree)."""
+        vendored = self.vendored
+        return sorted(p for p in self.files if language_of(p) and not (vendored and p.startswith(vendored)))
 
     def symbols(self, path: str) -> FileSymbols | None:
         """The symbols of one code file (``None`` if it cannot be read)."""

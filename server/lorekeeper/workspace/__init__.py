@@ -8,7 +8,7 @@ import os
 import subprocess
 import threading
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
@@ -551,7 +551,7 @@ class Workspace:
         widened = bool(self.user_instruction_files)
         store_prefix = self.rel(self.store) + "/" if _is_within(self.store, self.root) else None
         files = self.rel_files()
-        vendored = _vendored_folders(files)
+        vendored = vendored_folders(files)
         for relpath in files:
             name = relpath.rsplit("/", 1)[-1]
             if store_prefix and relpath.startswith(store_prefix) and not relpath.endswith(".memory.md"):
@@ -853,7 +853,7 @@ def init_workspace(root: Path) -> Initialised:
 _VENDOR_MARKERS = ("vendor/modules.txt", "vendor/autoload.php")
 
 
-def _vendored_folders(files: list[str]) -> tuple[str, ...]:
+def vendored_folders(files: Iterable[str]) -> tuple[str, ...]:
     """The folders holding copies of dependencies (a ``vendor/`` that holds a ``modules.txt`` or an
     ``autoload.php``), as path prefixes: the instruction files inside them are their projects' memory,
     about their own trees, not this repository's."""

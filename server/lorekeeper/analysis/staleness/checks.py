@@ -48,6 +48,12 @@ WORD = "word:"  # reverse-index keys "word:NAME": entries waiting for NAME to ap
 GENERATED = frozenset({"dist", "build", "out", "target", "node_modules", "coverage", ".next", ".nuxt", ".venv", "venv",
                        "__pycache__", ".cache", ".turbo", ".git", "tmp", ".tox"})
 CODE_PATHSPECS = tuple(f"*{ext}" for ext in LANGUAGES)  # every file a symbol can be defined in
+
+
+def code_pathspecs(index: CodeIndex) -> tuple[str, ...]:
+    """:data:`CODE_PATHSPECS` without the vendored copies of dependencies the index leaves out of its code
+    files (:attr:`CodeIndex.vendored`): a name is looked for in the past where it is looked for today."""
+    return CODE_PATHSPECS + tuple(f":(exclude){folder}" for folder in index.vendored)
 _MAX_FILES_PER_SYMBOL = 40
 
 
@@ -663,7 +669,7 @@ class SymbolCheck:
                 by_commit.setdefault(baseline.commit, []).append(item)
         commits = list(by_commit)
         answers = parallel(lambda c: history.grep_at(c, {w for i in by_commit[c] for w in _words(i.ref.target)},
-                                                     CODE_PATHSPECS), commits)
+                                                     code_pathspecs(checker.index)), commits)
         envs: list[tuple[Pending, str, list[str]]] = []  # names the code may have read from the environment
         for commit, found in zip(commits, answers, strict=True):
             group = by_commit[commit]
@@ -1999,7 +2005,7 @@ def stated_defaults(checker: StalenessChecker, entry: Entry, result: EntryResult
         baseline = checker.baselines.of(entry, line)
         if baseline is None or baseline.commit is None:
             continue
-        files = (history.grep_at(baseline.commit, [name], CODE_PATHSPECS) or {}).get(name, set())
+        files = (history.grep_at(baseline.commit, [name], code_pathspecs(checker.index)) or {}).get(name, set())
         files = sorted(p for p in files if not _NOT_DEFAULTS.search(p))[:_MAX_FILES_PER_SYMBOL]
         then = history.read_at([(baseline.commit, p) for p in files])
         held = next(((p, m.group(0)) for p in files if (data := then.get((baseline.commit, p))) is not None
