@@ -21,6 +21,7 @@ from bisect import bisect_left, insort_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date
+from itertools import takewhile
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -412,12 +413,10 @@ class StalenessChecker:
             if text.startswith("---"):
                 source = read_source(path, text)
                 for pattern in source.globs("globs", "applyTo", "paths") or []:
-                    fixed = []
-                    for part in pattern.strip("/").split("/"):
-                        if any(c in part for c in "*?[{"):
-                            break
-                        fixed.append(part)
-                    folder = "/".join(fixed[:-1] if fixed and len(fixed) == len(pattern.strip("/").split("/")) else fixed)
+                    parts = pattern.strip("/").split("/")
+                    fixed = list(takewhile(lambda part: not any(c in part for c in "*?[{"), parts))
+                    # the folders before the first wildcard; a pattern with none names a file: its folder
+                    folder = "/".join(fixed[:-1] if len(fixed) == len(parts) else fixed)
                     if folder and folder not in folders:
                         folders.append(folder)
             self._rule_folders[key] = folders

@@ -48,13 +48,13 @@ WORD = "word:"  # reverse-index keys "word:NAME": entries waiting for NAME to ap
 GENERATED = frozenset({"dist", "build", "out", "target", "node_modules", "coverage", ".next", ".nuxt", ".venv", "venv",
                        "__pycache__", ".cache", ".turbo", ".git", "tmp", ".tox"})
 CODE_PATHSPECS = tuple(f"*{ext}" for ext in LANGUAGES)  # every file a symbol can be defined in
+_MAX_FILES_PER_SYMBOL = 40
 
 
 def code_pathspecs(index: CodeIndex) -> tuple[str, ...]:
     """:data:`CODE_PATHSPECS` without the vendored copies of dependencies the index leaves out of its code
     files (:attr:`CodeIndex.vendored`): a name is looked for in the past where it is looked for today."""
     return CODE_PATHSPECS + tuple(f":(exclude){folder}" for folder in index.vendored)
-_MAX_FILES_PER_SYMBOL = 40
 
 
 class Check(Protocol):
@@ -502,7 +502,7 @@ def _as_module(path: str) -> str:
 _TYPESCRIPT_SOURCES = {".js": (".ts", ".tsx"), ".jsx": (".tsx",), ".mjs": (".mts",), ".cjs": (".cts",)}
 
 
-def _typescript_source(index: Any, item: Pending) -> bool:
+def _typescript_source(index: CodeIndex, item: Pending) -> bool:
     """Whether a ``.js`` path that never existed names a TypeScript source that does, as the import
     specifiers of TypeScript's ES modules write it: where the path would be, or as the end of one path."""
     pure = PurePosixPath(item.ref.target)
