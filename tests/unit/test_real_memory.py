@@ -428,6 +428,37 @@ def test_lore_repeats_previews_applies_and_undo_restores_every_byte(tree: Tree) 
     assert files(tree.root, journal=False) == {p: d for p, d in before.items() if "/log/" not in p.as_posix()}
 
 
+def test_memory_bank_items_that_repeat_in_words_but_not_in_place_stay(tree: Tree) -> None:
+    """Seven public memory banks, judged copy by copy: 199 of 681 copies `lore repeats` would remove were
+    another fact where they stand. Each kind, with their texts (LegalEase, module-rewards, Vssyl,
+    TYPE_SAFETY_PROJECT_SUMMARY's phases); one true repeat still goes."""
+    write_all(tree, {
+        "memory-bank/activeContext.md": "# Active Context\n\n## Under Development\n\n- Key information extraction\n"
+                                        "- Slovak legal citation formatting for the summaries\n\n## Upcoming\n\n"
+                                        "- Performance optimization\n\n## Notes\n\n"
+                                        "- Phase 2: Function parameter `any` arrays, 59 files, 7 interfaces\n"
+                                        "- See [projectbrief.md](./projectbrief.md) for project vision and requirements.\n"
+                                        "- Deploy with `make deploy` from the repository root.\n",
+        "memory-bank/progress.md": "# Progress\n\n## Completed Features\n\n- [x] Key information extraction\n\n"
+                                   "## Known Issues\n\n- Performance optimization\n\n## Phases\n\n"
+                                   "- Phase 2: Function parameter `any` arrays, 59 files, 7 interfaces\n"
+                                   "  - Improved: all AI engines typed\n\n## Links\n\n"
+                                   "- See [projectbrief.md](./projectbrief.md) for project vision and requirements.\n\n"
+                                   "## Deploying\n\n- Deploy with `make deploy` from the repository root.\n",
+        "memory-bank/chatProductContext.md": "# Chat\n\n## Requirements\n\n- Responsive design for desktop and mobile\n",
+        "memory-bank/driveProductContext.md": "# Drive\n\n## Requirements\n\n- Responsive design for desktop and mobile\n",
+    })
+    found = json.loads(lore("repeats", "--json", cwd=tree.root).stdout)
+    why = {c["path"] + ":" + c["text"][:20]: c["stays_because"] for r in found["repeats"] for c in r["copies"]}
+    assert why["memory-bank/progress.md:Key information extr"] == "another status than the kept one's (done, planned, in progress)"
+    assert why["memory-bank/progress.md:Performance optimiza"] == "too short to say what it is about apart from its heading"
+    assert why["memory-bank/progress.md:Phase 2: Function pa"] == "a list item with items nested under it"
+    assert why["memory-bank/progress.md:See [projectbrief.md"] == "a pointer to another file"
+    assert why["memory-bank/driveProductContext.md:Responsive design fo"].startswith("in a file about another part")
+    assert why["memory-bank/progress.md:Deploy with `make de"] is None  # the same fact: it goes
+    assert found["removable"] == 1
+
+
 def test_lore_repeats_says_when_a_removal_would_leave_a_file_empty(tree: Tree) -> None:
     write_all(tree, {"AGENTS.md": "# Agents\n\n## Testing\n\n- Run the tests with `make test` before every commit.\n"
                                   "- Use tabs in Go files.\n",

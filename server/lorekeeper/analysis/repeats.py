@@ -277,8 +277,81 @@ ANOTHER_LIST = "an item of a list whose label says something of it"
 A_STEP = "a step of a numbered list whose other steps stay"
 REFERRED = "the paragraph after it refers back to it"
 JUDGED = "only a model judged it the same fact"
+ANOTHER_STATUS = "another status than the kept one's (done, planned, in progress)"
+A_PARENT = "a list item with items nested under it"
+A_POINTER = "a pointer to another file"
+TOO_SHORT = "too short to say what it is about apart from its heading"
+SIBLING_FILE = "in a file about another part, beside the kept one's (chatProductContext.md / driveProductContext.md)"
 #: The reasons that are the copy's own file's: it needs the line where it is.
-IN_PLACE = frozenset((ANOTHER_HEADING, ANOTHER_LIST, A_STEP, REFERRED))
+IN_PLACE = frozenset((ANOTHER_HEADING, ANOTHER_LIST, A_STEP, REFERRED, ANOTHER_STATUS, A_PARENT, A_POINTER, TOO_SHORT,
+                      SIBLING_FILE))
+
+#: What says a memory-bank item's status: a mark it carries, or words of the label or heading it is under
+#: ("## Completed Features", "### Under Development", "**Coming Soon:**", "## What Works").
+_MARKS = {"done": "✅✔☑", "planned": "⬜☐⏳⏱📋", "doing": "🔄🚧"}
+_STATUS_WORDS = (
+    ("done", re.compile(r"\b(?:done|completed?|finished|implemented|shipped|resolved|fixed|what works|achievements?|"
+                        r"accomplished|delivered)\b", re.I)),
+    ("doing", re.compile(r"\b(?:in progress|current(?:ly)?|active|under development|ongoing|wip|working on|"
+                         r"being (?:built|developed))\b", re.I)),
+    ("planned", re.compile(r"\b(?:planned|plans?|todo|to-?do|future|upcoming|roadmap|next(?: steps?)?|coming soon|"
+                           r"backlog|ideas?|proposed|wishlist|under consideration|considering|pending|remaining|"
+                           r"not (?:yet )?(?:started|implemented)|known issues|technical debt)\b", re.I)),
+)
+#: A Markdown link, or a file name written as code: what a pointer to another file is made of.
+_POINTING = re.compile(r"\[[^\]]*\]\([^)]*\)|`[^`]*\.(?:md|mdc|txt)`|\b[\w.-]+\.mdc?\b")
+#: What sends the reader to another file: "See … for …", "Refer to …", "More in …".
+_SEE = re.compile(r"^[\s>*_-]*(?:see(?: also)?|refer to|check|more in|details in)\b", re.I)
+#: The words a unit needs, literals aside, to say what it is about without its heading: "Error handling",
+#: "Performance optimization" in two files are two files' own items.
+_SHORT_MAX_WORDS = 3
+
+
+#: A memory bank's own files, which share a word without being about two parts of the project.
+_BANK_FILES = frozenset({"projectbrief", "productcontext", "systempatterns", "techcontext", "activecontext", "progress"})
+_NAME_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+
+
+def _sibling_files(a: str, b: str) -> bool:
+    """Two files of one folder named alike for two parts of the project ("chatProductContext.md" /
+    "driveProductContext.md", "phase2-completion-summary.md" / "AI_IMPLEMENTATION_SUMMARY.md"): the same
+    generic line in each ("Responsive design for desktop and mobile") is each part's own."""
+    fa, _, na = a.rpartition("/")
+    fb, _, nb = b.rpartition("/")
+    if fa != fb or na == nb:
+        return False
+    wa = [w.lower() for w in _NAME_WORDS.findall(na.rsplit(".", 1)[0])]
+    wb = [w.lower() for w in _NAME_WORDS.findall(nb.rsplit(".", 1)[0])]
+    if not wa or not wb or "".join(wa) in _BANK_FILES or "".join(wb) in _BANK_FILES:
+        return False
+    return wa[-1] == wb[-1] and wa[0] != wb[0]
+
+
+def status(entry: Entry) -> str | None:
+    """An item's status where its text, the label of its list or its heading says it: "done", "doing",
+    "planned"; ``None`` where nothing does."""
+    for name, marks in _MARKS.items():
+        if any(mark in entry.content for mark in marks):
+            return name
+    for where in (str(entry.raw.get(INTRO) or ""), (entry.section or "").rsplit(" > ", 1)[-1]):
+        found = next((name for name, words in _STATUS_WORDS if words.search(where)), None)
+        if found:
+            return found
+    return None
+
+
+def _pointer(entry: Entry) -> bool:
+    """A line that points to another file ("See [projectbrief.md](./projectbrief.md) for project vision",
+    "[testingStrategy.md](./testingStrategy.md) (testing)"): a link, not a fact."""
+    rest = _POINTING.sub(" ", entry.content)
+    return rest != entry.content and (fact_size(rest) < 3 or bool(_SEE.match(rest)))
+
+
+def _too_short(copy: Entry, kept: Entry) -> bool:
+    """Two short items, no name or number in them, in two places: each says what it says of its own
+    heading ("Performance optimization" under a roadmap and under a sprint)."""
+    return (fact_size(copy.content) <= _SHORT_MAX_WORDS and not re.search(r"[`\d]", copy.content)
+            and (copy.location.path != kept.location.path or (copy.section or "") != (kept.section or "")))
 
 
 def why_stays(copy: Entry, repeat: Repeat, losing: Callable[[str, str], str] | None = None) -> str | None:
@@ -299,6 +372,17 @@ def why_stays(copy: Entry, repeat: Repeat, losing: Callable[[str, str], str] | N
         return A_STEP
     if copy.id in repeat.referred:
         return REFERRED
+    if copy.format == "instruction" and copy.source == "bullet" and isinstance(copy.raw.get(LIST_END), int) \
+            and not repeat.under:
+        return A_PARENT
+    if copy.format == kept.format == "instruction" and status(copy) != status(kept):
+        return ANOTHER_STATUS
+    if copy.format == "instruction" and _pointer(copy):
+        return A_POINTER
+    if copy.format == kept.format == "instruction" and _too_short(copy, kept):
+        return TOO_SHORT
+    if copy.format == kept.format == "instruction" and _sibling_files(copy.location.path, kept.location.path):
+        return SIBLING_FILE
     if repeat.judged_by(copy):
         return JUDGED
     if losing is not None and copy.location.path != kept.location.path:
@@ -584,6 +668,8 @@ def repeat_findings(entries: Iterable[Entry], sources: Iterable[str] = (), parap
                             else "; the paragraph after it refers back to it: bring them together by hand"
                             if why == REFERRED
                             else ": bring them together by hand" if why == JUDGED
+                            else f"; {why}: bring them together by hand"
+                            if why in (ANOTHER_STATUS, A_PARENT, A_POINTER, TOO_SHORT, SIBLING_FILE)
                             else f"; the {len(repeat.under)} line(s) it introduces repeat too: it goes with them"
                             if repeat.under else ": an agent that loads both reads it twice")),
                 source=copy.location.path, line=copy.location.start_line, entry=copy.id,
