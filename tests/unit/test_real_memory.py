@@ -431,7 +431,7 @@ def test_lore_repeats_previews_applies_and_undo_restores_every_byte(tree: Tree) 
 def test_memory_bank_items_that_repeat_in_words_but_not_in_place_stay(tree: Tree) -> None:
     """Seven public memory banks, judged copy by copy: 199 of 681 copies `lore repeats` would remove were
     another fact where they stand. Each kind, with their texts (LegalEase, module-rewards, Vssyl,
-    TYPE_SAFETY_PROJECT_SUMMARY's phases); one true repeat still goes."""
+    TYPE_SAFETY_PROJECT_SUMMARY's phases, a phase's title over its list); one true repeat still goes."""
     write_all(tree, {
         "memory-bank/activeContext.md": "# Active Context\n\n## Under Development\n\n- Key information extraction\n"
                                         "- Slovak legal citation formatting for the summaries\n\n## Upcoming\n\n"
@@ -446,6 +446,9 @@ def test_memory_bank_items_that_repeat_in_words_but_not_in_place_stay(tree: Tree
                                    "- See [projectbrief.md](./projectbrief.md) for project vision and requirements.\n\n"
                                    "## Deploying\n\n- Deploy with `make deploy` from the repository root.\n",
         "memory-bank/chatProductContext.md": "# Chat\n\n## Requirements\n\n- Responsive design for desktop and mobile\n",
+        "memory-bank/TYPE_SAFETY_SUMMARY.md": "# Type safety\n\n**Phase 4**: Prisma JSON compatibility with `Prisma.InputJsonValue` ✅\n"
+                                              "- Fixed: `permissionService`, `ssoService`\n",
+        "memory-bank/techContext.md": "# Tech\n\n## Types\n\n- ✅ Phase 4: Prisma JSON compatibility with `Prisma.InputJsonValue`\n",
         "memory-bank/driveProductContext.md": "# Drive\n\n## Requirements\n\n- Responsive design for desktop and mobile\n",
     })
     found = json.loads(lore("repeats", "--json", cwd=tree.root).stdout)
@@ -455,6 +458,7 @@ def test_memory_bank_items_that_repeat_in_words_but_not_in_place_stay(tree: Tree
     assert why["memory-bank/progress.md:Phase 2: Function pa"] == "a list item with items nested under it"
     assert why["memory-bank/progress.md:See [projectbrief.md"] == "a pointer to another file"
     assert why["memory-bank/driveProductContext.md:Responsive design fo"].startswith("in a file about another part")
+    assert why["memory-bank/TYPE_SAFETY_SUMMARY.md:**Phase 4**: Prisma "] == "the title of the list right under it"
     assert why["memory-bank/progress.md:Deploy with `make de"] is None  # the same fact: it goes
     assert found["removable"] == 1
 

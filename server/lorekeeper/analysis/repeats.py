@@ -72,6 +72,9 @@ class Repeat:
     #: The copies the paragraph right after refers back to ("Use `bd update` with flags instead:", "These
     #: contain …"), which would read as nonsense without them (:func:`_steps_kept`).
     referred: frozenset[str] = frozenset()
+    #: The copies that title the list right under them, which is no copy ("**Phase 2: Function Parameter
+    #: `any` Arrays** ✅ (59 files)" over what phase 2 did): without them the list reads as the title's before.
+    titles: frozenset[str] = frozenset()
     #: The copies only a model judged the kept one's fact, each with who judged it (``llm:MODEL``): named,
     #: never removed for its word (:data:`JUDGED`).
     judged: tuple[tuple[str, str], ...] = ()
@@ -282,9 +285,10 @@ A_PARENT = "a list item with items nested under it"
 A_POINTER = "a pointer to another file"
 TOO_SHORT = "too short to say what it is about apart from its heading"
 SIBLING_FILE = "in a file about another part, beside the kept one's (chatProductContext.md / driveProductContext.md)"
+A_TITLE = "the title of the list right under it"
 #: The reasons that are the copy's own file's: it needs the line where it is.
 IN_PLACE = frozenset((ANOTHER_HEADING, ANOTHER_LIST, A_STEP, REFERRED, ANOTHER_STATUS, A_PARENT, A_POINTER, TOO_SHORT,
-                      SIBLING_FILE))
+                      SIBLING_FILE, A_TITLE))
 
 #: What says a memory-bank item's status: a mark it carries, or words of the label or heading it is under
 #: ("## Completed Features", "### Under Development", "**Coming Soon:**", "## What Works").
@@ -372,6 +376,8 @@ def why_stays(copy: Entry, repeat: Repeat, losing: Callable[[str, str], str] | N
         return A_STEP
     if copy.id in repeat.referred:
         return REFERRED
+    if copy.id in repeat.titles:
+        return A_TITLE
     if copy.format == "instruction" and copy.source == "bullet" and isinstance(copy.raw.get(LIST_END), int) \
             and not repeat.under:
         return A_PARENT
@@ -540,9 +546,13 @@ def _steps_kept(entries: list[Entry], found: list[Repeat]) -> list[Repeat]:
                 listed = unit.raw.get(LIST)
                 referred.update(e.id for e in units if e.id in copies and (
                     e is unit or (listed is not None and e.raw.get(LIST) == listed)))
+    titles = {unit.id for units in by_file.values() for unit, after in itertools.pairwise(units)
+              if unit.id in copies and unit.source == "paragraph" and after.source == "bullet"
+              and after.id not in copies and after.location.start_line == unit.location.end_line + 1}
     return [replace(r, steps=frozenset(c.id for c in r.copies if c.id in kept),
-                    referred=frozenset(c.id for c in r.copies if c.id in referred))
-            if any(c.id in kept or c.id in referred for c in r.copies) else r for r in found]
+                    referred=frozenset(c.id for c in r.copies if c.id in referred),
+                    titles=frozenset(c.id for c in r.copies if c.id in titles))
+            if any(c.id in kept or c.id in referred or c.id in titles for c in r.copies) else r for r in found]
 
 
 #: A paragraph that refers back to what stands above it: "These contain …", "Use `bd update` with flags
@@ -669,7 +679,7 @@ def repeat_findings(entries: Iterable[Entry], sources: Iterable[str] = (), parap
                             if why == REFERRED
                             else ": bring them together by hand" if why == JUDGED
                             else f"; {why}: bring them together by hand"
-                            if why in (ANOTHER_STATUS, A_PARENT, A_POINTER, TOO_SHORT, SIBLING_FILE)
+                            if why in (ANOTHER_STATUS, A_PARENT, A_POINTER, TOO_SHORT, SIBLING_FILE, A_TITLE)
                             else f"; the {len(repeat.under)} line(s) it introduces repeat too: it goes with them"
                             if repeat.under else ": an agent that loads both reads it twice")),
                 source=copy.location.path, line=copy.location.start_line, entry=copy.id,
