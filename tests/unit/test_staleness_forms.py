@@ -140,7 +140,7 @@ def test_the_root_of_an_ascii_tree(tree: Tree) -> None:
 
 def test_library_versions_against_package_json(tree: Tree) -> None:
     """"React 18.3 + TypeScript + Vite 7": each library's version against the range package.json gives it,
-    a warning when it matched when the memory was written and matches no more."""
+    an error when it matched when the memory was written and matches no more."""
     tree.write("package.json", json.dumps({"dependencies": {"react": "^18.3.1"},
                                            "devDependencies": {"vite": "^7.0.2", "typescript": "~5.6.0"}}))
     tree.write("AGENTS.md", "- Stack: React 18.3 + TypeScript 5.6 + Vite 7.\n- Styling: Tailwind 4.\n")
@@ -148,7 +148,7 @@ def test_library_versions_against_package_json(tree: Tree) -> None:
     tree.write("package.json", json.dumps({"dependencies": {"react": "^19.1.0"},
                                            "devDependencies": {"vite": "^7.1.0", "typescript": "~5.6.3"}}))
     sha = commit(tree, "React 19", date="2026-02-01T10:00:00Z")
-    assert _found(tree) == [("AGENTS.md", 1, "stale-version", Severity.warning,
+    assert _found(tree) == [("AGENTS.md", 1, "stale-version", Severity.error,
                              f"react 18.3: `package.json` now says ^19.1.0 (changed in {sha} on 2026-02-01: React 19; it "
                              f"said ^18.3.1 when this memory was written in {first} on 2026-01-10)")]
     # (Tailwind is no dependency here: nothing to compare with)
@@ -772,10 +772,10 @@ def test_a_library_version_declared_by_a_workspace_package(tree: Tree) -> None:
                                                "devDependencies": {"vite": "^7.3.0"}}))
     sha = commit(tree, "React 19, TypeScript 5.9", date="2026-02-01T10:00:00Z")
     assert _found(tree) == [
-        ("AGENTS.md", 1, "stale-version", Severity.warning,
+        ("AGENTS.md", 1, "stale-version", Severity.error,
          f"react 18.3: `web/package.json` now says ^19.2.6 (changed in {sha} on 2026-02-01: React 19, TypeScript 5.9; "
          f"it said ^18.3.1 when this memory was written in {first} on 2026-01-10)"),
-        ("AGENTS.md", 2, "stale-version", Severity.warning,
+        ("AGENTS.md", 2, "stale-version", Severity.error,
          f"typescript 5.4.5: `package.json` now says ~5.9.3 (changed in {sha} on 2026-02-01: React 19, TypeScript 5.9; "
          f"it said ~5.4.5 when this memory was written in {first} on 2026-01-10)")]
 
@@ -807,13 +807,13 @@ def test_a_tool_the_project_dropped(tree: Tree) -> None:
     written = f"when this memory was written in {first} on 2026-01-10"
     removed = f"removed in {sha} on 2026-02-06: squash"
     assert [f for f in _found(tree) if f[2] == "stale-dependency"] == [
-        ("CLAUDE.md", 4, "stale-dependency", Severity.warning,
+        ("CLAUDE.md", 4, "stale-dependency", Severity.error,
          f"flake8: `pyproject.toml` declared it {written}; no manifest does now ({removed}) and no build, CI or "
          "configuration file nor code names it"),
-        ("CLAUDE.md", 7, "stale-dependency", Severity.warning,
+        ("CLAUDE.md", 7, "stale-dependency", Severity.error,
          f"black: `pyproject.toml` declared it {written}; no manifest does now ({removed}) and no build, CI or "
          "configuration file nor code names it"),
-        ("CLAUDE.md", 7, "stale-dependency", Severity.warning,
+        ("CLAUDE.md", 7, "stale-dependency", Severity.error,
          f"isort: `pyproject.toml` declared it {written}; no manifest does now ({removed}) and no build, CI or "
          "configuration file nor code names it")]
 
@@ -833,7 +833,7 @@ def test_a_tool_whose_directives_outlive_it(tree: Tree) -> None:
     switched = commit(tree, "switch from `pyright` to `ty`", date="2025-08-19T10:00:00Z")
     tree.write("pyproject.toml", _PYPROJECT.format(dev='"ty>=0.0.1"') + "\n[tool.basedpyright]\ntypeCheckingMode = \"basic\"\n")
     commit(tree, "Fix ty type errors", date="2025-12-22T10:00:00Z")
-    assert _found(tree) == [("AGENTS.md", 1, "stale-dependency", Severity.warning,
+    assert _found(tree) == [("AGENTS.md", 1, "stale-dependency", Severity.error,
                              f"pyright: `pyproject.toml` declared it when this memory was written in {first} on 2025-08-08; "
                              f"no manifest does now (removed in {switched} on 2025-08-19: switch from `pyright` to `ty`) "
                              "and no build, CI or configuration file nor code names it (`src/app.py` names it only in a "
@@ -854,9 +854,9 @@ def test_a_tool_named_as_the_past_or_in_a_manifest_deleted_since(tree: Tree) -> 
     written = f"when this memory was written in {first} on 2025-06-24"
     removed = f"removed in {sha} on 2025-09-29: Clean up the sdk, this is the app now"
     assert _found(tree) == [
-        ("CLAUDE.md", 1, "stale-dependency", Severity.warning, f"mkdocs: `pyproject.toml` declared it {written}; no "
+        ("CLAUDE.md", 1, "stale-dependency", Severity.error, f"mkdocs: `pyproject.toml` declared it {written}; no "
          f"manifest does now ({removed}) and no build, CI or configuration file nor code names it"),
-        ("CLAUDE.md", 2, "stale-dependency", Severity.warning, f"mypy: `pyproject.toml` declared it {written}; no "
+        ("CLAUDE.md", 2, "stale-dependency", Severity.error, f"mypy: `pyproject.toml` declared it {written}; no "
          f"manifest does now ({removed}) and no build, CI or configuration file nor code names it")]
 
 
@@ -876,8 +876,8 @@ def test_a_framework_whose_app_was_removed(tree: Tree) -> None:
     tail = (f"when this memory was written in {first} on 2026-01-13; no manifest does now (removed in {sha} on "
             "2026-01-27: chore(web): remove the v1 API) and no build, CI or configuration file nor code names it")
     assert _found(tree) == [
-        ("AGENTS.md", 1, "stale-dependency", Severity.warning, f"hono: `web/apps/api/package.json` declared it {tail}"),
-        ("AGENTS.md", 2, "stale-dependency", Severity.warning, f"wrangler: `web/apps/api/package.json` declared it {tail}")]
+        ("AGENTS.md", 1, "stale-dependency", Severity.error, f"hono: `web/apps/api/package.json` declared it {tail}"),
+        ("AGENTS.md", 2, "stale-dependency", Severity.error, f"wrangler: `web/apps/api/package.json` declared it {tail}")]
 
 
 def test_a_library_family_the_project_dropped(tree: Tree) -> None:
@@ -894,8 +894,8 @@ def test_a_library_family_the_project_dropped(tree: Tree) -> None:
     message = (f"radix: `web/package.json` declared `@radix-ui/react-checkbox` when this memory was written in {first} "
                f"on 2026-06-05; no manifest does now (removed in {sha} on 2026-07-14: chore(web): migrate UI primitives "
                "to Base UI) and no build, CI or configuration file nor code names it")
-    assert _found(tree) == [("AGENTS.md", 1, "stale-dependency", Severity.warning, message),
-                            ("AGENTS.md", 2, "stale-dependency", Severity.warning, message)]
+    assert _found(tree) == [("AGENTS.md", 1, "stale-dependency", Severity.error, message),
+                            ("AGENTS.md", 2, "stale-dependency", Severity.error, message)]
 
 
 _TASKFILE = """version: '3'
@@ -991,7 +991,7 @@ def test_a_go_module_the_project_dropped(tree: Tree) -> None:
     tree.write("go.mod", go_mod.format(more="\tgithub.com/testcontainers/testcontainers-go v0.33.0\n"))
     tree.write("it_test.go", 'package app\n\nimport "github.com/testcontainers/testcontainers-go"\n\nvar _ = testcontainers.Run\n')
     sha = commit(tree, "Replace ory/dockertest with testcontainers-go", date="2026-04-01T10:00:00Z")
-    assert _found(tree) == [("AGENTS.md", 1, "stale-dependency", Severity.warning,
+    assert _found(tree) == [("AGENTS.md", 1, "stale-dependency", Severity.error,
                              f"ory/dockertest: `go.mod` declared `github.com/ory/dockertest/v3` when this memory was written "
                              f"in {first} on 2025-11-14; no manifest does now (removed in {sha} on 2026-04-01: Replace "
                              "ory/dockertest with testcontainers-go) and no build, CI or configuration file nor code names it")]
@@ -1017,9 +1017,9 @@ def test_a_go_module_named_in_prose_or_by_its_name_alone(tree: Tree) -> None:
     tail = (f"when this memory was written in {first} on 2025-11-18; no manifest does now (removed in {sha} on "
             "2025-12-01: Convert to modelcontextprotocol/go-sdk) and no build, CI or configuration file nor code names it")
     assert _found(tree) == [
-        (".github/copilot-instructions.md", 1, "stale-dependency", Severity.warning,
+        (".github/copilot-instructions.md", 1, "stale-dependency", Severity.error,
          "mark3labs/mcp-go: `go.mod` declared `github.com/mark3labs/mcp-go` " + tail),
-        (".github/copilot-instructions.md", 2, "stale-dependency", Severity.warning,
+        (".github/copilot-instructions.md", 2, "stale-dependency", Severity.error,
          "go-github-mock: `go.mod` declared `github.com/migueleliasweb/go-github-mock` " + tail),
     ]
 
@@ -1299,10 +1299,28 @@ def test_the_version_of_a_library_published_under_a_scope(tree: Tree) -> None:
     tree.write("apps/webapp/package.json", json.dumps({"dependencies": {"@remix-run/react": "2.17.4"},
                                                        "devDependencies": {"@playwright/test": "^1.40.1"}}))
     sha = commit(tree, "fix(security): upgrade Remix packages", date="2026-02-01T10:00:00Z")
-    assert _found(tree) == [("AGENTS.md", 1, "stale-version", Severity.warning,
+    assert _found(tree) == [("AGENTS.md", 1, "stale-version", Severity.error,
                              f"@remix-run/react 2.1.0: `apps/webapp/package.json` now says 2.17.4 (changed in {sha} on "
                              "2026-02-01: fix(security): upgrade Remix packages; it said 2.1.0 when this memory was "
                              f"written in {first} on 2026-01-10)")]
+
+
+def test_a_newer_patch_of_the_same_release_is_a_warning(tree: Tree) -> None:
+    """trigger.dev's "Remix 2.17.4" after "chore(deps): bump @remix-run/* to 2.17.5": the memory is behind by
+    a patch only, right in all it implies (a warning); "Vite 7.1.2" behind 7.3.0 is another release (an
+    error)."""
+    tree.write("apps/webapp/package.json", json.dumps({"dependencies": {"@remix-run/react": "2.17.4"},
+                                                       "devDependencies": {"vite": "7.1.2"}}))
+    tree.write("AGENTS.md", "- **apps/webapp**: Remix 2.17.4 app.\n- Built with Vite 7.1.2.\n")
+    first = commit(tree, "initial", date="2026-01-10T10:00:00Z")
+    tree.write("apps/webapp/package.json", json.dumps({"dependencies": {"@remix-run/react": "2.17.5"},
+                                                       "devDependencies": {"vite": "7.3.0"}}))
+    sha = commit(tree, "chore(deps): bump", date="2026-02-01T10:00:00Z")
+    tail = f"(changed in {sha} on 2026-02-01: chore(deps): bump; it said {{}} when this memory was written in {first} on 2026-01-10)"
+    assert _found(tree) == [
+        ("AGENTS.md", 1, "stale-version", Severity.warning,
+         "@remix-run/react 2.17.4: `apps/webapp/package.json` now says 2.17.5 " + tail.format("2.17.4")),
+        ("AGENTS.md", 2, "stale-version", Severity.error, "vite 7.1.2: `apps/webapp/package.json` now says 7.3.0 " + tail.format("7.1.2"))]
 
 
 def test_the_version_of_the_package_manager(tree: Tree) -> None:
@@ -1316,7 +1334,7 @@ def test_the_version_of_the_package_manager(tree: Tree) -> None:
     first = commit(tree, "initial", date="2026-01-10T10:00:00Z")
     tree.write("package.json", json.dumps({"name": "root", "packageManager": "pnpm@10.33.2+sha512.def456"}))
     sha = commit(tree, "chore: upgrade pnpm to 10.33.2", date="2026-02-01T10:00:00Z")
-    assert _found(tree) == [("CLAUDE.md", 1, "stale-version", Severity.warning,
+    assert _found(tree) == [("CLAUDE.md", 1, "stale-version", Severity.error,
                              f"pnpm 10.23.0: `package.json` now says 10.33.2 (changed in {sha} on 2026-02-01: chore: "
                              f"upgrade pnpm to 10.33.2; it said 10.23.0 when this memory was written in {first} on "
                              "2026-01-10)")]
@@ -1336,7 +1354,7 @@ def test_the_pin_of_a_package_manager_dated_in_a_long_history(tree: Tree, monkey
     sha = commit(tree, "chore(dx): upgrade to pnpm v10", date="2026-03-27T10:00:00Z")
     tree.write("package.json", json.dumps({"name": "root", "version": "1.1.0", "packageManager": "pnpm@10.0.0"}))
     commit(tree, "chore: release v1.1.0", date="2026-04-01T10:00:00Z")
-    assert _found(tree) == [("CLAUDE.md", 1, "stale-version", Severity.warning,
+    assert _found(tree) == [("CLAUDE.md", 1, "stale-version", Severity.error,
                              f"pnpm 9.5.0: `package.json` now says 10.0.0 (changed in {sha} on 2026-03-27: chore(dx): "
                              f"upgrade to pnpm v10; it said 9.5.0 when this memory was written in {first} on 2025-06-22)")]
 
@@ -1378,7 +1396,7 @@ def test_poetry_after_a_move_to_uv(tree: Tree) -> None:
     first = commit(tree, "initial", date="2026-02-17T10:00:00Z")
     tree.write("packages/python-sdk/pyproject.toml", '[project]\nname = "e2b"\n[build-system]\nrequires = ["hatchling"]\n')
     sha = commit(tree, "chore(python-sdk): migrate from Poetry to uv", date="2026-07-06T10:00:00Z")
-    assert _found(tree) == [("CLAUDE.md", 1, "stale-dependency", Severity.warning,
+    assert _found(tree) == [("CLAUDE.md", 1, "stale-dependency", Severity.error,
                              f"poetry: `packages/python-sdk/pyproject.toml` declared `poetry-core` when this memory was "
                              f"written in {first} on 2026-02-17; no manifest does now (removed in {sha} on 2026-07-06: "
                              "chore(python-sdk): migrate from Poetry to uv) and no build, CI or configuration file nor "

@@ -480,7 +480,7 @@ def test_versions_stated_in_a_memory_are_compared_with_what_declares_them(tree: 
     tree.write("go.mod", "module example.com/x\n\ngo 1.26.0\n")
     commit(tree, "bump go again", date="2026-06-01T12:00:00Z")
     [finding] = check(tree.root)
-    assert (finding.kind, finding.severity, finding.line) == ("stale-version", Severity.warning, 1)
+    assert (finding.kind, finding.severity, finding.line) == ("stale-version", Severity.error, 1)
     # The commit named is the first one after the memory whose declaration stopped matching it, with the
     # value it set where that is not today's (inngest's go.mod: 1.24.0, then 1.25.0, now 1.26.4).
     assert f"`go.mod` now says 1.26.0 (first changed to 1.25.1 in {bump} on 2026-05-01: bump go; it said 1.24.0 when " \

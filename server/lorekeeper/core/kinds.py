@@ -48,9 +48,10 @@ KINDS: dict[str, Kind] = {kind.name: kind for kind in [
     *_kinds(Family.staleness, Severity.error, _STALE,
             "stale-path moved-path stale-symbol stale-script stale-make-target stale-just-recipe stale-task stale-tox-env"
             " stale-console-script stale-extra stale-dependency-group"
-            " stale-module stale-package-manager stale-crate stale-env stale-tool stale-package", stale=True),
+            " stale-module stale-package-manager stale-crate stale-env stale-tool stale-package stale-version stale-dependency",
+            stale=True),
     *_kinds(Family.staleness, Severity.warning, _STALE,
-            "missing-path stale-version stale-dependency changed-since-verified stale-value marked-stale llm-stale",
+            "missing-path changed-since-verified stale-value marked-stale llm-stale",
             stale=True),
     *_kinds(Family.staleness, Severity.info, _STALE,
             "unresolved-path unresolved-symbol unresolved-script unresolved-make-target unresolved-just-recipe"

@@ -182,6 +182,18 @@ def declared_in_packages(tool: str, paths: list[str], read: Callable[[str], byte
     return [path for path, _ in found], found[0][1]
 
 
+def patch_behind(stated: str, declared: str) -> bool:
+    """Whether a stated version that no longer matches a declaration differs from it in its patch part
+    alone: "2.17.4" against "2.17.5" (the same release line, a newer patch), never "2.1" against
+    "2.17.5" nor "1.24" against "1.25.12"."""
+    found = _VERSION.search(declared)
+    want = stated.split(".")
+    if not found or len(want) < 3:
+        return False
+    have = found.group(1).split(".")
+    return len(have) >= 3 and [int(x) for x in want[:2]] == [int(x) for x in have[:2]]
+
+
 def version_matches(stated: str, declared: str) -> bool:
     """Whether a stated version ("1.24", "20") agrees with a declaration ("1.24.2", ">=20", "v20.11.0"):
     equal in every part the statement gives. A declaration without a number ("stable") matches."""

@@ -35,7 +35,7 @@ from ...refs.history import GitHistory, parallel
 from ...refs.index import LOCKFILES, CodeIndex, narrowed
 from ...refs.manifests import TOOL_PROJECT_FILES, WELL_KNOWN_TOOLS, normal_extra, parse_manifest
 from ...refs.symbols import LANGUAGES, FileSymbols, file_symbols, language_of, qualified_definition
-from ...refs.versions import PACKAGES_MAX, declared_in_packages, declared_version, folders_up, version_matches
+from ...refs.versions import PACKAGES_MAX, declared_in_packages, declared_version, folders_up, patch_behind, version_matches
 from ...workspace import ALWAYS_SKIPPED_DIRS, PathOutsideRoot
 from .baseline import Baseline
 
@@ -1318,7 +1318,10 @@ class VersionCheck:
                                          lambda path, sha=sha: read_then(path, sha))
                 first = f"first changed to {there[1]} in {change.describe()}" if there and there[1] != item.data["now"] \
                     else f"changed in {change.describe()}"
-            checker.add(item, "stale-version", Severity.warning,
+            # an error: the memory matched the project when it was written and states another release now;
+            # a warning when only the patch moved on ("Remix 2.17.4", 2.17.5 now): right in all it implies
+            patch = patch_behind(item.data["stated"], item.data["now"])
+            checker.add(item, "stale-version", Severity.warning if patch else Severity.error,
                         f"{item.data['tool'].removeprefix('npm:')} {item.data['stated']}: `{item.data['path']}` now says {item.data['now']} "
                         + (f"({first}; " if first else "(")
                         + f"it said {then[1]} when this memory was {baseline.how})", commit=change)
@@ -1734,7 +1737,7 @@ def _named_alive(data: bytes, pattern: re.Pattern[bytes]) -> bool:
 def gone_dependencies(checker: StalenessChecker, entries: list[Entry]) -> None:
     """A tool or library a memory names in words ("Formatting: black + isort", "make lint  # Run flake8",
     "Reuse Radix primitives") that a manifest of the project declared when the memory was written, and
-    that none declares now and no build, CI or configuration file nor code names: a warning (the project
+    that none declares now and no build, CI or configuration file nor code names: an error (the project
     dropped it; the memory would have an agent use it). Names of a known vocabulary only (:mod:`...refs.dependencies`),
     never one the line says the project left ("migrated from Radix")."""
     index, history = checker.index, checker.history
@@ -1825,7 +1828,7 @@ def gone_dependencies(checker: StalenessChecker, entries: list[Entry]) -> None:
         name, package = name.removeprefix("go:"), package.removeprefix("go:")
         dropped = f"`{package}`" if package.rstrip("/") != name else "it"
         checker.results[entry.id].findings.append(Finding(
-            kind="stale-dependency", severity=Severity.warning, source=entry.location.path,
+            kind="stale-dependency", severity=Severity.error, source=entry.location.path,
             line=checker.baselines.line_of(entry, line), entry=entry.id, ref=name,
             commit=getattr(change, "sha", None),
             message=f"{name}: `{path}` declared {dropped} when this memory was {baseline.how}; no manifest does now "
