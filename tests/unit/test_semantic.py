@@ -55,6 +55,12 @@ PARAPHRASES = [
     # a file name in a code span is one word ("requirements.lock" parts no clause): both deny the same way
     ("Do not add a new Python dependency without updating `requirements.lock`.",
      "Adding a new Python dependency without updating `requirements.lock` is not allowed.", 0.97),
+    # "non-root" denies as "not root" does (heldout.jsonl h130)
+    ("The `web` container runs as non-root user 10001.", "UID 10001, not root, is the user the `web` container process runs as.",
+     0.81),
+    # what only says a list gives examples ("e.g.", "…") is no item of it (heldout2.jsonl r009)
+    ("**Never push domain-specific variant logic into theme files** (annotation types, transport types, …).",
+     "NEVER push domain-specific variant logic (e.g., annotation types, transport types) into theme files.", 0.86),
 ]
 NEVER = [
     ("Max line length is 100", "Max line length is 120", 0.99),
@@ -71,6 +77,8 @@ NEVER = [
      "Backend unit tests live next to the source file as `*.test.ts`.", 0.95),
     ("Use npm", "Don't use npm, use pnpm", 0.8),
     ("Use npm for scripts", "Do not use npm, not even for scripts", 0.9),
+    ("The `web` container runs as root.", "The `web` container runs as non-root.", 0.9),
+    ("Lint the packages (core, cli, etc.).", "Lint the packages (core, cli, web, etc.).", 0.95),
     ("Feature flags are enabled in staging.", "Feature flags are disabled in staging.", 0.95),
     ("The E2E suite runs on Chromium only.", "The E2E suite runs on chromium, firefox and webkit.", 0.8),
     # a list that grew, a status that changed: updates (real pairs of public repositories' memory)

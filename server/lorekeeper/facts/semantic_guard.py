@@ -163,12 +163,16 @@ _IN_CODE = re.compile(r"`[^`\n]*`")
 _CODE_PUNCTUATION = re.compile(r"[,;.()—:]")
 
 
+#: "non-root" denies as "not root" does.
+_NON = re.compile(r"\bnon-(?=[a-z])", re.I)
+
+
 def _negated(text: str) -> bool:
     """Whether a clause of ``text`` denies: one with an odd number of negations ("don't not" affirms).
     Clause by clause, since a rule that denies several times ("**Never use `any`.** Not in types, not in
     casts, not in generics.") denies in every clause, not in none."""
     for clause in _clauses(text):
-        words = re.findall(r"[A-Za-z']+", clause.lower())
+        words = re.findall(r"[A-Za-z']+", _NON.sub("not ", clause.lower()))
         if (sum(w in parse.NEGATIONS or w.endswith("n't") for w in words) + sum(w in PROHIBITIONS for w in words)) % 2:
             return True
     return False
@@ -178,7 +182,7 @@ def _after_negations(parts: Iterable[str]) -> set[str]:
     """The stems after the first negation of each part."""
     found: set[str] = set()
     for part in parts:
-        low = [w.lower() for w in re.findall(r"[A-Za-z']+", part)]
+        low = [w.lower() for w in re.findall(r"[A-Za-z']+", _NON.sub("not ", part))]
         for i, word in enumerate(low):
             if word in parse.NEGATIONS or word.endswith("n't") or word in PROHIBITIONS:
                 found |= {parse.stem(w) for w in low[i + 1:] if w not in parse.FUNCTION_WORDS}
@@ -352,13 +356,19 @@ _PLANNED = frozenset("will planned todo future soon later ⬜ ☐".split())  # a
 _DONE = frozenset("implemented done completed fixed resolved shipped ✅ ✔ ☑".split())
 _STATUS_WORDS = re.compile(r"[a-z]+|[⬜☐✅✔☑]")
 _GROUP = re.compile(r"\(([^()]*)\)")
+#: What opens a list of examples ("e.g.", "i.e.", "such as"), and what ends one ("etc.", "…", "and more").
+_EXAMPLE_MARK = re.compile(r"^(?:e\.\s?g\.?|i\.\s?e\.?|eg\.|for example|for instance|such as|including)(?![\w])[,:]?\s*", re.I)
+_MORE = re.compile(r"(?:and\s+)?(?:etc\.?|…|\.\.\.|so on|more|others)", re.I)
 
 
 def _items(text: str) -> list[frozenset[str]]:
     """The lists a text gives, each as the set of its items: a group in parentheses of two items or more
-    ("(lint + type + test)", "(achievements, streaks, XP)"), and a run of three or more joined by "+"."""
+    ("(lint + type + test)", "(achievements, streaks, XP)"), and a run of three or more joined by "+".
+    What only says the list gives examples is no item ("(e.g., annotation types, transport types)",
+    "(annotation types, transport types, …)", "etc.")."""
     def item(raw: str) -> str:
-        return " ".join(parse.stem(w) for w in re.findall(r"[a-z0-9]+", raw.lower()))
+        raw = _EXAMPLE_MARK.sub("", raw.strip())
+        return "" if _MORE.fullmatch(raw.strip()) else " ".join(parse.stem(w) for w in re.findall(r"[a-z0-9]+", raw.lower()))
 
     groups = [re.split(r"[,+]", g) for g in _GROUP.findall(text)]
     groups += [parts for parts in [_GROUP.sub(" ", text).split("+")] if len(parts) >= 3]
