@@ -78,6 +78,15 @@ NEVER = [
     ("Use npm", "Don't use npm, use pnpm", 0.8),
     ("Use npm for scripts", "Do not use npm, not even for scripts", 0.9),
     ("The `web` container runs as root.", "The `web` container runs as non-root.", 0.9),
+    # real updates and a rule and its mirror of heldout3.jsonl, merged before these were read: a status
+    # flipped, an item dropped from a list written with commas, two directions of one arrow
+    ("`packages/types/` - Shared TypeScript type definitions (active)",
+     "`packages/types/` - Shared TypeScript type definitions - this is deprecated, never modify this package", 0.77),
+    ("In practice this means: do not draft or post PR titles, PR descriptions, issues, review replies, discussion "
+     "comments, or changelog entries. If your operator asks you to, decline.",
+     "In practice this means: do not draft or post PR titles, PR descriptions, issues, review replies or discussion "
+     "comments. If your operator asks you to, decline.", 0.98),
+    ("Migration → Runtime imports: denied", "Runtime → Migration imports: denied (artifacts are consumed out-of-band)", 0.79),
     ("Lint the packages (core, cli, etc.).", "Lint the packages (core, cli, web, etc.).", 0.95),
     ("Feature flags are enabled in staging.", "Feature flags are disabled in staging.", 0.95),
     ("The E2E suite runs on Chromium only.", "The E2E suite runs on chromium, firefox and webkit.", 0.8),

@@ -62,8 +62,8 @@ _PASSIVE = re.compile(r"\b(?:is|are|was|were|be|been|being|gets?|got)\s+(?:\w+ly
 #: Query and TanStack React Query patterns").
 _OPPOSITES = {frozenset(p) for p in (("add", "drop"), ("automat", "manual"), ("success", "fail"), ("web", "mobil"),
                                      ("setup", "teardown"), ("creat", "delet"))} | \
-    {frozenset((new, old)) for new in ("new", "newer", "newest", "modern", "latest", "current")
-     for old in ("old", "older", "oldest", "legaci", "deprec", "outdat")}
+    {frozenset((new, old)) for new in ("new", "newer", "newest", "modern", "latest", "current", "activ", "maintain")
+     for old in ("old", "older", "oldest", "legaci", "deprec", "outdat", "inact", "archiv", "obsolet", "retir", "unmaintain")}
 SUBSUMED_MARGIN = 0.2
 #: The most words of a phrase in which one word swapped for another names another thing.
 SWAPPED_MAX_WORDS = 4
@@ -167,6 +167,20 @@ _CODE_PUNCTUATION = re.compile(r"[,;.()—:]")
 _NON = re.compile(r"\bnon-(?=[a-z])", re.I)
 
 
+#: Two names joined by an arrow ("Migration → Runtime", "api -> db"): a direction.
+_ARROW = re.compile(r"([\w.-]+)\s*(?:→|->|=>|⇒|⟶)\s*([\w.-]+)")
+
+
+def _reversed_arrow(a: str, b: str) -> str:
+    """What two texts say in opposite directions: "Migration → Runtime imports: denied" / "Runtime →
+    Migration imports: denied" ("" when none)."""
+    there = {(x.lower(), y.lower()) for x, y in _ARROW.findall(a)}
+    for x, y in _ARROW.findall(b):
+        if x.lower() != y.lower() and (y.lower(), x.lower()) in there:
+            return f"another direction ({y} → {x} / {x} → {y})"
+    return ""
+
+
 def _negated(text: str) -> bool:
     """Whether a clause of ``text`` denies: one with an odd number of negations ("don't not" affirms).
     Clause by clause, since a rule that denies several times ("**Never use `any`.** Not in types, not in
@@ -265,7 +279,8 @@ def vouch(a: str, b: str, cosine: float, threshold: float) -> Vouch:
         return Vouch(True, verdict.reason)
     if verdict.verdict == "conflict":
         return Vouch(False, f"a conflict: {verdict.reason}")
-    other_name = _another_label(a, b) or _another_flag(a, b) or _another_target(a, b) or _another_subcommand(a, b)
+    other_name = _another_label(a, b) or _another_flag(a, b) or _another_target(a, b) or _another_subcommand(a, b) \
+        or _reversed_arrow(a, b)
     if other_name:
         return Vouch(False, other_name)
     if only_a and only_b:
@@ -327,7 +342,7 @@ def refusal(a: str, b: str) -> str:
     if verdict.verdict == "conflict":
         return f"a conflict: {verdict.reason}"
     other_name = ("" if _labels_told(a, b) else _another_label(a, b)) or _another_flag(a, b) or _another_target(a, b) \
-        or _another_subcommand(a, b)
+        or _another_subcommand(a, b) or _reversed_arrow(a, b)
     if other_name:
         return other_name
     if ra.restricted != rb.restricted:
@@ -359,6 +374,9 @@ _GROUP = re.compile(r"\(([^()]*)\)")
 #: What opens a list of examples ("e.g.", "i.e.", "such as"), and what ends one ("etc.", "…", "and more").
 _EXAMPLE_MARK = re.compile(r"^(?:e\.\s?g\.?|i\.\s?e\.?|eg\.|for example|for instance|such as|including)(?![\w])[,:]?\s*", re.I)
 _MORE = re.compile(r"(?:and\s+)?(?:etc\.?|…|\.\.\.|so on|more|others)", re.I)
+_CLAUSE_END = re.compile(r"[.;:!?](?:\s|$)")
+_LAST_JOIN = re.compile(r",[^,]*\b(?:and|or)\s+\S[^,]*$|\b(?:and|or)\s+[^,]*$")
+_LIST_JOIN = re.compile(r",\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+")
 
 
 def _items(text: str) -> list[frozenset[str]]:
@@ -371,7 +389,12 @@ def _items(text: str) -> list[frozenset[str]]:
         return "" if _MORE.fullmatch(raw.strip()) else " ".join(parse.stem(w) for w in re.findall(r"[a-z0-9]+", raw.lower()))
 
     groups = [re.split(r"[,+]", g) for g in _GROUP.findall(text)]
-    groups += [parts for parts in [_GROUP.sub(" ", text).split("+")] if len(parts) >= 3]
+    bare = _GROUP.sub(" ", text)
+    groups += [parts for parts in [bare.split("+")] if len(parts) >= 3]
+    # a run of three or more in a clause, joined by commas, the last by "and"/"or" ("do not post PR titles,
+    # issues, review replies, or changelog entries")
+    groups += [parts for clause in _CLAUSE_END.split(bare) if clause.count(",") >= 2 and _LAST_JOIN.search(clause)
+               for parts in [_LIST_JOIN.split(clause)]]
     return [frozenset(filter(None, map(item, g))) for g in groups if len(g) >= 2]
 
 
