@@ -77,6 +77,9 @@ _WORD_RUN = re.compile(r"\w+")
 #: The marker of a list item: its number is where the item stands in its list ("2. ⬜ **IPFS Gateway
 #: Improvements**: …"), not a number the text states.
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
+#: Words written in capitals to stress a rule ("you MUST read README.md", "NEVER"), which name nothing.
+_EMPHASIS = frozenset("must should shall never always not only do don't important note critical required warning "
+                      "all every any no none".split())
 #: Abbreviations written with dots, which name nothing ("Adding enums (e.g. `ClineSay`)").
 _ABBREVIATIONS = frozenset({"e.g", "e.g.", "i.e", "i.e.", "etc", "etc.", "vs", "vs.", "cf", "cf.", "a.k.a", "a.k.a.",
                             "approx", "approx."})
@@ -100,10 +103,26 @@ def names(text: str) -> tuple[set[str], set[str]]:
         else:
             exact.add(m.lower().rstrip("./"))
     exact |= set(parse.RAW_NUMBER.findall(_LIST_MARKER.sub("", text, count=1)))
-    loose = set(tools_in(text)) | {m.lower() for m in _CAPITAL.findall(body)} | listed
-    exact -= _ABBREVIATIONS
+    loose = set(tools_in(text)) | {m.lower() for m in _CAPITAL.findall(body) if m.lower() not in _EMPHASIS} | listed
+    exact = {_one_spelling(n) for n in exact - _ABBREVIATIONS}
     exact.discard("")
     return exact, loose - exact
+
+
+#: A package manager that runs a script of the project with or without ``run`` (`pnpm run lint:fix` is
+#: `pnpm lint:fix`); npm only for the scripts it has commands of its own for (`npm run test` is `npm test`).
+_RUN_SCRIPT = re.compile(r"^(pnpm|yarn|bun) run (?=[\w:.-]+(?:\s|$))|^(npm) run (?=(?:test|start|stop|restart)(?:\s|$))")
+#: A call written with its empty parentheses (`testReactResource()`), which names what the bare name does.
+_EMPTY_CALL = re.compile(r"(?<=[\w$])\(\)$")
+
+
+def _one_spelling(name: str) -> str:
+    """One spelling of a name written in two ways that name one thing: a call with or without its empty
+    parentheses, a script run with or without ``run`` (:data:`_RUN_SCRIPT`)."""
+    quote = "`" if len(name) > 2 and name[0] == name[-1] == "`" else ""
+    inner = name[1:-1] if quote else name.rstrip(".") if len(name) > 2 and not name.endswith("..") else name
+    inner = _RUN_SCRIPT.sub(lambda m: f"{m.group(1) or m.group(2)} ", _EMPTY_CALL.sub("", inner))
+    return quote + inner + quote
 
 
 def _emails(text: str) -> list[str]:
@@ -117,11 +136,15 @@ def _only(mine: tuple[set[str], set[str]], theirs: tuple[set[str], set[str]], ot
     from its text, loose names it does not write in any form ("SSH" / "SSH-key", "Alembic" / "alembic").
     ``own``: the text the names are of, for how it writes them."""
     low = other.lower()
+    shared = mine[0] & theirs[0]
     # an exact name the other writes as it is, though not as code ("`complex-projects/` - …" /
     # "**complex-projects**: …"), is written there; a code word with capitals only as it is written
-    # ("`Form` component … to wrap forms" does not name `FormField`'s "wrap form fields")
-    exact = {n for n in mine[0] - theirs[0] if not _written_as_is(n.strip("`").rstrip("/"), low)
-             or _cased_elsewhere(n, own, other)}
+    # ("`Form` component … to wrap forms" does not name `FormField`'s "wrap form fields"); a name that is
+    # part of a longer one both write ("from `./test/__helpers` (note the `test/` prefix)") names nothing
+    # more; a number and a word joined ("2-space") are written apart in the other ("2 spaces")
+    exact = {n for n in mine[0] - theirs[0]
+             if (not _written_as_is(n.strip("`").rstrip("/"), low) or _cased_elsewhere(n, own, other))
+             and not any(_part_of(n, m) for m in shared) and not _number_word_in(n, low)}
     loose = mine[1] - theirs[1] - theirs[0]
     if not loose:
         return exact
@@ -136,6 +159,25 @@ def _only(mine: tuple[set[str], set[str]], theirs: tuple[set[str], set[str]], ot
         return re.search(r"\b" + re.escape(name), low) is not None  # (a few tool names: "next.js")
 
     return exact | {n for n in loose if not written(n)}
+
+
+def _part_of(name: str, longer: str) -> bool:
+    """Whether ``name`` is a folder or path (written with a ``/``) that is a whole part of the longer path
+    ``longer``. (A name without one is not: `Form` the component is not the `form` of `@/components/ui/form`.)"""
+    part = name.strip("`").strip("./")
+    return ("/" in name and len(part) > 1 and part != longer.strip("`").strip("./")
+            and re.search(r"(?<![\w-])" + re.escape(part) + r"(?![\w-])", longer) is not None)
+
+
+#: A number and a word joined by a hyphen ("2-space", "64-bit"), which prose also writes apart.
+_NUMBER_WORD = re.compile(r"(\d+(?:\.\d+)?)-([a-z]+)")
+
+
+def _number_word_in(name: str, low: str) -> bool:
+    """Whether ``low`` writes the number and word ``name`` joins apart ("2 spaces" for "2-space")."""
+    joined = _NUMBER_WORD.fullmatch(name)
+    return joined is not None and re.search(
+        r"(?<![\w.])" + re.escape(joined[1]) + r"[\s-]+" + re.escape(joined[2]) + r"s?\b", low) is not None
 
 
 def _cased_elsewhere(name: str, own: str, other: str) -> bool:
@@ -262,9 +304,15 @@ def vouch(a: str, b: str, cosine: float, threshold: float) -> Vouch:
         return Vouch(False, "written in another script than the model reads")
     ra, rb = _read(a), _read(b)
     only_a, only_b = _only(ra.names, rb.names, b, a), _only(rb.names, ra.names, a, b)
+    # names given only as examples ("a proper noun (e.g. `Azure`, `GitHub`)") that the other text leaves
+    # out, naming nothing else, say no other rule
+    if only_a and not only_b and only_a <= _example_names(a):
+        only_a = set[str]()
+    elif only_b and not only_a and only_b <= _example_names(b):
+        only_b = set[str]()
     sa, sb = ra.statement, rb.statement
     wa, wb = ra.words, rb.words
-    xa, xb = wa - wb, wb - wa
+    xa, xb = _unlike(wa, wb), _unlike(wb, wa)
     # A text whose every word and name the other repeats ("Always use pnpm" / "Package management must
     # use pnpm, not npm or yarn") is subsumed: the embedding of a short text says little, so it needs less.
     subsumed = not xa and not only_a and (xb or only_b) and not ra.restricted and not rb.restricted
@@ -296,7 +344,7 @@ def vouch(a: str, b: str, cosine: float, threshold: float) -> Vouch:
         negated, other = (a, wb) if ra.negated else (b, wa)
         if _negation_scope(negated) & other:
             return Vouch(False, "one negates what the other states")
-    if ra.tokens == rb.tokens and ra.passive == rb.passive:
+    if ra.tokens == rb.tokens and ra.passive == rb.passive and _coordinated(a) != _coordinated(b):
         return Vouch(False, "the same words in other roles")
     if only_a:
         return Vouch(False, f"the newer text drops {sorted(only_a)[0]}: an update, not the same fact")
@@ -309,6 +357,12 @@ def vouch(a: str, b: str, cosine: float, threshold: float) -> Vouch:
         return Vouch(False, f"another thing of the same kind ({next(iter(xa))} / {next(iter(xb))})")
     if kinds or any(frozenset((x, y)) in _OPPOSITES for x in xa for y in xb):
         return Vouch(False, f"another thing of the same kind ({', '.join(sorted(xa))} / {', '.join(sorted(xb))})")
+    shared = (ra.names[0] | ra.names[1]) & (rb.names[0] | rb.names[1])
+    grown = (not xa and _item_added(a, b, shared)) or (not xb and _item_added(b, a, shared))
+    if grown:
+        return Vouch(False, f"{grown}: an update, not the same fact")
+    if _redescribed(a, b):
+        return Vouch(False, "one command, described in other words: an update, not the same fact")
     if (only_b or xb) and not xa:
         changed = _changed_within(a, b)
         if changed:
@@ -322,6 +376,81 @@ def vouch(a: str, b: str, cosine: float, threshold: float) -> Vouch:
     return Vouch(True, f"cosine {cosine:.2f}")
 
 
+
+#: A group of examples in parentheses: "(e.g. `Azure`, `GitHub`, `OpenAI`)", "(such as Redis)".
+_EXAMPLE_GROUP = re.compile(r"\((?:e\.\s?g\.?|for example|for instance|such as|like)[,:]?\s*([^()]*)\)", re.I)
+
+
+def _example_names(text: str) -> set[str]:
+    """The names ``text`` gives in groups of examples (:data:`_EXAMPLE_GROUP`)."""
+    found: set[str] = set()
+    for group in _EXAMPLE_GROUP.findall(text):
+        exact, loose = names(group)
+        found |= exact | loose
+    return found
+
+
+def _coordinated(text: str) -> str:
+    """``text`` in lower case with the two sides of each "X and Y" / "X or Y" in one order: "crushrc and
+    crush.json" reads as "crush.json and crushrc"."""
+    return re.sub(r"(\S+) (and|or|&) (\S+)", lambda m: " ".join((min(m[1], m[3]), m[2], max(m[1], m[3]))),
+                  " ".join(text.lower().split()))
+
+
+#: Words (stems) that say one thing, each with the one the guard reads for it ("Adapter tests require
+#: Docker" / "Adapter tests need Docker").
+_SAME_WORD = {"need": "requir", "util": "use", "permit": "allow", "establish": "exist"}
+
+
+def _unlike(mine: frozenset[str], theirs: frozenset[str]) -> frozenset[str]:
+    """The words of ``mine`` that ``theirs`` writes neither as they are nor as a word of one meaning
+    (:data:`_SAME_WORD`)."""
+    said = {_SAME_WORD.get(w, w) for w in theirs}
+    return frozenset(w for w in mine - theirs if _SAME_WORD.get(w, w) not in said)
+
+
+#: What joins one more item to a name ("`crush.json` and `crushrc`", "Docker & Redis").
+_JOIN = r"\s*,?\s*(?:\band\b|\bor\b|&|\+)\s*"
+
+
+def _item_added(fewer: str, more: str, shared: set[str]) -> str:
+    """What ``more`` joins with "and" / "or" to a name both texts write that ``fewer`` never writes ("crush.json
+    loading and validation" / "crush.json and crushrc loading and validation"): one item more in what the
+    statement is about, a list that grew; "" when none. (A longer list written with commas is
+    :func:`_items`'.)"""
+    low_fewer, low = fewer.lower(), more.lower()
+    for name in shared:
+        name = re.escape(name.strip("`"))
+        for pattern in (r"(?<![\w.-])`?" + name + r"`?" + _JOIN + r"`?(\w[\w.-]*)",
+                        r"(\w[\w.-]*)`?" + _JOIN + r"`?" + name + r"`?(?![\w-])"):
+            for found in re.finditer(pattern, low):
+                item = found.group(1).strip(".")
+                if (item and item not in parse.FUNCTION_WORDS and item not in parse.NEGATIONS
+                        and re.search(r"(?<![\w-])" + re.escape(item) + r"(?![\w-])", low_fewer) is None):
+                    return f"one text names {item} beside what both name"
+    return ""
+
+
+#: A command line with a comment after it ("pnpm test:all   # Run all tests").
+_COMMENTED = re.compile(r"^\s*(?:\$\s+)?(?P<command>[a-z][\w.@:/=-]*(?:[ \t]+[^\s#`|][^\s#`|]*)+)[ \t]+#[ \t]*"
+                        r"(?P<comment>\S.*)$")
+
+
+def _redescribed(a: str, b: str) -> bool:
+    """Whether two lines run one command (two words or more, the same but for white space) with comments
+    that share no word: "npm run release:minor    # New features" / "…    # API breaking changes" say what
+    the command does, and they say two things. The command alone brings their embeddings close."""
+    ca, cb = _COMMENTED.match(a.strip()), _COMMENTED.match(b.strip())
+    if ca is None or cb is None or ca["command"].split() != cb["command"].split():
+        return False
+
+    def words(comment: str) -> set[str]:
+        return {parse.stem(w) for w in re.findall(r"[a-z0-9]+", comment.lower())} - parse.FUNCTION_WORDS
+
+    wa, wb = words(ca["comment"]), words(cb["comment"])
+    return bool(wa and wb and not wa & wb)
+
+
 def refusal(a: str, b: str) -> str:
     """Why ``a`` and ``b`` are never one fact, whoever judges them (a model asked whether two lines state
     the same fact, :func:`.analysis.compaction.semantic.paraphrases`): "" when nothing here tells them
@@ -331,7 +460,7 @@ def refusal(a: str, b: str) -> str:
     (`REDIS_URL` / `REDIS_JOBS_URL`, "Claude Code" / "GitHub Copilot"), a conflict the verifier sees,
     another label, flag, target or subcommand, opposite words, a negation, a restriction or a contrast
     ("rather than") on one side only, the same words in other roles, one side planned and the other done,
-    a list with an item more."""
+    a list with an item more, a name joined to one both write, one command described otherwise."""
     if other_script(a) or other_script(b):
         return "written in another script than the model reads"
     ra, rb = _read(a), _read(b)
@@ -360,10 +489,13 @@ def refusal(a: str, b: str) -> str:
         negated, other = (a, wb) if ra.negated else (b, wa)
         if _negation_reach(negated) & other:
             return "one negates what the other states"
-    if (ra.tokens == rb.tokens and ra.passive == rb.passive
+    if (ra.tokens == rb.tokens and ra.passive == rb.passive and _coordinated(a) != _coordinated(b)
             and [t.text for t in ra.statement.tokens] != [t.text for t in rb.statement.tokens]):
         return "the same words in other roles"
-    return _changed_within(a, b)
+    if _redescribed(a, b):
+        return "one command, described in other words"
+    shared = (ra.names[0] | ra.names[1]) & (rb.names[0] | rb.names[1])
+    return _changed_within(a, b) or _item_added(a, b, shared) or _item_added(b, a, shared)
 
 
 #: Words that say a statement is planned, or done: one side planned, the other done, is an update.
