@@ -7,13 +7,17 @@ the *wording* — voice, clause order, synonyms, a nominalisation — but never 
 
 - every literal, code word, number, version, path, e-mail, known tool and proper name of one text must
   appear in the other, or one side must only add some (the keeper is then the side that adds them, and
-  it must be the newer one: an older text with more is an update that dropped something);
+  it must be the newer one: an older text with more is an update that dropped something); a name written
+  in two ways that name one thing counts once (`pnpm run lint` / `pnpm lint`, `reset()` / `reset`, "2-space"
+  / "2 spaces"), and names a text gives only as examples ("(e.g. `Azure`, `GitHub`)") may be left out;
+- no item joined to a name both write ("`crush.json`" / "`crush.json` and `crushrc`": the list grew), and
+  one command is not described as two things (comments that share no word);
 - no pair of opposite words ("enabled" / "disabled");
 - the same polarity, counting prohibitions ("forbidden", "banned") as negations; a negation on one
   side only is accepted when it is about things the other text does not mention ("use pnpm" / "use
   pnpm, not npm or yarn");
-- the same words in another order only as a change of voice ("X manages Y" / "Y is managed by X"),
-  never a reversal of roles ("orders calls payments" / "payments calls orders");
+- the same words in another order only as a change of voice ("X manages Y" / "Y is managed by X") or the
+  two sides of an "and" swapped, never a reversal of roles ("orders calls payments" / "payments calls orders");
 - a restriction ("only", "except", "unless") on both sides or neither;
 - no word that says *which* thing ("payments module" / "billing module", "Free-tier" / "Trial").
 """
