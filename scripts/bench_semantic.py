@@ -36,7 +36,8 @@ LORE = Path(sys.executable).parent / "lore"
 SETS = [("pairs.jsonl", "written pairs"), ("real_pairs.jsonl", "real pairs"), ("heldout.jsonl", "held-out pairs"),
         ("heldout2.jsonl", "real held-out pairs (six repositories' instruction files and history, written blind)"),
         ("heldout3.jsonl", "real held-out pairs (seventeen more repositories, written blind)"),
-        ("heldout4.jsonl", "real held-out pairs (thirteen more repositories, written blind)")]
+        ("heldout4.jsonl", "real held-out pairs (thirteen more repositories, written blind)"),
+        ("heldout5.jsonl", "real held-out pairs (twenty-eight more repositories, written blind)")]
 
 
 def _merged(pair: dict[str, Any], root: Path, semantic: bool) -> bool:

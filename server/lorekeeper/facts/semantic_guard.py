@@ -19,7 +19,9 @@ the *wording* — voice, clause order, synonyms, a nominalisation — but never 
 - the same words in another order only as a change of voice ("X manages Y" / "Y is managed by X") or the
   two sides of an "and" swapped, never a reversal of roles ("orders calls payments" / "payments calls orders");
 - a restriction ("only", "except", "unless") on both sides or neither;
-- no word that says *which* thing ("payments module" / "billing module", "Free-tier" / "Trial").
+- no word that says *which* thing ("payments module" / "billing module", "Free-tier" / "Trial"), nor how
+  many ("at least one" / "exactly one"), nor another flag or flag value of a command (`--group test` /
+  `--group test-optional`).
 """
 
 from __future__ import annotations
@@ -173,15 +175,19 @@ def _part_of(name: str, longer: str) -> bool:
             and re.search(r"(?<![\w-])" + re.escape(part) + r"(?![\w-])", longer) is not None)
 
 
+#: Units written short in a number joined to its unit ("50-char"), each with the word in full.
+_UNIT_WORDS = {"char": "character", "sec": "second", "min": "minute", "hr": "hour", "col": "column", "ln": "line"}
 #: A number and a word joined by a hyphen ("2-space", "64-bit"), which prose also writes apart.
 _NUMBER_WORD = re.compile(r"(\d+(?:\.\d+)?)-([a-z]+)")
 
 
 def _number_word_in(name: str, low: str) -> bool:
-    """Whether ``low`` writes the number and word ``name`` joins apart ("2 spaces" for "2-space")."""
+    """Whether ``low`` writes the number and word ``name`` joins apart, the word whole or in full ("2 spaces"
+    for "2-space", "50 characters" for "50-char")."""
     joined = _NUMBER_WORD.fullmatch(name)
     return joined is not None and re.search(
-        r"(?<![\w.])" + re.escape(joined[1]) + r"[\s-]+" + re.escape(joined[2]) + r"s?\b", low) is not None
+        r"(?<![\w.])" + re.escape(joined[1]) + r"[\s-]+(?:" + re.escape(joined[2]) + "|"
+        + re.escape(_UNIT_WORDS.get(joined[2], joined[2])) + r")s?\b", low) is not None
 
 
 def _cased_elsewhere(name: str, own: str, other: str) -> bool:
@@ -215,6 +221,19 @@ _NON = re.compile(r"\bnon-(?=[a-z])", re.I)
 
 #: Two names joined by an arrow ("Migration → Runtime", "api -> db"): a direction.
 _ARROW = re.compile(r"([\w.-]+)\s*(?:→|->|=>|⇒|⟶)\s*([\w.-]+)")
+
+
+#: Words that say how many ("at least one", "exactly one", "up to 3"): two of them are two amounts.
+_QUANTIFIER = re.compile(r"\b(at least|at most|exactly|up to|no more than|no fewer than|no less than|more than|"
+                         r"fewer than|less than|minimum(?: of)?|maximum(?: of)?)\b", re.I)
+
+
+def _another_amount(a: str, b: str) -> str:
+    """Two texts that say how many in other words ("Add at least one method …" / "Add exactly one method …"):
+    another amount, whatever number both write ("" when they say it alike, or neither does)."""
+    qa = {m.lower() for m in _QUANTIFIER.findall(a)}
+    qb = {m.lower() for m in _QUANTIFIER.findall(b)}
+    return f"another amount ({sorted(qa - qb)[0]} / {sorted(qb - qa)[0]})" if qa - qb and qb - qa else ""
 
 
 def _reversed_arrow(a: str, b: str) -> str:
@@ -332,7 +351,7 @@ def vouch(a: str, b: str, cosine: float, threshold: float) -> Vouch:
     if verdict.verdict == "conflict":
         return Vouch(False, f"a conflict: {verdict.reason}")
     other_name = _another_label(a, b) or _another_flag(a, b) or _another_target(a, b) or _another_subcommand(a, b) \
-        or _reversed_arrow(a, b)
+        or _reversed_arrow(a, b) or _another_amount(a, b)
     if other_name:
         return Vouch(False, other_name)
     if only_a and only_b:
@@ -348,7 +367,8 @@ def vouch(a: str, b: str, cosine: float, threshold: float) -> Vouch:
         negated, other = (a, wb) if ra.negated else (b, wa)
         if _negation_scope(negated) & other:
             return Vouch(False, "one negates what the other states")
-    if ra.tokens == rb.tokens and ra.passive == rb.passive and _coordinated(a) != _coordinated(b):
+    if (ra.tokens == rb.tokens and ra.passive == rb.passive and _coordinated(a) != _coordinated(b)
+            and [t.text for t in sa.tokens] != [t.text for t in sb.tokens]):
         return Vouch(False, "the same words in other roles")
     if only_a:
         return Vouch(False, f"the newer text drops {sorted(only_a)[0]}: an update, not the same fact")
@@ -475,7 +495,7 @@ def refusal(a: str, b: str) -> str:
     if verdict.verdict == "conflict":
         return f"a conflict: {verdict.reason}"
     other_name = ("" if _labels_told(a, b) else _another_label(a, b)) or _another_flag(a, b) or _another_target(a, b) \
-        or _another_subcommand(a, b) or _reversed_arrow(a, b)
+        or _another_subcommand(a, b) or _reversed_arrow(a, b) or _another_amount(a, b)
     if other_name:
         return other_name
     if ra.restricted != rb.restricted:
@@ -621,9 +641,26 @@ _ACTIONS = frozenset(parse.stem(w) for w in (
 
 
 def _another_flag(a: str, b: str) -> str:
-    """A command-line flag on one side only: `ruff check .` and `ruff check --fix .` are two commands."""
+    """A command-line flag on one side only: `ruff check .` and `ruff check --fix .` are two commands; so
+    are one flag with two values (`uv run --group test pytest` / `uv run --group test-optional pytest`)."""
     fa, fb = set(_FLAG.findall(a)), set(_FLAG.findall(b))
-    return f"another command ({', '.join(sorted(fa ^ fb))})" if fa ^ fb else ""
+    if fa ^ fb:
+        return f"another command ({', '.join(sorted(fa ^ fb))})"
+    va, vb = _flag_values(a), _flag_values(b)
+    other = sorted(flag for flag in va.keys() & vb.keys() if va[flag] != vb[flag])
+    return f"another command ({other[0]} {va[other[0]]} / {vb[other[0]]})" if other else ""
+
+
+#: A flag and the value written after it (`--group test`, `-m integration`, `--port=8080`).
+_FLAG_VALUE = re.compile(r"(?<![\w-])(--?[A-Za-z][\w-]*)(?:=|[ \t]+)(?!-)([^\s`|#]+)")
+
+
+def _flag_values(text: str) -> dict[str, str]:
+    """Each flag of ``text`` written once with a value, and that value (a flag written twice is left out)."""
+    found: dict[str, set[str]] = {}
+    for flag, value in _FLAG_VALUE.findall(text):
+        found.setdefault(flag, set()).add(value.rstrip(".,;:)"))
+    return {flag: next(iter(values)) for flag, values in found.items() if len(values) == 1}
 
 
 def _another_target(a: str, b: str) -> str:
