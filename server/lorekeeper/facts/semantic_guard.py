@@ -83,6 +83,8 @@ _WORD_RUN = re.compile(r"\w+")
 #: The marker of a list item: its number is where the item stands in its list ("2. ⬜ **IPFS Gateway
 #: Improvements**: …"), not a number the text states.
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
+#: A character that continues a word or a hyphenated name.
+_WORD_CHAR = re.compile(r"[\w-]")
 #: Words written in capitals to stress a rule ("you MUST read README.md", "NEVER"), which name nothing.
 _EMPHASIS = frozenset("must should shall never always not only do don't important note critical required warning "
                       "all every any no none".split())
@@ -170,9 +172,18 @@ def _only(mine: tuple[set[str], set[str]], theirs: tuple[set[str], set[str]], ot
 def _part_of(name: str, longer: str) -> bool:
     """Whether ``name`` is a folder or path (written with a ``/``) that is a whole part of the longer path
     ``longer``. (A name without one is not: `Form` the component is not the `form` of `@/components/ui/form`.)"""
+    if "/" not in name:
+        return False
     part = name.strip("`").strip("./")
-    return ("/" in name and len(part) > 1 and part != longer.strip("`").strip("./")
-            and re.search(r"(?<![\w-])" + re.escape(part) + r"(?![\w-])", longer) is not None)
+    if len(part) <= 1 or part == longer.strip("`").strip("./"):
+        return False
+    at = longer.find(part)
+    while at >= 0:  # as a whole part: no word character or hyphen right before or after it
+        end = at + len(part)
+        if not (at and _WORD_CHAR.match(longer[at - 1])) and not (end < len(longer) and _WORD_CHAR.match(longer[end])):
+            return True
+        at = longer.find(part, at + 1)
+    return False
 
 
 #: Units written short in a number joined to its unit ("50-char"), each with the word in full.
@@ -405,15 +416,17 @@ def vouch(a: str, b: str, cosine: float, threshold: float) -> Vouch:
 _EXAMPLE_GROUP = re.compile(r"\((?:e\.\s?g\.?|for example|for instance|such as|like)[,:]?\s*([^()]*)\)", re.I)
 
 
-def _example_names(text: str) -> set[str]:
+@lru_cache(maxsize=1 << 14)
+def _example_names(text: str) -> frozenset[str]:
     """The names ``text`` gives in groups of examples (:data:`_EXAMPLE_GROUP`)."""
     found: set[str] = set()
     for group in _EXAMPLE_GROUP.findall(text):
         exact, loose = names(group)
         found |= exact | loose
-    return found
+    return frozenset(found)
 
 
+@lru_cache(maxsize=1 << 14)
 def _coordinated(text: str) -> str:
     """``text`` in lower case with the two sides of each "X and Y" / "X or Y" in one order: "crushrc and
     crush.json" reads as "crush.json and crushrc"."""
@@ -434,7 +447,25 @@ def _unlike(mine: frozenset[str], theirs: frozenset[str]) -> frozenset[str]:
 
 
 #: What joins one more item to a name ("`crush.json` and `crushrc`", "Docker & Redis").
-_JOIN = r"\s*,?\s*(?:\band\b|\bor\b|&|\+)\s*"
+_JOIN = re.compile(r"`?\s*,?\s*(?:\band\b|\bor\b|&|\+)\s*`?")
+#: A word as an item of a list is written (`crushrc`, `crush.json`, `docs/api`'s parts).
+_ITEM = re.compile(r"\w[\w.-]*")
+_LAST_ITEM = re.compile(r"\w[\w.-]*$")
+
+
+@lru_cache(maxsize=1 << 14)
+def _items_of(text: str) -> frozenset[str]:
+    """The words of ``text`` (lower case) as items are written, with and without a closing full stop."""
+    found = _ITEM.findall(text.lower())
+    return frozenset(found) | {w.rstrip(".") for w in found}
+
+
+@lru_cache(maxsize=1 << 14)
+def _joins(text: str) -> tuple[tuple[str, str], ...]:
+    """What ``text`` (lower case) writes before and after each "and" / "or" / "&" / "+" that joins two
+    items, backticks aside."""
+    low = text.lower()
+    return tuple((low[:m.start()].rstrip("` "), low[m.end():].lstrip("` ")) for m in _JOIN.finditer(low))
 
 
 def _item_added(fewer: str, more: str, shared: set[str]) -> str:
@@ -442,17 +473,32 @@ def _item_added(fewer: str, more: str, shared: set[str]) -> str:
     loading and validation" / "crush.json and crushrc loading and validation"): one item more in what the
     statement is about, a list that grew; "" when none. (A longer list written with commas is
     :func:`_items`'.)"""
-    low_fewer, low = fewer.lower(), more.lower()
-    for name in shared:
-        name = re.escape(name.strip("`"))
-        for pattern in (r"(?<![\w.-])`?" + name + r"`?" + _JOIN + r"`?(\w[\w.-]*)",
-                        r"(\w[\w.-]*)`?" + _JOIN + r"`?" + name + r"`?(?![\w-])"):
-            for found in re.finditer(pattern, low):
-                item = found.group(1).strip(".")
-                if (item and item not in parse.FUNCTION_WORDS and item not in parse.NEGATIONS
-                        and re.search(r"(?<![\w-])" + re.escape(item) + r"(?![\w-])", low_fewer) is None):
-                    return f"one text names {item} beside what both name"
+    joins = _joins(more)
+    if not joins or not shared:
+        return ""
+    written = _items_of(fewer)
+    names = [n.strip("`").rstrip(".") for n in shared]
+    for before, after in joins:
+        right = _ITEM.match(after)
+        left = _LAST_ITEM.search(before)
+        for name in names:
+            if not name:
+                continue
+            # the name right before the join, the new item right after it; or the other way round
+            if (right is not None and before.endswith(name) and not _WORDY.match(before[-len(name) - 1:-len(name)] or " ")
+                    and (item := right.group().rstrip(".")) and _new_item(item, written)):
+                return f"one text names {item} beside what both name"
+            if (left is not None and after.startswith(name) and not _WORD_CHAR.match(after[len(name):len(name) + 1] or " ")
+                    and (item := left.group().rstrip(".")) and _new_item(item, written)):
+                return f"one text names {item} beside what both name"
     return ""
+
+
+_WORDY = re.compile(r"[\w.-]")
+
+
+def _new_item(item: str, written: frozenset[str]) -> bool:
+    return item not in parse.FUNCTION_WORDS and item not in parse.NEGATIONS and item not in written
 
 
 #: A command line with a comment after it ("pnpm test:all   # Run all tests").
@@ -655,6 +701,7 @@ def _another_flag(a: str, b: str) -> str:
 _FLAG_VALUE = re.compile(r"(?<![\w-])(--?[A-Za-z][\w-]*)(?:=|[ \t]+)(?!-)([^\s`|#]+)")
 
 
+@lru_cache(maxsize=1 << 14)
 def _flag_values(text: str) -> dict[str, str]:
     """Each flag of ``text`` written once with a value, and that value (a flag written twice is left out)."""
     found: dict[str, set[str]] = {}
