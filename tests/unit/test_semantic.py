@@ -138,8 +138,7 @@ NEVER = [
     ("load.go                        crush.json loading and validation",
      "load.go                        crush.json and crushrc loading and validation", 0.95),
     ("npm run release:minor    # New features", "npm run release:minor    # API breaking changes", 0.79),
-    # examples swapped for others are other names; "no X without Y" forbids what "X without Y" states; the
-    # same words in another order that is not the two sides of an "and"
+    # examples swapped for others are other names; "no X without Y" forbids what "X without Y" states
     ("Start with a lowercase letter unless the word is a proper noun (e.g. `Azure`).",
      "Start with a lowercase letter unless the word is a proper noun (e.g. `Google`).", 0.95),
     ("No releases without a changelog entry.", "Releases ship without a changelog entry.", 0.9),
