@@ -1307,3 +1307,121 @@ def test_the_examples_of_one_setting_after_another_are_no_conflict(tree: Tree) -
     p, store = plan(tree)
     assert p.conflicts == []
     assert [f for f in memory_findings(store, CompactionConfig()) if f.kind == "contradiction"] == []
+
+
+# -- memory banks: what a blind reading of twelve repositories' proposals showed ---------------------
+
+def _stays(tree: Tree) -> dict[tuple[str, int], str | None]:
+    """Every copy ``lore repeats`` names, by file and line, with why it stays (``None``: it would go)."""
+    found = json.loads(lore("repeats", "--json", cwd=tree.root).stdout)["repeats"]
+    return {(c["path"], c["line"]): c["stays_because"] for r in found for c in r["copies"]}
+
+
+def test_words_of_another_script_keep_two_labels_apart(tree: Tree) -> None:
+    """7Spade/Twilight-Hub's memory bank: a style guide gives buttons and input boxes the same radius, a
+    progress report and a completion report the same date. The Chinese labels say what each line is
+    about; read as their Latin literals alone, each pair was one fact, and one line of it would go."""
+    write_all(tree, {
+        "memory-bank/style-guide.md": "# 樣式指南\n\n## 邊框圓角\n\n- **按鈕**: `rounded-md` (6px)\n- **卡片**: `rounded-lg` (8px)\n"
+                                      "- **輸入框**: `rounded-md` (6px)\n",
+        "memory-bank/progress.md": "# 項目實施進度報告\n\n## 項目概述\n\n- **實施日期**: 2024-01-15\n",
+        "memory-bank/completed-work.md": "# 已完成工作記錄\n\n## 項目概述\n\n- **完成日期**: 2024-01-15\n"})
+    assert repeats(open_memory(Workspace(tree.root)).entries) == []
+    # the same words in the same script are still one fact
+    tree.write("memory-bank/tasks.md", "# 任務\n\n## 概述\n\n- **實施日期**: 2024-01-15\n")
+    assert _stays(tree) == {("memory-bank/tasks.md", 5): None}
+
+
+def test_a_memory_bank_item_takes_its_status_from_the_heading_that_gives_one(tree: Tree) -> None:
+    """270aldo/ngx.agents: "Implementing advanced caching strategies" is current work (under "## Current
+    Work Focus > ### 2. Vertex AI Client Optimization"), "Advanced caching strategies implementation" is
+    still to build (under "## What's Left to Build > ### Core Infrastructure Completion"). A file's own
+    title ("# Active Context") gives none: what was added recently is what works now."""
+    write_all(tree, {
+        "memory-bank/activeContext.md": "# Active Context\n\n## Current Work Focus\n\n### 2. Vertex AI Client Optimization\n\n"
+                                        "- Implementing advanced caching strategies\n\n## Recent Changes\n\n"
+                                        "- Added support for partial state updates\n",
+        "memory-bank/progress.md": "# Progress\n\n## What's Left to Build\n\n### Core Infrastructure Completion\n\n"
+                                   "- Advanced caching strategies implementation\n\n## What Works\n\n"
+                                   "- Support for partial state updates\n"})
+    assert _stays(tree) == {
+        ("memory-bank/progress.md", 7): "another status than the kept one's (done, planned, in progress)",
+        # added recently and working now: both done, one fact
+        ("memory-bank/progress.md", 11): None}
+
+
+def test_the_same_item_of_another_milestone_or_another_list_stays(tree: Tree) -> None:
+    """1amageek/Buffett: AGENTS.md and memory-bank/projectbrief.md hold the same plan with two milestones
+    swapped, so the same item is milestone 3's in one and milestone 2's in the other. 270aldo/ngx.agents:
+    "Complete migration of all components" is the State Manager's and "… for all dependent components" the
+    Intent Analyzer's, each list under a title after a status mark."""
+    write_all(tree, {
+        "AGENTS.md": "# 仕様書\n\n## マイルストーン\n\n### マイルストーン3: チャート描画\n\n"
+                     "* `SymbolView` や `MultiChartView` により複数銘柄の同時表示に対応\n",
+        "memory-bank/projectbrief.md": "# 仕様書\n\n## マイルストーン\n\n### マイルストーン2: チャート描画\n\n"
+                                       "* `SymbolView` や `MultiChartView` により複数銘柄の同時表示に対応\n",
+        "memory-bank/progress.md": "# Progress\n\n## What's Left to Build\n\n"
+                                   "🔄 **State Manager Enhancement (40% Remaining)**\n- Advanced caching mechanisms\n"
+                                   "- Complete migration of all components\n\n"
+                                   "🔄 **Intent Analyzer Improvement (45% Remaining)**\n- Advanced context awareness\n"
+                                   "- Complete migration of all components\n"})
+    stays = _stays(tree)
+    assert stays[("memory-bank/projectbrief.md", 7)].startswith("under a heading of another number"), stays
+    assert stays[("memory-bank/progress.md", 11)] == "under another heading of the same file", stays
+
+
+def test_an_item_nested_in_another_thing_stays(tree: Tree) -> None:
+    """A1doranM/passivbot: "Handle exchange-specific API quirks" is what the exchange adapters do, "Handles
+    exchange-specific quirks" what the ccxt library does; "Evolutionary algorithm for parameter
+    optimization" is the optimization module's in both files (its items share a word), and may go."""
+    write_all(tree, {
+        "memory-bank/systemPatterns.md": "# System Patterns\n\n## Core Components\n\n"
+                                         "4. **Exchange Adapters** (exchanges/*.py)\n   - Provide uniform interface to different exchanges\n"
+                                         "   - Handle exchange-specific API quirks\n"
+                                         "6. **Optimization Module** (optimize.py)\n"
+                                         "   - Implements evolutionary algorithms for parameter optimization\n",
+        "memory-bank/techContext.md": "# Tech Context\n\n## Python Libraries\n\n"
+                                      "2. **ccxt**\n   - Cryptocurrency exchange integration\n   - Handles exchange-specific quirks\n"
+                                      "3. **Optimization System**\n   - Evolutionary algorithm for parameter optimization\n"})
+    stays = _stays(tree)
+    assert stays.get(("memory-bank/techContext.md", 7)) == "nested in another item than the kept one", stays
+    assert ("memory-bank/techContext.md", 9) in stays and stays[("memory-bank/techContext.md", 9)] is None, stays
+
+
+def test_a_line_ending_with_an_east_asian_colon_goes_with_the_block_it_introduces(tree: Tree) -> None:
+    """7Spade/Twilight-Hub: a QA report says "所有文檔中的依賴方向描述完全一致：" (every document describes the
+    dependency direction the same way:) over the diagram systemPatterns.md draws. Removing the diagram
+    alone would leave the line introducing nothing; it goes with it, as a line ending with ":" does."""
+    diagram = "```\napp/ (頁面層)\n    ↓\nlib/ (工具層)\n```\n"
+    write_all(tree, {"memory-bank/systemPatterns.md": "# 系統模式文檔\n\n## 組件架構\n\n" + diagram,
+                     "memory-bank/finalQaReport.md": "# QA\n\n## 依賴方向\n\n所有文檔中的依賴方向描述完全一致：\n" + diagram
+                     + "\n## 結論\n\n- 無需修正\n"})
+    lore("repeats", "--apply", cwd=tree.root)
+    assert (tree.root / "memory-bank/finalQaReport.md").read_text() == "# QA\n\n## 結論\n\n- 無需修正\n"
+
+
+@pytest.mark.slow
+def test_in_one_memory_bank_a_line_in_other_words_with_its_own_context_is_no_repeat(tree: Tree) -> None:
+    """270aldo/ngx.agents: the plan's "Migration to an optimized A2A server" and progress's "Complete
+    integration with optimized A2A server" are close to the model and name the same server, and are two
+    facts; a memory bank speaks of a few topics in every file. The same pair across two agents' files is
+    named (CLAUDE.md restating copilot's rule for its own agent, as deadonfilm's do)."""
+    write_all(tree, {"memory-bank/projectbrief.md": "# Project Brief\n\n## Key Goals\n\n1. Migration to an optimized A2A server\n",
+                     "memory-bank/progress.md": "# Progress\n\n## What's Left to Build\n\n"
+                                                "- Complete integration with optimized A2A server\n"})
+    found = json.loads(lore("repeats", "--semantic", "--json", cwd=tree.root).stdout)["repeats"]
+    assert found == []
+
+
+def test_a_task_lists_open_box_is_a_status(tree: Tree) -> None:
+    """ADRE9/StreakSphere: progress.md's "- [ ] …" is still to do; the same words in systemPatterns.md are
+    the pattern. Removing the open item would say nothing is left to do."""
+    write_all(tree, {"memory-bank/progress.md": "# Progress\n\n## Testing\n\n"
+                                                "- [ ] Unit testing setup with Jest and React Native Testing Library\n",
+                     "memory-bank/systemPatterns.md": "# System Patterns\n\n## Testing\n\n"
+                                                      "- Unit testing setup with Jest and React Native Testing Library\n"})
+    assert _stays(tree) == {("memory-bank/progress.md", 5):
+                            "another status than the kept one's (done, planned, in progress)"}
+    [unit] = [e for e in open_memory(Workspace(tree.root)).entries if e.location.path == "memory-bank/progress.md"
+              and e.source == "bullet"]
+    assert unit.content == "Unit testing setup with Jest and React Native Testing Library" and unit.raw["box"] == " "

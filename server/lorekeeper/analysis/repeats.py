@@ -30,7 +30,7 @@ from ..facts.scope import apart, folder
 from ..facts.scope import other_projects as apart_projects
 from ..facts.verify import fact_key, fact_keys, fact_size, prepared
 from ..store import FileChange, Operation, Store
-from ..store.instructions import INTRO, LIST, LIST_END, ORDERED, PARENT_ITEM, replace_lines
+from ..store.instructions import BOX, INTRO, LIST, LIST_END, ORDERED, PARENT_ITEM, replace_lines
 from .compaction.search import groups_of_one_fact
 
 _normal = lru_cache(maxsize=TEXT_CACHE)(normalize)
@@ -72,6 +72,10 @@ class Repeat:
     #: The copies the paragraph right after refers back to ("Use `bd update` with flags instead:", "These
     #: contain …"), which would read as nonsense without them (:func:`_steps_kept`).
     referred: frozenset[str] = frozenset()
+    #: The copies nested in a list item where the kept one is nested in another that shares no word with it
+    #: ("- Handles exchange-specific quirks" under "- **ccxt**" / "- Handle exchange-specific API quirks"
+    #: under "- **Exchange Adapters**"): each item says what its own are about (:func:`_steps_kept`).
+    nested: frozenset[str] = frozenset()
     #: The copies that title the list right under them, which is no copy ("**Phase 2: Function Parameter
     #: `any` Arrays** ✅ (59 files)" over what phase 2 did): without them the list reads as the title's before.
     titles: frozenset[str] = frozenset()
@@ -99,7 +103,9 @@ def _worth(entry: Entry) -> bool:
 
 
 def _introduces(text: str) -> bool:
-    return text.rstrip().rstrip("*_` ").endswith(":")
+    """A line that ends with a colon, as Latin or East Asian text writes it ("Organization:", "所有文檔中的依賴
+    方向描述完全一致："): it introduces what follows."""
+    return text.rstrip().rstrip("*_` ").endswith((":", "："))
 
 
 #: A paragraph written as one bold span ("**Correct: no flicker, no hydration mismatch**").
@@ -279,6 +285,8 @@ ANOTHER_HEADING = "under another heading of the same file"
 ANOTHER_LIST = "an item of a list whose label says something of it"
 A_STEP = "a step of a numbered list whose other steps stay"
 REFERRED = "the paragraph after it refers back to it"
+ANOTHER_ITEM = "nested in another item than the kept one"
+ANOTHER_NUMBER = "under a heading of another number than the kept one's (Milestone 2 / Milestone 3)"
 JUDGED = "only a model judged it the same fact"
 ANOTHER_STATUS = "another status than the kept one's (done, planned, in progress)"
 A_PARENT = "a list item with items nested under it"
@@ -287,20 +295,25 @@ TOO_SHORT = "too short to say what it is about apart from its heading"
 SIBLING_FILE = "in a file about another part, beside the kept one's (chatProductContext.md / driveProductContext.md)"
 A_TITLE = "the title of the list right under it"
 #: The reasons that are the copy's own file's: it needs the line where it is.
-IN_PLACE = frozenset((ANOTHER_HEADING, ANOTHER_LIST, A_STEP, REFERRED, ANOTHER_STATUS, A_PARENT, A_POINTER, TOO_SHORT,
+IN_PLACE = frozenset((ANOTHER_HEADING, ANOTHER_LIST, A_STEP, REFERRED, ANOTHER_ITEM, ANOTHER_NUMBER,
+                      ANOTHER_STATUS, A_PARENT, A_POINTER, TOO_SHORT,
                       SIBLING_FILE, A_TITLE))
 
 #: What says a memory-bank item's status: a mark it carries, or words of the label or heading it is under
 #: ("## Completed Features", "### Under Development", "**Coming Soon:**", "## What Works").
 _MARKS = {"done": "✅✔☑", "planned": "⬜☐⏳⏱📋", "doing": "🔄🚧"}
+#: Words of a heading that say its items are in progress whatever else it holds (not "Current Status").
+_DOING_OUTRIGHT = re.compile(r"\b(?:in progress|under development|ongoing|wip|working on|being (?:built|developed)|"
+                             r"current(?:ly)? (?:work|focus|tasks?|sprint))\b", re.I)
 _STATUS_WORDS = (
     ("done", re.compile(r"\b(?:done|completed?|finished|implemented|shipped|resolved|fixed|what works|achievements?|"
-                        r"accomplished|delivered)\b", re.I)),
+                        r"accomplished|delivered|recent(?:ly)? (?:changes|developments|updates|work))\b", re.I)),
     ("doing", re.compile(r"\b(?:in progress|current(?:ly)?|active|under development|ongoing|wip|working on|"
                          r"being (?:built|developed))\b", re.I)),
     ("planned", re.compile(r"\b(?:planned|plans?|todo|to-?do|future|upcoming|roadmap|next(?: steps?)?|coming soon|"
                            r"backlog|ideas?|proposed|wishlist|under consideration|considering|pending|remaining|"
-                           r"not (?:yet )?(?:started|implemented)|known issues|technical debt)\b", re.I)),
+                           r"not (?:yet )?(?:started|implemented)|known issues|technical debt|what(?:['’]s| is) left|"
+                           r"left to (?:build|do|implement))\b", re.I)),
 )
 #: A Markdown link, or a file name written as code: what a pointer to another file is made of.
 _POINTING = re.compile(r"\[[^\]]*\]\([^)]*\)|`[^`]*\.(?:md|mdc|txt)`|\b[\w.-]+\.mdc?\b")
@@ -332,13 +345,26 @@ def _sibling_files(a: str, b: str) -> bool:
 
 
 def status(entry: Entry) -> str | None:
-    """An item's status where its text, the label of its list or its heading says it: "done", "doing",
-    "planned"; ``None`` where nothing does."""
+    """An item's status where its text, the label of its list or one of its headings (the nearest that
+    says one) says it: "done", "doing", "planned"; ``None`` where nothing does."""
     for name, marks in _MARKS.items():
         if any(mark in entry.content for mark in marks):
             return name
-    for where in (str(entry.raw.get(INTRO) or ""), (entry.section or "").rsplit(" > ", 1)[-1]):
+    box = entry.raw.get(BOX)
+    if box:
+        return "planned" if box == " " else "done"
+    # the label of its list and its nearest heading; then the headings above, from the nearest out, where
+    # they name a status outright: "- Advanced caching strategies" under "## What's Left to Build > ###
+    # Core Infrastructure Completion" is planned (a file's title over its sections, "# Active Context", or
+    # a "## Current Status" over sections of their own, is about all it holds, done or not)
+    headings = (entry.section or "").split(" > ")
+    for where in (str(entry.raw.get(INTRO) or ""), headings[-1]):
         found = next((name for name, words in _STATUS_WORDS if words.search(where)), None)
+        if found:
+            return found
+    for where in reversed(headings[:-1]):
+        found = next((name for name, words in _STATUS_WORDS if words.search(where) and not (
+            name == "doing" and not _DOING_OUTRIGHT.search(where))), None)
         if found:
             return found
     return None
@@ -376,6 +402,10 @@ def why_stays(copy: Entry, repeat: Repeat, losing: Callable[[str, str], str] | N
         return A_STEP
     if copy.id in repeat.referred:
         return REFERRED
+    if copy.id in repeat.nested:
+        return ANOTHER_ITEM
+    if copy.format == kept.format == "instruction" and _numbered_apart(copy, kept):
+        return ANOTHER_NUMBER
     if copy.id in repeat.titles:
         return A_TITLE
     if copy.format == "instruction" and copy.source == "bullet" and isinstance(copy.raw.get(LIST_END), int) \
@@ -394,6 +424,24 @@ def why_stays(copy: Entry, repeat: Repeat, losing: Callable[[str, str], str] | N
     if losing is not None and copy.location.path != kept.location.path:
         return losing(copy.location.path, kept.location.path) or None
     return None
+
+
+#: A number a heading gives its section ("Milestone 2", "Phase 3", "Level 4", "v2").
+_NUMBER = re.compile(r"\d+(?:\.\d+)*")
+#: A section's place written before its title ("2. Vertex AI Client Optimization"), which numbers no phase.
+_ENUMERATED = re.compile(r"^\s*\d+(?:\.\d+)*[.)]?\s+")
+
+
+def _numbered_apart(copy: Entry, kept: Entry) -> bool:
+    """A copy whose nearest heading numbers its section otherwise than the kept one's nearest heading,
+    in the same words ("マイルストーン2: チャート描画" / "マイルストーン3: チャート描画", "Level 2" / "Level 4"): the same
+    item in another phase, step or level of a plan says something else there."""
+    a, b = (_ENUMERATED.sub("", (e.section or "").rsplit(" > ", 1)[-1]) for e in (copy, kept))
+    na, nb = _NUMBER.findall(a), _NUMBER.findall(b)
+    if not na or not nb or na == nb:
+        return False
+    return _normal(_NUMBER.sub(" ", a)) == _normal(_NUMBER.sub(" ", b)) or bool(
+        set(_NUMBER.sub(" ", a).lower().split()) & set(_NUMBER.sub(" ", b).lower().split()))
 
 
 def _near_pairs(units: list[Entry]) -> list[tuple[int, int]]:
@@ -436,13 +484,14 @@ def repeats(entries: Iterable[Entry], sources: Iterable[str] = (), paraphrases: 
     titles = _titles(every)
     units = [e for e in every if _worth(e) and e.id not in titles]
     if len(units) < 2:
-        return _whole(every, order)
+        return _steps_kept(every, _whole(every, order))
 
     with prepared(e.content for e in units):
         # one key per pair found near: the groups join them as they join the verifier's keys
         joined: dict[int, list[str]] = {}
         pairs = _near_pairs(units)
         judged: dict[frozenset[str], str] = {}  # the pairs only a model judged one fact, and who did
+        worded: set[frozenset[str]] = set()  # the pairs only the semantic stage's guard found, in other words
         if paraphrases is not None:
             # in other words, only two statements of one scope: a document that names a topic in a list
             # ("- MCP servers") and describes it under another heading ("**MCP Marketplace**: Online catalog
@@ -459,7 +508,8 @@ def repeats(entries: Iterable[Entry], sources: Iterable[str] = (), paraphrases: 
             said = [p for p in paraphrases([e.content for e in units], [said_where(e) for e in units], keeps)
                     if keeps(p) and min(fact_size(p.a), fact_size(p.b)) >= PARAPHRASE_MIN_WORDS]
             ruled = {frozenset((units[i].id, units[j].id)) for i, j in pairs}
-            ruled |= {frozenset((units[p.i].id, units[p.j].id)) for p in said if not p.by}
+            worded = {pair for p in said if not p.by and (pair := frozenset((units[p.i].id, units[p.j].id))) not in ruled}
+            ruled |= worded
             judged = {pair: p.by for p in said if p.by and (pair := frozenset((units[p.i].id, units[p.j].id))) not in ruled}
             pairs += [(p.i, p.j) for p in said]
         direct = {frozenset((units[i].id, units[j].id)) for i, j in pairs}
@@ -473,6 +523,7 @@ def repeats(entries: Iterable[Entry], sources: Iterable[str] = (), paraphrases: 
                     *joined.get(position[id(entry)], ())]
 
         out: list[Repeat] = []
+        loose: set[tuple[str, str]] = set()  # (kept, copy): a copy found only in other words, by the guard
         for _, group in groups_of_one_fact(units, keys):
             members = sorted(group, key=lambda e: _source_rank(e, order))
             first = len(out)
@@ -493,6 +544,8 @@ def repeats(entries: Iterable[Entry], sources: Iterable[str] = (), paraphrases: 
                     exact = all(_normal(c.content) == _normal(kept.content) for c in copies)
                     by_model = tuple((c.id, by) for c in copies if not mine & set(keys(c))
                                      and (by := judged.get(frozenset((kept.id, c.id)), "")))
+                    loose.update((kept.id, c.id) for c in copies if not mine & set(keys(c))
+                                 and frozenset((kept.id, c.id)) in worded)
                     out.append(Repeat(kept, copies, exact, judged=by_model))
             # a unit left alone that states a copy's fact itself (the same words: "⬜ IPFS gateway rotation
             # and fallbacks" beside a copy "IPFS gateway rotation and fallbacks" of "⬜ **IPFS Gateway
@@ -515,12 +568,61 @@ def repeats(entries: Iterable[Entry], sources: Iterable[str] = (), paraphrases: 
     out += _whole(every, order)
     out += _intros(every, out, order)
     out = _steps_kept(every, out)
+    if loose:
+        out = _in_other_words(out, loose)
     out.sort(key=lambda r: (r.kept.location.path, r.kept.location.start_line))
     return out
 
 
+#: Why a copy found only in other words, within one memory split into files (:func:`one_memory`), is no
+#: repeat at all: it says something of its own, or has a context of its own (a heading, a list, a status,
+#: a file about another part). Found in the same words, such a copy is named and kept; found only by the
+#: embedding and the guard among the files of one memory bank or rules folder, which each speak of one
+#: aspect of the same few topics, it is mostly another fact on the topic ("Migration to an optimized A2A
+#: server" / "Complete integration with optimized A2A server", "Load the comprehensive reflection
+#: template" in the Level 3 workflow / "Load reflection template" in the Level 2 one). Across the files
+#: of several agents (CLAUDE.md, copilot-instructions.md), where one file restates the other's rules for
+#: its own agent, it is named and kept (docs/compaction.md, docs/performance.md).
+_OWN_CONTEXT = frozenset((SAYS_MORE, ANOTHER_HEADING, ANOTHER_LIST, A_STEP, REFERRED, ANOTHER_ITEM,
+                          ANOTHER_NUMBER, ANOTHER_STATUS, A_PARENT, A_POINTER, TOO_SHORT, SIBLING_FILE, A_TITLE))
+
+
+#: The folders of a memory split into files, each file an aspect of it (a memory bank, a rules folder).
+_MEMORY_FOLDERS = ("memory-bank/", ".cursor/rules/", ".windsurf/rules/", ".clinerules/", ".claude/rules/",
+                   ".kiro/steering/", ".continue/rules/", ".augment/rules/", ".github/instructions/")
+
+
+def one_memory(a: str, b: str) -> bool:
+    """Whether two instruction files are one file, or two files of one memory split into files (the same
+    memory bank or rules folder: ``memory-bank/progress.md`` and ``memory-bank/activeContext.md``), which
+    one agent loads together, rather than the files of two agents (CLAUDE.md, copilot-instructions.md)."""
+    if a == b:
+        return True
+    for kind in _MEMORY_FOLDERS:
+        i, j = ("/" + a).find("/" + kind), ("/" + b).find("/" + kind)
+        if i >= 0 and i == j and a[:i + len(kind)] == b[:i + len(kind)]:
+            return True
+    return False
+
+
+def _in_other_words(found: list[Repeat], loose: set[tuple[str, str]]) -> list[Repeat]:
+    """``found`` without the copies found only in other words (``loose``: kept and copy), in the kept one's
+    memory, that have a reason of their own to stay (:data:`_OWN_CONTEXT`); a repeat left with no copy goes."""
+    out: list[Repeat] = []
+    for r in found:
+        drop = {c.id for c in r.copies if (r.kept.id, c.id) in loose and one_memory(c.location.path, r.kept.location.path)
+                and why_stays(c, r) in _OWN_CONTEXT}
+        if not drop:
+            out.append(r)
+        elif len(drop) < len(r.copies):
+            out.append(replace(r, copies=tuple(c for c in r.copies if c.id not in drop),
+                               also=tuple(e for e in r.also if e.id not in drop)))
+    return out
+
+
 def _steps_kept(entries: list[Entry], found: list[Repeat]) -> list[Repeat]:
-    """``found``, each repeat naming its copies that the paragraph right after refers back to, and its
+    """``found``, each repeat naming its copies that the paragraph right after refers back to, those nested
+    in a list item that shares no word with the kept one's, and its
     copies that are steps of a numbered list not every step of which is a copy (beads'
     copilot-instructions.md: "2. **Claim task**" and "3. **Work on it**" repeat AGENTS.md, "1." and "4."
     do not): without them, the procedure there reads with steps missing. A numbered list all of whose
@@ -549,10 +651,22 @@ def _steps_kept(entries: list[Entry], found: list[Repeat]) -> list[Repeat]:
     titles = {unit.id for units in by_file.values() for unit, after in itertools.pairwise(units)
               if unit.id in copies and unit.source == "paragraph" and after.source == "bullet"
               and after.id not in copies and after.location.start_line == unit.location.end_line + 1}
+    at = {(e.location.path, e.location.start_line): e for units in by_file.values() for e in units}
+
+    def parent(e: Entry) -> str | None:
+        line = e.raw.get(PARENT_ITEM)
+        item = at.get((e.location.path, line)) if isinstance(line, int) else None
+        return None if item is None else _normal(item.content.split("\n", 1)[0])
+
+    nested = {c.id for r in found for c in r.copies
+              if (mine := parent(c)) is not None and (theirs := parent(r.kept)) is not None
+              and not words_of(mine) & words_of(theirs)}
     return [replace(r, steps=frozenset(c.id for c in r.copies if c.id in kept),
                     referred=frozenset(c.id for c in r.copies if c.id in referred),
-                    titles=frozenset(c.id for c in r.copies if c.id in titles))
-            if any(c.id in kept or c.id in referred or c.id in titles for c in r.copies) else r for r in found]
+                    titles=frozenset(c.id for c in r.copies if c.id in titles),
+                    nested=frozenset(c.id for c in r.copies if c.id in nested))
+            if any(c.id in kept or c.id in referred or c.id in titles or c.id in nested for c in r.copies)
+            else r for r in found]
 
 
 #: A paragraph that refers back to what stands above it: "These contain …", "Use `bd update` with flags

@@ -137,7 +137,11 @@ LITERAL_SCAN = re.compile(_LITERAL_CODE + r"|(?<!\w)(?!(?:[a-z]+|[A-Z][a-z]*)(?:
 #: name or an extension, a lower-case letter before an upper-case one): a text with none skips it.
 MAY_HOLD_LITERAL = re.compile(r"[`:/_?|&=\-]|\d|\.[A-Za-z0-9_]|[a-z][A-Z]")
 _CODE_SPAN = re.compile(r"(?P<code>`[^`]+`)")
-_WORD = re.compile(r"[A-Za-z]+(?:'[a-z]+)?|\x00[\ue000-\uf8ff]\x00|\x02\x03?[A-Za-z]+\x02|[=:]")
+#: A word: Latin letters; a literal or code word :func:`lex` masked; a run of letters of another script
+#: (Chinese, Japanese, Cyrillic…), which the parser does not read but which must not vanish: "**實施日期**:
+#: 2024-01-15" and "**完成日期**: 2024-01-15" name two dates, not one fact twice.
+_WORD = re.compile(r"[A-Za-z]+(?:'[a-z]+)?|\x00[\ue000-\uf8ff]\x00|\x02\x03?[A-Za-z]+\x02|[=:]"
+                   r"|(?:(?![A-Za-z\u00c0-\u024f])[^\W\d_])+")
 _BOUNDARY = re.compile(r"[,;!?()\[\]{}—–]|\.(?:\s|$)|\s-\s")
 #: Emphasis, a heading's marks, a list item's bullet (with the blank lines before it: at most 255
 #: whitespace characters, possessive, read from each line's start), strike-through.

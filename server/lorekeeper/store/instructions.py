@@ -51,6 +51,9 @@ LIST = "list"
 ORDERED = "ordered"
 
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
+_BOX = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[([ xX])\]\s")
+#: For a task list's item ("- [ ] E2E testing"): its box, " " (to do) or "x" (done).
+BOX = "box"
 _FRONT_FENCE = re.compile(r"^---\s*$")
 
 #: In a heading: a code span, a folder (`docs/`), a path with an extension or a file name, which make
@@ -74,12 +77,13 @@ def parse_instructions(text: str, relpath: str) -> list[tuple[int, int, str, str
     return [unit[:5] for unit in _units(text, relpath)]
 
 
-#: An instruction unit: ``(start_line, end_line, kind, content, section, list_end, parent, intro, in_list)``;
-#: ``list_end``: the last line of the lists nested in a bullet (``None``: it holds none); ``parent``: the
-#: line of the item a nested item is in; ``intro``: the label a top-level list item's list follows;
-#: ``in_list``: for a list item, its list's first line and whether it is numbered.
+#: An instruction unit: ``(start_line, end_line, kind, content, section, list_end, parent, intro, in_list,
+#: box)``; ``list_end``: the last line of the lists nested in a bullet (``None``: it holds none); ``parent``:
+#: the line of the item a nested item is in; ``intro``: the label a top-level list item's list follows;
+#: ``in_list``: for a list item, its list's first line and whether it is numbered; ``box``: a task list
+#: item's box, " " (to do) or "x" (done).
 _Unit = tuple[int, int, str, str, "str | None", "int | None", "int | None", "str | None",
-              "tuple[int, bool] | None"]
+              "tuple[int, bool] | None", "str | None"]
 
 
 def _units(text: str, relpath: str) -> list[_Unit]:
@@ -111,7 +115,7 @@ def _units(text: str, relpath: str) -> list[_Unit]:
                     and title.strip("`").lower() != relpath.rsplit("/", 1)[-1].lower():
                 # a heading that names what it describes ("### Main Model (`model/ui.go`)"): a unit, so
                 # that what it names is checked like any line's
-                out.append((tok.map[0] + 1, tok.map[1], "heading", title, _section(headings), None, None, None, None))
+                out.append((tok.map[0] + 1, tok.map[1], "heading", title, _section(headings), None, None, None, None, None))
             headings = [*headings, (level, title)]
         elif tok.type == "list_item_open" and tok.map:
             item_depth += 1
@@ -138,10 +142,12 @@ def _units(text: str, relpath: str) -> list[_Unit]:
             if body:
                 first, last, chunk = body
                 content = "\n".join([_BULLET.sub("", chunk[0], count=1), *(c.strip() for c in chunk[1:])]).strip()
+                box = _BOX.match(chunk[0])
                 nested = _trim(lines, stop, whole) if stop < whole else None
                 out.append((first + 1, last + 1, "bullet", content, _section(headings),
                             nested[1] + 1 if nested else None, open_items[-1][0] + 1 if open_items else None,
-                            None if open_items else intro, lists[-1] if lists else None))
+                            None if open_items else intro, lists[-1] if lists else None,
+                            box.group(1).lower() if box else None))
         elif tok.type in _BLOCKS and tok.map and item_depth == 0:
             body = _trim(lines, tok.map[0], tok.map[1])
             if body:
@@ -151,7 +157,8 @@ def _units(text: str, relpath: str) -> list[_Unit]:
                 content = "\n".join(chunk) if kind == "code" else "\n".join(c.strip() for c in chunk)
                 if kind == "paragraph":
                     content = content.strip()
-                out.append((first + 1, last + 1, kind, content.rstrip("\n"), _section(headings), None, None, None, None))
+                out.append((first + 1, last + 1, kind, content.rstrip("\n"), _section(headings), None, None, None, None,
+                            None))
     out.sort(key=lambda e: e[0])
     return [e for e in out if e[3].strip()]
 
@@ -212,13 +219,16 @@ _HTML_TAGS = frozenset((
 #: ("Toast usage", "Remix/ReactRouter Usage").
 _BOLD_TITLE = re.compile(r"^(\*\*|__)[^*_\n]+\1:?$")
 _SHORT_TITLE = re.compile(r"^[^\n.!?;,`|]{1,60}$")
+#: Status marks before a title ("🔄 **State Manager Enhancement (40% Remaining)**", "✅ **Done**"): the title is
+#: what follows them.
+_LEADING_MARKS = re.compile(r"^(?:[^\w\s*_`\[(<>#|-]\ufe0f?\s*)+")
 
 
 def _titles_a_list(paragraph: str) -> bool:
     """Whether a paragraph right above a list names what its items are about: a label ending with a colon
-    ("**Auto-Reloads (No Restart):**"), a bold title ("**ClaudeCodeSession**") or a few words without a
-    sentence's end ("Translations")."""
-    text = paragraph.strip()
+    ("**Auto-Reloads (No Restart):**"), a bold title ("**ClaudeCodeSession**", after a status mark: "🔄
+    **State Manager Enhancement (40% Remaining)**") or a few words without a sentence's end ("Translations")."""
+    text = _LEADING_MARKS.sub("", paragraph.strip())
     return (text.rstrip("*_` ").endswith(":") or bool(_BOLD_TITLE.match(text))
             or (bool(_SHORT_TITLE.match(text)) and len(text.split()) <= 5 and any(c.isalpha() for c in text)))
 
@@ -348,12 +358,13 @@ def _units_version() -> str:
 
 def _decode_unit(raw: Any) -> _Unit | None:
     """A stored unit back to its tuple, or ``None`` when the record is not one."""
-    if not isinstance(raw, list) or len(cast(list[Any], raw)) != 9:
+    if not isinstance(raw, list) or len(cast(list[Any], raw)) != 10:
         return None
-    start, end, kind, content, section, list_end, parent, intro, in_list = cast(list[Any], raw)
+    start, end, kind, content, section, list_end, parent, intro, in_list, box = cast(list[Any], raw)
     if not (isinstance(start, int) and isinstance(end, int) and isinstance(kind, str) and isinstance(content, str)
             and (section is None or isinstance(section, str)) and (intro is None or isinstance(intro, str))
-            and (list_end is None or isinstance(list_end, int)) and (parent is None or isinstance(parent, int))):
+            and (list_end is None or isinstance(list_end, int)) and (parent is None or isinstance(parent, int))
+            and box in (None, " ", "x")):
         return None
     listed: tuple[int, bool] | None = None
     if in_list is not None:
@@ -361,7 +372,7 @@ def _decode_unit(raw: Any) -> _Unit | None:
         if not (len(pair) == 2 and isinstance(pair[0], int) and isinstance(pair[1], bool)):
             return None
         listed = (pair[0], pair[1])
-    return (start, end, kind, content, section, list_end, parent, intro, listed)
+    return (start, end, kind, content, section, list_end, parent, intro, listed, box)
 
 
 class UnitsCache:
@@ -388,7 +399,7 @@ class UnitsCache:
                 self.used[key] = raw
                 return [unit for unit in decoded if unit is not None]
         units = _units(text, relpath)
-        self.used[key] = [[*unit[:8], list(unit[8]) if unit[8] is not None else None] for unit in units]
+        self.used[key] = [[*unit[:8], list(unit[8]) if unit[8] is not None else None, unit[9]] for unit in units]
         self.fresh = True
         return units
 
@@ -422,7 +433,7 @@ def read_instruction_file(ws: Workspace, path: Path, relpath: str | None = None,
         lines = editor_lines(text_file.text)
         comments, problems = ignore_comments(lines, relpath)
     units = units_cache.units(text_file.text, relpath) if units_cache is not None else _units(text_file.text, relpath)
-    for start, end, kind, content, section, list_end, parent, intro, in_list in units:
+    for start, end, kind, content, section, list_end, parent, intro, in_list, box in units:
         entries.append(
             Entry(
                 id=f"{relpath}:{start}",
@@ -436,7 +447,7 @@ def read_instruction_file(ws: Workspace, path: Path, relpath: str | None = None,
                 section=section,
                 ignores=ignores_of(comments, lines, start, end) if comments else [],
                 raw={**({LIST_END: list_end} if list_end else {}), **({PARENT_ITEM: parent} if parent else {}),
-                     **({INTRO: intro} if intro else {}),
+                     **({INTRO: intro} if intro else {}), **({BOX: box} if box else {}),
                      **({LIST: in_list[0], **({ORDERED: True} if in_list[1] else {})} if in_list else {})},
             )
         )
