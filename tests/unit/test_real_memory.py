@@ -1425,3 +1425,75 @@ def test_a_task_lists_open_box_is_a_status(tree: Tree) -> None:
     [unit] = [e for e in open_memory(Workspace(tree.root)).entries if e.location.path == "memory-bank/progress.md"
               and e.source == "bullet"]
     assert unit.content == "Unit testing setup with Jest and React Native Testing Library" and unit.raw["box"] == " "
+
+
+# -- conflicts in memory banks and rules folders: each kind of the 46 wrong ones read there ----------
+
+def test_a_version_written_more_precisely_or_a_count_is_no_other_version() -> None:
+    """7Spade/Twilight-Hub: "Next.js 15" and "Next.js: 15.3.3" name one release line; "**React 組件**: 2 個"
+    counts React components and gives React no version. Another release is still another version."""
+    from lorekeeper.facts.updates import disagreement, versions_in
+
+    assert disagreement("**框架**: Next.js 15 (App Router)", "Next.js: 15.3.3 ✓") is None
+    assert versions_in("- **React 組件**: 2 個") == {} and versions_in("React: 18.3.1 ✓") == {"react": "18.3.1"}
+    assert disagreement("Use Python 3.12", "Use Python 3.13") is not None
+
+
+def test_the_size_of_a_change_is_no_value_and_a_thing_removed_from_one_place_is_not_gone() -> None:
+    """Twilight-Hub's rules: "(~40% reduction)" of mode transitions and "(~70% token reduction)" of the
+    initial loading are two changes. 0xBigBoss/vibe-station: "Removed `home-manager` from `nix-env`
+    installation in Dockerfile" keeps home-manager (managed declaratively since)."""
+    from lorekeeper.facts.updates import changes_in, disagreement, quantities_in
+
+    assert disagreement("1. Reduced token usage during mode transitions (~40% reduction)",
+                        "1. **Reduced Initial Loading**: Only essential rules loaded at start (~70% token reduction)") is None
+    assert quantities_in("Reduced bundle size by 30%") == {} and quantities_in("Cache hit rate is 80%") == {"percent": {"80%"}}
+    assert disagreement("Implemented a clean approach to manage `home-manager` purely declaratively",
+                        "Removed `home-manager` from `nix-env` installation in Dockerfile") is None
+    # removed from the place the other names, or from the project, it is gone there
+    assert disagreement("Use `moment` in the dashboard for dates", "We got rid of `moment` from the dashboard.")
+    assert disagreement("Use `lodash` helpers", "Removed `lodash` from the project")
+    assert [c.old for c in changes_in("Removed `home-manager` from `nix-env` installation")] == ["`home-manager`"]
+
+
+def test_items_a_heading_or_a_mark_says_not_to_do_and_steps_a_copy_holds_are_no_sides(tree: Tree) -> None:
+    """ADTrauts/block-on-block: "1. **Hardcode localhost** in production code" under "### ❌ NEVER Do
+    These:" and "- ❌ Root-level `.md` files" under "**DON'T create:**" say what the rules summary says
+    never to do. Twilight-Hub keeps a copy of its rules folder: steps 6 and 7 ("If pass, load: …") are
+    in both, in another order."""
+    write_all(tree, {
+        ".cursor/rules/RULES_SUMMARY.md": "# Rules\n\n## URLs\n\n- **NEVER hardcode localhost** in production code\n\n"
+                                          "## Docs\n\n- **NEVER create root-level `.md` files** (except README.md)\n",
+        ".cursor/rules/coding-standards.mdc": "# Standards\n\n### ❌ NEVER Do These:\n\n"
+                                              "1. **Hardcode localhost** in production code\n"
+                                              "2. **Use `any` types** (use proper TypeScript types)\n",
+        ".cursor/rules/memory-bank.mdc": "# Memory Bank\n\n## Files\n\n**DON'T create:**\n"
+                                         "- ❌ Root-level `.md` files (except README.md which exists)\n",
+        ".cursor/rules/guide.mdc": "# Guide\n\n## Order\n\n6. If pass, load: `isolation_rules/visual-maps/van-qa-utils/reports`\n"
+                                   "7. If pass, load: `isolation_rules/visual-maps/van-qa-utils/mode-transitions`\n",
+        "docs/copy/.cursor/rules/guide.mdc": "# Guide\n\n## Order\n\n"
+                                             "6. If pass, load: `isolation_rules/visual-maps/van-qa-utils/mode-transitions`\n"
+                                             "7. If pass, load: `isolation_rules/visual-maps/van-qa-utils/reports`\n"})
+    p, _ = plan(tree)
+    assert p.conflicts == []
+
+
+def test_a_fenced_block_in_a_list_item_is_one_piece_of_code(tree: Tree) -> None:
+    """Twilight-Hub's "* **Milestone Checkpoint:**" items hold a fenced checklist each; read as code spans
+    paired across the fences, the parser's own marks showed in what a conflict said. A block is one
+    piece of code: two checkpoints that differ only in it are another value; a rules folder and its copy
+    that each hold both are no conflict."""
+    from lorekeeper.facts.verify import compare
+
+    plan_ = ("**Milestone Checkpoint:**\n```\n✓ L3 FEATURE PLANNING CHECKPOINT\n"
+             "- Detailed requirements documented in tasks.md? [YES/NO]\n```")
+    creative = ("**Milestone Checkpoint:**\n```\n✓ L3 CREATIVE PHASES CHECKPOINT\n"
+                "- Design decisions documented in respective `memory-bank/creative-*.md` files? [YES/NO]\n```")
+    verdict = compare(plan_, creative)
+    assert verdict.old.startswith("`✓ L3 FEATURE PLANNING") and "\x00" not in verdict.reason + verdict.old + verdict.new
+    item = lambda text: "* " + text.replace("\n", "\n  ") + "\n"  # noqa: E731
+    write_all(tree, {".cursor/rules/workflow-level3.mdc": "# Level 3\n\n## Plan\n\n" + item(plan_) + "\n## Creative\n\n" + item(creative),
+                     "docs/copy/.cursor/rules/workflow-level3.mdc": "# Level 3\n\n## Creative\n\n" + item(creative)
+                     + "\n## Plan\n\n" + item(plan_)})
+    p, _ = plan(tree)
+    assert p.conflicts == []

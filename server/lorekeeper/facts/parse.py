@@ -137,10 +137,13 @@ LITERAL_SCAN = re.compile(_LITERAL_CODE + r"|(?<!\w)(?!(?:[a-z]+|[A-Z][a-z]*)(?:
 #: name or an extension, a lower-case letter before an upper-case one): a text with none skips it.
 MAY_HOLD_LITERAL = re.compile(r"[`:/_?|&=\-]|\d|\.[A-Za-z0-9_]|[a-z][A-Z]")
 _CODE_SPAN = re.compile(r"(?P<code>`[^`]+`)")
-#: A word: Latin letters; a literal or code word :func:`lex` masked; a run of letters of another script
+#: A fenced block, its marks on lines of their own; and a fence's marks left alone (a block not closed).
+_FENCED = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})[^\n`]*\n(?P<body>.*?)^[ \t]*(?P=fence)[ \t]*$", re.M | re.S)
+_FENCE = re.compile(r"(?:`{3,}|~{3,})[\w+-]*")
+#: A word: Latin letters (with an apostrophe's ending, in capitals too: "DON'T"); a literal or code word :func:`lex` masked; a run of letters of another script
 #: (Chinese, Japanese, Cyrillic…), which the parser does not read but which must not vanish: "**實施日期**:
 #: 2024-01-15" and "**完成日期**: 2024-01-15" name two dates, not one fact twice.
-_WORD = re.compile(r"[A-Za-z]+(?:'[a-z]+)?|\x00[\ue000-\uf8ff]\x00|\x02\x03?[A-Za-z]+\x02|[=:]"
+_WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|\x00[\ue000-\uf8ff]\x00|\x02\x03?[A-Za-z]+\x02|[=:]"
                    r"|(?:(?![A-Za-z\u00c0-\u024f])[^\W\d_])+")
 _BOUNDARY = re.compile(r"[,;!?()\[\]{}—–]|\.(?:\s|$)|\s-\s")
 #: Emphasis, a heading's marks, a list item's bullet (with the blank lines before it: at most 255
@@ -258,6 +261,15 @@ def lex(text: str) -> tuple[list[list[_Item]], bool, str]:
         literals.append((kind, _canonical_literal(kind, raw)))
         return f" \x00{chr(0xE000 + len(literals) - 1)}\x00 "  # no digit, no word character: nothing re-reads it
 
+    if ("```" in clean or "~~~" in clean) and not _FENCE.match(clean.lstrip()):
+        # a fenced block in prose (a list item: "**Milestone Checkpoint:**" then the checklist) is one piece
+        # of code; a fence's marks delimit it and pair with no other backtick. (A code block read alone is
+        # read as it always was: its commands are compared in :mod:`.updates`.)
+        def block(match: re.Match[str]) -> str:
+            literals.append(("code", _canonical_literal("code", match.group("body"))))
+            return f" \x00{chr(0xE000 + len(literals) - 1)}\x00 "
+
+        clean = _FENCE.sub(" ", _FENCED.sub(block, clean))
     masked = _CODE_SPAN.sub(stash, clean)  # code first: Markdown inside a code span is code
     if MAY_HOLD_MARKUP.search(masked):
         masked = MARKUP.sub(" ", masked)

@@ -78,8 +78,20 @@ def said_by_its_label(entry: Entry) -> bool:
     """An item of a list whose label turns what the item says ("❌ **Don't:**" over "Use inline styles
     instead of Tailwind": the file says not to): read alone, it says the opposite of what its file says,
     or what is not yet so. Never a side of a conflict."""
-    label = entry.raw.get(INTRO) if entry.format == "instruction" else None
+    if entry.format != "instruction":
+        return False
+    if entry.source == "bullet" and _WRONG_MARK.match(entry.content):
+        return True  # an item marked wrong ("- ❌ Root-level `.md` files")
+    label = entry.raw.get(INTRO)
+    if label is None and entry.source == "bullet":
+        # a list right under a heading that turns it ("### ❌ NEVER Do These:" over "1. **Hardcode localhost**
+        # in production code")
+        label = (entry.section or "").rsplit(" > ", 1)[-1] or None
     return isinstance(label, str) and (turns_meaning(label) or _TURNING_LABEL.search(label) is not None)
+
+
+#: A list item marked as what not to do.
+_WRONG_MARK = re.compile(r"^\s*(?:❌|🚫|⛔|✗|✘)")
 
 
 def one_document(a: Entry, b: Entry) -> bool:

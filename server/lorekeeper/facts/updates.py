@@ -208,6 +208,20 @@ def _changes_in_sentence(text: str) -> list[Change]:
     return found
 
 
+#: The place a thing was removed from ("Removed `home-manager` from `nix-env` installation in Dockerfile"):
+#: its first word or code span. Not the project, its code or its dependencies, from which it is gone.
+_FROM_A_PART = re.compile(r"\s+from\s+(?:(?:the|our|this|its)\s+)?+(?!(?:project|codebase|code\s*base|repo|"
+                          r"repository|dependencies|deps|stack|app|application|monorepo)\b)(?P<place>`[^`]+`|[\w.-]+)",
+                          re.I)
+
+
+def _removed_from(change: Change) -> str | None:
+    """The place a removal names ("from `nix-env` installation": `nix-env`), or ``None``: the thing is gone."""
+    at = change.sentence.find(change.old)
+    found = _FROM_A_PART.match(change.sentence, at + len(change.old)) if at >= 0 else None
+    return found.group("place") if found else None
+
+
 def _outside_code(text: str) -> str:
     return re.sub(r"`[^`]*`", " ", text)
 
@@ -343,7 +357,9 @@ _LANGUAGES = frozenset("python node nodejs go golang rust java ruby php typescri
 
 
 _VERSION_NUMBER = re.compile(r"(?<![\w.:/-])(?:[<>=!~^]=?|==)?v?\d+(?:\.\d+){0,3}(?![\w.:/]|-\d)")
-_NAME_WORD = re.compile(r"[A-Za-z][\w.+-]*")
+#: A word before a version: a name in Latin letters, or a run of letters of another script, which names
+#: none but stands between ("**React 組件**: 2 個" counts React components; it gives React no version).
+_NAME_WORD = re.compile(r"[A-Za-z][\w.+-]*|(?:(?![A-Za-z\u00c0-\u024f])[^\W\d_])+")
 
 
 def _known_name(word: str) -> str | None:
@@ -391,13 +407,35 @@ _QUANTITY_UNITS = {"ms": "time", "s": "time", "min": "time", "h": "time", "d": "
                    "%": "percent"}
 
 
+#: What makes a number the size of a change rather than a value something has: "(~40% reduction)", "by
+#: 30%", "2x faster", "cut 200ms".
+_CHANGE_AFTER = re.compile(r"\s*(?:(?:\w+\s+)?(?:reductions?|decrease|increase|improvement|gain|drop|cut|savings?|"
+                           r"speed-?up)|faster|slower)\b", re.I)
+_CHANGE_BEFORE = re.compile(r"\b(?:by|reduced|increased|improved|cut|saved|saving|dropped|lowered|raised)\s*~?$", re.I)
+
+
+def _change_amounts(text: str) -> set[str]:
+    """The numbers of ``text`` written as the size of a change (:data:`_CHANGE_AFTER`, :data:`_CHANGE_BEFORE`):
+    two changes of other sizes ("Reduced token usage during mode transitions (~40% reduction)" / "Only
+    essential rules loaded at start (~70% token reduction)") are two changes, not two values of one thing."""
+    out: set[str] = set()
+    for m in re.finditer(r"[<>=!~^+\-]*\d[\d,.]*\s?[a-z%]*", text, re.I):
+        if _CHANGE_AFTER.match(text, m.end()) or _CHANGE_BEFORE.search(text, 0, m.start()):
+            out.add(m.group(0).strip().lstrip("~"))
+    return out
+
+
 def quantities_in(text: str) -> dict[str, set[str]]:
-    """Numbers with their dimension (time, size, percent, count)."""
+    """Numbers with their dimension (time, size, percent, count); the size of a change ("~40% reduction",
+    "by 30%") is none."""
     out: dict[str, set[str]] = {}
     ports = ports_in(text)
+    changes = _change_amounts(text) if re.search(r"\d", text) else set()
     for token in parse(text).tokens:
         if token.literal != "number" or token.text in ports or token.after in IDENTIFIER_NOUNS:
             continue  # "port 3000", "note 17", "step 3" name a thing
+        if token.text.lstrip("~") in changes:
+            continue
         unit = re.sub(r"^[<>=!~^+\-]*[\d,.]+", "", token.text).lstrip("/")
         dimension = _QUANTITY_UNITS.get(unit, "count" if not unit else unit)
         out.setdefault(dimension, set()).add(token.text)
@@ -601,6 +639,8 @@ def _a_change_said_outright(older: str, newer: str) -> Disagreement | None:
                 continue
             if change.how in ("instead", "removed") and not _names_whole(other, change.old):
                 continue  # `main` retired is not named by `src/main/java` nor by "main.tsp"
+            if change.how == "removed" and (place := _removed_from(change)) and not _states(other, place):
+                continue  # taken out of one place ("from `nix-env` installation") the other does not speak of
             if _negated_near(other, change.old) or _retires(other, change.old):
                 continue  # "Don't use Jest" agrees with "we moved from Jest to Vitest"; so does "Jest was removed"
             if (_only_numbers(change.old) or not _name_like(change.old)) and \
@@ -706,11 +746,23 @@ def _another_version(older: str, newer: str, changed: bool) -> Disagreement | No
     for name in va.keys() & vb.keys():
         said_a = _item_with(_sentence_with(older, va[name]), va[name])
         said_b = _item_with(_sentence_with(newer, vb[name]), vb[name])
-        if va[name] != vb[name] and not _mentions(said_b, va[name]) and not _mentions(said_a, vb[name]):
+        if (va[name] != vb[name] and not _mentions(said_b, va[name]) and not _mentions(said_a, vb[name])
+                and not _refines(va[name], vb[name])):
             if _same_subject(said_a, said_b, [va[name], vb[name], name], changed, shared=0) and (
                     changed or not _in_passing(said_a, said_b, [va[name], vb[name], name])):
                 return Disagreement(f"another version of {name} ({va[name]} / {vb[name]})", va[name], vb[name])
     return None
+
+
+def _refines(a: str, b: str) -> bool:
+    """Whether one of two plain versions is the other written more precisely ("Next.js 15" / "Next.js:
+    15.3.3", "Python 3.12" / "3.12.4"): the same release line, no disagreement. A range or a bound
+    ("^19.0.0", ">=3.12") is compared as it is."""
+    if not (a[:1].isdigit() or a[:1] == "v") or not (b[:1].isdigit() or b[:1] == "v"):
+        return False
+    pa, pb = a.lstrip("v").split("."), b.lstrip("v").split(".")
+    short, long_ = sorted((pa, pb), key=len)
+    return len(short) < len(long_) and long_[:len(short)] == short
 
 
 #: A sentence about something else that names a version on the way says this many words of its own or more.

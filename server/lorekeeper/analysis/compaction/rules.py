@@ -98,6 +98,8 @@ class Planner:
         #: The dates of instruction lines by their own last commit (entry id -> date), which orders a
         #: conflict between a line and another memory; None: by the file's date, as the store reads it.
         self.dater: Callable[[list[Entry]], Mapping[str, datetime]] | None = None
+        #: The texts of the instruction lines of each file (:meth:`_stated_beside`), read when first asked.
+        self._lines_by_file: defaultdict[str, set[str]] | None = None
         #: What the candidate search read of each text and found, kept by the caller between plans of a
         #: store that changes a little at a time (the language server after a save).
         self.search: SearchMemo | None = None
@@ -407,6 +409,20 @@ class Planner:
             if verdict.verdict == "conflict":
                 conflicting[pair] = (older, newer, score, verdict)
 
+    def _stated_beside(self, a: Entry, b: Entry) -> bool:
+        """Two lines of two instruction files where one file also states the other's line word for word:
+        that file holds both (steps 6 and 7 of a procedure, "If pass, load: `…/reports`" then "… `…/mode-
+        transitions`", in a rules folder and in a copy of it), which are then two items, not rival values."""
+        if not (a.format == b.format == "instruction") or a.location.path == b.location.path:
+            return False
+        if self._lines_by_file is None:
+            self._lines_by_file = defaultdict(set)
+            for e in self.pool:
+                if e.format == "instruction":
+                    self._lines_by_file[e.location.path].add(normalize(e.content))
+        return (normalize(b.content) in self._lines_by_file.get(a.location.path, ())
+                or normalize(a.content) in self._lines_by_file.get(b.location.path, ()))
+
     def _judged(self, candidates: dict[tuple[str, str], float], *, kept: bool = False) -> dict[tuple[str, str], Judgement | None]:
         """The verifier's judgement of each candidate pair (ids in order, with their similarity): the newer
         entry, the older, the similarity and the verdict on the older text given the newer; ``None`` for
@@ -419,7 +435,7 @@ class Planner:
             entry, other = self.by_id[pair[0]], self.by_id[pair[1]]
             if pair[1] in entry.coexists_with or pair[0] in other.coexists_with or apart(entry, other) \
                     or one_document(entry, other) or is_history(entry.content) or is_history(other.content) \
-                    or said_by_its_label(entry) or said_by_its_label(other):
+                    or said_by_its_label(entry) or said_by_its_label(other) or self._stated_beside(entry, other):
                 # both true, of different scopes or one file, one is history, or its list's label turns it
                 judged[pair] = None
                 continue
