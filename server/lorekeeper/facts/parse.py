@@ -140,9 +140,10 @@ _CODE_SPAN = re.compile(r"(?P<code>`[^`]+`)")
 #: A fenced block, its marks on lines of their own; and a fence's marks left alone (a block not closed).
 _FENCED = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})[^\n`]*\n(?P<body>.*?)^[ \t]*(?P=fence)[ \t]*$", re.M | re.S)
 _FENCE = re.compile(r"(?:`{3,}|~{3,})[\w+-]*")
-#: A word: Latin letters (with an apostrophe's ending, in capitals too: "DON'T"); a literal or code word :func:`lex` masked; a run of letters of another script
-#: (Chinese, Japanese, Cyrillic…), which the parser does not read but which must not vanish: "**實施日期**:
-#: 2024-01-15" and "**完成日期**: 2024-01-15" name two dates, not one fact twice.
+#: A word: Latin letters (with an apostrophe's ending, in capitals too: "DON'T"); a literal or code word
+#: :func:`lex` masked; a run of letters of another script (Chinese, Japanese, Cyrillic…), which the parser
+#: does not read but which must not vanish: "**實施日期**: 2024-01-15" and "**完成日期**: 2024-01-15" name two
+#: dates, not one fact twice.
 _WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|\x00[\ue000-\uf8ff]\x00|\x02\x03?[A-Za-z]+\x02|[=:]"
                    r"|(?:(?![A-Za-z\u00c0-\u024f])[^\W\d_])+")
 _BOUNDARY = re.compile(r"[,;!?()\[\]{}—–]|\.(?:\s|$)|\s-\s")
