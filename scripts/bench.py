@@ -24,7 +24,7 @@ to a recency-only baseline (see bench_context). Figures only, no targets.
 guard: the LLM stage's faithfulness guard on labelled model answers (tests/data/llm/guard*.jsonl): faithful
 answers accepted and unfaithful ones refused, per operation (see bench_guard; -v lists the misjudged).
 
-real-memory: five stores built from public repositories' own agent memory and its history, scored against
+real-memory: six stores built from public repositories' own agent memory and its history, scored against
 truth written by hand (bench/real_memory): facts lost, replaced values shown as current, current facts
 missing from index.md, duplicate recall, false conflicts and merges, tokens against a plain list (see
 bench_real_memory; the stores are built from --source/--mirror or cloned, --with-semantic adds the slow pass)."""

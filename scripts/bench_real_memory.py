@@ -1,4 +1,4 @@
-"""Real memory: Lorekeeper on five stores taken from public repositories' own agent memory and its history,
+"""Real memory: Lorekeeper on six stores taken from public repositories' own agent memory and its history,
 each scored against a truth written by hand before Lorekeeper ever ran on it (bench/real_memory: the truth,
 the labels, the build and the scorer; its README says what each store is).
 

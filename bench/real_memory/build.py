@@ -14,6 +14,7 @@ into DEST/sources/OWNER+NAME (`git clone --filter=blob:none --no-checkout`; blob
   same author names and dates, so `git blame` dates each line as in the source;
 - updates-entries: one JSON entry per chosen bullet of ten repositories (truth_src/updates_entries.py),
   one commit;
+- updates-heldout: the same, of thirteen other repositories (truth_src/updates_heldout.py), one commit;
 - entries-and-agents-telegram: telegram-bot's AGENTS.md/CLAUDE.md history replayed, plus the telegram-bot
   entries of updates-entries, one more commit.
 
@@ -61,6 +62,7 @@ STORES = [
                "memory-bank/progress.md", "memory-bank/projectbrief.md", "memory-bank/systemPatterns.md",
                "memory-bank/techContext.md"], "414cd2ae0ef126b1d764037105ce458dc24beec2"),
     StoreSpec("updates-entries", None, None, [], "9b2e3f9dcd1190d87c420874c63eed3950dd3195"),
+    StoreSpec("updates-heldout", None, None, [], "765c8233cb38f57578a63e931e53a64d273f89ad"),
     StoreSpec("agent-files-awesome", "josix/awesome-claude-md", "c1e8831bb0372b1c83484f84993c03d304378c75",
               ["CLAUDE.md", "Claude.md", "AGENTS.md", ".github/copilot-instructions.md", "scripts/discovery/AGENTS.md"],
               "6256c27ef8b4b4594bb17e7e7da8fc61700381a8"),
@@ -143,7 +145,7 @@ def build_store(spec: StoreSpec, dest: Path, sources: Sources) -> Path:
     root = dest / spec.name
     if root.exists():
         shutil.rmtree(root)
-    if spec.name == "updates-entries":
+    if spec.repo is None:  # an entries store: one JSON entry per chosen line of its source repositories
         mod = truth_module(spec.name)
         entries, _ = mod.entries(sources)
         mod.write_store(str(root), entries)

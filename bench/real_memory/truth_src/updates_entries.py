@@ -194,12 +194,14 @@ def content_of(line):
     return s
 
 
-def entries(sources):
-    """(entries, info): the entries in the order of E, and per key of E its entry id, project, text, date
-    and where the line was found. ``sources.git_dir(owner/name, commit)`` gives a git directory."""
+def entries(sources, rows=None, repos=None):
+    """(entries, info): the entries in the order of ``rows`` (default: E), and per key its entry id,
+    project, text, date and where the line was found. ``sources.git_dir(owner/name, commit)`` gives a git
+    directory; ``repos`` (default: REPOS) the repository and pinned commit of each project."""
     found, info = [], {}
-    for key, proj, path, commit, needle, cat in E:
-        repo, pinned = REPOS[proj]
+    repos = REPOS if repos is None else repos
+    for key, proj, path, commit, needle, cat in E if rows is None else rows:
+        repo, pinned = repos[proj]
         gd = sources.git_dir(repo, pinned)
         full = _git(gd, "rev-parse", pinned if commit == H else commit).strip()
         text = _git(gd, "show", f"{full}:{path}").split("\n")
@@ -227,7 +229,7 @@ COMMIT_ENV = {"GIT_AUTHOR_NAME": "bench41", "GIT_AUTHOR_EMAIL": "bench41@replay.
               "GIT_COMMITTER_DATE": "2026-08-22T00:00:00Z"}
 
 
-def write_store(root, found):
+def write_store(root, found, message="entries made of public agent-file bullets (see truth.json)"):
     """The store: a git repository (one commit) holding .lore/memory/entries/<created>-<id>.json."""
     d = os.path.join(root, ".lore", "memory", "entries")
     os.makedirs(d)
@@ -240,7 +242,7 @@ def write_store(root, found):
         fh.write("truth.json\n")
     subprocess.run(["git", "-C", root, "add", "-A"], check=True)
     subprocess.run(["git", "-C", root, "-c", "commit.gpgsign=false", "commit", "-q", "--no-verify", "-m",
-                    "entries made of public agent-file bullets (see truth.json)"], check=True, env=dict(os.environ, **COMMIT_ENV))
+                    message], check=True, env=dict(os.environ, **COMMIT_ENV))
 
 
 # ---- labels (hand-written) ----
@@ -295,68 +297,79 @@ DUP = [
 ]
 
 
-def truth(store_dir, sources):
-    """The truth (store_dir is not read: the entries come from the sources)."""
-    _, info = entries(sources)
+# pairs that are not conflicts (key, key, why), and pairs not scored (key, key, why)
+NC = [
+ ("tg_py314", "af_py312", "different projects (Python 3.14+ vs 3.12+)"),
+ ("tg_py314", "tp_py313", "different projects"),
+ ("tp_py313", "af_py312", "different projects"),
+ ("ml_py311", "af_py312", "different projects"),
+ ("ml_py311", "tp_py313", "different projects"),
+ ("jem_noinst", "sim_uvadd", "different projects: 'do not install packages' vs 'install dependencies with uv add'"),
+ ("sim_notests", "bio_tdd", "different projects: 'do not write tests unless instructed' vs 'always start with tests'"),
+ ("ml_mypy", "fl_ty", "different projects: mypy vs ty are two type checkers, each current in its own project"),
+ ("ml_mypy", "tg_ty2", "different projects"),
+ ("tt_uvrun", "tg_run2", "different projects; and 'use uv run' vs a longer command using uv run are not opposites"),
+ ("sim_uvrun", "sim_testq", "same project: a make target is not a Python command; both rules hold"),
+ ("tp_lint", "tp_fix", "same project: a command and the same command with --fix are two commands, both true"),
+ ("ft_init", "ft_apply", "same project: the same command for two purposes"),
+ ("fl_utest", "sim_uvtest1", "identical text in two projects: current in flanks-python, replaced in simulacra; never merge across projects"),
+ ("ml_lint", "tp_lint", "different projects, same command: never a conflict; a merge would drop a project"),
+ ("tp_commit", "tg_commits", "different projects: both ask for imperative commit messages"),
+ ("tg_sync", "ml_sync", "different projects, same command"),
+ ("ml_sync", "ft_install", "different projects, same command"),
+ ("jem_uvrun", "tt_uvrun", "different projects"),
+ ("ml_uvrun", "sim_uvrun", "different projects"),
+ ("jem_check2", "tp_fix", "different projects, same command"),
+ ("jem_check2", "tg_lint2", "different projects, ruff check with different paths"),
+ ("tg_ruff120", "ft_tabs", "different projects, different subjects"),
+ ("af_uv", "jem_nosys", "different projects; both forbid pip"),
+ ("tp_uv", "af_uv", "different projects"),
+ ("sim_lintandtest", "sim_notests", "same project: running tests is not writing tests"),
+ ("ml_test2", "tp_techtest", "different projects: pytest tests/ in two projects"),
+ ("fl_uother", "tt_uvrun", "different projects"),
+ ("tg_async", "sim_types", "different projects"),
+ ("tg_modtests", "tt_pytest", "different projects"),
+]
+AMBIGUOUS = [
+ ("tg_lint2", "tg_just", "the newest AGENTS.md names only `just`; the ruff command may still be right: not scored"),
+ ("tg_ty2", "tg_just", "as above"),
+ ("sim_notests", "sim_lintandtest", "'do not write tests' was dropped from the file when it was simplified (2025-12-24) without a replacement; kept as current"),
+]
+# replaced in its project by a later memory of the same project; also replaced: restatements of a replaced memory
+ALSO_OLD = {"sim_uvtest1"}
+
+
+def labelled(store, info, rows, repos, updates_rows, dup_rows, nc_rows, ambiguous_rows, also_old, notes):
+    """The truth of an entries store from its labels: ``info`` as :func:`entries` gives it for ``rows``."""
 
     def ref(k):
         return dict(info[k], key=k)
 
-    updates = [{"subject": s, "old": dict(ref(o), literal=ol), "new": dict(ref(n), literal=nl), "note": note} for s, o, n, ol, nl, note in U]
+    updates = [{"subject": s, "old": dict(ref(o), literal=ol), "new": dict(ref(n), literal=nl), "note": note}
+               for s, o, n, ol, nl, note in updates_rows]
     replaced = {u["old"]["key"] for u in updates}
     dups = [{"fact": a, "kind": k, "identical": False, "locations": [{"entry": info[a]["id"]}, {"entry": info[b]["id"]}], "note": note}
-            for a, b, k, note in DUP]
-    # replaced in its project by a later memory of the same project; also replaced: restatements of a replaced memory
-    also_old = {"sim_uvtest1"}
+            for a, b, k, note in dup_rows]
     facts = []
-    for key, proj, *_ in E:
+    for key, proj, *_ in rows:
         cur = key not in replaced and key not in also_old
         facts.append({"id": key, "entry": info[key]["id"], "project": proj, "text": info[key]["text"], "created": info[key]["date"], "current": cur})
-
-    def nc(a, b, why):
-        return {"a": ref(a), "b": ref(b), "why": why}
-
-    not_conflicts = [
-     nc("tg_py314", "af_py312", "different projects (Python 3.14+ vs 3.12+)"),
-     nc("tg_py314", "tp_py313", "different projects"), nc("tp_py313", "af_py312", "different projects"),
-     nc("ml_py311", "af_py312", "different projects"), nc("ml_py311", "tp_py313", "different projects"),
-     nc("jem_noinst", "sim_uvadd", "different projects: 'do not install packages' vs 'install dependencies with uv add'"),
-     nc("sim_notests", "bio_tdd", "different projects: 'do not write tests unless instructed' vs 'always start with tests'"),
-     nc("ml_mypy", "fl_ty", "different projects: mypy vs ty are two type checkers, each current in its own project"),
-     nc("ml_mypy", "tg_ty2", "different projects"),
-     nc("tt_uvrun", "tg_run2", "different projects; and 'use uv run' vs a longer command using uv run are not opposites"),
-     nc("sim_uvrun", "sim_testq", "same project: a make target is not a Python command; both rules hold"),
-     nc("tp_lint", "tp_fix", "same project: a command and the same command with --fix are two commands, both true"),
-     nc("ft_init", "ft_apply", "same project: the same command for two purposes"),
-     nc("fl_utest", "sim_uvtest1", "identical text in two projects: current in flanks-python, replaced in simulacra; never merge across projects"),
-     nc("ml_lint", "tp_lint", "different projects, same command: never a conflict; a merge would drop a project"),
-     nc("tp_commit", "tg_commits", "different projects: both ask for imperative commit messages"),
-     nc("tg_sync", "ml_sync", "different projects, same command"), nc("ml_sync", "ft_install", "different projects, same command"),
-     nc("jem_uvrun", "tt_uvrun", "different projects"), nc("ml_uvrun", "sim_uvrun", "different projects"),
-     nc("jem_check2", "tp_fix", "different projects, same command"),
-     nc("jem_check2", "tg_lint2", "different projects, ruff check with different paths"),
-     nc("tg_ruff120", "ft_tabs", "different projects, different subjects"),
-     nc("af_uv", "jem_nosys", "different projects; both forbid pip"),
-     nc("tp_uv", "af_uv", "different projects"),
-     nc("sim_lintandtest", "sim_notests", "same project: running tests is not writing tests"),
-     nc("ml_test2", "tp_techtest", "different projects: pytest tests/ in two projects"),
-     nc("fl_uother", "tt_uvrun", "different projects"),
-     nc("tg_async", "sim_types", "different projects"),
-     nc("tg_modtests", "tt_pytest", "different projects"),
-    ]
-    ambiguous = [
-     {"a": ref("tg_lint2"), "b": ref("tg_just"), "why": "the newest AGENTS.md names only `just`; the ruff command may still be right: not scored"},
-     {"a": ref("tg_ty2"), "b": ref("tg_just"), "why": "as above"},
-     {"a": ref("sim_notests"), "b": ref("sim_lintandtest"), "why": "'do not write tests' was dropped from the file when it was simplified (2025-12-24) without a replacement; kept as current"},
-    ]
     return {
-         "store": "updates-entries",
-         "source": {p: {"repo": r, "head": head} for p, (r, head) in REPOS.items()},
-         "notes": "One JSON entry per bullet; `created` is the committer time of the commit that added the line (git blame -C -C -M). "
-                  "Every entry has the tag project:<name>. facts: every entry; current=false for an entry whose value a later entry "
-                  "of the same project replaced (see updates). duplicates: the same fact said twice in one project.",
+         "store": store,
+         "source": {p: {"repo": r, "head": head} for p, (r, head) in repos.items()},
+         "notes": notes,
          "facts": facts, "duplicates": dups, "updates": updates, "disagreements": [],
-         "not_conflicts": not_conflicts, "ambiguous": ambiguous}
+         "not_conflicts": [{"a": ref(a), "b": ref(b), "why": why} for a, b, why in nc_rows],
+         "ambiguous": [{"a": ref(a), "b": ref(b), "why": why} for a, b, why in ambiguous_rows]}
+
+
+def truth(store_dir, sources):
+    """The truth (store_dir is not read: the entries come from the sources)."""
+    _, info = entries(sources)
+    return labelled("updates-entries", info, E, REPOS, U, DUP, NC, AMBIGUOUS, ALSO_OLD,
+                    "One JSON entry per bullet; `created` is the committer time of the commit that added the line (git blame -C -C -M). "
+                    "Every entry has the tag project:<name>. facts: every entry; current=false for an entry whose value a later entry "
+                    "of the same project replaced (see updates). duplicates: the same fact said twice in one project.")
 
 
 if __name__ == "__main__":
