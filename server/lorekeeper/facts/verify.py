@@ -212,6 +212,25 @@ def _ordered(statement: Statement) -> list[Token]:
 _DIGITS = re.compile(r"[-+]?\d+(?:\.\d+)*")
 
 
+#: Words that make "Node 22" the JavaScript runtime: its package managers and version managers, the words
+#: of a release ("Requires Node 20 LTS", "**CI:** Node 22, pnpm 10").
+_NODE_RUNTIME_WORDS = frozenset("npm pnpm yarn bun npx corepack nvm fnm volta lts version runtim engin javascript"
+                                " typescript js ts ci requir minimum".split())
+#: Words of a cluster, whose "node 3" is one of its machines.
+_CLUSTER_WORDS = frozenset("cluster replica shard drain pod kubernetes k8s disk host machin rack vm".split())
+
+
+def _node_release(ta: Token, tb: Token, context: list[Token]) -> bool:
+    """Two major releases of Node.js ("Node 22" / "Node 24"), not two machines of a cluster ("node 3" /
+    "node 4"): whole numbers after "node" in a text that names no cluster and names the runtime's tools or
+    a release, or numbers of its recent majors (10 to 40: "Use Node 20")."""
+    if ta.after != "node" or tb.after != "node" or not (ta.text.isdigit() and tb.text.isdigit()):
+        return False
+    words = {t.text for t in context}
+    majors = all(10 <= int(t.text) <= 40 for t in (ta, tb))
+    return (majors or bool(words & _NODE_RUNTIME_WORDS)) and not words & _CLUSTER_WORDS
+
+
 def _one_difference(ta: Token, tb: Token, context: list[Token]) -> Comparison:
     pair = f"{_show(ta)} / {_show(tb)}"
     conflict = Comparison("conflict", f"another value ({pair})", _show(ta), _show(tb))
@@ -250,7 +269,8 @@ def _one_difference(ta: Token, tb: Token, context: list[Token]) -> Comparison:
             return conflict  # "Run the Go tests with `go test ./...`" / "... with `gotestsum -- ./...`"
         return Comparison("different", f"names another thing ({pair})")
     if ta.literal or tb.literal:
-        if numbers and ta.after in IDENTIFIER_NOUNS and tb.after in IDENTIFIER_NOUNS and ta.after not in ("port",):
+        if (numbers and ta.after in IDENTIFIER_NOUNS and tb.after in IDENTIFIER_NOUNS and ta.after not in ("port",)
+                and not _node_release(ta, tb, context)):
             return Comparison("different", f"another item ({pair})")
         return conflict
     if frozenset((ta.text, tb.text)) in ANTONYM_STEMS:
