@@ -325,6 +325,20 @@ def test_semantic_compaction_merges_paraphrases_and_nothing_else(tree: Tree) -> 
 
 
 @pytest.mark.slow
+def test_where_neither_says_more_the_newer_wording_is_kept(tree: Tree) -> None:
+    """The held-out entries store (bench/real_memory): "Using `CI=1` makes sure that the tests don't
+    automatically run in watch mode" merged the newer "The test script already sets `CI=1` …" into itself,
+    the longer text, and the current value went out of view. Where the guard finds that neither says more,
+    the newer wording is kept; the older stays in its merged_into record."""
+    older = "UID 10001, not root, is the user the `web` container process runs as."
+    newer = "The `web` container runs as non-root user 10001."
+    _store(tree, [(older, newer, 0.81)])
+    plan = plan_compaction(tree.store(), CompactionConfig().with_overrides(semantic_dedup=True), now=NOW)
+    merges = [op for op in plan.operations if op.op == "semantic"]
+    assert [(op.sources, op.result["id"]) for op in merges] == [(["p0a"], "p0b")]
+
+
+@pytest.mark.slow
 def test_a_warm_run_never_loads_the_model(tree: Tree) -> None:
     _store(tree, PARAPHRASES[:2])
     script = textwrap.dedent(f"""

@@ -79,12 +79,10 @@ def _merge_pairs(planner: Planner, judge: Callable[[str, str, float], Vouch], ke
         verdict = judge(older.content, newer.content, cosine)
         if not verdict.ok:
             continue
-        if verdict.keeper == "a":
-            keeper = older
-        elif verdict.keeper == "b":
-            keeper = newer
-        else:
-            keeper = older if fact_size(older.content) > fact_size(newer.content) else newer
+        # the one that says more; where neither does, the newer wording: were the two an update told in
+        # other words ("Using `CI=1` makes sure …" / "The test script already sets `CI=1` …"), the current
+        # value stays in view, the older one in its merged_into record
+        keeper = older if verdict.keeper == "a" else newer
         instruction = next((e for e in (older, newer) if e.format == "instruction"), None)
         if instruction is not None and keeper is not instruction:
             if verdict.keeper:
