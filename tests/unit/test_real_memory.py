@@ -1545,6 +1545,33 @@ def test_a_command_with_options_and_a_narrowed_rule_are_dated_under_the_newer(ol
     assert related(older, newer) in ("command", "label")
 
 
+@pytest.mark.parametrize(("older", "newer", "why"), [
+    # the MCP python-sdk's AGENTS.md on its branches and README (the held-out entries store): each a
+    # statement about the code span it opens with, restated when v2 became the stable line
+    ("`main` is currently the V2 rework.",
+     "`main` is the current stable line (v2); releases are cut from it (see", "opening"),
+    ("`v1.x` is the release branch for the current stable line. Backport PRs target",
+     "`v1.x` is the maintenance branch for the previous major. Backport PRs", "opening"),
+    ("`README.md` is frozen at v1 (a pre-commit hook rejects edits). Edit",
+     "`README.md` documents v2. The v1 README lives on the `v1.x` branch.", "opening"),
+    # pi-mono's AGENTS.md: its release scripts renamed, each said to do what it did
+    ("npm run version:minor    # For new features", "npm run release:minor    # New features", "purpose"),
+])
+def test_a_statement_about_one_code_span_and_a_renamed_script_are_dated_under_the_newer(older: str, newer: str,
+                                                                                         why: str) -> None:
+    assert related(older, newer) == why
+
+
+def test_lists_of_code_spans_and_commands_said_to_do_other_things_stay_apart() -> None:
+    # two models' fields in Vssyl's memory bank, each opening with `id`
+    assert related("`id`, `name` (mirrors tab), `color`, `type: LOCAL|EXTERNAL|RESOURCE|SUBSCRIPTION`",
+                   "`id`, `calendarId`, `title`, `description`, `location`, `onlineMeetingLink`") is None
+    # pi-mono's two release scripts side by side
+    assert related("npm run release:minor    # API breaking changes",
+                   "npm run release:patch    # Fixes and additions") is None
+    assert related("`main` is the default branch", "`mainline` is the default branch") is None
+
+
 def test_two_labels_one_a_part_of_the_other_with_other_words_stay_apart() -> None:
     assert related("**Testing**: use pytest for unit tests", "**Testing UI**: use playwright for UI tests") is None
     assert related("make lint", "make -C libs test") is None

@@ -14,7 +14,11 @@ merge or flag anything. Two memories are related when, in one scope (:func:`.sco
 - open with the same label ("Run tests:", "**Bot Framework**:"; two different labels name two subjects);
 - run the same command (the same tool and subcommand: `uv run ruff check .` / `uv run ruff check --fix .`);
 - open with the same three words, one of them a content word ("MCP servers are configured …" / "MCP
-  servers are assembled …");
+  servers are assembled …"; not two command lines: "npm run release:minor" / "npm run release:patch");
+- are two sentences that open with the same code span, the thing they speak of ("`main` is currently the
+  V2 rework." / "`main` is the current stable line (v2)"; not a list of spans: "`id`, `name`, …");
+- are two command lines whose comments say they do the same ("npm run version:minor  # For new features"
+  / "npm run release:minor  # New features": a script renamed);
 - share most of their prose words (at least half, and two or more);
 - are two sentences (four words or more, no label; not a lead-in ending in a colon, not a table row; not
   both running commands or opening with two different code spans, which would be two subjects) where one's prose words, two or more, are all among the
@@ -91,6 +95,11 @@ class _Shape:
     opening: str | None = None
     #: What the text says there is none of yet ("no projects yet": the stem "project").
     absent: frozenset[str] = frozenset()
+    #: What a command line says it is for, in its comment ("npm run release:minor  # New features": the
+    #: stem "featur"); empty for any other text.
+    purpose: frozenset[str] = frozenset()
+    #: Whether the code span it opens with is what it speaks of ("`main` is …"; not "`id`, `name`, …").
+    about_opening: bool = False
 
 
 _SUBCOMMAND = re.compile(r"[a-z][\w:-]*")
@@ -156,14 +165,18 @@ def _shape(text: str) -> _Shape:
     words = frozenset(w for w in context(prose) if not w.startswith("="))
     opening = [w.lower() for w in _WORDS.findall(re.sub(r"[*_`]", "", text))[:3]]
     lead = None
-    if len(opening) == 3 and any(w not in _WEAK and len(w) > 2 and not w.isdigit() for w in opening[:2]):
+    # (a command line's first words are its command: "npm run release:minor" / "npm run release:patch" are
+    # two commands, which its heads tell apart)
+    if not bare and len(opening) == 3 and any(w not in _WEAK and len(w) > 2 and not w.isdigit() for w in opening[:2]):
         lead = " ".join(opening)
     names = frozenset(n.lower().rstrip("./") for n in _NAME.findall(text))
     paths = frozenset(p for code in codes if (p := _path(code)))
     opens = _OPENING.match(text)
     absent = frozenset(_stems(m.group("what")) for m in _NONE_YET.finditer(text)) - {""}
+    listed = opens is not None and text[opens.end():].lstrip().startswith(",")  # "`id`, `name`, …": a list
     return _Shape(label, commands, lead, words, names, " ".join(text.lower().split()), paths,
-                  opens.group(1).lower() if opens else None, absent)
+                  opens.group(1).lower() if opens else None, absent,
+                  words if bare and " #" in text else frozenset(), opens is not None and not listed)
 
 
 def commands_in(text: str) -> frozenset[str]:
@@ -220,8 +233,8 @@ def _paths_related(sa: _Shape, sb: _Shape) -> bool:
 
 
 def related(a: str, b: str) -> str | None:
-    """Why two texts may speak of one subject ("label", "command", "lead", "words", "paths", "renamed",
-    "yet", "job"), else ``None``. The same fact (the verifier's key) is not a relation: that is a duplicate."""
+    """Why two texts may speak of one subject ("label", "command", "lead", "opening", "purpose", "words",
+    "paths", "renamed", "yet", "job"), else ``None``. The same fact (the verifier's key) is not a relation: that is a duplicate."""
     sa, sb = _shape(a), _shape(b)
     if _DIGITS.sub("#", sa.low) == _DIGITS.sub("#", sb.low):
         # the same sentence but for its numbers: numbered things ("Service 1" / "Service 2") or a value the
@@ -238,6 +251,10 @@ def related(a: str, b: str) -> str | None:
         return "command"
     if sa.lead and sa.lead == sb.lead:
         return "lead"
+    if sa.about_opening and sb.about_opening and sa.opening == sb.opening and _statement(sa) and _statement(sb):
+        return "opening"  # two statements about the code each opens with: "`main` is …" / "`main` is …"
+    if sa.purpose and sa.purpose == sb.purpose:
+        return "purpose"  # two commands said to do one thing: "npm run version:minor  # For new features"
     if _words_shared(sa, sb):
         return "words"
     shared = sa.words & sb.words
@@ -347,6 +364,10 @@ def _keys(shape: _Shape) -> set[str]:
         keys.add(f"l:{shape.label}")
     if shape.lead:
         keys.add(f"p:{shape.lead}")
+    if shape.about_opening:
+        keys.add(f"o:{shape.opening}")
+    if shape.purpose:
+        keys.add(f"u:{' '.join(sorted(shape.purpose))}")
     for path in shape.paths:  # a folder, and its parent: a folder and its subfolders, and siblings, meet
         keys.update((f"f:{path}", f"f:{path.rsplit('/', 1)[0]}"))
     return keys
@@ -374,7 +395,7 @@ def related_pairs(entries: Sequence[Entry]) -> list[Relation]:
     out: list[Relation] = []
     # labels, commands and openings first (they say most), then the rarest words and names
     for i, j in rare_key_pairs(keys, cap=min(40, max(12, len(usable) // 10)), per_item=6, min_postings=2,
-                               rank=lambda key, held: (int(key[0] not in "lcpy"), held)):
+                               rank=lambda key, held: (int(key[0] not in "lcpyou"), held)):
         a, b = usable[i], usable[j]
         if apart(a, b):
             continue
