@@ -11,8 +11,9 @@ is written. Lorekeeper runs only through its CLI (--lore; default: the repositor
   pass "rules"    : lore list/validate, `lore serve` diagnostics, `lore compact --json` (applied),
                     then list, index.md, compacted/, `lore context --budget 2000`, validate,
                     and `lore undo --last` (checked byte for byte)
-  pass "semantic" : the same on a fresh copy with `lore compact --semantic --json` and
-                    `[compaction] semantic_dedup = true` for the `lore serve` diagnostics
+  pass "semantic" : the same on a fresh copy with `[compaction] semantic_dedup = true` in its
+                    configuration (for every command: the diagnostics, `lore compact --semantic --json`,
+                    `lore context`)
 
 and reports per pass: facts lost, replaced values shown as current (index.md / compacted/ /
 lore context), current facts missing from index.md without a pointer, duplicate groups found
@@ -278,19 +279,14 @@ def run_pass(store, truth, exe, semantic, do_lsp, keep):
     units0 = Units(listed0["entries"])
     val0 = lore.json("validate", "--json")
     diags, lsp_stats = {}, {}
+    if semantic:  # the stage as a team turns it on: in the configuration, for every command of the pass
+        cfg = os.path.join(root, ".lore", "config.toml")
+        os.makedirs(os.path.dirname(cfg), exist_ok=True)
+        with open(cfg, "a") as fh:
+            fh.write("\n[compaction]\nsemantic_dedup = true\n")
     if do_lsp:
-        env = None
-        if semantic:
-            cfg = os.path.join(root, ".lore", "config.toml")
-            os.makedirs(os.path.dirname(cfg), exist_ok=True)
-            with open(cfg, "a") as fh:
-                fh.write("\n[compaction]\nsemantic_dedup = true\n")
-            env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+        env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1") if semantic else None
         diags = lspdiag.run(root, lore=exe, quiet=25.0 if semantic else 5.0, timeout=600, env=env, stats=lsp_stats)
-        if semantic:
-            os.remove(os.path.join(root, ".lore", "config.toml"))
-            if not os.listdir(os.path.join(root, ".lore")):
-                os.rmdir(os.path.join(root, ".lore"))
     before = snapshot(root)
     args = ["compact", "--json"] + (["--semantic"] if semantic else [])
     comp = lore.json(*args) or {}
@@ -433,6 +429,22 @@ def score(truth, R):
                 out |= g
         return out
     # ---- replaced values shown as current
+    key_of_entry = {f["entry"]: f["id"] for f in truth["facts"] if "entry" in f}
+    group_keys = [{key_of_entry.get(i, i) for i in g} for g in dup_groups]
+    def stands_for(text):
+        """the fact keys a rendered line stands for."""
+        return {f["fid"] for f in attribute([{"text": text}], fv)[0][1]}
+    lead = re.compile(r"^(?:was, until|older,) \d{4}-\d\d-\d\d: ")
+    def group_states(ln, u, o):
+        """whether the memory an older value is shown under, or another shown under it (a chain of newer
+        memories hangs under its newest), states its replacement: the new value (or a newer one of its
+        chain) or a copy the truth labels as the same fact."""
+        news = {c["new"].get("key") for c in [u] + [c for c in chained if c["old"].get("key") == o.get("key")]}
+        news |= {k for g in group_keys if g & news for k in g}
+        literals = [c["new"].get("literal") for c in [u] + chained if c["new"].get("key") in news]
+        group = [ln["parent"]] + [lead.sub("", x["text"]) for x in lines
+                                  if x["parent"] == ln["parent"] and x["surface"] == ln["surface"] and x is not ln]
+        return any(stands_for(text) & news or any(lit and lit_in(lit, text) for lit in literals) for text in group)
     shown, fine = [], []
     olds = {}
     for u in truth.get("updates", []):
@@ -459,6 +471,8 @@ def score(truth, R):
                                                                     else ", but against another memory, not its replacement")
                 elif HIST.search(ln["text"]) and DATE.search(ln["text"]):
                     why = "marked as history with a date"
+                    if ln["parent"] and not group_states(ln, u, o):
+                        why += ", but under another memory, not with its replacement"
                 elif lit_in(u["new"]["literal"], ln["text"]) and DATE.search(ln["text"]):
                     why = "stated with its replacement and a date"
                 else:
@@ -473,6 +487,21 @@ def score(truth, R):
     S["replaced_shown_as_current"] = shown
     S["replaced_shown_marked"] = fine
     S["replaced_marked_against_wrong_memory"] = sorted({r["update"] + " | " + r.get("old", "")[:60] for r in fine if "another memory" in r.get("why", "")})
+    # ---- current facts dated under a memory they do not conflict with (a not-conflict pair of the truth):
+    # a relation that shows a current fact as "older" than another subject's memory
+    apart_pairs = {frozenset((n["a"].get("key"), n["b"].get("key"))) for n in truth.get("not_conflicts", [])
+                   if n["a"].get("key") and n["b"].get("key")}
+    dated_apart = set()
+    for ln, best, _top in att:
+        if not (ln["parent"] and HIST.search(ln["text"]) and DATE.search(ln["text"])):
+            continue
+        for fvv in best:
+            if not fvv["current"]:
+                continue
+            for parent_key in stands_for(ln["parent"]):
+                if frozenset((fvv["fid"], parent_key)) in apart_pairs:
+                    dated_apart.add(f"{fvv['fid']} under {parent_key}: {fvv['text'][:70]}")
+    S["current_dated_under_other_subject"] = sorted(dated_apart)
     per_surface = defaultdict(set)
     for r in shown:
         per_surface[r["surface"].split("/")[0]].add(r["update"] + "|" + r["old"])
@@ -808,6 +837,11 @@ def report(name, truth, passes, out):
             P(f"  updates caught: {S['updates']['caught']}/{S['updates']['total']}")
             for x in S["updates_missed"][:40]:
                 P(f"    - missed: {x}")
+        if "current_dated_under_other_subject" in S:
+            P(f"  current facts dated under a memory the truth says they do not conflict with: "
+              f"{len(S['current_dated_under_other_subject'])}")
+            for x in S["current_dated_under_other_subject"][:10]:
+                P(f"    - {x}")
         if S.get("replaced_marked_against_wrong_memory"):
             P(f"  replaced values marked 'not settled' against another memory (not their replacement): {len(S['replaced_marked_against_wrong_memory'])}")
             for x in S["replaced_marked_against_wrong_memory"][:10]:

@@ -25,6 +25,8 @@ from lorekeeper.analysis.compaction.semantic import semantic_fuse
 from lorekeeper.analysis.semantic import neighbours, vouch
 from lorekeeper.analysis.semantic import vectors as vectors_module
 from lorekeeper.analysis.semantic.vectors import cached_neighbours, vectors_for
+from lorekeeper.app.context import render_context
+from lorekeeper.facts.subjects import named_apart, related
 from lorekeeper.workspace import Workspace
 from support import Tree, lore
 
@@ -499,3 +501,71 @@ def test_an_entry_that_says_more_than_a_bullet_is_never_merged_into_it(tree: Tre
     plan = plan_compaction(tree.store(), CompactionConfig().with_overrides(semantic_dedup=True), now=NOW)
     merged = [(op.sources, op.result["id"]) for op in plan.operations if op.op == "semantic"]
     assert merged == [(["b"], "CLAUDE.md:4")]
+
+
+def _dated_store(tree: Tree, projects: tuple[str, str] = ("tm", "tm")) -> None:
+    """treemon's client, told again in other words (the held-out entries store, bench/real_memory), among
+    other memories of the project."""
+    texts = [("poll15", "Client polls `IWorktreeApi.getWorktrees` every 15 seconds", "2026-03-11T09:00:00Z", projects[0]),
+             ("poll1", "Client polls every 1s; data updates stream in as each worktree completes", "2026-03-13T09:00:00Z",
+              projects[1]),
+             ("uv", "Use **uv** (not pip/pipx/poetry).", "2026-01-01T00:00:00Z", "tm"),
+             ("e2e", "E2E tests use Playwright + NUnit against live data", "2026-03-11T09:00:00Z", "tm"),
+             ("fs", "**NEVER use `let mutable`** — all bindings must be immutable", "2026-02-01T00:00:00Z", "tm")]
+    for entry_id, text, created, project in texts:
+        tree.entry(f"{entry_id}.json", {"id": entry_id, "content": text, "created": created, "category": "architecture",
+                                        "tags": [f"project:{project}"]})
+
+
+def _renderings(tree: Tree) -> dict[str, str]:
+    ws = Workspace(tree.root)
+    store = tree.store()
+    plan = plan_compaction(store, ws.compaction, now=NOW)
+    out = {path.rsplit("/", 1)[-1]: text for path, text in plan.views.items()}
+    out["lore context"] = render_context(ws, store, budget=2000, now=NOW, remember=False).text
+    return out
+
+
+@pytest.mark.slow
+def test_an_update_told_in_other_words_is_dated_under_the_newer_by_meaning(tree: Tree) -> None:
+    """No rule relates the two (another interval, said in other words); with the semantic stage configured
+    the model puts them nearest each other, and every rendering shows the older dated under the newer. A
+    relation is no verdict ("older", not "was"); without the stage both are shown as they are."""
+    _dated_store(tree)
+    older, newer = "Client polls `IWorktreeApi.getWorktrees` every 15 seconds", "Client polls every 1s; data updates stream in as each worktree completes"
+    assert related(older, newer) is None
+    plain = _renderings(tree)
+    assert "older," not in plain["architecture.md"] + plain["index.md"]
+    tree.write(".lore/config.toml", "[compaction]\nsemantic_dedup = true\n")
+    shown = _renderings(tree)
+    for name in ("architecture.md", "index.md", "lore context"):
+        assert f"- {newer}\n  - older, 2026-03-11: {older}\n" in shown[name], name
+        assert "- Use **uv** (not pip/pipx/poetry).\n" in shown[name], "what is near nothing stays as it is"
+        assert "was, until" not in shown[name]
+    body = shown["index.md"].split("# Project memory", 1)[1]
+    assert body == shown["lore context"].split("# Project memory", 1)[1], "index.md is lore context's text"
+
+
+@pytest.mark.slow
+def test_memories_of_two_projects_are_never_dated_against_each_other_by_meaning(tree: Tree) -> None:
+    _dated_store(tree, projects=("treemon", "other"))
+    tree.write(".lore/config.toml", "[compaction]\nsemantic_dedup = true\n")
+    shown = _renderings(tree)
+    assert "older," not in shown["architecture.md"] + shown["index.md"] + shown["lore context"]
+
+
+@pytest.mark.parametrize(("a", "b", "apart"), [
+    # the updates-entries store: two labels, two commands of one tool (each the other's nearest by meaning)
+    ("Run tests: `poetry run pytest`", "Type checking: `poetry run mypy`", True),
+    ("Lint: `uv run ruff check`", "Format: `uv run ruff format`", True),
+    ("`mise run test:unit` - Run unit tests only", "`mise run test:e2e` - Run end-to-end tests only", True),
+    ("Lint: `uv run ruff check`", "Lint (auto-fix): `uv run ruff check --fix`", True),
+    ("Service 1 handles auth", "Service 2 handles auth", True),  # numbered things
+    # one label narrowed by the other, one command, or no form that names a subject: meaning may join them
+    ("**NEVER use loops** — use recursion", "**NEVER use loops to build values** — use recursion", False),
+    ("`make lint` runs ruff", "Run `make lint` before pushing", False),
+    ("Client polls `IWorktreeApi.getWorktrees` every 15 seconds",
+     "Client polls every 1s; data updates stream in as each worktree completes", False),
+])
+def test_what_their_form_names_apart_meaning_never_relates(a: str, b: str, apart: bool) -> None:
+    assert named_apart(a, b) is apart

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from ..analysis.compaction import related_by_meaning
 from ..analysis.context import ContextConfig, ContextResult, render_entries
 from ..analysis.diagnose import conflicts as find_conflicts
 from ..core.model import Finding
@@ -29,7 +30,8 @@ def render_context(ws: Workspace, store: Store, *, budget: int | None = None, fo
     if conflicts is None:
         conflicts = _conflicts(store) if sum(e.live for e in store.entries) > 1 else []
     return render_entries(ws, store.entries, budget=budget, focus=focus, findings=findings, now=now, config=config,
-                          conflicts=conflicts, remember=remember, compacted=compacted_views(ws))
+                          conflicts=conflicts, remember=remember, compacted=compacted_views(ws),
+                          near=related_by_meaning(ws, store.entries))
 
 
 def compacted_views(ws: Workspace) -> dict[str, str]:

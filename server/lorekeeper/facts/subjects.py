@@ -272,6 +272,23 @@ def related(a: str, b: str) -> str | None:
     return None
 
 
+def named_apart(a: str, b: str) -> bool:
+    """Whether two texts name two subjects by their form, whatever their words: two labels ("Run tests:
+    `poetry run pytest`" / "Type checking: `poetry run mypy`"; not one narrowed by the other), two commands
+    with nothing in common (`uv run pytest -m integration` / `uv run pytest tests/<path>.py`, `make lint` /
+    `make test`), two code spans each opens with, or one sentence with other numbers (as :func:`related`
+    reads it: numbered things, or a value only the verifier may call changed). What relates two memories by meaning alone
+    (the semantic stage's nearest pairs) never joins such a pair."""
+    sa, sb = _shape(a), _shape(b)
+    if _DIGITS.sub("#", sa.low) == _DIGITS.sub("#", sb.low):
+        return True  # numbered things ("Service 1" / "Service 2"), or a value the verifier is the judge of
+    if sa.label and sb.label and sa.label != sb.label and not _narrowed(_head(a), _head(b)):
+        return True
+    if sa.commands and sb.commands and not sa.commands & sb.commands:
+        return True
+    return bool(sa.opening and sb.opening and sa.opening != sb.opening)
+
+
 def _words_shared(sa: _Shape, sb: _Shape) -> bool:
     """Whether two texts share most of their prose words (:data:`WORDS_SHARED` of those either has, two or more)."""
     shared = sa.words & sb.words

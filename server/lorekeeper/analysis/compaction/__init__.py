@@ -10,7 +10,8 @@ stages (semantic, LLM) contribute operations to the same :class:`Plan`.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+import logging
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +24,7 @@ from ...infra.safeio import read_text
 from ...infra.tokens import TokenMemo
 from ...infra.workers import collection_paused
 from ...store import Store
+from ...workspace import Workspace
 from ..context import INDEX, render_entries
 from ..context.timeline import blame_dates, timeline
 from ..context.views import ViewEntry, _stamp_time, render_compacted
@@ -38,6 +40,8 @@ from .plan import (
     render_preview,
 )
 from .rules import RULE_NAMES, RULES, Planner, Rule, parse_duration
+
+log = logging.getLogger("lorekeeper")
 
 if TYPE_CHECKING:
     from ..llm.stage import LLMStage
@@ -99,7 +103,8 @@ def _plan(store: Store, config: CompactionConfig, only: Iterable[str] | None, no
         changes, paths = read_updates(planner.operations)  # read once for the views, the index and the hashes
         memory = entries_after(live, planner.operations, changes=changes)
         # older memories under the newest of their subject; pairs with no order stay not settled
-        times = timeline(memory, planner.conflicts, dater=blame_dates(store.ws))
+        near = related_by_meaning(store.ws, memory)  # as `lore context` dates them
+        times = timeline(memory, planner.conflicts, dater=blame_dates(store.ws), near=near)
         unordered = {frozenset(pair) for pair in times.unordered}
         after = view_entries(live, planner.operations, [c for c in planner.conflicts if frozenset(c.get("entries", ())) in unordered],
                              changes=changes)
@@ -109,7 +114,8 @@ def _plan(store: Store, config: CompactionConfig, only: Iterable[str] | None, no
     counts = TokenMemo(ws=store.ws)  # the index and the figures below share the counts; kept for next time
     index_path = f"{store_prefix}/index.md"
     if after or (store.ws.store / "index.md").is_file():
-        views[index_path] = render_index(store, planner, config, now, llm, counts, live=live, changes=changes)
+        views[index_path] = render_index(store, planner, config, now, llm, counts, live=live, changes=changes,
+                                         near=near)
     # (memory that is only instruction files, which agents load as they are: no index.md with nothing to say)
     on_disk = {path: _read_text(store, path) for path in views}
     for old in (store.ws.store / "compacted").glob("*.md") if (store.ws.store / "compacted").is_dir() else []:
@@ -157,7 +163,8 @@ def _read_text(store: Store, path: str) -> str | None:
 
 def render_index(store: Store, planner: Planner, config: CompactionConfig, now: datetime,
                  llm: LLMStage | None = None, counts: TokenMemo | None = None, *, live: list[Entry] | None = None,
-                 changes: list[list[tuple[str, dict[str, Any]]]] | None = None) -> str:
+                 changes: list[list[tuple[str, dict[str, Any]]]] | None = None,
+                 near: Sequence[tuple[str, str]] = ()) -> str:
     """index.md: the memory as the plan leaves it, rendered by the context renderer (no focus, the
     index budget) in its ``index`` style, so that index.md, `lore context` and MCP recall agree. It reads
     the levels `lore context` remembered (hysteresis) but writes nothing. With the LLM stage and
@@ -175,7 +182,28 @@ def render_index(store: Store, planner: Planner, config: CompactionConfig, now: 
         return prose
 
     return render_entries(store.ws, entries, budget=config.budget, now=now, conflicts=conflicts, style=INDEX,
-                          remember=False, narrate=narrate if stage is not None else None, counts=counts).text
+                          remember=False, narrate=narrate if stage is not None else None, counts=counts,
+                          near=near).text
+
+
+def related_by_meaning(ws: Workspace, entries: Sequence[Entry]) -> list[tuple[str, str]]:
+    """With the semantic stage on in the configuration (``semantic_dedup``), the pairs of memories its
+    model puts nearest each other (:func:`.semantic.near_subjects`), which every rendering dates alike:
+    index.md and compacted/ (`lore compact`), `lore context`, MCP recall. Not for a one-off `lore compact
+    --semantic`: index.md is `lore context`'s text, which reads the configuration. None without the stage,
+    or where the model is unavailable or its vectors are not ready (the editor computes them apart)."""
+    if not ws.compaction.semantic_dedup:
+        return []
+    from ..semantic import SemanticUnavailable, VectorsPending  # (numpy and the model: only with the stage on)
+    from .semantic import near_subjects
+
+    try:
+        return near_subjects(ws, ws.compaction, entries)
+    except VectorsPending:
+        return []
+    except SemanticUnavailable as exc:
+        log.warning("memories related by meaning not dated: %s", exc)
+        return []
 
 
 def read_updates(operations: list[PlanOperation]) -> tuple[list[list[tuple[str, dict[str, Any]]]], set[str]]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Sequence
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
@@ -28,14 +28,15 @@ from ...facts import semantic_guard as guard
 from ...facts.near import Said, sentences
 from ...facts.parse import stem as stem_of
 from ...facts.remembered import remembered_facts
-from ...facts.scope import other_projects
+from ...facts.scope import apart, is_history, other_projects
 from ...facts.semantic_guard import SUBSUMED_MARGIN, Vouch, vouch
+from ...facts.subjects import named_apart
 from ...facts.verify import compatible, fact_keys, fact_size
 from ...infra import cache as cache_files
 from ...store import Store
 from ...workspace import Workspace
 from ..semantic.embed import load_embedder
-from ..semantic.vectors import cached_neighbours, vectors_for
+from ..semantic.vectors import cached_neighbours, neighbours, vectors_for
 
 if TYPE_CHECKING:
     from .rules import Planner
@@ -56,6 +57,44 @@ def candidates(planner: Planner) -> list[tuple[Entry, Entry, float]]:
     for i, j, cosine in cached_neighbours(planner.ws, f"st:{model}", texts, vectors, floor):
         newer, older = newer_and_older(pool[i], pool[j])
         out.append((older, newer, cosine))
+    return out
+
+
+#: How alike two memories' embeddings are, at least, for the renderings to date the older under the newer as
+#: perhaps of one subject (:func:`near_subjects`). On the held-out entries store (bench/real_memory), pairs
+#: each the other's nearest at 0.6 or more that no rule relates: 16 updates, 3 same facts, 1 ambiguous, and
+#: 7 other pairs, 3 of them of two subjects ("`registry.toml` - Tool registry mappings" / "`registry:` - New
+#: tools in `registry.toml`").
+SUBJECT_COSINE = 0.6
+
+
+def near_subjects(ws: Workspace, config: CompactionConfig, entries: Sequence[Entry]) -> list[tuple[str, str]]:
+    """Pairs of live memories (ids) that may speak of one subject by meaning: in one scope, not named apart
+    by their form (:func:`lorekeeper.facts.subjects.named_apart`: two labels, two commands), each the
+    other's nearest by embedding, at :data:`SUBJECT_COSINE` or more, one of them at least an entry (two
+    lines of instruction files are the repeats'). A relation only dates the older under the newer
+    (:mod:`..context.timeline`): an update told in new words ("`src/preload.ts` defines the renderer
+    allowlist" / "The preload allowlist is auto-derived from contracts") is no longer shown as an undated
+    equal of what replaced it. Raises what :func:`.vectors.vectors_for` raises (the model unavailable, or
+    vectors pending in the editor)."""
+    pool = [e for e in entries if e.live and e.source != "heading" and not is_history(e.content)]
+    if len(pool) < 2 or not any(e.format != "instruction" for e in pool):
+        return []
+    model = config.semantic_model
+    vectors = vectors_for(ws, [e.content for e in pool], f"st:{model}", lambda: load_embedder(model))
+    nearest: dict[int, tuple[float, int]] = {}
+    for i, j, cosine in neighbours(vectors, SUBJECT_COSINE):
+        if apart(pool[i], pool[j]):
+            continue
+        for x, y in ((i, j), (j, i)):
+            if cosine > nearest.get(x, (-1.0, -1))[0]:
+                nearest[x] = (cosine, y)
+    out: list[tuple[str, str]] = []
+    for i, (_, j) in sorted(nearest.items()):
+        a, b = pool[i], pool[j]
+        if i < j and nearest.get(j, (0.0, -1))[1] == i and not a.format == b.format == "instruction" \
+                and not named_apart(a.content, b.content):
+            out.append((a.id, b.id))
     return out
 
 

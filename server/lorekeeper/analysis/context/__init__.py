@@ -75,7 +75,8 @@ def render_entries(ws: Workspace, entries: Sequence[Entry], *, budget: int | Non
                    config: ContextConfig | None = None, conflicts: Sequence[dict[str, Any]] = (),
                    style: Style = CONTEXT, remember: bool = True,
                    narrate: Callable[[dict[str, list[tuple[str, str]]], int], Mapping[str, str]] | None = None,
-                   counts: TokenMemo | None = None, compacted: Mapping[str, str] | None = None) -> ContextResult:
+                   counts: TokenMemo | None = None, compacted: Mapping[str, str] | None = None,
+                   near: Sequence[tuple[str, str]] = ()) -> ContextResult:
     """:func:`lorekeeper.app.context.render_context` over a list of entries (compaction passes the memory as its plan leaves
     it); ``style`` ``INDEX`` renders index.md, which reads the remembered levels but never writes them.
     ``narrate`` (the narrative index): given the full entries of each plain category section (no pinned,
@@ -84,7 +85,8 @@ def render_entries(ws: Workspace, entries: Sequence[Entry], *, budget: int | Non
     with the caller (used when its tokenizer is the configured one). ``compacted``: the compacted/ files
     (``compacted/<category>.md`` → text) when the caller read them: the context then points into them as
     index.md does, and is index.md's text without its generated-file comment, as long as they hold
-    every entry it points at."""
+    every entry it points at. ``near``: pairs of memories related by meaning (the semantic stage's), dated
+    as related ones are (:func:`.timeline.timeline`)."""
     config = config or ws.context
     limit = budget if budget is not None else config.budget if config.budget is not None else ws.compaction.budget
     # Recency in whole days: the same memory renders the same all day (prompt caches keep working).
@@ -104,7 +106,7 @@ def render_entries(ws: Workspace, entries: Sequence[Entry], *, budget: int | Non
     # The passes below count the same lines again and again: each once (``counts``: the caller's memo).
     count = counts if counts is not None and counts.tokenizer == config.tokenizer else TokenMemo(config.tokenizer)
     live = [e for e in entries if e.live]
-    times = timeline(live, conflicts, dater=blame_dates(ws))
+    times = timeline(live, conflicts, dater=blame_dates(ws), near=near)
     units = _units(shown, scores, stale, config, count, times, {e.id: e for e in live})
     key = _state_key(wanted, limit, config)
     remembered = _read_state(ws, key)

@@ -95,11 +95,13 @@ class Timeline:
 
 
 def timeline(entries: Sequence[Entry], conflicts: Iterable[Mapping[str, Any]] = (), *,
-             relate: bool = True, dater: Dater | None = None) -> Timeline:
+             relate: bool = True, dater: Dater | None = None, near: Iterable[tuple[str, str]] = ()) -> Timeline:
     """For each live memory that a newer one replaced or may have, where it is shown. ``entries``: the
     live memory (instruction lines included: an entry may be older than a line of AGENTS.md);
     ``conflicts``: the contradictions found; ``relate``: also date memories merely related; ``dater``:
-    the dates of the instruction lines met in a pair (else each is dated by its file)."""
+    the dates of the instruction lines met in a pair (else each is dated by its file); ``near``: pairs of
+    ids related by meaning (the semantic stage's, :func:`lorekeeper.analysis.compaction.semantic.near_subjects`),
+    dated as the related are."""
     live = [e for e in entries if e.live]
     by_id = {e.id: e for e in live}
     contradictions: list[tuple[str, str]] = []
@@ -110,6 +112,9 @@ def timeline(entries: Sequence[Entry], conflicts: Iterable[Mapping[str, Any]] = 
         if len(pair) == 2 and pair[0] in by_id and pair[1] in by_id:
             contradictions.append((pair[0], pair[1]))
     relations = [(r.a.id, r.b.id) for r in related_pairs(live)] if relate else []
+    if relate:
+        known = {frozenset(pair) for pair in relations}
+        relations += [(a, b) for a, b in near if a in by_id and b in by_id and frozenset((a, b)) not in known]
     # two memories someone said are both true ("keep both") are neither older nor replaced
     both = {frozenset((e.id, other)) for e in live for other in e.coexists_with}
     contradictions = [p for p in contradictions if frozenset(p) not in both]
