@@ -82,6 +82,8 @@ def figures(store: str, result: dict[str, Any]) -> dict[str, Any]:
         "conflicts_unlabelled": s["conflicts"]["unlabelled"],
         "false_merges": len(s["false_merges"]),
         "updates_caught": s["updates"]["caught"],
+        "replaced_under_another": len(s.get("replaced_marked_against_wrong_memory", [])),
+        "current_under_another": len(s.get("current_dated_under_other_subject", [])),
         "disagreements": f"{s['disagreements']['found']}/{s['disagreements']['total']}",
         "tokens_index": tokens["index.md"],
         "tokens_compacted": tokens["compacted/"],
@@ -108,25 +110,28 @@ def _print_figures(f: dict[str, Any]) -> None:
           f"{kinds or 'none'}); conflicts: false {f['conflicts_false']}, true {f['conflicts_true']}, unlabelled "
           f"{f['conflicts_unlabelled']}; false merges {f['false_merges']}; updates caught {f['updates_caught']}/{f['updates']}; "
           f"disagreements reported {f['disagreements']}")
+    print(f"    marked or dated under another memory: replaced values {f['replaced_under_another']}, current facts "
+          f"under the other side of a not-conflict pair {f['current_under_another']}")
     print(f"    tokens: index.md {f['tokens_index']}, compacted/ {f['tokens_compacted']}, plain list {f['tokens_plain']} "
           f"({f['plain_of']})" + (f"; entries {f['entries_tokens']}{' GREW' if f['store_grew'] else ''}" if f["entries_tokens"] else ""))
 
 
 def summary_table(rows: list[dict[str, Any]]) -> str:
     head = ("| store | pass | facts lost | replaced shown as current (index.md / context / compacted) | current missing from "
-            "index.md | duplicate groups found | false conflicts (unlabelled) | false merges | updates caught | tokens index.md / "
-            "compacted/ / plain list | entries' tokens before → after |")
-    lines = [head, "|" + "---|" * 11]
+            "index.md | duplicate groups found | false conflicts (unlabelled) | false merges | updates caught | under another "
+            "memory (replaced / current) | tokens index.md / compacted/ / plain list | entries' tokens before → after |")
+    lines = [head, "|" + "---|" * 12]
     for f in rows:
         surf = f["replaced_by_surface"]
-        replaced, caught = "–", "–"
+        replaced, caught, under = "–", "–", "–"
         if f["updates"]:
             replaced = f"{f['replaced_shown']}/{f['updates']} ({surf['index.md']} / {surf['lore context']} / {surf['compacted']})"
             caught = f"{f['updates_caught']}/{f['updates']}"
+            under = f"{f['replaced_under_another']} / {f['current_under_another']}"
         lines.append(
             f"| {f['store']} | {f['pass']} | {f['facts_lost']} | {replaced} | {f['current_missing']}/{f['current']} | "
             f"{f['dup_found']}/{f['dup_groups']} | {f['conflicts_false']} ({f['conflicts_unlabelled']}) | {f['false_merges']} | "
-            f"{caught} | "
+            f"{caught} | {under} | "
             f"{f['tokens_index']:,} / {f['tokens_compacted']:,} / {f['tokens_plain']:,} | "
             f"{(f['entries_tokens'] or '–').replace('->', '→')}{' (grew)' if f['store_grew'] else ''} |")
     return "\n".join(lines)
