@@ -561,6 +561,14 @@ def test_memories_of_two_projects_are_never_dated_against_each_other_by_meaning(
     ("`mise run test:unit` - Run unit tests only", "`mise run test:e2e` - Run end-to-end tests only", True),
     ("Lint: `uv run ruff check`", "Lint (auto-fix): `uv run ruff check --fix`", True),
     ("Service 1 handles auth", "Service 2 handles auth", True),  # numbered things
+    # two settings, two scopes, one setting set for two things (the realistic stores of tests/data)
+    ("FastCDC maximum chunk size is 8 MiB.", "FastCDC average (target) chunk size is 1 MiB.", True),
+    ("Guest checkout stays ON in staging (`FEATURE_GUEST_CHECKOUT=true`) so QA can keep testing it.",
+     "Guest checkout is enabled in production (`FEATURE_GUEST_CHECKOUT=true`).", True),
+    ("api uses `connection_limit=10` in its DATABASE_URL.",
+     "worker uses `connection_limit=5` in its DATABASE_URL (matches BullMQ concurrency).", True),
+    ("Access tokens (JWT) expire after 15 minutes.",
+     "Access JWTs only last 5 minutes now; the silent refresh takes care of renewing them.", False),
     # one label narrowed by the other, one command, or no form that names a subject: meaning may join them
     ("**NEVER use loops** — use recursion", "**NEVER use loops to build values** — use recursion", False),
     ("`make lint` runs ruff", "Run `make lint` before pushing", False),

@@ -51,7 +51,7 @@ from ..core.model import Entry
 from ..core.text import TEXT_CACHE
 from .parse import stem
 from .scope import apart, is_history
-from .updates import context, jobs_of
+from .updates import context, jobs_of, qualified_apart
 from .verify import fact_key
 from .vocabulary import tools_in
 
@@ -276,8 +276,9 @@ def named_apart(a: str, b: str) -> bool:
     """Whether two texts name two subjects by their form, whatever their words: two labels ("Run tests:
     `poetry run pytest`" / "Type checking: `poetry run mypy`"; not one narrowed by the other), two commands
     with nothing in common (`uv run pytest -m integration` / `uv run pytest tests/<path>.py`, `make lint` /
-    `make test`), two code spans each opens with, or one sentence with other numbers (as :func:`related`
-    reads it: numbered things, or a value only the verifier may call changed). What relates two memories by meaning alone
+    `make test`), two code spans each opens with, one sentence with other numbers (as :func:`related`
+    reads it: numbered things, or a value only the verifier may call changed), or two qualifiers ("maximum"
+    / "average" chunk size, staging / production: :func:`.updates.qualified_apart`). What relates two memories by meaning alone
     (the semantic stage's nearest pairs) never joins such a pair."""
     sa, sb = _shape(a), _shape(b)
     if _DIGITS.sub("#", sa.low) == _DIGITS.sub("#", sb.low):
@@ -286,7 +287,7 @@ def named_apart(a: str, b: str) -> bool:
         return True
     if sa.commands and sb.commands and not sa.commands & sb.commands:
         return True
-    return bool(sa.opening and sb.opening and sa.opening != sb.opening)
+    return bool(sa.opening and sb.opening and sa.opening != sb.opening) or qualified_apart(a, b)
 
 
 def _words_shared(sa: _Shape, sb: _Shape) -> bool:

@@ -489,6 +489,19 @@ _QUALIFIERS = frozenset("max maximum min minimum averag avg median default p50 p
                         " dev test stage".split())
 
 
+def qualified_apart(a: str, b: str) -> bool:
+    """Whether two texts are two settings or scopes however alike the rest, or what only the verifier may
+    judge: each qualifies its subject with a word the other does not ("FastCDC maximum chunk size" /
+    "FastCDC average chunk size"; "in staging" / "in production"), or both set one setting to two values
+    (`connection_limit=10` for the api, `connection_limit=5` for the worker: :func:`_another_setting_value`
+    says whether that is a change)."""
+    ca, cb = context(a), context(b)
+    if (ca - cb) & _QUALIFIERS and (cb - ca) & _QUALIFIERS:
+        return True
+    sa, sb = assignments_in(a), assignments_in(b)
+    return any(sa[key] != sb[key] for key in sa.keys() & sb.keys())
+
+
 def _same_subject(a: str, b: str, values: Iterable[str], changed: bool, shared: int = 1,
                   names_scope: bool = True) -> bool:
     """Whether two texts speak of the same subject, apart from their ``values``: they share at least
