@@ -577,3 +577,18 @@ def test_memories_of_two_projects_are_never_dated_against_each_other_by_meaning(
 ])
 def test_what_their_form_names_apart_meaning_never_relates(a: str, b: str, apart: bool) -> None:
     assert named_apart(a, b) is apart
+
+
+@pytest.mark.slow
+def test_the_context_dates_by_meaning_only_what_is_embedded_and_never_waits_for_the_model(tree: Tree) -> None:
+    """`lore context` and MCP recall read the vectors `lore compact` (or the editor, or `lore add`) left:
+    before any, they date nothing by meaning rather than load the model; after, what index.md dates."""
+    _dated_store(tree)
+    tree.write(".lore/config.toml", "[compaction]\nsemantic_dedup = true\n")
+    ws = Workspace(tree.root)
+    before = render_context(ws, tree.store(), budget=2000, now=NOW, remember=False).text
+    assert "older," not in before
+    assert not list((ws.cache_dir).glob("vectors-*")), "nothing was embedded"
+    shown = _renderings(tree)  # lore compact's views, then the context
+    assert list((ws.cache_dir).glob("vectors-*")), "lore compact embedded them"
+    assert "  - older, 2026-03-11: Client polls `IWorktreeApi.getWorktrees` every 15 seconds\n" in shown["lore context"]

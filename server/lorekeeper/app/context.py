@@ -31,7 +31,7 @@ def render_context(ws: Workspace, store: Store, *, budget: int | None = None, fo
         conflicts = _conflicts(store) if sum(e.live for e in store.entries) > 1 else []
     return render_entries(ws, store.entries, budget=budget, focus=focus, findings=findings, now=now, config=config,
                           conflicts=conflicts, remember=remember, compacted=compacted_views(ws),
-                          near=related_by_meaning(ws, store.entries))
+                          near=related_by_meaning(ws, store.entries, embed=False))
 
 
 def compacted_views(ws: Workspace) -> dict[str, str]:

@@ -186,19 +186,21 @@ def render_index(store: Store, planner: Planner, config: CompactionConfig, now: 
                           near=near).text
 
 
-def related_by_meaning(ws: Workspace, entries: Sequence[Entry]) -> list[tuple[str, str]]:
+def related_by_meaning(ws: Workspace, entries: Sequence[Entry], embed: bool = True) -> list[tuple[str, str]]:
     """With the semantic stage on in the configuration (``semantic_dedup``), the pairs of memories its
     model puts nearest each other (:func:`.semantic.near_subjects`), which every rendering dates alike:
     index.md and compacted/ (`lore compact`), `lore context`, MCP recall. Not for a one-off `lore compact
-    --semantic`: index.md is `lore context`'s text, which reads the configuration. None without the stage,
-    or where the model is unavailable or its vectors are not ready (the editor computes them apart)."""
+    --semantic`: index.md is `lore context`'s text, which reads the configuration. ``embed=False`` (a
+    reader that must not wait for the model): only memories whose vectors are cached, as `lore compact`
+    leaves them for every memory it renders. None without the stage, or where the model is unavailable or
+    its vectors are not ready (the editor computes them apart)."""
     if not ws.compaction.semantic_dedup:
         return []
     from ..semantic import SemanticUnavailable, VectorsPending  # (numpy and the model: only with the stage on)
     from .semantic import near_subjects
 
     try:
-        return near_subjects(ws, ws.compaction, entries)
+        return near_subjects(ws, ws.compaction, entries, embed=embed)
     except VectorsPending:
         return []
     except SemanticUnavailable as exc:

@@ -36,7 +36,7 @@ from ...infra import cache as cache_files
 from ...store import Store
 from ...workspace import Workspace
 from ..semantic.embed import load_embedder
-from ..semantic.vectors import cached_neighbours, neighbours, vectors_for
+from ..semantic.vectors import cached_neighbours, cached_vectors, neighbours, vectors_for
 
 if TYPE_CHECKING:
     from .rules import Planner
@@ -68,20 +68,26 @@ def candidates(planner: Planner) -> list[tuple[Entry, Entry, float]]:
 SUBJECT_COSINE = 0.6
 
 
-def near_subjects(ws: Workspace, config: CompactionConfig, entries: Sequence[Entry]) -> list[tuple[str, str]]:
+def near_subjects(ws: Workspace, config: CompactionConfig, entries: Sequence[Entry], embed: bool = True
+                  ) -> list[tuple[str, str]]:
     """Pairs of live memories (ids) that may speak of one subject by meaning: in one scope, not named apart
     by their form (:func:`lorekeeper.facts.subjects.named_apart`: two labels, two commands), each the
     other's nearest by embedding, at :data:`SUBJECT_COSINE` or more, one of them at least an entry (two
     lines of instruction files are the repeats'). A relation only dates the older under the newer
     (:mod:`..context.timeline`): an update told in new words ("`src/preload.ts` defines the renderer
     allowlist" / "The preload allowlist is auto-derived from contracts") is no longer shown as an undated
-    equal of what replaced it. Raises what :func:`.vectors.vectors_for` raises (the model unavailable, or
+    equal of what replaced it. ``embed=False``: only the memories whose vectors are cached take part (the
+    model is never loaded). Raises what :func:`.vectors.vectors_for` raises (the model unavailable, or
     vectors pending in the editor)."""
     pool = [e for e in entries if e.live and e.source != "heading" and not is_history(e.content)]
     if len(pool) < 2 or not any(e.format != "instruction" for e in pool):
         return []
     model = config.semantic_model
-    vectors = vectors_for(ws, [e.content for e in pool], f"st:{model}", lambda: load_embedder(model))
+    if embed:
+        vectors = vectors_for(ws, [e.content for e in pool], f"st:{model}", lambda: load_embedder(model))
+    else:
+        held, vectors = cached_vectors(ws, [e.content for e in pool], f"st:{model}")
+        pool = [pool[i] for i in held]
     nearest: dict[int, tuple[float, int]] = {}
     for i, j, cosine in neighbours(vectors, SUBJECT_COSINE):
         if apart(pool[i], pool[j]):

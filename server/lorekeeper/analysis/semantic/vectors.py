@@ -115,6 +115,18 @@ def cached_only() -> Generator[Pending]:
         _only_cached.pending = outer
 
 
+def cached_vectors(ws: Workspace, texts: list[str], model_id: str) -> tuple[list[int], np.ndarray]:
+    """The ``texts`` that have a cached vector (their indexes) and those vectors (rows in that order): never
+    loads the model. For a reader that must not wait for it (`lore context`, MCP recall), while the
+    commands that embed (`lore compact`, the editor's check, `lore add`) fill the cache."""
+    cached = _read(ws, _file_name(model_id), model_id)
+    hashes = [text_hash(t) for t in texts]
+    held = [i for i, h in enumerate(hashes) if h in cached]
+    if not held:
+        return [], np.zeros((0, 0), dtype=np.float32)
+    return held, np.stack([cached[hashes[i]] for i in held]).astype(np.float32)
+
+
 def vectors_for(ws: Workspace, texts: list[str], model_id: str, load: Callable[[], Embedder]) -> np.ndarray:
     """Unit vectors of ``texts`` (rows in order, float32), from the cache where it has them; the rest
     are embedded and the cache rewritten. ``load`` builds the model; it is called only when a text has
