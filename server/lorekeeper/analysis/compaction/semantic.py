@@ -36,7 +36,7 @@ from ...infra import cache as cache_files
 from ...store import Store
 from ...workspace import Workspace
 from ..semantic.embed import load_embedder
-from ..semantic.vectors import cached_neighbours, cached_vectors, neighbours, vectors_for
+from ..semantic.vectors import cached_neighbours, cached_vectors, vectors_for
 
 if TYPE_CHECKING:
     from .rules import Planner
@@ -89,7 +89,8 @@ def near_subjects(ws: Workspace, config: CompactionConfig, entries: Sequence[Ent
         held, vectors = cached_vectors(ws, [e.content for e in pool], f"st:{model}")
         pool = [pool[i] for i in held]
     nearest: dict[int, tuple[float, int]] = {}
-    for i, j, cosine in neighbours(vectors, SUBJECT_COSINE):
+    for i, j, cosine in cached_neighbours(ws, f"st:{model}", [e.content for e in pool], vectors, SUBJECT_COSINE,
+                                          kind="subjects"):
         if apart(pool[i], pool[j]):
             continue
         for x, y in ((i, j), (j, i)):
@@ -274,7 +275,7 @@ def paraphrases(ws: Workspace, config: CompactionConfig, texts: list[str], same:
     vectors = both[:len(texts)]
     floor = max(0.0, config.semantic_threshold - SUBSUMED_MARGIN)
     found: list[Said] = []
-    near = cached_neighbours(ws, f"st:{model}", texts, vectors, floor)
+    near = cached_neighbours(ws, f"st:{model}", texts, vectors, floor, kind="repeats")
     left: list[tuple[float, Said]] = []  # the pairs the guard did not vouch for: a judge's to weigh
     with remembered_vouches(ws, config) as judge:
         for i, j, cosine in near:
