@@ -1570,6 +1570,16 @@ def test_lists_of_code_spans_and_commands_said_to_do_other_things_stay_apart() -
     assert related("npm run release:minor    # API breaking changes",
                    "npm run release:patch    # Fixes and additions") is None
     assert related("`main` is the default branch", "`mainline` is the default branch") is None
+    # two tasks of a task runner, two endpoints: the words of two code spans are no lead (mise's AGENTS.md,
+    # the held-out entries store; moonx-farm's memory bank)
+    assert related("`mise run test:unit` - Run unit tests only", "`mise run test:e2e` - Run end-to-end tests only") is None
+    assert related("`GET /api/v1/orders` - List user orders", "`GET /api/v1/orders/active` - Active orders only") is None
+    assert related("`mise run lint` - run linting", "`mise run lint` runs the linting commands") == "command"
+    # one sentence, its task renamed (mise, 2025-07-20 / 2025-09-12): still dated
+    assert related("The configuration system supports multiple file formats and environment-specific configs. Changes "
+                   "to settings require updating `settings.toml` and running `mise run render:settings`.",
+                   "The configuration system supports multiple file formats and environment-specific configs. Changes "
+                   "to settings require updating `settings.toml` and running `mise run render:schema`.") is not None
 
 
 def test_two_labels_one_a_part_of_the_other_with_other_words_stay_apart() -> None:

@@ -127,6 +127,8 @@ def _heads(command: str, bare: bool = False) -> set[str]:
         return {f"{words[0].replace(chr(92), '/')} {words[1]}"}  # a project's script: `.\treemon.ps1 deploy`
     if len(words) >= 2 and _SUBCOMMAND.fullmatch(words[0]) and _SUBCOMMAND.fullmatch(words[1]) and (
             words[0] in _TOOLS or (not bare and (len(words) > 2 or words[1] in _VERBS))):
+        if words[1] == "run" and words[0] not in _TOOLS and len(words) > 2 and _SUBCOMMAND.fullmatch(words[2]):
+            return {" ".join(words[:3])}  # a task runner's task: `mise run lint`, `mise run test:unit`
         return {f"{words[0]} {words[1]}"}
     return set()
 
@@ -249,8 +251,8 @@ def related(a: str, b: str) -> str | None:
         return "label" if sa.label == sb.label else "renamed" if _renamed(sa, sb) else None
     if sa.commands & sb.commands:
         return "command"
-    if sa.lead and sa.lead == sb.lead:
-        return "lead"
+    if sa.lead and sa.lead == sb.lead and not (sa.opening and sb.opening and sa.opening != sb.opening):
+        return "lead"  # (not the words of two code spans: "`mise run test:unit` - …" / "`mise run test:e2e` - …")
     if sa.about_opening and sb.about_opening and sa.opening == sb.opening and _statement(sa) and _statement(sb):
         return "opening"  # two statements about the code each opens with: "`main` is …" / "`main` is …"
     if sa.purpose and sa.purpose == sb.purpose:
