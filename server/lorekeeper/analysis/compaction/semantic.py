@@ -90,7 +90,7 @@ def near_subjects(ws: Workspace, config: CompactionConfig, entries: Sequence[Ent
         pool = [pool[i] for i in held]
     nearest: dict[int, tuple[float, int]] = {}
     for i, j, cosine in cached_neighbours(ws, f"st:{model}", [e.content for e in pool], vectors, SUBJECT_COSINE,
-                                          kind="subjects"):
+                                          use="subjects"):
         if apart(pool[i], pool[j]):
             continue
         for x, y in ((i, j), (j, i)):
@@ -275,7 +275,7 @@ def paraphrases(ws: Workspace, config: CompactionConfig, texts: list[str], same:
     vectors = both[:len(texts)]
     floor = max(0.0, config.semantic_threshold - SUBSUMED_MARGIN)
     found: list[Said] = []
-    near = cached_neighbours(ws, f"st:{model}", texts, vectors, floor, kind="repeats")
+    near = cached_neighbours(ws, f"st:{model}", texts, vectors, floor, use="repeats")
     left: list[tuple[float, Said]] = []  # the pairs the guard did not vouch for: a judge's to weigh
     with remembered_vouches(ws, config) as judge:
         for i, j, cosine in near:

@@ -183,17 +183,17 @@ def neighbours(vectors: np.ndarray, threshold: float, k: int = 8, block: int = 1
 
 
 def cached_neighbours(ws: Workspace, model_id: str, texts: list[str], vectors: np.ndarray, threshold: float,
-                      k: int = 8, kind: str = "neighbours") -> list[tuple[int, int, float]]:
+                      k: int = 8, use: str = "neighbours") -> list[tuple[int, int, float]]:
     """:func:`neighbours`, kept in ``.lore/cache`` for the same texts in the same order (a warm plan of
     an unchanged memory skips the products); any change of text, order, model, threshold or ``k``
-    computes them again. ``kind``: the cache file's name, one per use (the merges' candidates, the
+    computes them again. ``use``: the cache file's name, one per use (the merges' candidates, the
     renderings' nearest pairs), so that each keeps its own."""
     digest = hashlib.blake2b(digest_size=16)
     digest.update(f"{model_id}|{threshold!r}|{k}|{len(texts)}".encode())
     for text in texts:
         digest.update(text_hash(text))
     key = digest.hexdigest()
-    name = f"{kind}-" + _file_name(model_id).removeprefix("vectors-")
+    name = f"{use}-" + _file_name(model_id).removeprefix("vectors-")
     if cache_files.usable(ws.root, ws.cache_dir):
         try:
             with np.load(_archive(ws, name), allow_pickle=False) as data:
